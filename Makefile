@@ -1,0 +1,98 @@
+# fabricx — build, run and test.
+#
+#   make            build ./fabricx
+#   make run        install missing packages, build, explore CloudMatrix384
+#   make check      install missing packages, build, run every test
+#   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
+#   make bench      the benchmarks in bench/
+#
+# Objects go to $(BUILD)/ (build/ by default; build-san/ for sanitizers).
+
+DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq
+PKGS     := igraph yaml-0.1 libcgraph libgvc
+
+BUILD    ?= build
+CC       ?= cc
+OPT      ?= -O2
+SAN      ?=
+CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g $(OPT) $(SAN)
+PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c)
+CLI_SRC  := $(wildcard cli/*.c)
+TEST_SRC := $(wildcard tests/unit/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+# the CLI objects minus main(), so tests can drive commands in-process
+CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
+
+BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
+
+.PHONY: all deps run check unit cli-test san-check bench clean
+
+all: $(BIN)
+
+$(BIN): $(CLI_OBJ) $(BUILD)/libfabricx.a
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/libfabricx.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/check_fabricx: $(TEST_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+
+# Installs the Debian packages fabricx needs when any is missing.
+deps:
+	@missing=""; \
+	for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	else \
+	  echo "fabricx needs these Debian packages:$$missing" >&2; \
+	  echo "install them with: sudo apt-get install$$missing" >&2; exit 1; \
+	fi
+
+# Recursive makes so pkg-config runs after deps has installed it.
+run: deps
+	@$(MAKE) --no-print-directory all
+	./fabricx explore specs/cm384.yaml
+
+check: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/check_fabricx
+	@$(MAKE) --no-print-directory unit cli-test
+
+unit: $(BUILD)/check_fabricx
+	$(BUILD)/check_fabricx
+
+cli-test: $(BIN)
+	FABRICX=$(abspath $(BIN)) sh tests/cli/run.sh
+
+san-check: deps
+	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  all build-san/check_fabricx unit cli-test
+
+bench: all
+	sh bench/run.sh
+
+clean:
+	rm -rf build build-san fabricx

@@ -1,0 +1,235 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/units.h"
+#include "../core/xalloc.h"
+
+static const fx_opt common[] = {
+	{"json", NULL, "print one JSON object instead of tables"},
+	{"set", "KEY=VALUE", "override a spec value by dotted path (repeatable)"},
+	{"out", "DIR", "root of the output tree (default: out)"},
+	{"max-memory", "SIZE", "refuse fabrics estimated to need more (default: half of RAM)"},
+	{"help", NULL, "show this help"},
+	{NULL, NULL, NULL},
+};
+
+static void print_opts(const fx_opt *o, FILE *f)
+{
+	for (; o && o->name; o++) {
+		char left[64];
+		snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-24s %s\n", left, o->help);
+	}
+}
+
+static void usage(const fx_cli *c, const char *text, FILE *f)
+{
+	fprintf(f, "usage: fabricx %s\n\n", text);
+	if (c->opts && c->opts->name) {
+		fprintf(f, "options:\n");
+		print_opts(c->opts, f);
+	}
+	fprintf(f, "common options:\n");
+	print_opts(common, f);
+	fprintf(f, "\nexit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible\n");
+}
+
+static int find(const fx_opt *o, const char *name)
+{
+	for (int i = 0; o && o[i].name; i++)
+		if (strcmp(o[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opts,
+		 int argc, char **argv)
+{
+	memset(c, 0, sizeof *c);
+	fx_diag_init(&c->d);
+	c->cmd = cmd;
+	c->opts = opts;
+	c->out_root = "out";
+	c->max_mem = fx_fabric_default_limit();
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] != '-' || a[1] == '\0') {
+			if (c->spec_path)
+				return fx_diag_error(&c->d, NULL, "%s: unexpected argument '%s' (one spec only)",
+						     cmd, a);
+			c->spec_path = a;
+			continue;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(c, text, stdout);
+			return 1;
+		}
+		if (a[1] != '-')
+			return fx_diag_error(&c->d, NULL, "%s: unknown option '%s' (see --help)", cmd, a);
+		/* --name, --name=value, --name value */
+		char name[64];
+		const char *eq = strchr(a + 2, '='), *val = NULL;
+		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), a + 2);
+		int ci = find(common, name), oi = find(opts, name);
+		const fx_opt *o = oi >= 0 ? &opts[oi] : ci >= 0 ? &common[ci] : NULL;
+		if (!o)
+			return fx_diag_error(&c->d, NULL, "%s: unknown option '--%s' (see --help)", cmd, name);
+		if (o->arg) {
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return fx_diag_error(&c->d, NULL, "%s: option '--%s' needs a value (%s)", cmd,
+						     name, o->arg);
+		} else if (eq) {
+			return fx_diag_error(&c->d, NULL, "%s: option '--%s' takes no value", cmd, name);
+		}
+		if (oi >= 0) {
+			c->vals[oi] = val ? val : "1";
+		} else if (strcmp(name, "json") == 0) {
+			c->json = 1;
+		} else if (strcmp(name, "set") == 0) {
+			if (c->nsets == FX_CLI_MAX_SETS)
+				return fx_diag_error(&c->d, NULL, "%s: too many --set options", cmd);
+			c->sets[c->nsets++] = val;
+		} else if (strcmp(name, "out") == 0) {
+			c->out_root = val;
+		} else if (strcmp(name, "max-memory") == 0) {
+			if (fx_cli_qty(c, "--max-memory", val, FX_UNIT_SIZE, &c->max_mem))
+				return -1;
+		}
+	}
+	if (!c->spec_path) {
+		usage(c, text, stderr);
+		return fx_diag_error(&c->d, NULL, "%s: missing SPEC (a YAML file; see specs/)", cmd);
+	}
+	return 0;
+}
+
+int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out)
+{
+	fx_unit_kind got = FX_UNIT_NONE;
+	double v;
+	switch (fx_unit_parse(text, k, &v, &got)) {
+	case FX_UNIT_OK:
+		if (v < 0)
+			return fx_diag_error(&c->d, NULL, "%s: '%s' must not be negative", opt, text);
+		*out = v;
+		return 0;
+	case FX_UNIT_MISSING:
+		return fx_diag_error(&c->d, NULL, "%s: '%s' needs a unit (e.g. %s)", opt, text,
+				     fx_unit_example(k));
+	case FX_UNIT_WRONG_KIND:
+		return fx_diag_error(&c->d, NULL, "%s: '%s' is a %s, expected a %s (e.g. %s)", opt,
+				     text, fx_unit_kind_name(got), fx_unit_kind_name(k),
+				     fx_unit_example(k));
+	default:
+		return fx_diag_error(&c->d, NULL, "%s: '%s' is not a %s (e.g. %s)", opt, text,
+				     fx_unit_kind_name(k), fx_unit_example(k));
+	}
+}
+
+const char *fx_cli_opt(const fx_cli *c, const char *name)
+{
+	int i = find(c->opts, name);
+	return i >= 0 ? c->vals[i] : NULL;
+}
+
+/* The top level of a spec: what it is and where its numbers come from. */
+static int check_root(fx_cli *c)
+{
+	static const char *const keys[] = {"name", "description", "sources", "fabric",
+					   "packaging", "power", NULL};
+	const fx_snode *r = c->spec.root, *n;
+	int rc = fx_spec_keys(&c->d, r, keys);
+	const char *s;
+	rc |= fx_spec_str_opt(&c->d, r, "name", &s);
+	rc |= fx_spec_str_opt(&c->d, r, "description", &s);
+	if (fx_spec_seq(&c->d, r, "sources", 0, &n))
+		return -1;
+	for (size_t i = 0; n && i < n->n; i++)
+		rc |= fx_snode_str(&c->d, n->items[i], &s);
+	n = fx_snode_get(r, "name");
+	if (rc == 0 && n && (strchr(n->text, '/') || n->text[0] == '.'))
+		rc = fx_snode_error(&c->d, n, "'name' is used as a directory under out/: it must not "
+				    "contain '/' or start with '.'");
+	return rc;
+}
+
+int fx_cli_load(fx_cli *c)
+{
+	if (fx_spec_load(&c->spec, c->spec_path, &c->d))
+		return -1;
+	c->have_spec = 1;
+	for (int i = 0; i < c->nsets; i++)
+		if (fx_spec_set(&c->spec, c->sets[i], &c->d))
+			return -1;
+	fx_spec_name(&c->spec, c->name, sizeof c->name);
+	int rc = check_root(c);
+	rc |= fx_power_parse(&c->d, &c->spec, &c->power);
+	if (rc)
+		return -1;
+	if (fx_fabric_build(&c->fab, &c->spec, c->max_mem, &c->d))
+		return -1;
+	c->have_fab = 1;
+	return 0;
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(buf, 0777) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+int fx_cli_outdir(fx_cli *c)
+{
+	snprintf(c->outdir, sizeof c->outdir, "%s/%s", c->out_root, c->name);
+	if (mkdirs(c->outdir))
+		return fx_diag_error(&c->d, NULL, "cannot create output directory '%s': %s", c->outdir,
+				     strerror(errno));
+	return 0;
+}
+
+int fx_cli_table(fx_cli *c, fx_table *t)
+{
+	int rc = 0;
+	if (!c->json) {
+		fx_table_print(t, stdout);
+		fputc('\n', stdout);
+	}
+	if (c->outdir[0] && fx_table_write_csv(t, c->outdir))
+		rc = fx_diag_error(&c->d, NULL, "cannot write '%s/%s.csv': %s", c->outdir, t->name,
+				   strerror(errno));
+	fx_table_free(t);
+	return rc;
+}
+
+int fx_cli_finish(fx_cli *c, int rc)
+{
+	if (c->have_fab)
+		fx_fabric_release(&c->fab);
+	if (c->have_spec)
+		fx_spec_release(&c->spec);
+	int status = c->d.status;
+	if (rc && status == 0)
+		status = FX_EXIT_INTERNAL;  /* failed without saying why: a bug */
+	if (c->d.nerr > c->d.max_shown)
+		fprintf(stderr, "fabricx: %d more errors not shown\n", c->d.nerr - c->d.max_shown);
+	fx_diag_release(&c->d);
+	fflush(stdout);
+	return status;
+}

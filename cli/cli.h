@@ -1,0 +1,79 @@
+/*
+ * cli: what every fabricx command shares.
+ *
+ * A command declares its own options in a table of fx_opt, then calls
+ * fx_cli_parse(), which also handles the options every command takes:
+ *
+ *   --json            one JSON object on stdout instead of tables
+ *   --set KEY=VALUE   override a spec value by dotted path (repeatable)
+ *   --out DIR         root of the output tree (default: out)
+ *   --max-memory SIZE refuse fabrics estimated to need more (default: half of RAM)
+ *   -h, --help        usage
+ *
+ * fx_cli_load() reads the spec, applies --set, checks the top-level keys,
+ * builds the fabric and reads the power model.  Tables go to stdout (unless
+ * --json) and to out/<spec name>/<table>.csv.  fx_cli_finish() frees
+ * everything and turns the diagnostics into the exit status.
+ */
+#ifndef FX_CLI_H
+#define FX_CLI_H
+
+#include "../core/diag.h"
+#include "../core/json.h"
+#include "../core/table.h"
+#include "../fabric/fabric.h"
+#include "../power/power.h"
+#include "../spec/spec.h"
+
+#define FX_CLI_MAX_OPTS 32
+#define FX_CLI_MAX_SETS 64
+
+typedef struct fx_opt {
+	const char *name;   /* long name without dashes */
+	const char *arg;    /* argument placeholder, NULL for a flag */
+	const char *help;
+} fx_opt;
+
+typedef struct fx_cli {
+	const char *cmd;
+	const fx_opt *opts;                  /* the command's own options */
+	const char *vals[FX_CLI_MAX_OPTS];   /* their values ("1" for flags) */
+	const char *spec_path;
+	int json;
+	const char *sets[FX_CLI_MAX_SETS];
+	int nsets;
+	const char *out_root;
+	double max_mem;
+	fx_diag d;
+	fx_spec spec;
+	fx_fabric fab;
+	fx_power_config power;
+	int have_spec, have_fab;
+	char name[128];                      /* spec name */
+	char outdir[512];                    /* out/<name> */
+	fx_json js;
+} fx_cli;
+
+/* Parses argv (argv[0] is the command name).  Returns 0 to go on, 1 when
+ * help was printed, -1 on a usage error (reported). */
+int fx_cli_parse(fx_cli *c, const char *cmd, const char *usage, const fx_opt *opts,
+		 int argc, char **argv);
+/* The value of the command's option `name`, or NULL. */
+const char *fx_cli_opt(const fx_cli *c, const char *name);
+/* Loads the spec and builds its fabric. */
+int fx_cli_load(fx_cli *c);
+/* Creates out/<name>/ if needed. */
+int fx_cli_outdir(fx_cli *c);
+/* Prints t (unless --json), writes its CSV, frees it. */
+int fx_cli_table(fx_cli *c, fx_table *t);
+/* Releases everything; returns the exit status for rc. */
+int fx_cli_finish(fx_cli *c, int rc);
+/* Parses a quantity given on the command line, e.g. --size "32 MiB". */
+int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out);
+
+/* Commands (cli/cmd_*.c), listed in cli/main.c. */
+int fx_cmd_metrics(int argc, char **argv);
+int fx_cmd_explore(int argc, char **argv);
+int fx_cmd_kinds(int argc, char **argv);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * fabricx: interconnect fabrics for AI supernodes — hop counts, cut sets,
+ * link loads, power and placement.  The command table below is the table of
+ * contents of the tool.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <igraph.h>
+
+#include "cli.h"
+
+#define FX_VERSION "0.1.0"
+
+typedef struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} command;
+
+static const command commands[] = {
+	{"explore", fx_cmd_explore, "design report of a fabric (start here)"},
+	{"metrics", fx_cmd_metrics, "counts, ports, hop counts and cut sets"},
+	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
+	{NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fabricx COMMAND SPEC [options]\n\ncommands:\n");
+	for (const command *c = commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\n'fabricx COMMAND --help' shows a command's options.\n"
+		   "exit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible\n");
+}
+
+/* igraph errors come back as return codes; print nothing, free its
+ * temporaries, and let the caller report. */
+static void quiet_igraph(const char *reason, const char *file, int line, igraph_error_t err)
+{
+	(void)reason;
+	(void)file;
+	(void)line;
+	(void)err;
+	IGRAPH_FINALLY_FREE();
+}
+
+static void quiet_warning(const char *reason, const char *file, int line)
+{
+	(void)reason;
+	(void)file;
+	(void)line;
+}
+
+int fx_cmd_kinds(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
+		fprintf(stderr, "fabricx: error: kinds takes no arguments\n");
+		return FX_EXIT_INPUT;
+	}
+	for (const fx_builder *const *b = fx_builders; *b; b++)
+		printf("%-11s %s\n", (*b)->kind, (*b)->summary);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	igraph_set_error_handler(quiet_igraph);
+	igraph_set_warning_handler(quiet_warning);
+	if (argc < 2) {
+		usage(stderr);
+		return FX_EXIT_INPUT;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		if (argc > 2 && strcmp(argv[1], "help") == 0)
+			for (const command *c = commands; c->name; c++)
+				if (strcmp(c->name, argv[2]) == 0) {
+					char *av[] = {argv[2], "--help", NULL};
+					return c->fn(2, av);
+				}
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("fabricx %s (igraph %s)\n", FX_VERSION, IGRAPH_VERSION);
+		return 0;
+	}
+	for (const command *c = commands; c->name; c++)
+		if (strcmp(c->name, argv[1]) == 0)
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "fabricx: error: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return FX_EXIT_INPUT;
+}

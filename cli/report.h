@@ -1,0 +1,15 @@
+/*
+ * report: the sections `explore` puts together, shared with the commands
+ * that print them alone.  Each prints its tables (unless --json), writes
+ * their CSV copies under out/<spec name>/, and with --json adds its keys to
+ * the JSON object the caller has opened in c->js.
+ */
+#ifndef FX_REPORT_H
+#define FX_REPORT_H
+
+#include "cli.h"
+
+/* Counts, switch ports, hop counts, bisection; cutspec is --cut or NULL. */
+int fx_report_metrics(fx_cli *c, const char *cutspec);
+
+#endif

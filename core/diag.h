@@ -1,0 +1,70 @@
+/*
+ * diag: error reporting with source positions.
+ *
+ * Library functions never exit.  They return an int (0 = success, non-zero =
+ * failure) and add messages to an fx_diag, in the way SQLite collects errors
+ * in its parse context, so that one run reports every mistake in a spec.
+ * Only main() turns the result into an exit status.
+ *
+ * Messages follow git's style: lowercase, no full stop, subject in quotes:
+ *
+ *   specs/x.yaml:12:7: error: unknown key 'radx' in 'fabric' (expected: ...)
+ *        radx: 64
+ *        ^
+ *
+ * The caret line is printed when the source text was registered with
+ * fx_diag_add_source().  fx_diag owns copies of registered source texts.
+ */
+#ifndef FX_DIAG_H
+#define FX_DIAG_H
+
+#include <stdio.h>
+
+/* Exit statuses of every fabricx command. */
+enum {
+	FX_EXIT_OK = 0,
+	FX_EXIT_INTERNAL = 1,   /* a bug or an environment failure */
+	FX_EXIT_INPUT = 2,      /* bad spec, bad option, missing file */
+	FX_EXIT_INFEASIBLE = 3  /* the request is valid but nothing fits */
+};
+
+/* A position in a named source; line and col are 1-based, 0 = unknown. */
+typedef struct fx_loc {
+	const char *file;
+	int line;
+	int col;
+} fx_loc;
+
+typedef struct fx_diag_source {
+	char *name;
+	char *text;
+} fx_diag_source;
+
+typedef struct fx_diag {
+	FILE *out;              /* where messages go; stderr by default */
+	int nerr;               /* errors reported so far */
+	int max_shown;          /* stop printing after this many (still counted) */
+	int status;             /* exit status the errors call for (FX_EXIT_*) */
+	fx_diag_source *src;
+	size_t nsrc, capsrc;
+} fx_diag;
+
+void fx_diag_init(fx_diag *d);
+void fx_diag_release(fx_diag *d);
+/* Registers the text of a source so errors in it can show the line. */
+void fx_diag_add_source(fx_diag *d, const char *name, const char *text);
+
+/* Reports a bad-input error (exit status 2) at loc (may be NULL). Returns -1. */
+int fx_diag_error(fx_diag *d, const fx_loc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Reports an internal error (exit status 1). Returns -1. */
+int fx_diag_internal(fx_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Reports an infeasible request (exit status 3). Returns -1. */
+int fx_diag_infeasible(fx_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A note attached to the previous message; no count, no status change. */
+void fx_diag_note(fx_diag *d, const fx_loc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

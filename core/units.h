@@ -1,0 +1,49 @@
+/*
+ * units: physical quantities with units, as written in specs and options.
+ *
+ * Every quantity is stored in SI base units as a double: bytes per second,
+ * seconds, watts, bytes, hertz.  Decimal prefixes (KB, MB, GB, TB; kW) are
+ * powers of 1000 and binary prefixes (KiB, MiB, GiB, TiB) powers of 1024, as
+ * the book uses them.  "bit" and "b" are bits: "400 Gbit/s" = "400 Gb/s" =
+ * 50 GB/s.  A missing or unknown unit is an error, never a default.
+ */
+#ifndef FX_UNITS_H
+#define FX_UNITS_H
+
+#include <stddef.h>
+
+typedef enum fx_unit_kind {
+	FX_UNIT_NONE = 0,   /* plain number */
+	FX_UNIT_BANDWIDTH,  /* bytes per second */
+	FX_UNIT_TIME,       /* seconds */
+	FX_UNIT_POWER,      /* watts */
+	FX_UNIT_SIZE,       /* bytes */
+	FX_UNIT_FREQUENCY,  /* hertz */
+	FX_UNIT_KINDS
+} fx_unit_kind;
+
+/* "bandwidth", "time", ... */
+const char *fx_unit_kind_name(fx_unit_kind k);
+/* An example of a valid value of kind k, for error messages. */
+const char *fx_unit_example(fx_unit_kind k);
+
+typedef enum fx_unit_status {
+	FX_UNIT_OK = 0,
+	FX_UNIT_NOT_A_NUMBER,  /* text does not start with a finite number */
+	FX_UNIT_MISSING,       /* a number without a unit */
+	FX_UNIT_UNKNOWN,       /* a unit fx does not know */
+	FX_UNIT_WRONG_KIND     /* a known unit of another kind (see *got) */
+} fx_unit_status;
+
+/*
+ * Parses text such as "50 GB/s" as a quantity of kind `want`.  On success
+ * stores the value in base units in *out.  On FX_UNIT_WRONG_KIND stores the
+ * kind found in *got (may be NULL).
+ */
+fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,
+			     fx_unit_kind *got);
+
+/* Formats v (base units of kind k) with a readable prefix: "50 GB/s". */
+char *fx_unit_format(double v, fx_unit_kind k, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * xalloc: allocation that cannot fail.
+ *
+ * A command-line tool cannot do anything useful after running out of memory,
+ * so these helpers print one line and exit with status 1 (internal error)
+ * instead of returning NULL.  Keeping that decision here means every other
+ * error path in fabricx is about user mistakes, not allocator failures.
+ * (Fabrics too large for memory are refused earlier, from their estimated
+ * size; see fx_fabric_estimate.)
+ */
+#ifndef FX_XALLOC_H
+#define FX_XALLOC_H
+
+#include <stddef.h>
+
+void *fx_xmalloc(size_t n);
+void *fx_xcalloc(size_t count, size_t size);
+void *fx_xrealloc(void *p, size_t n);
+/* Grows an array of *cap elements of size `size` so it holds at least `need`. */
+void *fx_xgrow(void *p, size_t *cap, size_t need, size_t size);
+char *fx_xstrdup(const char *s);
+char *fx_xstrndup(const char *s, size_t n);
+/* printf into a fresh string the caller frees. */
+char *fx_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,127 @@
+/*
+ * Helpers shared by the builders: link specs, vertices, edges and lattices.
+ * Builders append vertices and edges here; fx_fabric_build() hands the edge
+ * list to igraph once, at the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "fabric.h"
+
+int fx_linkspec_get(fx_diag *d, const fx_snode *map, const char *key, int with_latency,
+		    fx_linkspec *out)
+{
+	const fx_snode *m;
+	if (fx_spec_map(d, map, key, 1, &m))
+		return -1;
+	return fx_linkspec_parse(d, m, with_latency, out);
+}
+
+int fx_linkspec_parse(fx_diag *d, const fx_snode *map, int with_latency, fx_linkspec *out)
+{
+	static const char *const keys[] = {"bandwidth", "latency", "medium", NULL};
+	static const char *const keys_nolat[] = {"bandwidth", "medium", NULL};
+	static const char *const media[FX_MEDIUMS] = {"copper", "optical", "silicon"};
+	int rc = fx_spec_keys(d, map, with_latency ? keys : keys_nolat);
+	rc |= fx_spec_qty(d, map, "bandwidth", FX_UNIT_BANDWIDTH, 0, 1, &out->bw);
+	if (with_latency)
+		rc |= fx_spec_qty(d, map, "latency", FX_UNIT_TIME, 0, 0, &out->lat);
+	const fx_snode *m = fx_snode_get(map, "medium");
+	if (m) {
+		const char *s;
+		if (fx_snode_str(d, m, &s))
+			return -1;
+		int found = 0;
+		for (int i = 0; i < FX_MEDIUMS; i++)
+			if (strcmp(s, media[i]) == 0) {
+				out->medium = (fx_medium)i;
+				found = 1;
+			}
+		if (!found)
+			return fx_snode_error(d, m, "'%s' must be copper, optical or silicon, got '%s'",
+					      m->path, s);
+	}
+	return rc;
+}
+
+int fx_fb_role(fx_fabric *f, const char *name, int radix, int tier, const char *radix_key)
+{
+	fx_role *r = &f->roles[f->nroles];
+	snprintf(r->name, sizeof r->name, "%s", name);
+	snprintf(r->radix_key, sizeof r->radix_key, "%s", radix_key ? radix_key : "");
+	r->radix = radix;
+	r->tier = tier;
+	return f->nroles++;
+}
+
+int64_t fx_fb_vertex(fx_fabric *f, fx_vtype t, int role, int64_t node, int64_t plane)
+{
+	f->v = fx_xgrow(f->v, &f->capv, (size_t)f->nv + 1, sizeof *f->v);
+	fx_vertex *x = &f->v[f->nv];
+	x->type = (uint8_t)t;
+	x->role = (int8_t)role;
+	x->node = (int32_t)node;
+	x->rack = -1;
+	x->plane = (int32_t)plane;
+	switch (t) {
+	case FX_V_DEVICE: x->index = (int32_t)f->ndev++; break;
+	case FX_V_SWITCH:
+		if (role >= 0 && f->roles[role].count++ == 0)
+			f->roles[role].first = f->nsw;
+		x->index = (int32_t)f->nsw++;
+		break;
+	case FX_V_CPU: x->index = (int32_t)f->ncpu++; break;
+	}
+	return f->nv++;
+}
+
+int64_t fx_fb_link(fx_fabric *f, int64_t a, int64_t b, const fx_linkspec *ls, int count,
+		   int tier)
+{
+	size_t cap = f->cape;
+	f->e = fx_xgrow(f->e, &f->cape, (size_t)f->ne + 1, sizeof *f->e);
+	if (f->cape != cap || !f->ends)
+		f->ends = fx_xrealloc(f->ends, f->cape * 2 * sizeof *f->ends);
+	fx_link *l = &f->e[f->ne];
+	l->bw = ls->bw;
+	l->lat = ls->lat;
+	l->count = count;
+	l->medium = (uint8_t)ls->medium;
+	l->tier = (int8_t)tier;
+	/* store the lower id first so directed link 2e runs low -> high */
+	f->ends[2 * f->ne] = a < b ? a : b;
+	f->ends[2 * f->ne + 1] = a < b ? b : a;
+	return f->ne++;
+}
+
+void fx_fb_lattice(fx_fabric *f, int ndims, const int64_t *dims, const int *wrap,
+		   const fx_linkspec *ls, int count)
+{
+	int64_t n = 1;
+	f->ndims = ndims;
+	for (int i = 0; i < ndims; i++) {
+		f->dims[i] = (int)dims[i];
+		/* a ring of two has one neighbour both ways: one bundle, no wrap */
+		f->wrap[i] = wrap[i] && dims[i] > 2;
+		n *= dims[i];
+	}
+	for (int64_t v = 0; v < n; v++)
+		fx_fb_vertex(f, FX_V_DEVICE, -1, -1, -1);
+	f->plus_edge = fx_xmalloc((size_t)(n * ndims) * sizeof *f->plus_edge);
+	int x[FX_MAX_DIMS] = {0};
+	for (int64_t v = 0; v < n; v++) {
+		int64_t stride = 1;
+		for (int i = 0; i < ndims; i++) {
+			int64_t e = -1;
+			if (x[i] + 1 < dims[i])
+				e = fx_fb_link(f, v, v + stride, ls, count, 0);
+			else if (f->wrap[i])
+				e = fx_fb_link(f, v, v - stride * (dims[i] - 1), ls, count, 0);
+			f->plus_edge[v * ndims + i] = e;
+			stride *= dims[i];
+		}
+		for (int i = 0; i < ndims && ++x[i] == dims[i]; i++)  /* odometer */
+			x[i] = 0;
+	}
+}

@@ -1,0 +1,209 @@
+/*
+ * fabric: interconnect fabrics built from specs, stored as igraph graphs.
+ *
+ * A fabric is an undirected igraph multigraph plus parallel arrays that
+ * describe each vertex and each edge:
+ *
+ *   - vertices 0 .. ndev-1 are the devices (accelerators), in device order;
+ *     switches and CPUs follow.  "The first N devices" always means vertex
+ *     ids 0 .. N-1.
+ *   - each edge is a bundle of `count` identical physical links between two
+ *     vertices; bandwidth is per link and per direction, latency per hop.
+ *     Directed link ids used by routing are 2*e (from the lower vertex id to
+ *     the higher) and 2*e+1 (the other way).
+ *   - the packaging hierarchy (node, rack) and switch planes are per vertex;
+ *     -1 means "not assigned".
+ *
+ * Builders live in a registry (fabric/registry.c), one per `fabric.kind`.
+ * Each parses its keys into a params struct, sizes the fabric without
+ * allocating (so too-large fabrics are refused up front with an estimate),
+ * then wires it.
+ *
+ * Ownership: fx_fabric_build() fills a caller-provided fx_fabric, which the
+ * caller releases with fx_fabric_release().  The fabric copies what it needs
+ * from the spec and does not borrow from it afterwards.
+ */
+#ifndef FX_FABRIC_H
+#define FX_FABRIC_H
+
+#include <igraph.h>
+#include <stdint.h>
+
+#include "../core/diag.h"
+#include "../spec/spec.h"
+
+#define FX_MAX_DIMS 8
+#define FX_MAX_ROLES 8
+
+typedef enum fx_vtype { FX_V_DEVICE = 0, FX_V_SWITCH, FX_V_CPU } fx_vtype;
+
+typedef enum fx_medium {
+	FX_MEDIUM_COPPER = 0,  /* electrical: PCB traces, backplane, copper cable */
+	FX_MEDIUM_OPTICAL,     /* pluggable or co-packaged optics */
+	FX_MEDIUM_SILICON,     /* on-wafer or on-package wires */
+	FX_MEDIUMS
+} fx_medium;
+
+typedef struct fx_vertex {
+	uint8_t type;   /* fx_vtype */
+	int8_t role;    /* switch role (index into fx_fabric.roles), -1 otherwise */
+	int32_t node;   /* packaging node (server, tray, board) or -1 */
+	int32_t rack;   /* rack or -1 */
+	int32_t plane;  /* switch plane or -1 */
+	int32_t index;  /* index among vertices of the same type */
+} fx_vertex;
+
+typedef struct fx_link {
+	double bw;      /* bytes per second, per direction, per physical link */
+	double lat;     /* seconds per hop */
+	int32_t count;  /* parallel physical links in this bundle */
+	uint8_t medium; /* fx_medium */
+	int8_t tier;    /* link class: 0 = device links, 1 = first switch tier up, ... */
+} fx_link;
+
+/* A class of switch chips sharing a radix, e.g. "L1" and "L2" of a UB fabric. */
+typedef struct fx_role {
+	char name[24];
+	int radix;      /* ports per chip */
+	int tier;       /* 1 = nearest the devices */
+	char radix_key[32]; /* the fabric key that sets the radix, for errors */
+	int64_t count;      /* chips of this role */
+	int64_t first;      /* switch index (fx_vertex.index) of the first one */
+} fx_role;
+
+/* Link parameters as written in a spec: {bandwidth, latency, medium}. */
+typedef struct fx_linkspec {
+	double bw;
+	double lat;
+	fx_medium medium;
+} fx_linkspec;
+
+/* Counts known before building; bytes is the estimated memory. */
+typedef struct fx_fabric_size {
+	int64_t devices, switches, cpus;
+	int64_t edges;   /* link bundles (igraph edges) */
+	double bytes;
+} fx_fabric_size;
+
+struct fx_builder;
+
+typedef struct fx_fabric {
+	char *name;                 /* spec name */
+	const struct fx_builder *builder;
+	igraph_t g;
+	int64_t nv, ne;             /* vertices, edges (bundles) */
+	int64_t ndev, nsw, ncpu;
+	fx_vertex *v;               /* [nv] */
+	fx_link *e;                 /* [ne] */
+	fx_role roles[FX_MAX_ROLES];
+	int nroles;
+	int64_t nnodes, nracks;     /* packaging units that hold devices */
+	/* Lattice kinds (torus, mesh, wafer-mesh): device v has coordinates
+	 * v = x0 + d0*(x1 + d1*(x2 ...)); plus_edge[v*ndims+i] is the edge to
+	 * the +1 neighbour in dimension i, or -1 at a mesh boundary. */
+	int ndims;
+	int dims[FX_MAX_DIMS];
+	int wrap[FX_MAX_DIMS];
+	int64_t *plus_edge;
+	/* Every device is equivalent to every other under an automorphism of
+	 * the fabric, so distances from device 0 stand for all devices. */
+	int device_transitive;
+	/* Devices relay traffic for others (direct fabrics: torus, mesh, wafer,
+	 * custom graphs).  In switched fabrics only switches forward. CPUs never
+	 * forward. */
+	int devices_forward;
+	/* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing
+	 * stage latency (beta) and router table entries per PE. */
+	double pe_memory, routing_latency;
+	int64_t routes_per_pe;
+	/* Sizes a builder keeps for naming and structure-aware routing:
+	 * ub {nodes, devices_per_node, planes, l2_per_plane, cpus_per_node};
+	 * nvswitch {nodes, devices, switches, spines, cpus};
+	 * fat-tree {tiers, d1, u1, d2, u2, spines}. */
+	int64_t shape[8];
+	char **names;               /* custom fabrics: vertex names; else NULL */
+	char **groups;              /* custom fabrics: vertex group or NULL */
+	/* Edge endpoints: ends[2e] < ends[2e+1].  Directed link 2e runs from
+	 * the lower id to the higher, 2e+1 back. */
+	igraph_integer_t *ends;
+	size_t capv, cape;          /* builder scratch: allocated sizes */
+} fx_fabric;
+
+/* One entry of the builder registry. */
+typedef struct fx_builder {
+	const char *kind;
+	const char *summary;
+	size_t params_size;
+	/* Reads the kind's keys from the `fabric` map into params. */
+	int (*parse)(fx_diag *d, const fx_snode *fabric, void *params);
+	/* Counts vertices and edges without allocating. */
+	void (*size)(const void *params, fx_fabric_size *sz);
+	/* Wires the fabric (vertices, edges, roles) with the fx_fb_* helpers. */
+	int (*build)(const void *params, fx_fabric *f, fx_diag *d);
+	/* Frees arrays inside params (may be NULL). */
+	void (*release)(void *params);
+	/* Writes a readable name for vertex v (may be NULL for the default). */
+	void (*vertex_name)(const fx_fabric *f, int64_t v, char *buf, size_t len);
+	/* Assigns each device to side 0 or 1 of the canonical bisection and
+	 * returns 1, or returns 0 when this fabric has no canonical balanced
+	 * split (odd sizes, custom graphs): a heuristic is used instead. */
+	int (*halves)(const fx_fabric *f, uint8_t *side);
+	/* Closed-form bandwidth (bytes/s per direction) and physical links of
+	 * the canonical bisection, checked against igraph's max-flow; returns
+	 * -1 when no formula applies (may be NULL). */
+	double (*bisection)(const fx_fabric *f, double *links);
+} fx_builder;
+
+/* The registry: every kind, in documentation order; NULL-terminated. */
+extern const fx_builder *const fx_builders[];
+const fx_builder *fx_builder_find(const char *kind);
+
+/* Builds the fabric described by spec.  max_bytes > 0 refuses fabrics whose
+ * estimated memory exceeds it. */
+int fx_fabric_build(fx_fabric *f, const fx_spec *spec, double max_bytes, fx_diag *d);
+void fx_fabric_release(fx_fabric *f);
+
+/* Name of vertex v ("gpu3", "L2.p4.7", "(1,2,3)"). */
+const char *fx_fabric_vertex_name(const fx_fabric *f, int64_t v, char *buf, size_t len);
+const char *fx_vtype_name(fx_vtype t);
+const char *fx_medium_name(fx_medium m);
+/* Physical links (bundles weighted by count). */
+int64_t fx_fabric_links(const fx_fabric *f);
+/* Ports in use on vertex v (sum of link counts). */
+int64_t fx_fabric_ports(const fx_fabric *f, int64_t v);
+/* Coordinates of lattice device v into x[ndims]. */
+void fx_fabric_coords(const fx_fabric *f, int64_t v, int *x);
+
+/*
+ * Vertex selection for user-given cuts: "node=0-23", "rack=1", "plane=0",
+ * "device=0-31", "x=0-3,y=0-1" (lattice coordinates; also d0, d1, ...).
+ * Terms joined by ',' must all hold.  Sets sel[v] = 1 for each vertex that
+ * matches.  Returns 0, or -1 after reporting through d (where names the option).
+ */
+int fx_fabric_select(const fx_fabric *f, const char *expr, const char *where, uint8_t *sel,
+		     fx_diag *d);
+
+/* Physical RAM of this machine in bytes (used for the default size limit). */
+double fx_fabric_default_limit(void);
+
+/* ---- helpers for builders (fabric/build.c) ---- */
+
+/* Parses a link map {bandwidth, latency, medium}; latency may be left out
+ * (and then must not be given) when with_latency is 0. */
+int fx_linkspec_parse(fx_diag *d, const fx_snode *map, int with_latency, fx_linkspec *out);
+/* Parses the link map under `key` of map (required). */
+int fx_linkspec_get(fx_diag *d, const fx_snode *map, const char *key, int with_latency,
+		    fx_linkspec *out);
+/* Registers a switch role whose radix comes from fabric key radix_key;
+ * returns its index. */
+int fx_fb_role(fx_fabric *f, const char *name, int radix, int tier, const char *radix_key);
+/* Appends a vertex and returns its id. */
+int64_t fx_fb_vertex(fx_fabric *f, fx_vtype t, int role, int64_t node, int64_t plane);
+/* Appends an edge of `count` parallel links; returns its id. */
+int64_t fx_fb_link(fx_fabric *f, int64_t a, int64_t b, const fx_linkspec *ls,
+		   int count, int tier);
+/* Wires an n-dimensional lattice of devices (torus, mesh, wafer). */
+void fx_fb_lattice(fx_fabric *f, int ndims, const int64_t *dims, const int *wrap,
+		   const fx_linkspec *ls, int count);
+
+#endif

@@ -1,0 +1,220 @@
+/*
+ * Hop counts between devices: diameter, mean, histogram and the latency of
+ * the farthest pair.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "routing.h"
+
+/* Searching from every device costs D x (V + E); past this many steps we
+ * sample sources instead (and say so). */
+#define FULL_SEARCH_BUDGET 2e9
+#define SAMPLE_SOURCES 256
+
+void fx_hops_release(fx_hops *h)
+{
+	free(h->hist);
+	memset(h, 0, sizeof *h);
+}
+
+static void hist_add(fx_hops *h, int64_t hops, double n)
+{
+	if (hops >= h->nhist) {
+		h->hist = fx_xrealloc(h->hist, (size_t)(hops + 1) * sizeof *h->hist);
+		for (int64_t i = h->nhist; i <= hops; i++)
+			h->hist[i] = 0;
+		h->nhist = hops + 1;
+	}
+	h->hist[hops] += n;
+}
+
+static void finish(fx_hops *h)
+{
+	double sum = 0, pairs = 0;
+	h->diameter = 0;
+	for (int64_t i = 1; i < h->nhist; i++) {
+		sum += h->hist[i] * (double)i;
+		pairs += h->hist[i];
+		if (h->hist[i] > 0)
+			h->diameter = i;
+	}
+	h->mean = pairs > 0 ? sum / pairs : 0;
+}
+
+/*
+ * Lattices: the hop distance is the sum over dimensions of the ring (torus)
+ * or line (mesh) distance, so the histogram over ordered pairs is the
+ * convolution of the per-dimension histograms.  A ring of k has, from each
+ * position, one partner at distance 0, two at each distance below k/2, and
+ * one at k/2 when k is even; a line of k has k - d ordered pairs at
+ * distance d in each direction.
+ */
+static void lattice_hops(const fx_fabric *f, fx_hops *h)
+{
+	double *acc = fx_xcalloc(1, sizeof *acc);
+	int64_t nacc = 1;
+	acc[0] = 1;
+	int64_t far = 0, far_b_coord[FX_MAX_DIMS];
+	for (int i = 0; i < f->ndims; i++) {
+		int64_t k = f->dims[i];
+		int64_t dmax = f->wrap[i] ? k / 2 : k - 1;
+		double *line = fx_xcalloc((size_t)dmax + 1, sizeof *line);
+		for (int64_t dd = 0; dd <= dmax; dd++) {
+			if (f->wrap[i])
+				line[dd] = (double)k * (dd == 0 || 2 * dd == k ? 1 : 2);
+			else
+				line[dd] = dd == 0 ? (double)k : 2.0 * (double)(k - dd);
+		}
+		double *next = fx_xcalloc((size_t)(nacc + dmax), sizeof *next);
+		for (int64_t a = 0; a < nacc; a++)
+			for (int64_t b = 0; b <= dmax; b++)
+				next[a + b] += acc[a] * line[b];
+		free(acc);
+		free(line);
+		acc = next;
+		nacc += dmax;
+		far += dmax;
+		far_b_coord[i] = dmax;  /* device 0 and the one dmax away in every dim */
+	}
+	acc[0] -= (double)f->ndev;  /* drop the pairs of a device with itself */
+	h->hist = acc;
+	h->nhist = nacc;
+	finish(h);
+	int64_t b = 0, stride = 1;
+	for (int i = 0; i < f->ndims; i++) {
+		b += far_b_coord[i] * stride;
+		stride *= f->dims[i];
+	}
+	h->far_a = 0;
+	h->far_b = b;
+	h->far_latency = f->ne ? (double)far * f->e[0].lat : 0;
+	h->method = "exact: convolution of per-dimension distances";
+	h->sources = 0;
+}
+
+typedef struct bfs {
+	const fx_fabric *f;
+	igraph_inclist_t inc;
+	int64_t *queue;
+	int32_t *dist;
+	double *lat;
+} bfs;
+
+static int relays(const fx_fabric *f, int64_t v)
+{
+	switch ((fx_vtype)f->v[v].type) {
+	case FX_V_SWITCH: return 1;
+	case FX_V_DEVICE: return f->devices_forward;
+	default: return 0;
+	}
+}
+
+/* Breadth-first search from src; among shortest paths keeps the least
+ * latency (all of a vertex's parents are settled before it is expanded). */
+static void bfs_run(bfs *b, int64_t src)
+{
+	const fx_fabric *f = b->f;
+	for (int64_t v = 0; v < f->nv; v++)
+		b->dist[v] = -1;
+	int64_t head = 0, tail = 0;
+	b->dist[src] = 0;
+	b->lat[src] = 0;
+	b->queue[tail++] = src;
+	while (head < tail) {
+		int64_t u = b->queue[head++];
+		if (u != src && !relays(f, u))
+			continue;
+		igraph_vector_int_t *es = igraph_inclist_get(&b->inc, u);
+		igraph_integer_t n = igraph_vector_int_size(es);
+		for (igraph_integer_t i = 0; i < n; i++) {
+			igraph_integer_t e = VECTOR(*es)[i];
+			int64_t w = f->ends[2 * e] == u ? f->ends[2 * e + 1] : f->ends[2 * e];
+			double l = b->lat[u] + f->e[e].lat;
+			if (b->dist[w] < 0) {
+				b->dist[w] = b->dist[u] + 1;
+				b->lat[w] = l;
+				b->queue[tail++] = w;
+			} else if (b->dist[w] == b->dist[u] + 1 && l < b->lat[w]) {
+				b->lat[w] = l;
+			}
+		}
+	}
+}
+
+/* Adds the distances from one source to the histogram, weighted. */
+static int tally(const fx_fabric *f, const bfs *b, int64_t src, double weight, fx_hops *h,
+		 fx_diag *d)
+{
+	for (int64_t v = 0; v < f->ndev; v++) {
+		if (v == src)
+			continue;
+		if (b->dist[v] < 0) {
+			char a[64], c[64];
+			return fx_diag_error(d, NULL, "no path from device '%s' to device '%s' "
+					     "(CPUs never relay; devices relay only in direct fabrics)",
+					     fx_fabric_vertex_name(f, src, a, sizeof a),
+					     fx_fabric_vertex_name(f, v, c, sizeof c));
+		}
+		hist_add(h, b->dist[v], weight);
+		if (b->dist[v] > h->diameter ||
+		    (b->dist[v] == h->diameter && b->lat[v] > h->far_latency)) {
+			h->diameter = b->dist[v];
+			h->far_latency = b->lat[v];
+			h->far_a = src;
+			h->far_b = v;
+		}
+	}
+	return 0;
+}
+
+int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
+{
+	memset(h, 0, sizeof *h);
+	if (f->ndev < 2) {
+		hist_add(h, 0, 0);
+		h->method = "trivial: fewer than two devices";
+		return 0;
+	}
+	if (f->ndims > 0) {
+		lattice_hops(f, h);
+		return 0;
+	}
+	bfs b = {f, {0}, NULL, NULL, NULL};
+	if (igraph_inclist_init(&f->g, &b.inc, IGRAPH_ALL, IGRAPH_LOOPS_TWICE) != IGRAPH_SUCCESS)
+		return fx_diag_internal(d, "igraph could not build the incidence list");
+	b.queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue);
+	b.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist);
+	b.lat = fx_xmalloc((size_t)f->nv * sizeof *b.lat);
+	int rc = 0;
+	h->diameter = -1;
+	if (f->device_transitive) {
+		bfs_run(&b, 0);
+		rc = tally(f, &b, 0, (double)f->ndev, h, d);
+		h->sources = 1;
+		h->method = "exact: one search (every device is alike)";
+	} else {
+		double steps = (double)f->ndev * (double)(f->nv + f->ne);
+		int64_t step = 1;
+		if (steps > FULL_SEARCH_BUDGET) {
+			step = (f->ndev + SAMPLE_SOURCES - 1) / SAMPLE_SOURCES;
+			h->sampled = 1;
+		}
+		for (int64_t s = 0; s < f->ndev && rc == 0; s += step) {
+			bfs_run(&b, s);
+			rc = tally(f, &b, s, (double)step, h, d);
+			h->sources++;
+		}
+		h->method = h->sampled ? "sampled: searches from evenly spaced devices"
+				       : "exact: one search per device";
+	}
+	igraph_inclist_destroy(&b.inc);
+	free(b.queue);
+	free(b.dist);
+	free(b.lat);
+	if (rc == 0)
+		finish(h);
+	return rc;
+}

@@ -1,0 +1,631 @@
+#include "spec.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "../core/xalloc.h"
+
+/* Limits that keep alias bombs and cycles from eating the machine. */
+#define MAX_DEPTH 64
+#define MAX_NODES 2000000
+
+typedef struct loader {
+	fx_diag *d;
+	const char *file;
+	yaml_document_t *doc;
+	size_t nodes;
+	int failed;
+} loader;
+
+static void node_free(fx_snode *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n; i++) {
+		node_free(n->items[i]);
+		if (n->keys)
+			free(n->keys[i]);
+	}
+	free(n->items);
+	free(n->keys);
+	free(n->keyloc);
+	free(n->text);
+	free(n->path);
+	free(n);
+}
+
+static fx_loc mark_loc(const char *file, yaml_mark_t m)
+{
+	fx_loc l = {file, (int)m.line + 1, (int)m.column + 1};
+	return l;
+}
+
+static fx_snode *node_new(fx_snode_kind kind, fx_loc loc, const char *path)
+{
+	fx_snode *n = fx_xcalloc(1, sizeof *n);
+	n->kind = kind;
+	n->loc = loc;
+	n->path = fx_xstrdup(path);
+	return n;
+}
+
+static void node_push(fx_snode *n, const char *key, fx_loc keyloc, fx_snode *child)
+{
+	n->items = fx_xrealloc(n->items, (n->n + 1) * sizeof *n->items);
+	n->items[n->n] = child;
+	if (n->kind == FX_SNODE_MAP) {
+		n->keys = fx_xrealloc(n->keys, (n->n + 1) * sizeof *n->keys);
+		n->keyloc = fx_xrealloc(n->keyloc, (n->n + 1) * sizeof *n->keyloc);
+		n->keys[n->n] = fx_xstrdup(key);
+		n->keyloc[n->n] = keyloc;
+	}
+	n->n++;
+}
+
+static char *child_path(const char *parent, const char *key)
+{
+	return *parent ? fx_xasprintf("%s.%s", parent, key) : fx_xstrdup(key);
+}
+
+static fx_snode *convert(loader *L, yaml_node_t *y, const char *path, int depth)
+{
+	fx_loc loc = mark_loc(L->file, y->start_mark);
+	if (depth > MAX_DEPTH || ++L->nodes > MAX_NODES) {
+		if (!L->failed)
+			fx_diag_error(L->d, &loc, "spec nests too deeply or expands too many aliases at '%s'",
+				      *path ? path : "(top)");
+		L->failed = 1;
+		return NULL;
+	}
+	switch (y->type) {
+	case YAML_SCALAR_NODE: {
+		fx_snode *n = node_new(FX_SNODE_SCALAR, loc, path);
+		n->text = fx_xstrndup((const char *)y->data.scalar.value, y->data.scalar.length);
+		n->plain = y->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		return n;
+	}
+	case YAML_SEQUENCE_NODE: {
+		fx_snode *n = node_new(FX_SNODE_SEQ, loc, path);
+		size_t i = 0;
+		for (yaml_node_item_t *it = y->data.sequence.items.start;
+		     it < y->data.sequence.items.top; it++, i++) {
+			char *p = fx_xasprintf("%s[%zu]", path, i);
+			fx_snode *c = convert(L, yaml_document_get_node(L->doc, *it), p, depth + 1);
+			free(p);
+			if (!c) {
+				node_free(n);
+				return NULL;
+			}
+			node_push(n, NULL, loc, c);
+		}
+		return n;
+	}
+	case YAML_MAPPING_NODE: {
+		fx_snode *n = node_new(FX_SNODE_MAP, loc, path);
+		for (yaml_node_pair_t *pr = y->data.mapping.pairs.start;
+		     pr < y->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(L->doc, pr->key);
+			fx_loc kl = mark_loc(L->file, k->start_mark);
+			if (k->type != YAML_SCALAR_NODE) {
+				fx_diag_error(L->d, &kl, "keys in '%s' must be plain names",
+					      *path ? path : "(top)");
+				L->failed = 1;
+				continue;
+			}
+			const char *key = (const char *)k->data.scalar.value;
+			if (strcmp(key, "<<") == 0) {
+				fx_diag_error(L->d, &kl, "YAML merge keys '<<' are not supported; write the keys out");
+				L->failed = 1;
+				continue;
+			}
+			if (fx_snode_get(n, key)) {
+				fx_diag_error(L->d, &kl, "duplicate key '%s' in '%s'", key,
+					      *path ? path : "(top)");
+				L->failed = 1;
+				continue;
+			}
+			char *p = child_path(path, key);
+			fx_snode *c = convert(L, yaml_document_get_node(L->doc, pr->value), p, depth + 1);
+			free(p);
+			if (!c) {
+				node_free(n);
+				return NULL;
+			}
+			node_push(n, key, kl, c);
+		}
+		return n;
+	}
+	default:
+		fx_diag_error(L->d, &loc, "empty YAML node");
+		L->failed = 1;
+		return NULL;
+	}
+}
+
+/* Line and column of a byte offset, for libyaml errors that lack a mark. */
+static fx_loc offset_loc(const char *file, const char *text, size_t off)
+{
+	fx_loc l = {file, 1, 1};
+	for (size_t i = 0; i < off && text[i]; i++) {
+		if (text[i] == '\n') {
+			l.line++;
+			l.col = 1;
+		} else {
+			l.col++;
+		}
+	}
+	return l;
+}
+
+/* Parses text into a tree whose paths start at base. NULL after reporting. */
+static fx_snode *parse(const char *name, const char *text, const char *base, fx_diag *d)
+{
+	yaml_parser_t p;
+	yaml_document_t doc;
+	fx_snode *root = NULL;
+
+	fx_diag_add_source(d, name, text);
+	if (!yaml_parser_initialize(&p)) {
+		fx_diag_internal(d, "cannot initialise the YAML parser");
+		return NULL;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+	if (!yaml_parser_load(&p, &doc)) {
+		fx_loc l = p.error == YAML_READER_ERROR
+				   ? offset_loc(name, text, p.problem_offset)
+				   : mark_loc(name, p.problem_mark);
+		if (p.context)
+			fx_diag_error(d, &l, "invalid YAML: %s (%s)", p.problem ? p.problem : "?",
+				      p.context);
+		else
+			fx_diag_error(d, &l, "invalid YAML: %s", p.problem ? p.problem : "?");
+		yaml_parser_delete(&p);
+		return NULL;
+	}
+	yaml_node_t *y = yaml_document_get_root_node(&doc);
+	if (!y) {
+		fx_loc l = {name, 1, 1};
+		fx_diag_error(d, &l, "empty document");
+	} else {
+		loader L = {d, name, &doc, 0, 0};
+		root = convert(&L, y, base, 0);
+		if (L.failed) {
+			node_free(root);
+			root = NULL;
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	return root;
+}
+
+int fx_spec_load_text(fx_spec *s, const char *name, const char *text, fx_diag *d)
+{
+	memset(s, 0, sizeof *s);
+	s->file = fx_xstrdup(name);
+	s->root = parse(name, text, "", d);
+	if (!s->root)
+		return -1;
+	if (s->root->kind != FX_SNODE_MAP)
+		return fx_snode_error(d, s->root, "a spec must be a map of keys (name, fabric, ...), got %s",
+				      fx_snode_kind_name(s->root));
+	return 0;
+}
+
+int fx_spec_load(fx_spec *s, const char *path, fx_diag *d)
+{
+	fx_loc l = {path, 0, 0};
+	memset(s, 0, sizeof *s);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return fx_diag_error(d, &l, "cannot open spec: %s", strerror(errno));
+	size_t cap = 4096, len = 0;
+	char *buf = fx_xmalloc(cap);
+	size_t r;
+	while ((r = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += r;
+		if (cap - len - 1 == 0)
+			buf = fx_xrealloc(buf, cap *= 2);
+	}
+	int err = ferror(f);
+	fclose(f);
+	buf[len] = '\0';
+	if (err || memchr(buf, '\0', len)) {
+		free(buf);
+		return fx_diag_error(d, &l, err ? "cannot read spec: %s" : "%s",
+				     err ? strerror(EIO) : "spec is not a text file (it holds a NUL byte)");
+	}
+	int rc = fx_spec_load_text(s, path, buf, d);
+	free(buf);
+	return rc;
+}
+
+void fx_spec_release(fx_spec *s)
+{
+	node_free(s->root);
+	free(s->file);
+	memset(s, 0, sizeof *s);
+}
+
+/* Renames the paths of a grafted subtree so they read from the spec root. */
+static void repath(fx_snode *n, const char *path)
+{
+	free(n->path);
+	n->path = fx_xstrdup(path);
+	for (size_t i = 0; i < n->n; i++) {
+		char *p = n->kind == FX_SNODE_MAP ? child_path(path, n->keys[i])
+						  : fx_xasprintf("%s[%zu]", path, i);
+		repath(n->items[i], p);
+		free(p);
+	}
+}
+
+int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
+{
+	const char *eq = strchr(assignment, '=');
+	fx_loc opt = {NULL, 0, 0};
+	if (!eq || eq == assignment)
+		return fx_diag_error(d, &opt, "--set expects KEY=VALUE, got '%s'", assignment);
+	char *key = fx_xstrndup(assignment, (size_t)(eq - assignment));
+	char *name = fx_xasprintf("--set %s", key);
+	int rc = -1;
+	fx_snode *value;
+	if (eq[1] == '\0') {  /* "KEY=" sets an empty value (libyaml sees no document) */
+		fx_loc l = {name, 1, 1};
+		value = node_new(FX_SNODE_SCALAR, l, key);
+		value->text = fx_xstrdup("");
+		value->plain = 1;
+	} else {
+		value = parse(name, eq + 1, key, d);
+	}
+	if (!value)
+		goto out;
+
+	/* Walk the dotted path: "a.b[2].c". */
+	fx_snode *cur = s->root;
+	char *walk = fx_xstrdup(key), *save = NULL;
+	char *built = fx_xstrdup("");
+	for (char *tok = strtok_r(walk, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+		char *br = strchr(tok, '[');
+		long idx = -1;
+		if (br) {
+			char *end;
+			idx = strtol(br + 1, &end, 10);
+			if (end == br + 1 || *end != ']' || end[1] != '\0' || idx < 0) {
+				fx_diag_error(d, &opt, "--set: bad index in '%s'", key);
+				goto fail;
+			}
+			*br = '\0';
+		}
+		int last_tok = save == NULL || *save == '\0';
+		if (cur->kind != FX_SNODE_MAP) {
+			fx_diag_error(d, &opt, "--set: '%s' is %s, not a map", *built ? built : "(top)",
+				      fx_snode_kind_name(cur));
+			goto fail;
+		}
+		char *np = child_path(built, tok);
+		free(built);
+		built = np;
+		size_t i;
+		for (i = 0; i < cur->n && strcmp(cur->keys[i], tok) != 0; i++)
+			;
+		if (i == cur->n) {
+			if (idx >= 0) {
+				fx_diag_error(d, &opt, "--set: '%s' does not exist, cannot index it", built);
+				goto fail;
+			}
+			node_push(cur, tok, value->loc,
+				  last_tok ? value : node_new(FX_SNODE_MAP, value->loc, built));
+			if (last_tok) {
+				value = NULL;
+				break;
+			}
+			cur = cur->items[i];
+			continue;
+		}
+		fx_snode **slot = &cur->items[i];
+		if (idx >= 0) {
+			fx_snode *seq = *slot;
+			if (seq->kind != FX_SNODE_SEQ || (size_t)idx >= seq->n) {
+				fx_diag_error(d, &opt, "--set: '%s' has no item [%ld]", built, idx);
+				goto fail;
+			}
+			slot = &seq->items[idx];
+			np = fx_xasprintf("%s[%ld]", built, idx);
+			free(built);
+			built = np;
+		}
+		if (last_tok) {
+			node_free(*slot);
+			*slot = value;
+			value = NULL;
+			break;
+		}
+		cur = *slot;
+	}
+	if (value == NULL) {
+		rc = 0;
+	} else {
+		fx_diag_error(d, &opt, "--set: empty key in '%s'", assignment);
+	}
+fail:
+	free(walk);
+	free(built);
+out:
+	if (rc == 0) {
+		/* the grafted value may sit under an index: fix its paths */
+		repath(s->root, "");
+	}
+	node_free(value);
+	free(name);
+	free(key);
+	return rc;
+}
+
+const char *fx_spec_name(const fx_spec *s, char *buf, size_t len)
+{
+	const fx_snode *n = s->root ? fx_snode_get(s->root, "name") : NULL;
+	if (n && n->kind == FX_SNODE_SCALAR && *n->text) {
+		snprintf(buf, len, "%s", n->text);
+		return buf;
+	}
+	const char *base = strrchr(s->file, '/');
+	base = base ? base + 1 : s->file;
+	snprintf(buf, len, "%s", base);
+	char *dot = strrchr(buf, '.');
+	if (dot && dot != buf)
+		*dot = '\0';
+	return buf;
+}
+
+const fx_snode *fx_snode_get(const fx_snode *map, const char *key)
+{
+	if (!map || map->kind != FX_SNODE_MAP)
+		return NULL;
+	for (size_t i = 0; i < map->n; i++)
+		if (strcmp(map->keys[i], key) == 0)
+			return map->items[i];
+	return NULL;
+}
+
+const char *fx_snode_kind_name(const fx_snode *n)
+{
+	switch (n->kind) {
+	case FX_SNODE_SCALAR: return *n->text ? "a single value" : "an empty value";
+	case FX_SNODE_SEQ: return "a list";
+	case FX_SNODE_MAP: return "a map";
+	}
+	return "?";
+}
+
+int fx_snode_error(fx_diag *d, const fx_snode *n, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return fx_diag_error(d, &n->loc, "%s", buf);
+}
+
+int fx_spec_keys(fx_diag *d, const fx_snode *map, const char *const *allowed)
+{
+	int rc = 0;
+	for (size_t i = 0; i < map->n; i++) {
+		int ok = 0;
+		for (const char *const *a = allowed; *a && !ok; a++)
+			ok = strcmp(*a, map->keys[i]) == 0;
+		if (ok)
+			continue;
+		char list[512] = "";
+		size_t used = 0;
+		for (const char *const *a = allowed; *a && used < sizeof list; a++)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+						 a == allowed ? "" : ", ", *a);
+		fx_diag_error(d, &map->keyloc[i], "unknown key '%s' in '%s' (expected: %s)",
+			      map->keys[i], *map->path ? map->path : "(top)", list);
+		rc = -1;
+	}
+	return rc;
+}
+
+static int need(fx_diag *d, const fx_snode *map, const char *key, const fx_snode **out)
+{
+	*out = fx_snode_get(map, key);
+	if (*out)
+		return 0;
+	char *p = child_path(map->path, key);
+	fx_diag_error(d, &map->loc, "missing key '%s'", p);
+	free(p);
+	return -1;
+}
+
+static int container(fx_diag *d, const fx_snode *map, const char *key, int required,
+		     fx_snode_kind kind, const fx_snode **out)
+{
+	*out = fx_snode_get(map, key);
+	if (!*out)
+		return required ? need(d, map, key, out) : 0;
+	if ((*out)->kind != kind) {
+		int rc = fx_snode_error(d, *out, "'%s' must be %s, got %s", (*out)->path,
+					kind == FX_SNODE_MAP ? "a map" : "a list",
+					fx_snode_kind_name(*out));
+		*out = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+int fx_spec_map(fx_diag *d, const fx_snode *map, const char *key, int required,
+		const fx_snode **out)
+{
+	return container(d, map, key, required, FX_SNODE_MAP, out);
+}
+
+int fx_spec_seq(fx_diag *d, const fx_snode *map, const char *key, int required,
+		const fx_snode **out)
+{
+	return container(d, map, key, required, FX_SNODE_SEQ, out);
+}
+
+static int scalar(fx_diag *d, const fx_snode *n, const char *what)
+{
+	if (n->kind != FX_SNODE_SCALAR)
+		return fx_snode_error(d, n, "'%s' must be %s, got %s", n->path, what,
+				      fx_snode_kind_name(n));
+	if (!*n->text)
+		return fx_snode_error(d, n, "'%s' has no value (expected %s)", n->path, what);
+	return 0;
+}
+
+int fx_snode_int(fx_diag *d, const fx_snode *n, int64_t lo, int64_t hi, int64_t *out)
+{
+	if (scalar(d, n, "an integer"))
+		return -1;
+	if (!n->plain)
+		return fx_snode_error(d, n, "'%s' must be an integer, got the quoted string \"%s\"",
+				      n->path, n->text);
+	char *end;
+	errno = 0;
+	long long v = strtoll(n->text, &end, 10);
+	if (end == n->text || *end != '\0')
+		return fx_snode_error(d, n, "'%s' must be an integer, got '%s'", n->path, n->text);
+	if (errno == ERANGE || v < lo || v > hi) {
+		if (hi == INT64_MAX)
+			return fx_snode_error(d, n, "'%s' must be at least %" PRId64 ", got %s",
+					      n->path, lo, n->text);
+		return fx_snode_error(d, n, "'%s' must be between %" PRId64 " and %" PRId64
+				      ", got %s", n->path, lo, hi, n->text);
+	}
+	*out = v;
+	return 0;
+}
+
+int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int strict,
+		 double *out)
+{
+	char what[96];
+	snprintf(what, sizeof what, "a %s such as %s", fx_unit_kind_name(k), fx_unit_example(k));
+	if (scalar(d, n, what))
+		return -1;
+	fx_unit_kind got = FX_UNIT_NONE;
+	double v;
+	switch (fx_unit_parse(n->text, k, &v, &got)) {
+	case FX_UNIT_OK:
+		break;
+	case FX_UNIT_NOT_A_NUMBER:
+		return fx_snode_error(d, n, "'%s' must be %s, got '%s'", n->path, what, n->text);
+	case FX_UNIT_MISSING:
+		return fx_snode_error(d, n, "'%s' needs a unit: '%s' (expected %s)", n->path,
+				      n->text, what);
+	case FX_UNIT_UNKNOWN:
+		return fx_snode_error(d, n, "'%s' has an unknown unit in '%s' (expected %s)",
+				      n->path, n->text, what);
+	case FX_UNIT_WRONG_KIND:
+		return fx_snode_error(d, n, "'%s' must be a %s, but '%s' is a %s (expected %s)",
+				      n->path, fx_unit_kind_name(k), n->text,
+				      fx_unit_kind_name(got), fx_unit_example(k));
+	}
+	if (strict ? !(v > lo) : !(v >= lo))
+		return fx_snode_error(d, n, "'%s' must be %s %g, got '%s'", n->path,
+				      strict ? "greater than" : "at least", lo, n->text);
+	*out = v;
+	return 0;
+}
+
+int fx_snode_bool(fx_diag *d, const fx_snode *n, int *out)
+{
+	if (scalar(d, n, "true or false"))
+		return -1;
+	if (n->plain && strcmp(n->text, "true") == 0)
+		*out = 1;
+	else if (n->plain && strcmp(n->text, "false") == 0)
+		*out = 0;
+	else
+		return fx_snode_error(d, n, "'%s' must be true or false, got '%s'", n->path, n->text);
+	return 0;
+}
+
+int fx_snode_str(fx_diag *d, const fx_snode *n, const char **out)
+{
+	if (scalar(d, n, "a string"))
+		return -1;
+	*out = n->text;
+	return 0;
+}
+
+int fx_spec_int(fx_diag *d, const fx_snode *map, const char *key, int64_t lo, int64_t hi,
+		int64_t *out)
+{
+	const fx_snode *n;
+	return need(d, map, key, &n) ? -1 : fx_snode_int(d, n, lo, hi, out);
+}
+
+int fx_spec_int_opt(fx_diag *d, const fx_snode *map, const char *key, int64_t lo,
+		    int64_t hi, int64_t *out)
+{
+	const fx_snode *n = fx_snode_get(map, key);
+	return n ? fx_snode_int(d, n, lo, hi, out) : 0;
+}
+
+int fx_spec_qty(fx_diag *d, const fx_snode *map, const char *key, fx_unit_kind k,
+		double lo, int strict, double *out)
+{
+	const fx_snode *n;
+	return need(d, map, key, &n) ? -1 : fx_snode_qty(d, n, k, lo, strict, out);
+}
+
+int fx_spec_qty_opt(fx_diag *d, const fx_snode *map, const char *key, fx_unit_kind k,
+		    double lo, int strict, double *out)
+{
+	const fx_snode *n = fx_snode_get(map, key);
+	return n ? fx_snode_qty(d, n, k, lo, strict, out) : 0;
+}
+
+int fx_spec_bool_opt(fx_diag *d, const fx_snode *map, const char *key, int *out)
+{
+	const fx_snode *n = fx_snode_get(map, key);
+	return n ? fx_snode_bool(d, n, out) : 0;
+}
+
+int fx_spec_str(fx_diag *d, const fx_snode *map, const char *key, const char **out)
+{
+	const fx_snode *n;
+	return need(d, map, key, &n) ? -1 : fx_snode_str(d, n, out);
+}
+
+int fx_spec_str_opt(fx_diag *d, const fx_snode *map, const char *key, const char **out)
+{
+	const fx_snode *n = fx_snode_get(map, key);
+	return n ? fx_snode_str(d, n, out) : 0;
+}
+
+int fx_spec_int_list(fx_diag *d, const fx_snode *map, const char *key, int64_t lo,
+		     int64_t hi, int64_t **out, size_t *n)
+{
+	const fx_snode *s;
+	*out = NULL;
+	*n = 0;
+	if (fx_spec_seq(d, map, key, 1, &s))
+		return -1;
+	if (s->n == 0)
+		return fx_snode_error(d, s, "'%s' must not be empty", s->path);
+	int64_t *v = fx_xcalloc(s->n, sizeof *v);
+	int rc = 0;
+	for (size_t i = 0; i < s->n; i++)
+		rc |= fx_snode_int(d, s->items[i], lo, hi, &v[i]);
+	if (rc) {
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*n = s->n;
+	return 0;
+}
