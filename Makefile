@@ -32,7 +32,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
-.PHONY: all deps run check unit cli-test san-check bench clean
+.PHONY: all deps run check unit cli-test san-check valgrind-check bench clean
 
 all: $(BIN)
 
@@ -90,6 +90,13 @@ san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  all build-san/check_fabricx unit cli-test
+
+# The CLI on every shipped spec under valgrind: no invalid access, no leak.
+valgrind-check: all
+	@for s in specs/*.yaml; do \
+	  valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	    ./fabricx explore $$s --json --out build/vg-out >/dev/null || exit 1; \
+	done; echo "valgrind: clean on every spec"
 
 bench: all
 	sh bench/run.sh

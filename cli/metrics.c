@@ -12,54 +12,6 @@
 #include "cli.h"
 #include "report.h"
 
-/* Ports and bandwidth of one switch chip, split down (towards devices) and
- * up (towards higher tiers). */
-typedef struct role_stat {
-	int64_t chips, min_ports, max_ports, down, up;
-	double down_bw, up_bw;
-} role_stat;
-
-static void role_stats(const fx_fabric *f, role_stat *rs)
-{
-	memset(rs, 0, FX_MAX_ROLES * sizeof *rs);
-	igraph_vector_int_t inc;
-	igraph_vector_int_init(&inc, 0);
-	for (int64_t v = 0; v < f->nv; v++) {
-		int r = f->v[v].role;
-		if (r < 0)
-			continue;
-		int64_t down = 0, up = 0;
-		double dbw = 0, ubw = 0;
-		igraph_incident(&f->g, &inc, v, IGRAPH_ALL);
-		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&inc); i++) {
-			int64_t e = VECTOR(inc)[i];
-			int64_t u = f->ends[2 * e] == v ? f->ends[2 * e + 1] : f->ends[2 * e];
-			int lower = f->v[u].role < 0 || f->roles[f->v[u].role].tier < f->roles[r].tier;
-			if (lower) {
-				down += f->e[e].count;
-				dbw += f->e[e].count * f->e[e].bw;
-			} else {
-				up += f->e[e].count;
-				ubw += f->e[e].count * f->e[e].bw;
-			}
-		}
-		role_stat *s = &rs[r];
-		int64_t p = down + up;
-		if (s->chips == 0 || p < s->min_ports)
-			s->min_ports = p;
-		if (p > s->max_ports)
-			s->max_ports = p;
-		if (down + up >= s->down + s->up) {
-			s->down = down;
-			s->up = up;
-			s->down_bw = dbw;
-			s->up_bw = ubw;
-		}
-		s->chips++;
-	}
-	igraph_vector_int_destroy(&inc);
-}
-
 static const char *fmt(double v, fx_unit_kind k, char *buf)
 {
 	return fx_unit_format(v, k, buf, 32);
@@ -123,8 +75,8 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 		}
 		have_cut = 1;
 	}
-	role_stat rs[FX_MAX_ROLES];
-	role_stats(f, rs);
+	fx_role_stat rs[FX_MAX_ROLES];
+	fx_fabric_role_stats(f, rs);
 	int64_t links = fx_fabric_links(f);
 
 	/* tables */
@@ -133,6 +85,8 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 	fx_table_cell(t, "switches"); fx_table_cell(t, "%lld", (long long)f->nsw);
 	fx_table_cell(t, "cpus"); fx_table_cell(t, "%lld", (long long)f->ncpu);
 	fx_table_cell(t, "links"); fx_table_cell(t, "%lld", (long long)links);
+	fx_table_cell(t, "full-mesh links (for comparison)");
+	fx_table_cell(t, "%lld", (long long)fx_fabric_full_mesh_links(f));
 	fx_table_cell(t, "nodes"); fx_table_cell(t, "%lld", (long long)f->nnodes);
 	fx_table_cell(t, "racks"); fx_table_cell(t, "%lld", (long long)f->nracks);
 	fx_table_cell(t, "diameter (hops)"); fx_table_cell(t, "%lld", (long long)h.diameter);
@@ -217,6 +171,7 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 		fx_json_int(j, "switches", f->nsw);
 		fx_json_int(j, "cpus", f->ncpu);
 		fx_json_int(j, "links", links);
+		fx_json_int(j, "full_mesh_links", fx_fabric_full_mesh_links(f));
 		fx_json_int(j, "nodes", f->nnodes);
 		fx_json_int(j, "racks", f->nracks);
 		fx_json_int(j, "diameter_hops", h.diameter);

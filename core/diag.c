@@ -24,12 +24,12 @@ void fx_diag_release(fx_diag *d)
 	d->nsrc = d->capsrc = 0;
 }
 
-void fx_diag_add_source(fx_diag *d, const char *name, const char *text)
+const char *fx_diag_add_source(fx_diag *d, const char *name, const char *text)
 {
 	d->src = fx_xgrow(d->src, &d->capsrc, d->nsrc + 1, sizeof *d->src);
 	d->src[d->nsrc].name = fx_xstrdup(name);
 	d->src[d->nsrc].text = fx_xstrdup(text);
-	d->nsrc++;
+	return d->src[d->nsrc++].name;
 }
 
 static const char *find_source(const fx_diag *d, const char *name)

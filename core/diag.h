@@ -51,8 +51,10 @@ typedef struct fx_diag {
 
 void fx_diag_init(fx_diag *d);
 void fx_diag_release(fx_diag *d);
-/* Registers the text of a source so errors in it can show the line. */
-void fx_diag_add_source(fx_diag *d, const char *name, const char *text);
+/* Registers the text of a source so errors in it can show the line.
+ * Returns fx_diag's own copy of name, valid until fx_diag_release(); source
+ * positions (fx_loc.file) should point to it. */
+const char *fx_diag_add_source(fx_diag *d, const char *name, const char *text);
 
 /* Reports a bad-input error (exit status 2) at loc (may be NULL). Returns -1. */
 int fx_diag_error(fx_diag *d, const fx_loc *loc, const char *fmt, ...)

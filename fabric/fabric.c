@@ -67,6 +67,51 @@ int64_t fx_fabric_ports(const fx_fabric *f, int64_t v)
 	return n;
 }
 
+int64_t fx_fabric_full_mesh_links(const fx_fabric *f)
+{
+	return f->ndev * (f->ndev - 1) / 2;
+}
+
+void fx_fabric_role_stats(const fx_fabric *f, fx_role_stat rs[FX_MAX_ROLES])
+{
+	memset(rs, 0, FX_MAX_ROLES * sizeof *rs);
+	igraph_vector_int_t inc;
+	igraph_vector_int_init(&inc, 0);
+	for (int64_t v = 0; v < f->nv; v++) {
+		int r = f->v[v].role;
+		if (r < 0)
+			continue;
+		int64_t down = 0, up = 0;
+		double dbw = 0, ubw = 0;
+		igraph_incident(&f->g, &inc, v, IGRAPH_ALL);
+		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&inc); i++) {
+			int64_t e = VECTOR(inc)[i];
+			int64_t u = f->ends[2 * e] == v ? f->ends[2 * e + 1] : f->ends[2 * e];
+			int lower = f->v[u].role < 0 || f->roles[f->v[u].role].tier < f->roles[r].tier;
+			if (lower) {
+				down += f->e[e].count;
+				dbw += f->e[e].count * f->e[e].bw;
+			} else {
+				up += f->e[e].count;
+				ubw += f->e[e].count * f->e[e].bw;
+			}
+		}
+		fx_role_stat *s = &rs[r];
+		int64_t p = down + up;
+		if (s->chips == 0 || p < s->min_ports)
+			s->min_ports = p;
+		if (p >= s->max_ports) {
+			s->max_ports = p;
+			s->down = down;
+			s->up = up;
+			s->down_bw = dbw;
+			s->up_bw = ubw;
+		}
+		s->chips++;
+	}
+	igraph_vector_int_destroy(&inc);
+}
+
 void fx_fabric_coords(const fx_fabric *f, int64_t v, int *x)
 {
 	for (int i = 0; i < f->ndims; i++) {

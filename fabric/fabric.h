@@ -171,6 +171,15 @@ const char *fx_medium_name(fx_medium m);
 int64_t fx_fabric_links(const fx_fabric *f);
 /* Ports in use on vertex v (sum of link counts). */
 int64_t fx_fabric_ports(const fx_fabric *f, int64_t v);
+/* Ports and bandwidth of the busiest chip of a switch role, split down
+ * (towards devices and lower tiers) and up. */
+typedef struct fx_role_stat {
+	int64_t chips, min_ports, max_ports, down, up;
+	double down_bw, up_bw;  /* bytes/s per direction, summed over the ports */
+} fx_role_stat;
+void fx_fabric_role_stats(const fx_fabric *f, fx_role_stat stats[FX_MAX_ROLES]);
+/* Links a full mesh of the devices would need: n(n-1)/2. */
+int64_t fx_fabric_full_mesh_links(const fx_fabric *f);
 /* Coordinates of lattice device v into x[ndims]. */
 void fx_fabric_coords(const fx_fabric *f, int64_t v, int *x);
 

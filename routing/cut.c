@@ -230,19 +230,74 @@ static double kl_pass(kl *k)
 	return best;
 }
 
-static const double *fiedler_ctx;
+static const double *order_ctx;
 
-static int by_fiedler(const void *a, const void *b)
+static int by_value(const void *a, const void *b)
 {
-	double x = fiedler_ctx[*(const int64_t *)a], y = fiedler_ctx[*(const int64_t *)b];
-	return (x > y) - (x < y);
+	double x = order_ctx[*(const int64_t *)a], y = order_ctx[*(const int64_t *)b];
+	int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+	return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
 }
 
-/* Spectral seed: devices ordered by the Fiedler vector of the capacity-
- * weighted Laplacian, first half on side 0. */
-static void spectral_seed(const fx_fabric *f, uint8_t *side)
+/* Splits the devices at the median of val (first half on side 0) and puts
+ * every other vertex on the side its value falls. */
+static void split_by(const fx_fabric *f, const double *val, uint8_t *side)
 {
-	double *val = fx_xcalloc((size_t)f->nv, sizeof *val);
+	int64_t *ord = fx_xmalloc((size_t)f->ndev * sizeof *ord);
+	for (int64_t v = 0; v < f->ndev; v++)
+		ord[v] = v;
+	order_ctx = val;
+	qsort(ord, (size_t)f->ndev, sizeof *ord, by_value);
+	double median = val[ord[f->ndev / 2]];
+	for (int64_t i = 0; i < f->ndev; i++)
+		side[ord[i]] = i >= f->ndev / 2;
+	for (int64_t v = f->ndev; v < f->nv; v++)
+		side[v] = val[v] >= median;
+	free(ord);
+}
+
+static double edge_cut(const fx_fabric *f, const uint8_t *side)
+{
+	double c = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (side[f->ends[2 * e]] != side[f->ends[2 * e + 1]])
+			c += capacity(f, e);
+	return c;
+}
+
+/* Kernighan-Lin passes over the devices, switches settled on their better
+ * side after each. */
+static void refine(kl *k)
+{
+	gains(k);
+	settle_switches(k);
+	for (int pass = 0; pass < 20; pass++) {
+		double g = kl_pass(k);
+		settle_switches(k);
+		if (g <= 1e-9)
+			break;
+	}
+}
+
+#define BFS_SEEDS 3
+
+/*
+ * Balanced split of the devices for fabrics without a canonical one.  Seeds:
+ * the two leading non-trivial eigenvectors of the capacity-weighted
+ * Laplacian (a torus's Fiedler space is degenerate, so one vector can point
+ * diagonally) and breadth-first balls grown from a few devices; each seed
+ * is refined Kernighan-Lin style and the smallest edge cut kept.
+ */
+static int heuristic_halves(const fx_fabric *f, uint8_t *side, fx_diag *d)
+{
+	kl k = {f, {0}, NULL, NULL, NULL};
+	if (igraph_inclist_init(&f->g, &k.inc, IGRAPH_ALL, IGRAPH_LOOPS_TWICE) != IGRAPH_SUCCESS)
+		return fx_diag_internal(d, "igraph could not build the incidence list");
+	k.gain = fx_xmalloc((size_t)f->nv * sizeof *k.gain);
+	k.locked = fx_xcalloc((size_t)f->ndev, 1);
+	k.side = fx_xmalloc((size_t)f->nv);
+	double *val = fx_xmalloc((size_t)f->nv * sizeof *val);
+
 	igraph_matrix_t X;
 	igraph_vector_t w;
 	igraph_matrix_init(&X, 0, 0);
@@ -251,49 +306,41 @@ static void spectral_seed(const fx_fabric *f, uint8_t *side)
 		VECTOR(w)[e] = capacity(f, e);
 	igraph_arpack_options_t opt;
 	igraph_arpack_options_init(&opt);
-	int ok = f->nv > 2 &&
-		 igraph_laplacian_spectral_embedding(&f->g, 2, &w, IGRAPH_EIGEN_SA,
-						     IGRAPH_EMBEDDING_D_A, 0, &X, NULL, NULL,
-						     &opt) == IGRAPH_SUCCESS &&
-		 igraph_matrix_ncol(&X) >= 2;
-	for (int64_t v = 0; v < f->nv; v++)
-		val[v] = ok ? MATRIX(X, v, 1) : (double)v;  /* fallback: device order */
-	igraph_matrix_destroy(&X);
+	int neig = 0;
+	if (f->nv > 3 && igraph_laplacian_spectral_embedding(&f->g, 3, &w, IGRAPH_EIGEN_SA,
+							     IGRAPH_EMBEDDING_D_A, 0, &X, NULL,
+							     NULL, &opt) == IGRAPH_SUCCESS)
+		neig = (int)igraph_matrix_ncol(&X) - 1;  /* column 0 is the constant vector */
 	igraph_vector_destroy(&w);
 
-	int64_t *ord = fx_xmalloc((size_t)f->ndev * sizeof *ord);
-	for (int64_t v = 0; v < f->ndev; v++)
-		ord[v] = v;
-	fiedler_ctx = val;
-	qsort(ord, (size_t)f->ndev, sizeof *ord, by_fiedler);
-	double median = val[ord[f->ndev / 2]];
-	for (int64_t i = 0; i < f->ndev; i++)
-		side[ord[i]] = i >= f->ndev / 2;
-	for (int64_t v = f->ndev; v < f->nv; v++)
-		side[v] = val[v] >= median;
-	free(ord);
-	free(val);
-}
-
-static int heuristic_halves(const fx_fabric *f, uint8_t *side, fx_diag *d)
-{
-	kl k = {f, {0}, side, NULL, NULL};
-	if (igraph_inclist_init(&f->g, &k.inc, IGRAPH_ALL, IGRAPH_LOOPS_TWICE) != IGRAPH_SUCCESS)
-		return fx_diag_internal(d, "igraph could not build the incidence list");
-	k.gain = fx_xmalloc((size_t)f->nv * sizeof *k.gain);
-	k.locked = fx_xcalloc((size_t)f->ndev, 1);
-	spectral_seed(f, side);
-	gains(&k);
-	settle_switches(&k);
-	for (int pass = 0; pass < 20; pass++) {
-		double g = kl_pass(&k);
-		settle_switches(&k);
-		if (g <= 1e-9)
-			break;
+	igraph_vector_int_t order;
+	igraph_vector_int_init(&order, 0);
+	double best = INFINITY;
+	for (int s = 0; s < neig + BFS_SEEDS; s++) {
+		if (s < neig) {
+			for (int64_t v = 0; v < f->nv; v++)
+				val[v] = MATRIX(X, v, s + 1);
+		} else {
+			int64_t root = (s - neig) * f->ndev / BFS_SEEDS;
+			igraph_bfs_simple(&f->g, root, IGRAPH_ALL, &order, NULL, NULL);
+			for (igraph_integer_t i = 0; i < igraph_vector_int_size(&order); i++)
+				val[VECTOR(order)[i]] = (double)i;
+		}
+		split_by(f, val, k.side);
+		refine(&k);
+		double c = edge_cut(f, k.side);
+		if (c < best) {
+			best = c;
+			memcpy(side, k.side, (size_t)f->nv);
+		}
 	}
+	igraph_vector_int_destroy(&order);
+	igraph_matrix_destroy(&X);
 	igraph_inclist_destroy(&k.inc);
 	free(k.gain);
 	free(k.locked);
+	free(k.side);
+	free(val);
 	return 0;
 }
 

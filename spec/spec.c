@@ -171,7 +171,7 @@ static fx_snode *parse(const char *name, const char *text, const char *base, fx_
 	yaml_document_t doc;
 	fx_snode *root = NULL;
 
-	fx_diag_add_source(d, name, text);
+	name = fx_diag_add_source(d, name, text);  /* positions point at diag's copy */
 	if (!yaml_parser_initialize(&p)) {
 		fx_diag_internal(d, "cannot initialise the YAML parser");
 		return NULL;
@@ -211,12 +211,13 @@ int fx_spec_load_text(fx_spec *s, const char *name, const char *text, fx_diag *d
 	memset(s, 0, sizeof *s);
 	s->file = fx_xstrdup(name);
 	s->root = parse(name, text, "", d);
-	if (!s->root)
-		return -1;
-	if (s->root->kind != FX_SNODE_MAP)
-		return fx_snode_error(d, s->root, "a spec must be a map of keys (name, fabric, ...), got %s",
-				      fx_snode_kind_name(s->root));
-	return 0;
+	if (s->root && s->root->kind != FX_SNODE_MAP)
+		fx_snode_error(d, s->root, "a spec must be a map of keys (name, fabric, ...), got %s",
+			       fx_snode_kind_name(s->root));
+	else if (s->root)
+		return 0;
+	fx_spec_release(s);  /* a failed load leaves nothing to release */
+	return -1;
 }
 
 int fx_spec_load(fx_spec *s, const char *path, fx_diag *d)
@@ -498,7 +499,7 @@ int fx_snode_int(fx_diag *d, const fx_snode *n, int64_t lo, int64_t hi, int64_t 
 	if (end == n->text || *end != '\0')
 		return fx_snode_error(d, n, "'%s' must be an integer, got '%s'", n->path, n->text);
 	if (errno == ERANGE || v < lo || v > hi) {
-		if (hi == INT64_MAX)
+		if (hi >= INT32_MAX)
 			return fx_snode_error(d, n, "'%s' must be at least %" PRId64 ", got %s",
 					      n->path, lo, n->text);
 		return fx_snode_error(d, n, "'%s' must be between %" PRId64 " and %" PRId64

@@ -18,7 +18,9 @@
  * untouched when the key is absent, so the caller sets the default first.
  *
  * Ownership: fx_spec owns every node and string in it; getters return
- * pointers into the tree, valid until fx_spec_release().
+ * pointers into the tree, valid until fx_spec_release().  Source positions
+ * point at file names owned by the fx_diag used to load, which must outlive
+ * the spec.
  */
 #ifndef FX_SPEC_H
 #define FX_SPEC_H
@@ -48,7 +50,8 @@ typedef struct fx_spec {
 	fx_snode *root;   /* a map */
 } fx_spec;
 
-/* Loads a spec file.  On failure reports through d and returns -1. */
+/* Loads a spec file.  On failure reports through d, frees what it
+ * allocated and returns -1. */
 int fx_spec_load(fx_spec *s, const char *path, fx_diag *d);
 /* Loads spec text held in memory; `name` stands for the file in messages. */
 int fx_spec_load_text(fx_spec *s, const char *name, const char *text, fx_diag *d);

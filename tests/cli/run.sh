@@ -1,0 +1,110 @@
+#!/bin/sh
+# CLI tests: run the fabricx binary the way a user does.
+#
+#   FABRICX=/path/to/fabricx sh tests/cli/run.sh
+#
+# 1. Every shipped spec: `metrics --json` exits 0 and keeps the JSON contract.
+# 2. Every tests/cli/errors/NAME.yaml: exits 2 and the first line of stderr is
+#    exactly NAME.err (NAME.args, if present, holds extra arguments).
+# 3. Behaviours: help, unknown commands and options, --set, --cut, out/ files.
+set -u
+FABRICX=${FABRICX:-./fabricx}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS DESCRIPTION -- COMMAND...
+expect() {
+	want=$1; what=$2; shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok; else
+		bad "$what: exit $got, expected $want"; sed 's/^/    /' "$tmp/err" | head -5
+	fi
+}
+
+# 1. the JSON contract on every shipped spec
+for spec in specs/*.yaml; do
+	expect 0 "metrics $spec" -- "$FABRICX" metrics "$spec" --json --out "$tmp/o"
+	if jq -e '(.name|type=="string") and (.kind|type=="string") and (.devices|type=="number")
+	    and (.switches|type=="number") and (.cpus|type=="number") and (.links|type=="number")
+	    and (.diameter_hops|type=="number") and (.avg_hops|type=="number")
+	    and (.farthest_latency_ns|type=="number") and (.bisection.links|type=="number")
+	    and (.bisection.bandwidth_GBps|type=="number") and (.bisection.per_device_GBps|type=="number")
+	    and (.bisection.method=="exact" or .bisection.method=="bound")' "$tmp/out" >/dev/null; then
+		ok
+	else
+		bad "metrics $spec --json breaks the contract"
+	fi
+done
+
+# 2. bad input: exit 2 and the exact first line of the message
+for y in tests/cli/errors/*.yaml; do
+	[ -f "$y" ] || continue
+	name=${y%.yaml}
+	args=""
+	[ -f "$name.args" ] && args=$(cat "$name.args")
+	# shellcheck disable=SC2086
+	"$FABRICX" metrics "$y" $args --out "$tmp/o" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	first=$(head -n 1 "$tmp/err")
+	want=$(cat "$name.err")
+	if [ "$got" -ne 2 ]; then
+		bad "$y: exit $got, expected 2"; sed 's/^/    /' "$tmp/err" | head -3
+	elif [ "$first" != "$want" ]; then
+		bad "$y: message differs"; echo "    got:  $first"; echo "    want: $want"
+	else
+		ok
+	fi
+done
+
+# 3. behaviours
+expect 0 "help" -- "$FABRICX" --help
+expect 0 "metrics --help" -- "$FABRICX" metrics --help
+expect 0 "help metrics" -- "$FABRICX" help metrics
+expect 0 "kinds" -- "$FABRICX" kinds
+expect 2 "no command" -- "$FABRICX"
+expect 2 "unknown command" -- "$FABRICX" frobnicate specs/cm384.yaml
+expect 2 "unknown option" -- "$FABRICX" metrics specs/cm384.yaml --frob
+expect 2 "missing spec" -- "$FABRICX" metrics
+expect 2 "missing file" -- "$FABRICX" metrics specs/nope.yaml
+grep -q "cannot open spec" "$tmp/err" && ok || bad "missing file message"
+expect 2 "two specs" -- "$FABRICX" metrics specs/cm384.yaml specs/nvl72.yaml
+
+# --set overrides change the fabric
+expect 0 "--set dims" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --json --out "$tmp/o" --set 'fabric.dims=[8,8,8]'
+[ "$(jq .devices "$tmp/out")" = 512 ] && [ "$(jq .diameter_hops "$tmp/out")" = 12 ] && ok || bad "--set fabric.dims=[8,8,8]"
+expect 0 "--set bandwidth" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --json --out "$tmp/o" --set 'fabric.link.bandwidth=100 GB/s'
+[ "$(jq .bisection.bandwidth_GBps "$tmp/out")" = 3200 ] && ok || bad "--set fabric.link.bandwidth"
+expect 2 "--set bad value" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --set 'fabric.dims=[4,0,4]'
+grep -q "^--set fabric.dims:1:4: error: 'fabric.dims\[1\]' must be at least 1, got 0" "$tmp/err" && ok || bad "--set error position: $(head -1 "$tmp/err")"
+expect 2 "--set missing =" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --set fabric.dims
+expect 2 "--set into a scalar" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --set fabric.kind.x=1
+
+# --cut between user-given sets
+expect 0 "--cut" -- "$FABRICX" metrics specs/cm384.yaml --json --out "$tmp/o" --cut node=0-23:rest
+[ "$(jq .cut.bandwidth_GBps "$tmp/out")" = 75264 ] && ok || bad "--cut node=0-23:rest on cm384"
+expect 0 "--cut coords" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --json --out "$tmp/o" --cut x=0-1:x=2-3
+[ "$(jq .cut.links "$tmp/out")" = 32 ] && [ "$(jq .cut.direct_links "$tmp/out")" = 32 ] && ok || bad "--cut x=0-1:x=2-3"
+expect 2 "--cut overlap" -- "$FABRICX" metrics specs/cm384.yaml --cut node=0-2:node=2-3
+expect 2 "--cut bad key" -- "$FABRICX" metrics specs/cm384.yaml --cut colour=1:rest
+expect 2 "--cut no dims" -- "$FABRICX" metrics specs/cm384.yaml --cut x=0:rest
+
+# too large for memory: refused up front with its estimate
+expect 2 "huge fabric" -- "$FABRICX" metrics specs/torus-8x8x8.yaml --set 'fabric.dims=[60000,60000]'
+grep -q "fabric too large" "$tmp/err" && ok || bad "huge fabric message"
+
+# tables on stdout, CSV copies under out/<spec name>/
+expect 0 "explore" -- "$FABRICX" explore specs/cm384.yaml --out "$tmp/o"
+[ -s "$tmp/o/cm384/metrics.csv" ] && [ -s "$tmp/o/cm384/hops.csv" ] && ok || bad "explore CSV files"
+grep -q "bisection" "$tmp/out" && ok || bad "explore prints the metrics"
+
+echo "cli tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,36 @@
+/* Shared helpers for the Check suites. */
+#ifndef FX_TEST_HELPERS_H
+#define FX_TEST_HELPERS_H
+
+#include <check.h>
+#include <stdio.h>
+
+#include "../../core/diag.h"
+#include "../../fabric/fabric.h"
+#include "../../spec/spec.h"
+
+/* A spec and its fabric, loaded together; errors go to a temp file so tests
+ * can read the message. */
+typedef struct fixture {
+	fx_diag d;
+	fx_spec s;
+	fx_fabric f;
+	FILE *err;
+	int loaded, built;
+	char msg[4096];    /* diagnostics printed so far */
+} fixture;
+
+/* Loads path (or YAML text when text != NULL), applies NULL-terminated
+ * --set assignments, builds.  Returns 0 or -1 (message in fx->msg). */
+int fixture_load(fixture *fx, const char *path, const char *text, const char *const *sets);
+void fixture_release(fixture *fx);
+
+/* Loads and builds a shipped spec, failing the test on error. */
+void load_ok(fixture *fx, const char *path, const char *const *sets);
+
+Suite *suite_units(void);
+Suite *suite_spec(void);
+Suite *suite_fabric(void);
+Suite *suite_metrics(void);
+
+#endif

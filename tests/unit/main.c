@@ -1,0 +1,32 @@
+/* Runs every Check suite; CK_RUN_SUITE / CK_RUN_CASE select a subset. */
+#include <igraph.h>
+#include <stdlib.h>
+
+#include "helpers.h"
+
+static void quiet(const char *reason, const char *file, int line, igraph_error_t err)
+{
+	(void)reason;
+	(void)file;
+	(void)line;
+	(void)err;
+	IGRAPH_FINALLY_FREE();
+}
+
+int main(void)
+{
+	igraph_set_error_handler(quiet);
+	SRunner *sr = srunner_create(suite_units());
+	srunner_add_suite(sr, suite_spec());
+	srunner_add_suite(sr, suite_fabric());
+	srunner_add_suite(sr, suite_metrics());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	int ran = srunner_ntests_run(sr);
+	srunner_free(sr);
+	if (ran == 0) {
+		fprintf(stderr, "no test ran (check CK_RUN_SUITE / CK_RUN_CASE)\n");
+		return EXIT_FAILURE;
+	}
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

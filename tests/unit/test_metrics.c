@@ -1,0 +1,293 @@
+/* Hop counts and cut sets against the book's worked numbers, and the
+ * structural shortcuts against plain searches. */
+#include <math.h>
+#include <string.h>
+
+#include "../../routing/routing.h"
+#include "helpers.h"
+
+static void hops_of(const char *path, const char *const *sets, fx_hops *h)
+{
+	fixture fx;
+	load_ok(&fx, path, sets);
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_route_hops(&fx.f, h, &d), 0);
+	fx_diag_release(&d);
+	fixture_release(&fx);
+}
+
+static void bisection_of(const char *path, const char *const *sets, fx_cut *c)
+{
+	fixture fx;
+	load_ok(&fx, path, sets);
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_route_bisection(&fx.f, c, &d), 0);
+	fx_diag_release(&d);
+	fixture_release(&fx);
+}
+
+/* book §6.5.4: bisecting a k x k x k torus cuts 2k^2 links: 32 for 4^3 and
+ * 128 for 8^3, so per-chip cut bandwidth halves (64 -> 512 chips). */
+START_TEST(torus_bisection)
+{
+	fx_cut c;
+	bisection_of("specs/tpu-v4-cube.yaml", NULL, &c);
+	ck_assert_double_eq(c.links, 32);
+	ck_assert_str_eq(c.method, "exact");
+	ck_assert(c.confirmed);  /* igraph max-flow equals 2k^2 x 50 GB/s */
+	ck_assert_double_eq_tol(c.bandwidth, 32 * 50e9, 1);
+	double per4 = c.per_device;
+	bisection_of("specs/torus-8x8x8.yaml", NULL, &c);
+	ck_assert_double_eq(c.links, 128);
+	ck_assert(c.confirmed);
+	ck_assert_double_eq_tol(c.per_device, per4 / 2, 1e-3);
+	/* collectives.md §6 check 8: TPU v4 16^3 -> 512 bisection links */
+	const char *s16[] = {"fabric.dims=[16,16,16]", NULL};
+	bisection_of("specs/torus-8x8x8.yaml", s16, &c);
+	ck_assert_double_eq(c.links, 512);
+	ck_assert(c.confirmed);
+	/* a mesh cuts once per line: N/k */
+	const char *mesh[] = {"fabric.wrap=false", NULL};
+	bisection_of("specs/tpu-v4-cube.yaml", mesh, &c);
+	ck_assert_double_eq(c.links, 16);
+	ck_assert(c.confirmed);
+}
+END_TEST
+
+/* book §6.5.1: "the two farthest cards are two hops apart in each
+ * dimension, six hops across three dimensions; in the switched network, any
+ * two cards are two links plus one forwarding step apart ... the torus takes
+ * an extra 0.8 us" at 200 ns per hop; "when the card count grows to 8^3 =
+ * 512, the torus's farthest distance becomes twelve hops". */
+START_TEST(farthest_pairs)
+{
+	fx_hops t, s, t8;
+	hops_of("specs/tpu-v4-cube.yaml", NULL, &t);
+	hops_of("specs/switched-64.yaml", NULL, &s);
+	hops_of("specs/torus-8x8x8.yaml", NULL, &t8);
+	ck_assert_int_eq(t.diameter, 6);
+	ck_assert_int_eq(t8.diameter, 12);
+	ck_assert_int_eq(s.diameter, 2);
+	/* every switched pair is exactly two links apart */
+	ck_assert_double_eq(s.hist[2], 64.0 * 63);
+	ck_assert_double_eq(s.hist[1], 0);
+	ck_assert_double_eq_tol(t.far_latency - s.far_latency, 0.8e-6, 1e-12);
+	/* book §6.5.1: a uniform share averages three hops on the 4^3 torus (over
+	 * all 64 destinations, the card itself included: 3 x 64 / 63 per distinct pair)
+	 * and six on 8^3 */
+	ck_assert_double_eq_tol(t.mean * 63 / 64, 3.0, 1e-12);
+	ck_assert_double_eq_tol(t8.mean * 511 / 512, 6.0, 1e-12);
+	fx_hops_release(&t);
+	fx_hops_release(&s);
+	fx_hops_release(&t8);
+}
+END_TEST
+
+/* The lattice convolution against igraph's own all-pairs distances. */
+START_TEST(lattice_hops_match_igraph)
+{
+	static const char *cases[][2] = {
+		{"fabric.dims=[4,4,4]", "fabric.wrap=true"},
+		{"fabric.dims=[3,5]", "fabric.wrap=false"},
+		{"fabric.dims=[5,4]", "fabric.wrap=true"},
+		{"fabric.dims=[2,3,4]", "fabric.wrap=[true,false,true]"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *sets[] = {cases[i][0], cases[i][1], "packaging.devices_per_node=1", NULL};
+		fixture fx;
+		load_ok(&fx, "specs/tpu-v4-cube.yaml", sets);
+		fx_hops h;
+		fx_diag d;
+		fx_diag_init(&d);
+		ck_assert_int_eq(fx_route_hops(&fx.f, &h, &d), 0);
+		igraph_matrix_t m;
+		igraph_matrix_init(&m, 0, 0);
+		igraph_distances(&fx.f.g, &m, igraph_vss_all(), igraph_vss_all(), IGRAPH_ALL);
+		double hist[64] = {0};
+		for (int64_t a = 0; a < fx.f.ndev; a++)
+			for (int64_t b = 0; b < fx.f.ndev; b++)
+				if (a != b)
+					hist[(int)MATRIX(m, a, b)]++;
+		for (int k = 1; k < 64; k++)
+			ck_assert_msg(hist[k] == (k < h.nhist ? h.hist[k] : 0), "%s %s: %d hops: igraph %g, fabricx %g",
+				      cases[i][0], cases[i][1], k, hist[k], k < h.nhist ? h.hist[k] : 0);
+		igraph_matrix_destroy(&m);
+		fx_hops_release(&h);
+		fx_diag_release(&d);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
+/* One search from device 0 stands for all only if every device is alike:
+ * check it against a search from every device on the shipped switched
+ * fabrics. */
+START_TEST(transitive_shortcut_is_exact)
+{
+	static const char *specs[] = {"specs/hgx-h100.yaml", "specs/nvl72.yaml", "specs/switched-64.yaml",
+				      "specs/cm384.yaml", "specs/dgx-h100-256.yaml",
+				      "specs/fat-tree-k8.yaml"};
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		fixture fx;
+		load_ok(&fx, specs[i], NULL);
+		ck_assert(fx.f.device_transitive);
+		fx_hops one, all;
+		fx_diag d;
+		fx_diag_init(&d);
+		ck_assert_int_eq(fx_route_hops(&fx.f, &one, &d), 0);
+		fx.f.device_transitive = 0;
+		ck_assert_int_eq(fx_route_hops(&fx.f, &all, &d), 0);
+		ck_assert_int_eq(all.sources, fx.f.ndev);
+		ck_assert_int_eq(one.nhist, all.nhist);
+		for (int64_t k = 0; k < one.nhist; k++)
+			ck_assert_msg(one.hist[k] == all.hist[k], "%s: %lld hops", specs[i], (long long)k);
+		ck_assert_double_eq(one.far_latency, all.far_latency);
+		fx_hops_release(&one);
+		fx_hops_release(&all);
+		fx_diag_release(&d);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
+/* Switched fabrics' bisections, computed by hand from the sources the specs
+ * cite, and each equal to igraph's max-flow. */
+START_TEST(switched_bisections)
+{
+	fx_cut c;
+	/* CM384: 24 nodes x 8 NPUs x 392 GB/s = 75,264 GB/s; each of the 112 L2
+	 * chips sees 24 nodes on each side at 28 GB/s: the same. */
+	bisection_of("specs/cm384.yaml", NULL, &c);
+	ck_assert(c.confirmed);
+	ck_assert_double_eq_tol(c.bandwidth, 75264e9, 1);
+	ck_assert_double_eq_tol(c.per_device, 392e9, 1e-3);
+	ck_assert_double_eq(c.links, 2688);
+	/* DGX H100 NVLink Switch System: 460.8 Tb/s bisection (hardware.md §3)
+	 * = 57.6 TB/s both ways, 28.8 TB/s per direction: the 2:1 taper halves
+	 * each GPU's 450 GB/s. */
+	bisection_of("specs/dgx-h100-256.yaml", NULL, &c);
+	ck_assert(c.confirmed);
+	ck_assert_double_eq_tol(c.bandwidth, 28.8e12, 1);
+	ck_assert_double_eq_tol(c.per_device, 225e9, 1e-3);
+	/* NVL72: 36 GPUs x 18 x 50 GB/s */
+	bisection_of("specs/nvl72.yaml", NULL, &c);
+	ck_assert(c.confirmed);
+	ck_assert_double_eq_tol(c.bandwidth, 36 * 900e9, 1);
+	/* full fat-tree: N b / 2 (collectives.md §3) */
+	bisection_of("specs/fat-tree-k8.yaml", NULL, &c);
+	ck_assert(c.confirmed);
+	ck_assert_double_eq_tol(c.bandwidth, 64 * 50e9, 1);
+	/* 3:1 oversubscribed leaves cut the per-host bisection to a third */
+	const char *over[] = {"fabric.k=", NULL};
+	(void)over;
+	fixture fx;
+	const char *y = "fabric: {kind: fat-tree, tiers: 2, radix: 64, hosts: 384, down_up: [48, 16], "
+			"link: {bandwidth: 50 GB/s, latency: 200 ns}}";
+	ck_assert_msg(fixture_load(&fx, "over.yaml", y, NULL) == 0, "%s", fx.msg);
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_route_bisection(&fx.f, &c, &d), 0);
+	ck_assert(c.confirmed);
+	ck_assert_double_eq_tol(c.per_device, 50e9 / 3, 1e-3);
+	fx_diag_release(&d);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* Graphs without a canonical split get a heuristic one, labelled a bound. */
+START_TEST(heuristic_bisection)
+{
+	/* two 32-cliques joined by 4 bridges: the bisection is the 4 bridges */
+	char y[200000];
+	size_t n = (size_t)snprintf(y, sizeof y, "fabric:\n  kind: custom\n  link: {bandwidth: 1 GB/s, "
+				    "latency: 1 ns}\n  nodes:\n");
+	for (int i = 0; i < 64; i++)
+		n += (size_t)snprintf(y + n, sizeof y - n, "    - {name: d%d, type: device}\n", i);
+	n += (size_t)snprintf(y + n, sizeof y - n, "  links:\n");
+	for (int h = 0; h < 2; h++)
+		for (int i = 0; i < 32; i++)
+			for (int j = i + 1; j < 32; j++)
+				n += (size_t)snprintf(y + n, sizeof y - n, "    - {a: d%d, b: d%d}\n",
+						      32 * h + i, 32 * h + j);
+	for (int i = 0; i < 4; i++)
+		n += (size_t)snprintf(y + n, sizeof y - n, "    - {a: d%d, b: d%d}\n", i * 3, 32 + i * 5);
+	fixture fx;
+	ck_assert_msg(fixture_load(&fx, "k32.yaml", y, NULL) == 0, "%s", fx.msg);
+	fx_cut c;
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_route_bisection(&fx.f, &c, &d), 0);
+	ck_assert_str_eq(c.method, "bound");
+	ck_assert_double_eq(c.links, 4);
+	ck_assert_int_eq(c.side[0], 32);
+	ck_assert_int_eq(c.side[1], 32);
+	fx_diag_release(&d);
+	fixture_release(&fx);
+
+	/* an 8x8 torus written out by hand: the heuristic finds 2k = 16 links */
+	n = (size_t)snprintf(y, sizeof y, "fabric:\n  kind: custom\n  link: {bandwidth: 1 GB/s, "
+			     "latency: 1 ns}\n  nodes:\n");
+	for (int i = 0; i < 64; i++)
+		n += (size_t)snprintf(y + n, sizeof y - n, "    - {name: p%d, type: device}\n", i);
+	n += (size_t)snprintf(y + n, sizeof y - n, "  links:\n");
+	for (int i = 0; i < 64; i++) {
+		int x = i % 8, r = i / 8;
+		n += (size_t)snprintf(y + n, sizeof y - n, "    - {a: p%d, b: p%d}\n    - {a: p%d, b: p%d}\n",
+				      i, r * 8 + (x + 1) % 8, i, ((r + 1) % 8) * 8 + x);
+	}
+	ck_assert_msg(fixture_load(&fx, "t8.yaml", y, NULL) == 0, "%s", fx.msg);
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_route_bisection(&fx.f, &c, &d), 0);
+	ck_assert_double_eq(c.links, 16);
+	fx_diag_release(&d);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* --cut: user-given partitions by coordinate and by node. */
+START_TEST(user_cuts)
+{
+	fixture fx;
+	load_ok(&fx, "specs/tpu-v4-cube.yaml", NULL);
+	uint8_t a[64], b[64], side[64];
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_fabric_select(&fx.f, "x=0-1", "t", a, &d), 0);
+	ck_assert_int_eq(fx_fabric_select(&fx.f, "x=2-3", "t", b, &d), 0);
+	for (int v = 0; v < 64; v++)
+		side[v] = a[v] ? 0 : b[v] ? 1 : 2;
+	fx_cut c;
+	ck_assert_int_eq(fx_route_cut(&fx.f, side, &c, &d), 0);
+	ck_assert_double_eq(c.links, 32);
+	ck_assert_double_eq(c.direct_links, 32);
+	/* one 2x4x4 slab against its neighbour slab only: the wrap links do not
+	 * join them directly but the flow goes round through the free chips */
+	ck_assert_int_eq(fx_fabric_select(&fx.f, "x=1", "t", a, &d), 0);
+	ck_assert_int_eq(fx_fabric_select(&fx.f, "x=2", "t", b, &d), 0);
+	for (int v = 0; v < 64; v++)
+		side[v] = a[v] ? 0 : b[v] ? 1 : 2;
+	ck_assert_int_eq(fx_route_cut(&fx.f, side, &c, &d), 0);
+	ck_assert_double_eq(c.direct_links, 16);
+	ck_assert_double_eq(c.links, 32);
+	fx_diag_release(&d);
+	fixture_release(&fx);
+}
+END_TEST
+
+Suite *suite_metrics(void)
+{
+	Suite *s = suite_create("metrics");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, torus_bisection);
+	tcase_add_test(tc, farthest_pairs);
+	tcase_add_test(tc, lattice_hops_match_igraph);
+	tcase_add_test(tc, transitive_shortcut_is_exact);
+	tcase_add_test(tc, switched_bisections);
+	tcase_add_test(tc, heuristic_bisection);
+	tcase_add_test(tc, user_cuts);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,117 @@
+/* The spec loader: positions, typed getters, YAML pitfalls, --set. */
+#include <string.h>
+
+#include "helpers.h"
+
+#define HAS(fx, s) ck_assert_msg(strstr((fx)->msg, s) != NULL, "expected '%s' in:\n%s", s, (fx)->msg)
+
+START_TEST(position_and_key_in_errors)
+{
+	fixture fx;
+	const char *y = "name: t\nfabric:\n  kind: torus\n  dims: [4, 0]\n"
+			"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", y, NULL), -1);
+	HAS(&fx, "t.yaml:4:13: error: 'fabric.dims[1]' must be at least 1, got 0");
+	HAS(&fx, "    dims: [4, 0]\n                ^");  /* the line and a caret */
+	ck_assert_int_eq(fx.d.status, FX_EXIT_INPUT);
+	fixture_release(&fx);
+}
+END_TEST
+
+START_TEST(unknown_key_lists_expected)
+{
+	fixture fx;
+	const char *y = "fabric:\n  kind: torus\n  dim: [4]\n  link: {bandwidth: 1 GB/s, latency: 1 ns}\n";
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", y, NULL), -1);
+	HAS(&fx, "t.yaml:3:3: error: unknown key 'dim' in 'fabric' (expected: kind, dims, wrap, "
+		 "links_per_neighbor, link)");
+	fixture_release(&fx);
+}
+END_TEST
+
+START_TEST(yaml_pitfalls)
+{
+	fixture fx;
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", "a: 1\na: 2\n", NULL), -1);
+	HAS(&fx, "t.yaml:2:1: error: duplicate key 'a' in '(top)'");
+	fixture_release(&fx);
+
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", "b: &x {c: 1}\nd:\n  <<: *x\n", NULL), -1);
+	HAS(&fx, "merge keys '<<' are not supported");
+	fixture_release(&fx);
+
+	/* an alias cycle must not recurse forever */
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", "a: &x [1, *x]\n", NULL), -1);
+	HAS(&fx, "nests too deeply");
+	fixture_release(&fx);
+
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", "a: [1, 2\nb: 3\n", NULL), -1);
+	HAS(&fx, "t.yaml:2:2: error: invalid YAML:");
+	fixture_release(&fx);
+
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", "", NULL), -1);
+	HAS(&fx, "t.yaml:1:1: error: empty document");
+	fixture_release(&fx);
+
+	/* a quoted number is a string, not a count */
+	const char *q = "fabric:\n  kind: torus\n  dims: [\"4\"]\n  link: {bandwidth: 1 GB/s, latency: 1 ns}\n";
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", q, NULL), -1);
+	HAS(&fx, "'fabric.dims[0]' must be an integer, got the quoted string \"4\"");
+	fixture_release(&fx);
+}
+END_TEST
+
+START_TEST(units_in_specs)
+{
+	fixture fx;
+	const char *y = "fabric:\n  kind: torus\n  dims: [4]\n  link: {bandwidth: 50, latency: 200 ns}\n";
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", y, NULL), -1);
+	HAS(&fx, "t.yaml:4:21: error: 'fabric.link.bandwidth' needs a unit: '50'");
+	fixture_release(&fx);
+	y = "fabric:\n  kind: torus\n  dims: [4]\n  link: {bandwidth: 50 GB, latency: 200 ns}\n";
+	ck_assert_int_eq(fixture_load(&fx, "t.yaml", y, NULL), -1);
+	HAS(&fx, "'fabric.link.bandwidth' must be a bandwidth, but '50 GB' is a size");
+	fixture_release(&fx);
+}
+END_TEST
+
+START_TEST(set_overrides)
+{
+	fixture fx;
+	const char *sets[] = {"fabric.dims=[8,8,8]", "fabric.link.bandwidth=100 GB/s",
+			      "packaging.nodes_per_rack=2", NULL};
+	load_ok(&fx, "specs/tpu-v4-cube.yaml", sets);
+	ck_assert_int_eq(fx.f.ndev, 512);
+	ck_assert_double_eq(fx.f.e[0].bw, 100e9);
+	ck_assert_int_eq(fx.f.nracks, 64);  /* 128 nodes of 4, 2 per rack */
+	fixture_release(&fx);
+
+	const char *idx[] = {"fabric.links[0].count=3", NULL};
+	load_ok(&fx, "specs/dgx1.yaml", idx);
+	ck_assert_int_eq(fx_fabric_links(&fx.f), 26);  /* 24 + 2 more on gpu0-gpu1 */
+	fixture_release(&fx);
+
+	const char *bad[] = {"fabric.dims=[4,-1]", NULL};
+	ck_assert_int_eq(fixture_load(&fx, "specs/tpu-v4-cube.yaml", NULL, bad), -1);
+	HAS(&fx, "--set fabric.dims:1:4: error: 'fabric.dims[1]' must be at least 1, got -1");
+	fixture_release(&fx);
+
+	const char *scalar[] = {"fabric.kind.x=1", NULL};
+	ck_assert_int_eq(fixture_load(&fx, "specs/tpu-v4-cube.yaml", NULL, scalar), -1);
+	HAS(&fx, "--set: 'fabric.kind' is a single value, not a map");
+	fixture_release(&fx);
+}
+END_TEST
+
+Suite *suite_spec(void)
+{
+	Suite *s = suite_create("spec");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, position_and_key_in_errors);
+	tcase_add_test(tc, unknown_key_lists_expected);
+	tcase_add_test(tc, yaml_pitfalls);
+	tcase_add_test(tc, units_in_specs);
+	tcase_add_test(tc, set_overrides);
+	suite_add_tcase(s, tc);
+	return s;
+}

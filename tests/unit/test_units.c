@@ -1,0 +1,69 @@
+/* Units as the book writes them: decimal GB, binary GiB/MiB/KiB (book §6.1.2:
+ * "GB and TB use decimal units, while MiB and GiB use binary units"). */
+#include "helpers.h"
+
+#include "../../core/units.h"
+
+static double parse(const char *s, fx_unit_kind k)
+{
+	double v = -1;
+	ck_assert_msg(fx_unit_parse(s, k, &v, NULL) == FX_UNIT_OK, "'%s' did not parse", s);
+	return v;
+}
+
+START_TEST(quantities)
+{
+	ck_assert_double_eq(parse("50 GB/s", FX_UNIT_BANDWIDTH), 50e9);
+	/* book §6.1.2: a 400 Gbit/s (50 GB/s) ConnectX-7 NIC */
+	ck_assert_double_eq(parse("400 Gbit/s", FX_UNIT_BANDWIDTH), 50e9);
+	ck_assert_double_eq(parse("400 Gb/s", FX_UNIT_BANDWIDTH), 50e9);
+	ck_assert_double_eq(parse("1 GiB/s", FX_UNIT_BANDWIDTH), 1073741824.0);
+	ck_assert_double_eq_tol(parse("200 ns", FX_UNIT_TIME), 200e-9, 1e-20);
+	ck_assert_double_eq_tol(parse("0.822 us", FX_UNIT_TIME), 0.822e-6, 1e-20);
+	ck_assert_double_eq_tol(parse("0.822 \xce\xbcs", FX_UNIT_TIME), 0.822e-6, 1e-20);
+	ck_assert_double_eq_tol(parse("10.2 kW", FX_UNIT_POWER), 10200, 1e-9);
+	ck_assert_double_eq(parse("700 W", FX_UNIT_POWER), 700);
+	ck_assert_double_eq(parse("48 KiB", FX_UNIT_SIZE), 49152);
+	ck_assert_double_eq(parse("32 MiB", FX_UNIT_SIZE), 33554432);
+	ck_assert_double_eq(parse("48 KB", FX_UNIT_SIZE), 48000);
+	ck_assert_double_eq(parse("80 GB", FX_UNIT_SIZE), 80e9);
+	ck_assert_double_eq(parse("1.1 GHz", FX_UNIT_FREQUENCY), 1.1e9);
+	ck_assert_double_eq(parse("4", FX_UNIT_NONE), 4);
+}
+END_TEST
+
+START_TEST(errors)
+{
+	double v;
+	fx_unit_kind got = FX_UNIT_NONE;
+	ck_assert_int_eq(fx_unit_parse("50", FX_UNIT_BANDWIDTH, &v, NULL), FX_UNIT_MISSING);
+	ck_assert_int_eq(fx_unit_parse("50 GBs", FX_UNIT_BANDWIDTH, &v, NULL), FX_UNIT_UNKNOWN);
+	ck_assert_int_eq(fx_unit_parse("fast", FX_UNIT_BANDWIDTH, &v, NULL), FX_UNIT_NOT_A_NUMBER);
+	ck_assert_int_eq(fx_unit_parse("50 GB", FX_UNIT_BANDWIDTH, &v, &got), FX_UNIT_WRONG_KIND);
+	ck_assert_int_eq(got, FX_UNIT_SIZE);
+	/* GB/s is bytes, Gb/s is bits: case matters */
+	ck_assert_int_eq(fx_unit_parse("1 gb/s", FX_UNIT_BANDWIDTH, &v, NULL), FX_UNIT_UNKNOWN);
+	ck_assert_int_eq(fx_unit_parse("inf GB/s", FX_UNIT_BANDWIDTH, &v, NULL), FX_UNIT_NOT_A_NUMBER);
+}
+END_TEST
+
+START_TEST(format)
+{
+	char b[32];
+	ck_assert_str_eq(fx_unit_format(50e9, FX_UNIT_BANDWIDTH, b, sizeof b), "50 GB/s");
+	ck_assert_str_eq(fx_unit_format(800e-9, FX_UNIT_TIME, b, sizeof b), "800 ns");
+	ck_assert_str_eq(fx_unit_format(49152, FX_UNIT_SIZE, b, sizeof b), "48 KiB");
+	ck_assert_str_eq(fx_unit_format(10200, FX_UNIT_POWER, b, sizeof b), "10.2 kW");
+}
+END_TEST
+
+Suite *suite_units(void)
+{
+	Suite *s = suite_create("units");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, quantities);
+	tcase_add_test(tc, errors);
+	tcase_add_test(tc, format);
+	suite_add_tcase(s, tc);
+	return s;
+}
