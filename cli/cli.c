@@ -145,7 +145,8 @@ const char *fx_cli_opt(const fx_cli *c, const char *name)
 static int check_root(fx_cli *c)
 {
 	static const char *const keys[] = {"name", "description", "sources", "fabric",
-					   "packaging", "power", NULL};
+					   "packaging", "power", "collective", "groups",
+					   "workload", NULL};
 	const fx_snode *r = c->spec.root, *n;
 	int rc = fx_spec_keys(&c->d, r, keys);
 	const char *s;
@@ -173,12 +174,14 @@ int fx_cli_load(fx_cli *c)
 	fx_spec_name(&c->spec, c->name, sizeof c->name);
 	int rc = check_root(c);
 	rc |= fx_power_parse(&c->d, &c->spec, &c->power);
+	rc |= fx_coll_time_parse(&c->d, &c->spec, &c->coll);
+	rc |= fx_workload_parse(c);
 	if (rc)
 		return -1;
 	if (fx_fabric_build(&c->fab, &c->spec, c->max_mem, &c->d))
 		return -1;
 	c->have_fab = 1;
-	return 0;
+	return fx_cli_groups_check(c);
 }
 
 static int mkdirs(const char *path)
@@ -220,6 +223,7 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 
 int fx_cli_finish(fx_cli *c, int rc)
 {
+	free(c->wl);
 	if (c->have_fab)
 		fx_fabric_release(&c->fab);
 	if (c->have_spec)

@@ -23,6 +23,7 @@
 #include "../core/table.h"
 #include "../fabric/fabric.h"
 #include "../power/power.h"
+#include "../routing/routing.h"
 #include "../spec/spec.h"
 
 #define FX_CLI_MAX_OPTS 32
@@ -33,6 +34,13 @@ typedef struct fx_opt {
 	const char *arg;    /* argument placeholder, NULL for a flag */
 	const char *help;
 } fx_opt;
+
+/* One collective the spec's workload asks `explore` to evaluate. */
+typedef struct fx_wl_coll {
+	const char *pattern, *algo, *group;  /* algo, group may be NULL */
+	double size;
+	int64_t nranks;                      /* 0: all devices (or the group) */
+} fx_wl_coll;
 
 typedef struct fx_cli {
 	const char *cmd;
@@ -48,6 +56,9 @@ typedef struct fx_cli {
 	fx_spec spec;
 	fx_fabric fab;
 	fx_power_config power;
+	fx_coll_time coll;                   /* the spec's collective: overhead */
+	fx_wl_coll *wl;                      /* workload.collectives */
+	size_t nwl;
 	int have_spec, have_fab;
 	char name[128];                      /* spec name */
 	char outdir[512];                    /* out/<name> */
@@ -71,9 +82,18 @@ int fx_cli_finish(fx_cli *c, int rc);
 /* Parses a quantity given on the command line, e.g. --size "32 MiB". */
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out);
 
-/* Commands (cli/cmd_*.c), listed in cli/main.c. */
+/* The ranks of a collective: --ranks N, --group NAME, or every device.
+ * *out is malloc'd (device ids in device order). */
+int fx_cli_ranks(fx_cli *c, const char *nranks, const char *group, int64_t **out, int64_t *n);
+/* Reads the spec's `workload:` map. */
+int fx_workload_parse(fx_cli *c);
+/* Checks the spec's `groups:` selectors against the fabric. */
+int fx_cli_groups_check(fx_cli *c);
+
+/* Commands (cli/<name>.c), listed in cli/main.c. */
 int fx_cmd_metrics(int argc, char **argv);
 int fx_cmd_explore(int argc, char **argv);
 int fx_cmd_kinds(int argc, char **argv);
+int fx_cmd_collective(int argc, char **argv);
 
 #endif

@@ -22,6 +22,8 @@ int fx_cmd_explore(int argc, char **argv)
 			fx_json_obj_begin(&c.js, NULL);
 		}
 		rc = fx_report_metrics(&c, NULL);
+		if (rc == 0)
+			rc = fx_report_collectives(&c);
 		if (c.json)
 			fx_json_obj_end(&c.js);
 		else if (rc == 0)

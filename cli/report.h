@@ -12,4 +12,7 @@
 /* Counts, switch ports, hop counts, bisection; cutspec is --cut or NULL. */
 int fx_report_metrics(fx_cli *c, const char *cutspec);
 
+/* The workload's collectives, or the default three, on all devices. */
+int fx_report_collectives(fx_cli *c);
+
 #endif

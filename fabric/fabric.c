@@ -86,7 +86,7 @@ void fx_fabric_role_stats(const fx_fabric *f, fx_role_stat rs[FX_MAX_ROLES])
 		igraph_incident(&f->g, &inc, v, IGRAPH_ALL);
 		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&inc); i++) {
 			int64_t e = VECTOR(inc)[i];
-			int64_t u = f->ends[2 * e] == v ? f->ends[2 * e + 1] : f->ends[2 * e];
+			int64_t u = fx_fabric_other(f, e, v);
 			int lower = f->v[u].role < 0 || f->roles[f->v[u].role].tier < f->roles[r].tier;
 			if (lower) {
 				down += f->e[e].count;

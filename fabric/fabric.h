@@ -112,6 +112,7 @@ typedef struct fx_fabric {
 	 * custom graphs).  In switched fabrics only switches forward. CPUs never
 	 * forward. */
 	int devices_forward;
+	int cpus_forward;           /* custom graphs: any vertex may relay */
 	/* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing
 	 * stage latency (beta) and router table entries per PE. */
 	double pe_memory, routing_latency;
@@ -178,6 +179,25 @@ typedef struct fx_role_stat {
 	double down_bw, up_bw;  /* bytes/s per direction, summed over the ports */
 } fx_role_stat;
 void fx_fabric_role_stats(const fx_fabric *f, fx_role_stat stats[FX_MAX_ROLES]);
+/* May traffic between two other vertices pass through v? */
+static inline int fx_fabric_relays(const fx_fabric *f, int64_t v)
+{
+	switch ((fx_vtype)f->v[v].type) {
+	case FX_V_SWITCH: return 1;
+	case FX_V_DEVICE: return f->devices_forward;
+	default: return f->cpus_forward;
+	}
+}
+/* The directed link id for crossing edge e out of vertex `from`. */
+static inline int64_t fx_fabric_dirlink(const fx_fabric *f, int64_t e, int64_t from)
+{
+	return f->ends[2 * e] == from ? 2 * e : 2 * e + 1;
+}
+/* The other end of edge e. */
+static inline int64_t fx_fabric_other(const fx_fabric *f, int64_t e, int64_t v)
+{
+	return f->ends[2 * e] == v ? f->ends[2 * e + 1] : f->ends[2 * e];
+}
 /* Links a full mesh of the devices would need: n(n-1)/2. */
 int64_t fx_fabric_full_mesh_links(const fx_fabric *f);
 /* Coordinates of lattice device v into x[ndims]. */

@@ -231,7 +231,10 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 		const clink *l = &p->links[i];
 		fx_fb_link(f, p->nodes[l->a].id, p->nodes[l->b].id, &l->ls, (int)l->count, 0);
 	}
-	f->devices_forward = 1;  /* e.g. DGX-1's hybrid cube-mesh relays through GPUs */
+	/* explicit graphs route on plain shortest paths: any vertex may relay
+	 * (DGX-1's hybrid cube-mesh relays through GPUs) */
+	f->devices_forward = 1;
+	f->cpus_forward = 1;
 	return 0;
 }
 

@@ -10,11 +10,6 @@
 #include "../core/xalloc.h"
 #include "routing.h"
 
-static int relays(const fx_fabric *f, int64_t v)
-{
-	return f->v[v].type == FX_V_SWITCH || (f->v[v].type == FX_V_DEVICE && f->devices_forward);
-}
-
 static double capacity(const fx_fabric *f, int64_t e)
 {
 	return f->e[e].count * f->e[e].bw;
@@ -42,7 +37,7 @@ int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *
 	int64_t m = 0;
 	for (int64_t e = 0; e < f->ne; e++) {
 		int64_t a = f->ends[2 * e], b = f->ends[2 * e + 1];
-		if ((side[a] == 2 && !relays(f, a)) || (side[b] == 2 && !relays(f, b)))
+		if ((side[a] == 2 && !fx_fabric_relays(f, a)) || (side[b] == 2 && !fx_fabric_relays(f, b)))
 			continue;
 		if (side[a] < 2 && side[b] < 2 && side[a] != side[b])
 			out->direct_links += f->e[e].count;
@@ -100,11 +95,6 @@ typedef struct kl {
 	uint8_t *locked;
 } kl;
 
-static int64_t other(const fx_fabric *f, int64_t e, int64_t v)
-{
-	return f->ends[2 * e] == v ? f->ends[2 * e + 1] : f->ends[2 * e];
-}
-
 static void gains(kl *k)
 {
 	const fx_fabric *f = k->f;
@@ -124,7 +114,7 @@ static void flip(kl *k, int64_t v)
 	k->side[v] ^= 1;
 	k->gain[v] = -k->gain[v];
 	for (igraph_integer_t i = 0; i < igraph_vector_int_size(es); i++) {
-		int64_t e = VECTOR(*es)[i], u = other(k->f, e, v);
+		int64_t e = VECTOR(*es)[i], u = fx_fabric_other(k->f, e, v);
 		/* the edge changed from cut to uncut or back: 2w either way */
 		k->gain[u] += (k->side[u] == k->side[v] ? -2 : 2) * capacity(k->f, e);
 	}
@@ -135,7 +125,7 @@ static double between(const kl *k, int64_t a, int64_t b)
 	igraph_vector_int_t *es = igraph_inclist_get((igraph_inclist_t *)&k->inc, a);
 	double w = 0;
 	for (igraph_integer_t i = 0; i < igraph_vector_int_size(es); i++)
-		if (other(k->f, VECTOR(*es)[i], a) == b)
+		if (fx_fabric_other(k->f, VECTOR(*es)[i], a) == b)
 			w += capacity(k->f, VECTOR(*es)[i]);
 	return w;
 }

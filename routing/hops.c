@@ -103,15 +103,6 @@ typedef struct bfs {
 	double *lat;
 } bfs;
 
-static int relays(const fx_fabric *f, int64_t v)
-{
-	switch ((fx_vtype)f->v[v].type) {
-	case FX_V_SWITCH: return 1;
-	case FX_V_DEVICE: return f->devices_forward;
-	default: return 0;
-	}
-}
-
 /* Breadth-first search from src; among shortest paths keeps the least
  * latency (all of a vertex's parents are settled before it is expanded). */
 static void bfs_run(bfs *b, int64_t src)
@@ -125,13 +116,13 @@ static void bfs_run(bfs *b, int64_t src)
 	b->queue[tail++] = src;
 	while (head < tail) {
 		int64_t u = b->queue[head++];
-		if (u != src && !relays(f, u))
+		if (u != src && !fx_fabric_relays(f, u))
 			continue;
 		igraph_vector_int_t *es = igraph_inclist_get(&b->inc, u);
 		igraph_integer_t n = igraph_vector_int_size(es);
 		for (igraph_integer_t i = 0; i < n; i++) {
 			igraph_integer_t e = VECTOR(*es)[i];
-			int64_t w = f->ends[2 * e] == u ? f->ends[2 * e + 1] : f->ends[2 * e];
+			int64_t w = fx_fabric_other(f, e, u);
 			double l = b->lat[u] + f->e[e].lat;
 			if (b->dist[w] < 0) {
 				b->dist[w] = b->dist[u] + 1;

@@ -62,4 +62,134 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d);
  * 2 (neither: may carry traffic if it forwards). */
 int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *d);
 
+/* ---- routing traffic ---- */
+
+/* One transfer: bytes from device src to device dst (vertex ids). */
+typedef struct fx_flow {
+	int64_t src, dst;
+	double bytes;
+} fx_flow;
+
+/* What the paths of a batch of flows looked like. */
+typedef struct fx_path_stats {
+	int64_t max_hops;        /* longest path, in links */
+	double max_latency;      /* seconds: the slowest path's summed link latencies */
+} fx_path_stats;
+
+/*
+ * A router routes flows over a fabric the way its kind does: dimension-order
+ * on tori and meshes (least distance per dimension; on an even ring the two
+ * equal ways share the traffic half and half unless `tie_plus`), ECMP on
+ * Clos-like fabrics (split evenly over equal-cost next hops, weighted by
+ * parallel links), igraph shortest paths on explicit graphs.
+ *
+ * The router borrows the fabric and keeps per-destination caches; free it
+ * with fx_router_free().
+ */
+typedef struct fx_router fx_router;
+
+fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
+void fx_router_free(fx_router *r);
+/* "dimension-order", "ecmp" or "shortest-path". */
+const char *fx_router_name(const fx_router *r);
+/* Adds the bytes of n flows to load[2 * f->ne] (per directed link) and
+ * reports the longest and slowest path.  Time complexity: O(n D + N D) on
+ * lattices (difference arrays per line), O(edges reached) per destination
+ * for ECMP, one BFS per source on explicit graphs. */
+int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
+		  fx_path_stats *st, fx_diag *d);
+
+/* ---- collectives ---- */
+
+/* A round: flows that run at the same time, repeated `repeat` times
+ * identically (ring steps are, so they are routed once). */
+typedef struct fx_round {
+	fx_flow *flows;
+	size_t n, cap;
+	int64_t repeat;
+	char label[32];       /* e.g. "reduce-scatter", "broadcast" */
+} fx_round;
+
+typedef struct fx_sched {
+	fx_round *r;
+	size_t n, cap;
+} fx_sched;
+
+void fx_sched_release(fx_sched *s);
+
+/* A collective to run: pattern x algorithm over ranks (device ids, in rank
+ * order) with `size` bytes per rank (for all-to-all, what each rank sends
+ * in all; for reduce-scatter and all-gather, the whole vector). */
+typedef struct fx_coll_req {
+	const char *pattern;
+	const char *algo;
+	const int64_t *ranks;
+	int64_t n;
+	double size;
+	int64_t chunks;       /* pipelined algorithms: pieces (0 = algorithm default) */
+} fx_coll_req;
+
+typedef struct fx_coll_algo {
+	const char *pattern;
+	const char *name;
+	const char *summary;
+	/* Generates the rounds of flows. */
+	int (*gen)(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d);
+	/* Bytes every rank must send in all (the algorithm's data volume), for
+	 * checking schedules; NULL when ranks send unequal amounts. */
+	double (*sent_per_rank)(const fx_coll_req *q);
+} fx_coll_algo;
+
+/* The registry: every pattern x algorithm; NULL-terminated. */
+extern const fx_coll_algo *const fx_coll_algos[];
+/* Finds pattern/algo (algo NULL: the pattern's first algorithm). */
+const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo);
+
+/* The time model: a round costs alpha + the slowest path's latency + the
+ * busiest directed link's bytes / bandwidth; rounds add.  With
+ * alpha_replaces_latency the path latency is not added (the book's alpha
+ * stands for both). */
+typedef struct fx_coll_time {
+	double alpha;
+	int alpha_replaces_latency;
+} fx_coll_time;
+
+typedef struct fx_round_result {
+	int64_t repeat;
+	char label[32];
+	double max_link_bytes, total_link_bytes;
+	int64_t max_hops;
+	double latency;       /* slowest path, seconds */
+	double time;          /* seconds, one repetition */
+} fx_round_result;
+
+typedef struct fx_coll_result {
+	int64_t rounds;            /* repetitions included */
+	double time;               /* seconds */
+	double max_link_bytes;     /* busiest directed link, whole collective */
+	double total_link_bytes;   /* sum over directed links (hop-bytes) */
+	double sent_bytes;         /* sum over flows */
+	double algbw, busbw;       /* bytes/s, as nccl-tests defines them */
+	fx_round_result *per_round;
+	size_t nround;
+	double *link_bytes;        /* [2 ne] bytes per directed link */
+	double *link_busy;         /* [2 ne] seconds each link is busy */
+} fx_coll_result;
+
+/* Reads the spec's `collective: {overhead: T}` (default 0). */
+int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
+
+/* Generates and routes the collective.  The result owns its arrays; free
+ * them with fx_coll_result_release(). */
+int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
+		fx_coll_result *out, fx_diag *d);
+void fx_coll_result_release(fx_coll_result *res);
+/* nccl-tests' bus bandwidth factor of a pattern for n ranks. */
+double fx_coll_bus_factor(const char *pattern, int64_t n);
+/* The size at which algorithms a and b take equal time (bisection over
+ * [lo, hi] bytes), or -1 if they do not cross there. */
+double fx_coll_crossover(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
+			 const char *algo_a, const char *algo_b, const fx_coll_time *tm,
+			 double lo, double hi, fx_diag *d);
+
 #endif

@@ -1,0 +1,59 @@
+/*
+ * The spec's `workload:` map: what runs on the fabric.
+ *
+ *   workload:
+ *     collectives:            # evaluated by `explore`
+ *       - {pattern: allreduce, algo: ring, size: 10 KiB, group: tp}
+ *       - {pattern: all-to-all, size: 32 MiB}
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "cli.h"
+
+static int parse_coll(fx_cli *c, const fx_snode *n, fx_wl_coll *w)
+{
+	static const char *const keys[] = {"pattern", "algo", "size", "ranks", "group", NULL};
+	fx_diag *d = &c->d;
+	if (n->kind != FX_SNODE_MAP)
+		return fx_snode_error(d, n, "'%s' must be a map {pattern, algo, size, ranks, group}", n->path);
+	memset(w, 0, sizeof *w);
+	int rc = fx_spec_keys(d, n, keys);
+	rc |= fx_spec_str(d, n, "pattern", &w->pattern);
+	rc |= fx_spec_str_opt(d, n, "algo", &w->algo);
+	rc |= fx_spec_qty(d, n, "size", FX_UNIT_SIZE, 0, 0, &w->size);
+	rc |= fx_spec_int_opt(d, n, "ranks", 1, INT32_MAX, &w->nranks);
+	rc |= fx_spec_str_opt(d, n, "group", &w->group);
+	if (rc)
+		return -1;
+	if (w->nranks && w->group)
+		return fx_snode_error(d, n, "'%s' gives both 'ranks' and 'group'", n->path);
+	if (!fx_coll_find(w->pattern, NULL))
+		return fx_snode_error(d, fx_snode_get(n, "pattern"), "unknown collective pattern '%s' "
+				      "(see fabricx collective --list)", w->pattern);
+	if (w->algo && !fx_coll_find(w->pattern, w->algo))
+		return fx_snode_error(d, fx_snode_get(n, "algo"), "no algorithm '%s' for %s (see "
+				      "fabricx collective --list)", w->algo, w->pattern);
+	return 0;
+}
+
+int fx_workload_parse(fx_cli *c)
+{
+	static const char *const keys[] = {"collectives", NULL};
+	const fx_snode *w, *l;
+	if (fx_spec_map(&c->d, c->spec.root, "workload", 0, &w))
+		return -1;
+	if (!w)
+		return 0;
+	if (fx_spec_keys(&c->d, w, keys) || fx_spec_seq(&c->d, w, "collectives", 0, &l))
+		return -1;
+	if (!l)
+		return 0;
+	c->wl = fx_xcalloc(l->n ? l->n : 1, sizeof *c->wl);
+	c->nwl = l->n;
+	int rc = 0;
+	for (size_t i = 0; i < l->n; i++)
+		rc |= parse_coll(c, l->items[i], &c->wl[i]);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * All-to-all: each rank sends M/(n-1) to every other rank — all at once
+ * (direct), or one peer per round (pairwise: rank r sends to r + s in
+ * round s).
+ */
+#include "internal.h"
+
+static int direct(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
+{
+	(void)f;
+	(void)d;
+	if (q->n < 2)
+		return 0;
+	fx_round *r = fx_sched_round(s, 1, "all-to-all");
+	double b = q->size / (double)(q->n - 1);
+	for (int64_t i = 0; i < q->n; i++)
+		for (int64_t j = 0; j < q->n; j++)
+			fx_sched_flow(r, q, i, j, b);
+	return 0;
+}
+
+static int pairwise(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
+{
+	(void)f;
+	(void)d;
+	double b = q->size / (double)(q->n - 1);
+	for (int64_t k = 1; k < q->n; k++) {
+		fx_round *r = fx_sched_round(s, 1, "all-to-all");
+		for (int64_t i = 0; i < q->n; i++)
+			fx_sched_flow(r, q, i, (i + k) % q->n, b);
+	}
+	return 0;
+}
+
+static double all(const fx_coll_req *q)
+{
+	return q->n > 1 ? q->size : 0;
+}
+
+const fx_coll_algo fx_a2a_direct = {"all-to-all", "direct", "every rank sends M/(n-1) to every other at once", direct, all};
+const fx_coll_algo fx_a2a_pairwise = {"all-to-all", "pairwise", "n-1 rounds, rank r sends to r+s in round s", pairwise, all};

@@ -1,0 +1,84 @@
+/*
+ * Recursive and Swing exchanges (bandwidth-optimal forms): reduce-scatter
+ * in log2 n rounds, each rank sending half of what it holds (M/2, M/4, ...)
+ * to its peer of that round; all-gather runs the same rounds backwards.
+ *
+ *   recursive: peer of r at step s is r XOR 2^s (distance 2^s)
+ *   Swing (De Sensi et al., NSDI'24): rho(s) = sum_{i<=s} (-2)^i =
+ *   1, -1, 3, -5, 11, ...; peer is r + rho(s) for even r, r - rho(s) for
+ *   odd r (mod n), at distance |rho(s)| <= 2^s.
+ */
+#include "internal.h"
+
+typedef int64_t (*peer_fn)(int64_t r, int s, int64_t n);
+
+static int64_t rec_peer(int64_t r, int s, int64_t n)
+{
+	(void)n;
+	return r ^ ((int64_t)1 << s);
+}
+
+/* rho(s) = (1 - (-2)^(s+1)) / 3 */
+static int64_t rho(int s)
+{
+	int64_t p = 1;
+	for (int i = 0; i <= s; i++)
+		p *= -2;
+	return (1 - p) / 3;
+}
+
+static int64_t swing_peer(int64_t r, int s, int64_t n)
+{
+	int64_t o = r % 2 == 0 ? rho(s) : -rho(s);
+	return ((r + o) % n + n) % n;
+}
+
+static void halving(fx_sched *sc, const fx_coll_req *q, peer_fn peer, int backwards,
+		    const char *label)
+{
+	int L = fx_log2(q->n);
+	for (int k = 0; k < L; k++) {
+		int s = backwards ? L - 1 - k : k;
+		fx_round *r = fx_sched_round(sc, 1, label);
+		double bytes = q->size / (double)((int64_t)2 << s);
+		for (int64_t i = 0; i < q->n; i++)
+			fx_sched_flow(r, q, i, peer(i, s, q->n), bytes);
+	}
+}
+
+#define GEN(fn, peer, rs, ag)                                                          \
+	static int fn(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d) \
+	{                                                                              \
+		(void)f;                                                               \
+		if (!fx_is_pow2(q->n))                                                 \
+			return fx_need_pow2(q, d);                                     \
+		if (rs)                                                                \
+			halving(s, q, peer, 0, "reduce-scatter");                      \
+		if (ag)                                                                \
+			halving(s, q, peer, 1, "all-gather");                          \
+		return 0;                                                              \
+	}
+
+GEN(rs_rec, rec_peer, 1, 0)
+GEN(ag_rec, rec_peer, 0, 1)
+GEN(ar_rhd, rec_peer, 1, 1)
+GEN(rs_swing, swing_peer, 1, 0)
+GEN(ag_swing, swing_peer, 0, 1)
+GEN(ar_swing, swing_peer, 1, 1)
+
+static double once(const fx_coll_req *q)
+{
+	return (double)(q->n - 1) * q->size / (double)q->n;
+}
+
+static double twice(const fx_coll_req *q)
+{
+	return 2 * once(q);
+}
+
+const fx_coll_algo fx_rs_rec = {"reduce-scatter", "recursive", "peer r XOR 2^s, halving the data each round", rs_rec, once};
+const fx_coll_algo fx_ag_rec = {"all-gather", "recursive", "reduce-scatter's rounds backwards, doubling the data", ag_rec, once};
+const fx_coll_algo fx_ar_rhd = {"allreduce", "rhd", "recursive halving reduce-scatter + doubling all-gather (Rabenseifner)", ar_rhd, twice};
+const fx_coll_algo fx_rs_swing = {"reduce-scatter", "swing", "Swing peers r +/- rho(s), halving the data each round", rs_swing, once};
+const fx_coll_algo fx_ag_swing = {"all-gather", "swing", "Swing's rounds backwards, doubling the data", ag_swing, once};
+const fx_coll_algo fx_ar_swing = {"allreduce", "swing", "Swing reduce-scatter + all-gather (NSDI'24)", ar_swing, twice};

@@ -1,0 +1,79 @@
+/*
+ * Torus dimension-wise ("bucket") allreduce (book §6.5.1, collectives.md
+ * §1): ring reduce-scatter along each dimension in turn, then ring
+ * all-gathers in reverse order, moving only between neighbours.  To keep
+ * all 2D ports busy the data is cut into 2D parts: part (i, dir) starts
+ * with dimension i and runs its rings in direction dir, all parts at once.
+ * Needs a lattice fabric with every device a rank, in device order.
+ */
+#include <stdlib.h>
+
+#include "../core/xalloc.h"
+#include "internal.h"
+
+typedef struct step {
+	int dim, dir;
+	double bytes;
+	int ag;
+} step;
+
+static int ar_torus(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
+{
+	int D = f->ndims;
+	if (D == 0 || q->n != f->ndev)
+		return fx_diag_error(d, NULL, "allreduce/torus needs a torus or mesh fabric with every "
+				     "device a rank (%lld ranks of %lld devices)",
+				     (long long)q->n, (long long)f->ndev);
+	for (int64_t i = 0; i < q->n; i++)
+		if (q->ranks[i] != i)
+			return fx_diag_error(d, NULL, "allreduce/torus needs the ranks in device order");
+	int64_t len = 0;
+	for (int i = 0; i < D; i++)
+		len += 2 * (f->dims[i] - 1);
+	int parts = 2 * D;
+	step *st = fx_xmalloc((size_t)(parts * len + 1) * sizeof *st);
+	for (int p = 0; p < parts; p++) {
+		int first = p / 2, dir = p % 2;
+		double held = q->size / parts;
+		int64_t k = 0;
+		step *mine = st + (size_t)p * (size_t)len;
+		for (int j = 0; j < D; j++) {  /* reduce-scatter, dims from `first` on */
+			int dim = (first + j) % D;
+			for (int t = 0; t < f->dims[dim] - 1; t++)
+				mine[k++] = (step){dim, dir, held / f->dims[dim], 0};
+			held /= f->dims[dim];
+		}
+		for (int j = D - 1; j >= 0; j--) {  /* all-gather, the same dims backwards */
+			int dim = (first + j) % D;
+			for (int t = 0; t < f->dims[dim] - 1; t++)
+				mine[k++] = (step){dim, dir, held, 1};
+			held *= f->dims[dim];
+		}
+	}
+	int x[FX_MAX_DIMS];
+	for (int64_t t = 0; t < len; t++) {
+		fx_round *r = fx_sched_round(s, 1, st[t].ag ? "all-gather" : "reduce-scatter");
+		for (int p = 0; p < parts; p++) {
+			const step *e = &st[(size_t)p * (size_t)len + (size_t)t];
+			int64_t stride = 1;
+			for (int j = 0; j < e->dim; j++)
+				stride *= f->dims[j];
+			for (int64_t v = 0; v < q->n; v++) {
+				fx_fabric_coords(f, v, x);
+				int k = f->dims[e->dim];
+				int nx = e->dir == 0 ? (x[e->dim] + 1) % k : (x[e->dim] + k - 1) % k;
+				fx_sched_flow(r, q, v, v + (int64_t)(nx - x[e->dim]) * stride, e->bytes);
+			}
+		}
+	}
+	free(st);
+	return 0;
+}
+
+static double twice(const fx_coll_req *q)
+{
+	return 2.0 * (double)(q->n - 1) * q->size / (double)q->n;
+}
+
+const fx_coll_algo fx_ar_torus = {"allreduce", "torus", "ring reduce-scatter/all-gather along each dimension, 2D parts at once",
+				  ar_torus, twice};

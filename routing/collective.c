@@ -1,0 +1,215 @@
+/*
+ * Collectives: the registry of pattern x algorithm, and the time model that
+ * routes each round on the real fabric.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "internal.h"
+
+const fx_coll_algo *const fx_coll_algos[] = {
+	&fx_ar_ring, &fx_ar_tree, &fx_ar_rhd, &fx_ar_swing, &fx_ar_torus, &fx_ar_hier,
+	&fx_ar_dbtree,
+	&fx_rs_ring, &fx_rs_rec, &fx_rs_swing,
+	&fx_ag_ring, &fx_ag_rec, &fx_ag_swing,
+	&fx_a2a_direct, &fx_a2a_pairwise,
+	&fx_bc_tree, &fx_bc_chain,
+	&fx_rd_tree, &fx_rd_chain,
+	NULL,
+};
+
+const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo)
+{
+	for (const fx_coll_algo *const *a = fx_coll_algos; *a; a++)
+		if (strcmp((*a)->pattern, pattern) == 0 && (!algo || strcmp((*a)->name, algo) == 0))
+			return *a;
+	return NULL;
+}
+
+void fx_sched_release(fx_sched *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->r[i].flows);
+	free(s->r);
+	memset(s, 0, sizeof *s);
+}
+
+fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label)
+{
+	s->r = fx_xgrow(s->r, &s->cap, s->n + 1, sizeof *s->r);
+	fx_round *r = &s->r[s->n++];
+	memset(r, 0, sizeof *r);
+	r->repeat = repeat;
+	snprintf(r->label, sizeof r->label, "%s", label);
+	return r;
+}
+
+void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, double bytes)
+{
+	if (a == b || bytes <= 0)
+		return;
+	r->flows = fx_xgrow(r->flows, &r->cap, r->n + 1, sizeof *r->flows);
+	r->flows[r->n].src = q->ranks[a];
+	r->flows[r->n].dst = q->ranks[b];
+	r->flows[r->n].bytes = bytes;
+	r->n++;
+}
+
+int fx_is_pow2(int64_t n)
+{
+	return n > 0 && (n & (n - 1)) == 0;
+}
+
+int fx_log2(int64_t n)
+{
+	int l = 0;
+	while ((int64_t)1 << (l + 1) <= n)
+		l++;
+	return l;
+}
+
+int fx_need_pow2(const fx_coll_req *q, fx_diag *d)
+{
+	return fx_diag_error(d, NULL, "%s/%s needs a power-of-two number of ranks, got %lld "
+			     "(use --ranks)", q->pattern, q->algo, (long long)q->n);
+}
+
+/* nccl-tests (src/, the *GetBw functions): allreduce 2(n-1)/n; reduce-scatter,
+ * all-gather, all-to-all (n-1)/n; broadcast and reduce 1. */
+double fx_coll_bus_factor(const char *pattern, int64_t n)
+{
+	if (n < 2)
+		return 0;
+	if (strcmp(pattern, "allreduce") == 0)
+		return 2.0 * (double)(n - 1) / (double)n;
+	if (strcmp(pattern, "reduce-scatter") == 0 || strcmp(pattern, "all-gather") == 0 ||
+	    strcmp(pattern, "all-to-all") == 0)
+		return (double)(n - 1) / (double)n;
+	return 1;
+}
+
+void fx_coll_result_release(fx_coll_result *res)
+{
+	free(res->per_round);
+	free(res->link_bytes);
+	free(res->link_busy);
+	memset(res, 0, sizeof *res);
+}
+
+int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
+		fx_coll_result *out, fx_diag *d)
+{
+	memset(out, 0, sizeof *out);
+	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
+	if (!a)
+		return fx_diag_error(d, NULL, "unknown collective %s/%s", q->pattern,
+				     q->algo ? q->algo : "(default)");
+	fx_sched s = {0};
+	if (a->gen(f, q, &s, d)) {
+		fx_sched_release(&s);
+		return -1;
+	}
+	size_t nl = (size_t)(2 * f->ne);
+	out->link_bytes = fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
+	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
+	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
+	out->nround = s.n;
+	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+	int rc = 0;
+	for (size_t i = 0; i < s.n && rc == 0; i++) {
+		const fx_round *rd = &s.r[i];
+		fx_round_result *rr = &out->per_round[i];
+		fx_path_stats st;
+		memset(load, 0, nl * sizeof *load);
+		rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
+		if (rc)
+			break;
+		double worst = 0;  /* seconds the busiest link needs */
+		for (size_t l = 0; l < nl; l++) {
+			if (load[l] == 0)
+				continue;
+			const fx_link *lk = &f->e[l / 2];
+			double busy = load[l] / (lk->count * lk->bw);
+			if (busy > worst)
+				worst = busy;
+			if (load[l] > rr->max_link_bytes)
+				rr->max_link_bytes = load[l];
+			rr->total_link_bytes += load[l];
+			out->link_bytes[l] += load[l] * (double)rd->repeat;
+			out->link_busy[l] += busy * (double)rd->repeat;
+		}
+		for (size_t k = 0; k < rd->n; k++)
+			out->sent_bytes += rd->flows[k].bytes * (double)rd->repeat;
+		rr->repeat = rd->repeat;
+		snprintf(rr->label, sizeof rr->label, "%s", rd->label);
+		rr->max_hops = st.max_hops;
+		rr->latency = st.max_latency;
+		rr->time = tm->alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst;
+		out->time += rr->time * (double)rd->repeat;
+		out->rounds += rd->repeat;
+		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;
+	}
+	for (size_t l = 0; l < nl; l++)
+		if (out->link_bytes[l] > out->max_link_bytes)
+			out->max_link_bytes = out->link_bytes[l];
+	if (out->time > 0) {
+		out->algbw = q->size / out->time;
+		out->busbw = out->algbw * fx_coll_bus_factor(q->pattern, q->n);
+	}
+	free(load);
+	fx_sched_release(&s);
+	if (rc)
+		fx_coll_result_release(out);
+	return rc;
+}
+
+int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
+{
+	static const char *const keys[] = {"overhead", NULL};
+	const fx_snode *c;
+	tm->alpha = 0;
+	tm->alpha_replaces_latency = 0;
+	if (fx_spec_map(d, spec->root, "collective", 0, &c))
+		return -1;
+	if (!c)
+		return 0;
+	return fx_spec_keys(d, c, keys) |
+	       fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha);
+}
+
+static double time_of(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const char *algo,
+		      double size, const fx_coll_time *tm, fx_diag *d)
+{
+	fx_coll_req x = *q;
+	fx_coll_result res;
+	x.algo = algo;
+	x.size = size;
+	if (fx_coll_run(f, r, &x, tm, &res, d))
+		return NAN;
+	double t = res.time;
+	fx_coll_result_release(&res);
+	return t;
+}
+
+double fx_coll_crossover(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
+			 const char *algo_a, const char *algo_b, const fx_coll_time *tm,
+			 double lo, double hi, fx_diag *d)
+{
+	double dlo = time_of(f, r, q, algo_a, lo, tm, d) - time_of(f, r, q, algo_b, lo, tm, d);
+	double dhi = time_of(f, r, q, algo_a, hi, tm, d) - time_of(f, r, q, algo_b, hi, tm, d);
+	if (isnan(dlo) || isnan(dhi) || (dlo > 0) == (dhi > 0))
+		return -1;
+	for (int it = 0; it < 100 && hi - lo > 0.5; it++) {
+		double mid = (lo + hi) / 2;
+		double dm = time_of(f, r, q, algo_a, mid, tm, d) - time_of(f, r, q, algo_b, mid, tm, d);
+		if (isnan(dm))
+			return -1;
+		if ((dm > 0) == (dlo > 0))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}

@@ -1,0 +1,23 @@
+/* Private to routing/: building schedules, and the collective generators. */
+#ifndef FX_ROUTING_INTERNAL_H
+#define FX_ROUTING_INTERNAL_H
+
+#include "routing.h"
+
+/* Starts a new round (repeated `repeat` times) labelled `label`. */
+fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label);
+/* Adds a flow of bytes from rank a to rank b (rank indexes into q->ranks). */
+void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, double bytes);
+/* 1 if n is a power of two. */
+int fx_is_pow2(int64_t n);
+int fx_log2(int64_t n);
+/* Reports that algo needs a power-of-two rank count. */
+int fx_need_pow2(const fx_coll_req *q, fx_diag *d);
+
+/* generators, one file per family */
+extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_torus,
+	fx_ar_hier, fx_ar_dbtree, fx_rs_ring, fx_rs_rec, fx_rs_swing, fx_ag_ring, fx_ag_rec,
+	fx_ag_swing, fx_a2a_direct, fx_a2a_pairwise, fx_bc_tree, fx_bc_chain, fx_rd_tree,
+	fx_rd_chain;
+
+#endif

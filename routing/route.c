@@ -1,0 +1,475 @@
+/*
+ * Routers: how each kind of fabric carries a flow, in one table.
+ *
+ *   dimension-order (torus, mesh, wafer-mesh)  routing/route.c: dor_*
+ *   ecmp (fat-tree, nvswitch, ub)              routing/route.c: ecmp_*
+ *   shortest-path (custom)                     routing/route.c: sp_*
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "routing.h"
+
+typedef struct router_kind {
+	const char *name;
+	int (*add)(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		   fx_diag *d);
+} router_kind;
+
+struct fx_router {
+	const fx_fabric *f;
+	const router_kind *kind;
+	int tie_plus;
+	/* dimension-order: difference arrays per (dimension, direction), over
+	 * vertex ids; the entry at a line's position p is the change in load on
+	 * that line's link p (p -> p+1 for +, p+1 -> p for -). */
+	double *diff;
+	/* ecmp: per-destination distances (relay-aware BFS) and worst path
+	 * latency to the destination, cached */
+	int32_t **dist;
+	double **lat;
+	double *amount;
+	uint8_t *queued;
+	int64_t *bucket;        /* vertices waiting, grouped by distance: nv per distance */
+	int64_t bucket_dists;   /* distances bucket has room for */
+	int64_t *bucket_len;
+	int64_t max_cached;
+	int64_t ncached;
+	/* shortest-path */
+	igraph_vector_int_t inbound;
+};
+
+/* ---------------- dimension-order routing on lattices ---------------- */
+
+static void dor_coords(const fx_fabric *f, int64_t v, int *x)
+{
+	fx_fabric_coords(f, v, x);
+}
+
+/* Adds m bytes over h hops of dimension i starting at coordinate a of the
+ * line whose position-0 vertex is base, moving + (dir 0) or - (dir 1). */
+static void dor_segment(fx_router *r, int i, int dir, int64_t base, int64_t stride, int a, int h,
+			double m)
+{
+	const fx_fabric *f = r->f;
+	int k = f->dims[i];
+	double *df = r->diff + ((size_t)(2 * i + dir) * (size_t)f->ndev);
+	/* link positions: + covers a .. a+h-1, - covers a-h .. a-1 (mod k) */
+	int start = dir == 0 ? a : ((a - h) % k + k) % k;
+	int end = start + h;
+	if (end <= k) {
+		df[base + (int64_t)start * stride] += m;
+		if (end < k)
+			df[base + (int64_t)end * stride] -= m;
+	} else {  /* wraps past k-1 */
+		df[base + (int64_t)start * stride] += m;
+		df[base] += m;
+		df[base + (int64_t)(end - k) * stride] -= m;
+	}
+}
+
+/* Routes one flow (or a half of a split one) from dimension i onward. */
+static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *hops)
+{
+	const fx_fabric *f = r->f;
+	for (; i < f->ndims; i++) {
+		int k = f->dims[i];
+		int fwd = ((y[i] - x[i]) % k + k) % k;
+		if (fwd == 0)
+			continue;
+		int64_t stride = 1, base = 0;
+		for (int j = 0; j < i; j++)
+			stride *= f->dims[j];
+		int64_t s = 1;
+		for (int j = 0; j < f->ndims; j++) {
+			if (j != i)
+				base += (int64_t)x[j] * s;
+			s *= f->dims[j];
+		}
+		if (!f->wrap[i]) {
+			int h = abs(y[i] - x[i]);
+			dor_segment(r, i, y[i] > x[i] ? 0 : 1, base, stride, x[i], h, m);
+			*hops += h;
+		} else if (2 * fwd == k && !r->tie_plus) {
+			/* the two equal ways round an even ring share the traffic:
+			 * half goes the - way and finishes its route from here */
+			int save = x[i], h2 = *hops + fwd;
+			dor_segment(r, i, 1, base, stride, x[i], fwd, m / 2);
+			x[i] = y[i];
+			dor_flow(r, i + 1, x, y, m / 2, &h2);
+			x[i] = save;
+			m /= 2;
+			dor_segment(r, i, 0, base, stride, x[i], fwd, m);
+			*hops += fwd;
+		} else if (fwd <= k - fwd) {
+			dor_segment(r, i, 0, base, stride, x[i], fwd, m);
+			*hops += fwd;
+		} else {
+			dor_segment(r, i, 1, base, stride, x[i], k - fwd, m);
+			*hops += k - fwd;
+		}
+		x[i] = y[i];
+	}
+}
+
+static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		   fx_diag *d)
+{
+	const fx_fabric *f = r->f;
+	(void)d;
+	int D = f->ndims;
+	size_t cells = (size_t)(2 * D) * (size_t)f->ndev;
+	memset(r->diff, 0, cells * sizeof *r->diff);
+	double lat = f->ne ? f->e[0].lat : 0;
+	for (size_t q = 0; q < n; q++) {
+		if (flows[q].src == flows[q].dst || flows[q].bytes == 0)
+			continue;
+		int x[FX_MAX_DIMS], y[FX_MAX_DIMS], hops = 0;
+		dor_coords(f, flows[q].src, x);
+		dor_coords(f, flows[q].dst, y);
+		dor_flow(r, 0, x, y, flows[q].bytes, &hops);
+		if (hops > st->max_hops)
+			st->max_hops = hops;
+		if (hops * lat > st->max_latency)
+			st->max_latency = hops * lat;
+	}
+	/* prefix sums along every line turn the differences into link loads */
+	for (int i = 0; i < D; i++) {
+		int k = f->dims[i];
+		int64_t stride = 1;
+		for (int j = 0; j < i; j++)
+			stride *= f->dims[j];
+		for (int dir = 0; dir < 2; dir++) {
+			const double *df = r->diff + ((size_t)(2 * i + dir) * (size_t)f->ndev);
+			for (int64_t base = 0; base < f->ndev; base++) {
+				if ((base / stride) % k != 0)
+					continue;  /* not a line's position 0 */
+				double run = 0;
+				for (int p = 0; p < k; p++) {
+					int64_t v = base + (int64_t)p * stride;
+					run += df[v];
+					if (fabs(run) < 1e-300)
+						continue;
+					int64_t e = f->plus_edge[v * D + i];
+					if (e < 0)
+						continue;
+					int64_t from = dir == 0 ? v : fx_fabric_other(f, e, v);
+					load[fx_fabric_dirlink(f, e, from)] += run;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---------------- ECMP over shortest paths ---------------- */
+
+/* Relay-aware breadth-first distances to dst, and the worst latency of any
+ * shortest path to dst (ECMP may send a share down any of them). */
+static void ecmp_prepare(fx_router *r, int64_t dst, int32_t *dist, double *lat)
+{
+	const fx_fabric *f = r->f;
+	int64_t *q = r->bucket;  /* borrowed as a plain queue */
+	int64_t head = 0, tail = 0;
+	for (int64_t v = 0; v < f->nv; v++)
+		dist[v] = -1;
+	dist[dst] = 0;
+	lat[dst] = 0;
+	q[tail++] = dst;
+	igraph_vector_int_t inc;
+	igraph_vector_int_init(&inc, 0);
+	while (head < tail) {
+		int64_t u = q[head++];
+		if (u != dst && !fx_fabric_relays(f, u))
+			continue;
+		igraph_incident(&f->g, &inc, u, IGRAPH_ALL);
+		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&inc); i++) {
+			int64_t e = VECTOR(inc)[i], w = fx_fabric_other(f, e, u);
+			double l = lat[u] + f->e[e].lat;
+			if (dist[w] < 0) {
+				dist[w] = dist[u] + 1;
+				lat[w] = l;
+				q[tail++] = w;
+			} else if (dist[w] == dist[u] + 1 && l > lat[w]) {
+				lat[w] = l;
+			}
+		}
+	}
+	igraph_vector_int_destroy(&inc);
+}
+
+static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const double **lat)
+{
+	if (!r->dist[dst]) {
+		if (r->ncached >= r->max_cached) {  /* over budget: drop every cache */
+			for (int64_t v = 0; v < r->f->ndev; v++) {
+				free(r->dist[v]);
+				free(r->lat[v]);
+				r->dist[v] = NULL;
+				r->lat[v] = NULL;
+			}
+			r->ncached = 0;
+		}
+		r->dist[dst] = fx_xmalloc((size_t)r->f->nv * sizeof **r->dist);
+		r->lat[dst] = fx_xmalloc((size_t)r->f->nv * sizeof **r->lat);
+		ecmp_prepare(r, dst, r->dist[dst], r->lat[dst]);
+		r->ncached++;
+		int32_t far = 0;
+		for (int64_t v = 0; v < r->f->nv; v++)
+			if (r->dist[dst][v] > far)
+				far = r->dist[dst][v];
+		if (far + 1 > r->bucket_dists) {
+			r->bucket_dists = far + 1;
+			r->bucket = fx_xrealloc(r->bucket, (size_t)(r->bucket_dists * r->f->nv) *
+								   sizeof *r->bucket);
+			r->bucket_len = fx_xrealloc(r->bucket_len, (size_t)r->bucket_dists *
+									   sizeof *r->bucket_len);
+			memset(r->bucket_len, 0, (size_t)r->bucket_dists * sizeof *r->bucket_len);
+		}
+	}
+	*dist = r->dist[dst];
+	*lat = r->lat[dst];
+}
+
+static const int64_t *sort_dst;
+static int by_dst(const void *a, const void *b)
+{
+	int64_t x = sort_dst[*(const size_t *)a], y = sort_dst[*(const size_t *)b];
+	return (x > y) - (x < y);
+}
+
+static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		    fx_diag *d)
+{
+	const fx_fabric *f = r->f;
+	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
+	int64_t *dsts = fx_xmalloc((n ? n : 1) * sizeof *dsts);
+	for (size_t i = 0; i < n; i++) {
+		ord[i] = i;
+		dsts[i] = flows[i].dst;
+	}
+	sort_dst = dsts;
+	qsort(ord, n, sizeof *ord, by_dst);
+	igraph_vector_int_t inc;
+	igraph_vector_int_init(&inc, 0);
+	int rc = 0;
+	int64_t maxd = 0;
+	for (size_t i = 0; i < n && rc == 0;) {
+		int64_t dst = flows[ord[i]].dst;
+		const int32_t *dist;
+		const double *lat;
+		ecmp_tables(r, dst, &dist, &lat);
+		/* inject every flow to this destination at its source */
+		int64_t top = 0;
+		size_t j = i;
+		for (; j < n && flows[ord[j]].dst == dst; j++) {
+			const fx_flow *fl = &flows[ord[j]];
+			if (fl->src == dst || fl->bytes == 0)
+				continue;
+			if (dist[fl->src] < 0) {
+				char a[64], b[64];
+				rc = fx_diag_error(d, NULL, "no route from '%s' to '%s'",
+						   fx_fabric_vertex_name(f, fl->src, a, sizeof a),
+						   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
+				break;
+			}
+			if (dist[fl->src] > st->max_hops)
+				st->max_hops = dist[fl->src];
+			if (lat[fl->src] > st->max_latency)
+				st->max_latency = lat[fl->src];
+			if (r->amount[fl->src] == 0 && !r->queued[fl->src]) {
+				int32_t dd = dist[fl->src];
+				r->bucket[(int64_t)dd * f->nv + r->bucket_len[dd]++] = fl->src;
+				r->queued[fl->src] = 1;
+				if (dd > top)
+					top = dd;
+			}
+			r->amount[fl->src] += fl->bytes;
+		}
+		if (top > maxd)
+			maxd = top;
+		/* push the amounts down the shortest-path DAG, farthest first */
+		for (int64_t dd = top; dd >= 1 && rc == 0; dd--) {
+			for (int64_t k = 0; k < r->bucket_len[dd]; k++) {
+				int64_t v = r->bucket[dd * f->nv + k];
+				double m = r->amount[v];
+				r->amount[v] = 0;
+				r->queued[v] = 0;
+				igraph_incident(&f->g, &inc, v, IGRAPH_ALL);
+				double total = 0;
+				for (igraph_integer_t t = 0; t < igraph_vector_int_size(&inc); t++) {
+					int64_t e = VECTOR(inc)[t], w = fx_fabric_other(f, e, v);
+					if (dist[w] == dd - 1 && (w == dst || fx_fabric_relays(f, w)))
+						total += f->e[e].count * f->e[e].bw;
+				}
+				for (igraph_integer_t t = 0; t < igraph_vector_int_size(&inc); t++) {
+					int64_t e = VECTOR(inc)[t], w = fx_fabric_other(f, e, v);
+					if (dist[w] != dd - 1 || !(w == dst || fx_fabric_relays(f, w)))
+						continue;
+					double share = m * f->e[e].count * f->e[e].bw / total;
+					load[fx_fabric_dirlink(f, e, v)] += share;
+					if (w == dst)
+						continue;
+					if (!r->queued[w]) {
+						r->bucket[(dd - 1) * f->nv + r->bucket_len[dd - 1]++] = w;
+						r->queued[w] = 1;
+					}
+					r->amount[w] += share;
+				}
+			}
+			r->bucket_len[dd] = 0;
+		}
+		i = j;
+	}
+	for (int64_t dd = 0; dd <= maxd; dd++)
+		r->bucket_len[dd] = 0;
+	igraph_vector_int_destroy(&inc);
+	free(ord);
+	free(dsts);
+	return rc;
+}
+
+/* ---------------- shortest paths on explicit graphs ---------------- */
+
+static const int64_t *sort_src;
+static int by_src(const void *a, const void *b)
+{
+	int64_t x = sort_src[*(const size_t *)a], y = sort_src[*(const size_t *)b];
+	return (x > y) - (x < y);
+}
+
+static int sp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		  fx_diag *d)
+{
+	const fx_fabric *f = r->f;
+	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
+	int64_t *srcs = fx_xmalloc((n ? n : 1) * sizeof *srcs);
+	for (size_t i = 0; i < n; i++) {
+		ord[i] = i;
+		srcs[i] = flows[i].src;
+	}
+	sort_src = srcs;
+	qsort(ord, n, sizeof *ord, by_src);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0;) {
+		int64_t src = flows[ord[i]].src;
+		/* one BFS tree from src (igraph), then walk back from each dst */
+		if (igraph_get_shortest_paths(&f->g, NULL, NULL, src, igraph_vss_all(), IGRAPH_ALL,
+					      NULL, &r->inbound) != IGRAPH_SUCCESS) {
+			rc = fx_diag_internal(d, "igraph shortest paths failed");
+			break;
+		}
+		for (; i < n && flows[ord[i]].src == src; i++) {
+			const fx_flow *fl = &flows[ord[i]];
+			if (fl->dst == src || fl->bytes == 0)
+				continue;
+			int64_t v = fl->dst, hops = 0;
+			double lat = 0;
+			while (v != src) {
+				int64_t e = VECTOR(r->inbound)[v];
+				if (e < 0) {
+					char a[64], b[64];
+					rc = fx_diag_error(d, NULL, "no route from '%s' to '%s'",
+							   fx_fabric_vertex_name(f, src, a, sizeof a),
+							   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
+					break;
+				}
+				int64_t u = fx_fabric_other(f, e, v);
+				load[fx_fabric_dirlink(f, e, u)] += fl->bytes;
+				lat += f->e[e].lat;
+				hops++;
+				v = u;
+			}
+			if (hops > st->max_hops)
+				st->max_hops = hops;
+			if (lat > st->max_latency)
+				st->max_latency = lat;
+		}
+	}
+	free(ord);
+	free(srcs);
+	return rc;
+}
+
+/* ---------------- the table ---------------- */
+
+static const router_kind dor = {"dimension-order", dor_add};
+static const router_kind ecmp = {"ecmp", ecmp_add};
+static const router_kind sp = {"shortest-path", sp_add};
+
+static const struct { const char *fabric_kind; const router_kind *router; } routes[] = {
+	{"torus", &dor},
+	{"mesh", &dor},
+	{"wafer-mesh", &dor},
+	{"fat-tree", &ecmp},
+	{"nvswitch", &ecmp},
+	{"ub", &ecmp},
+	{"custom", &sp},
+};
+
+/* Per-destination ECMP tables are cached up to this many bytes. */
+#define ECMP_CACHE_BYTES (512.0 * 1024 * 1024)
+
+fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
+{
+	fx_router *r = fx_xcalloc(1, sizeof *r);
+	r->f = f;
+	r->tie_plus = tie_plus;
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (strcmp(routes[i].fabric_kind, f->builder->kind) == 0)
+			r->kind = routes[i].router;
+	if (!r->kind)
+		r->kind = &sp;
+	if (r->kind == &dor) {
+		r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
+	} else if (r->kind == &ecmp) {
+		r->dist = fx_xcalloc((size_t)f->nv, sizeof *r->dist);
+		r->lat = fx_xcalloc((size_t)f->nv, sizeof *r->lat);
+		r->amount = fx_xcalloc((size_t)f->nv, sizeof *r->amount);
+		r->queued = fx_xcalloc((size_t)f->nv, 1);
+		/* one bucket of nv entries per distance; grown as distances appear */
+		r->bucket_dists = 1;
+		r->bucket = fx_xmalloc((size_t)f->nv * sizeof *r->bucket);
+		r->bucket_len = fx_xcalloc(1, sizeof *r->bucket_len);
+		r->max_cached = (int64_t)(ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
+	} else {
+		igraph_vector_int_init(&r->inbound, 0);
+	}
+	return r;
+}
+
+void fx_router_free(fx_router *r)
+{
+	if (!r)
+		return;
+	free(r->diff);
+	if (r->dist)
+		for (int64_t v = 0; v < r->f->nv; v++) {
+			free(r->dist[v]);
+			free(r->lat[v]);
+		}
+	free(r->dist);
+	free(r->lat);
+	free(r->amount);
+	free(r->queued);
+	free(r->bucket);
+	free(r->bucket_len);
+	if (r->kind == &sp)
+		igraph_vector_int_destroy(&r->inbound);
+	free(r);
+}
+
+const char *fx_router_name(const fx_router *r)
+{
+	return r->kind->name;
+}
+
+int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		  fx_diag *d)
+{
+	st->max_hops = 0;
+	st->max_latency = 0;
+	return r->kind->add(r, flows, n, load, st, d);
+}
