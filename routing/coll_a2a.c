@@ -37,5 +37,5 @@ static double all(const fx_coll_req *q)
 	return q->n > 1 ? q->size : 0;
 }
 
-const fx_coll_algo fx_a2a_direct = {"all-to-all", "direct", "every rank sends M/(n-1) to every other at once", direct, all};
-const fx_coll_algo fx_a2a_pairwise = {"all-to-all", "pairwise", "n-1 rounds, rank r sends to r+s in round s", pairwise, all};
+const fx_coll_algo fx_a2a_direct = {"all-to-all", "direct", "every rank sends M/(n-1) to every other at once", direct, all, NULL};
+const fx_coll_algo fx_a2a_pairwise = {"all-to-all", "pairwise", "n-1 rounds, rank r sends to r+s in round s", pairwise, all, NULL};

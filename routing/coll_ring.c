@@ -117,10 +117,10 @@ static int ar_hier(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 }
 
 const fx_coll_algo fx_ar_ring = {"allreduce", "ring", "ring reduce-scatter + all-gather (book Eq. 6-9)",
-				 ar_ring, twice_ring};
+				 ar_ring, twice_ring, NULL};
 const fx_coll_algo fx_ar_hier = {"allreduce", "hier", "ring inside nodes, ring across nodes on M/g, ring inside nodes",
-				 ar_hier, twice_ring};
+				 ar_hier, twice_ring, NULL};
 const fx_coll_algo fx_rs_ring = {"reduce-scatter", "ring", "n-1 rounds of M/n to the next rank",
-				 rs_ring, once_ring};
+				 rs_ring, once_ring, NULL};
 const fx_coll_algo fx_ag_ring = {"all-gather", "ring", "n-1 rounds of M/n to the next rank",
-				 ag_ring, once_ring};
+				 ag_ring, once_ring, NULL};

@@ -76,4 +76,4 @@ static double twice(const fx_coll_req *q)
 }
 
 const fx_coll_algo fx_ar_torus = {"allreduce", "torus", "ring reduce-scatter/all-gather along each dimension, 2D parts at once",
-				  ar_torus, twice};
+				  ar_torus, twice, NULL};

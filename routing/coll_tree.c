@@ -149,12 +149,12 @@ static int ar_dbtree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_d
 /* every rank but the root forwards or receives the whole buffer once in
  * each direction: not equal per rank */
 const fx_coll_algo fx_ar_tree = {"allreduce", "tree", "binomial reduce then broadcast, whole tensor each round (book Eq. 6-10)",
-				 ar_tree, NULL};
+				 ar_tree, NULL, NULL};
 const fx_coll_algo fx_ar_dbtree = {"allreduce", "dbtree", "two complementary binary trees, half the data each",
-				   ar_dbtree, NULL};
-const fx_coll_algo fx_bc_tree = {"broadcast", "tree", "binomial tree from rank 0", bc_tree, NULL};
+				   ar_dbtree, NULL, NULL};
+const fx_coll_algo fx_bc_tree = {"broadcast", "tree", "binomial tree from rank 0", bc_tree, NULL, NULL};
 const fx_coll_algo fx_bc_chain = {"broadcast", "chain", "pipelined chain in rank order (--chunks, default 8)",
-				  bc_chain, NULL};
-const fx_coll_algo fx_rd_tree = {"reduce", "tree", "binomial tree to rank 0", rd_tree, NULL};
+				  bc_chain, NULL, NULL};
+const fx_coll_algo fx_rd_tree = {"reduce", "tree", "binomial tree to rank 0", rd_tree, NULL, NULL};
 const fx_coll_algo fx_rd_chain = {"reduce", "chain", "pipelined chain towards rank 0 (--chunks, default 8)",
-				  rd_chain, NULL};
+				  rd_chain, NULL, NULL};

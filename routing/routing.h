@@ -129,6 +129,17 @@ typedef struct fx_coll_req {
 	int64_t chunks;       /* pipelined algorithms: pieces (0 = algorithm default) */
 } fx_coll_req;
 
+/* WaferLLM's PLMR figures of a wafer-mesh collective (OSDI'25; the
+ * write-up's §3.1-3.2): what a PE's router and memory must hold, and the
+ * critical path in hops (alpha each) and software routing stages (beta). */
+typedef struct fx_plmr {
+	int64_t paths_per_pe;     /* routing paths (router table entries) the busiest PE needs */
+	int64_t critical_hops;    /* hops on the critical path */
+	int64_t routing_stages;   /* software routing stages on the critical path */
+	double memory_per_pe;     /* bytes a PE holds: its share plus buffers */
+	double latency;           /* alpha * hops + beta * stages, seconds */
+} fx_plmr;
+
 typedef struct fx_coll_algo {
 	const char *pattern;
 	const char *name;
@@ -138,6 +149,8 @@ typedef struct fx_coll_algo {
 	/* Bytes every rank must send in all (the algorithm's data volume), for
 	 * checking schedules; NULL when ranks send unequal amounts. */
 	double (*sent_per_rank)(const fx_coll_req *q);
+	/* PLMR figures, for wafer-mesh algorithms (NULL elsewhere). */
+	int (*plmr)(const fx_fabric *f, const fx_coll_req *q, fx_plmr *out, fx_diag *d);
 } fx_coll_algo;
 
 /* The registry: every pattern x algorithm; NULL-terminated. */
