@@ -95,11 +95,11 @@ static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *h
 		} else if (2 * fwd == k && !r->tie_plus) {
 			/* the two equal ways round an even ring share the traffic:
 			 * half goes the - way and finishes its route from here */
-			int save = x[i], h2 = *hops + fwd;
+			int x2[FX_MAX_DIMS], h2 = *hops + fwd;
+			memcpy(x2, x, sizeof x2);
 			dor_segment(r, i, 1, base, stride, x[i], fwd, m / 2);
-			x[i] = y[i];
-			dor_flow(r, i + 1, x, y, m / 2, &h2);
-			x[i] = save;
+			x2[i] = y[i];
+			dor_flow(r, i + 1, x2, y, m / 2, &h2);
 			m /= 2;
 			dor_segment(r, i, 0, base, stride, x[i], fwd, m);
 			*hops += fwd;

@@ -32,5 +32,6 @@ Suite *suite_units(void);
 Suite *suite_spec(void);
 Suite *suite_fabric(void);
 Suite *suite_metrics(void);
+Suite *suite_collective(void);
 
 #endif
