@@ -95,6 +95,10 @@ fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,
 	double v = strtod(text, &end);
 	if (end == text || !isfinite(v))
 		return FX_UNIT_NOT_A_NUMBER;
+	/* decimal numbers only: strtod also takes hex ("0x10") and "infinity" */
+	for (const char *c = text; c < end; c++)
+		if (!strchr("0123456789+-.eE", *c))
+			return FX_UNIT_NOT_A_NUMBER;
 	const char *u = end;
 	while (*u == ' ')
 		u++;

@@ -158,7 +158,7 @@ void fx_fabric_release(fx_fabric *f)
  * when the builder leaves grouping to `packaging`. */
 static int64_t inherent_node_size(const fx_fabric *f)
 {
-	if (f->ndev == 0 || f->v[0].node < 0)
+	if (f->ndev == 0 || f->v[0].node < 0 || f->names)  /* custom nodes are free-form */
 		return -1;
 	int64_t c = 0;
 	while (c < f->ndev && f->v[c].node == f->v[0].node)
@@ -203,26 +203,35 @@ static int packaging(fx_fabric *f, const fx_spec *spec, fx_diag *d)
 
 	int64_t inherent = inherent_node_size(f);
 	int64_t unit = inherent > 0 ? inherent : f->ndev;
+	if (f->names && dpn > 0)
+		for (int64_t v = 0; v < f->ndev; v++)
+			if (f->v[v].node >= 0)
+				return fx_snode_error(d, fx_snode_get(p, "devices_per_node"),
+						      "give either the custom nodes' 'node' keys or "
+						      "'packaging.devices_per_node', not both");
 	if (dpn > 0 && unit % dpn) {
 		const fx_snode *n = fx_snode_get(p, "devices_per_node");
 		return fx_snode_error(d, n, "'%s' (%lld) must divide the %lld devices of %s", n->path,
 				      (long long)dpn, (long long)unit,
 				      inherent > 0 ? "each of the fabric's nodes" : "the fabric");
 	}
-	int64_t *domain_rack_dev = NULL;  /* re-chunked domain -> its first device */
+	/* builder nodes split into trays: domain k's first device, for the
+	 * racks of the domain's switches (and CPUs not beside one device) */
+	int64_t *domain_dev = NULL, ndomains = 0;
 	if (dpn > 0 && dpn != inherent) {
 		if (inherent > 0) {
-			domain_rack_dev = fx_xmalloc((size_t)(f->ndev / inherent + 1) * sizeof *domain_rack_dev);
-			for (int64_t k = 0; k <= f->ndev / inherent; k++)
-				domain_rack_dev[k] = k * inherent;
+			ndomains = f->ndev / inherent;
+			domain_dev = fx_xmalloc((size_t)ndomains * sizeof *domain_dev);
+			for (int64_t k = 0; k < ndomains; k++)
+				domain_dev[k] = k * inherent;
 		}
 		for (int64_t v = 0; v < f->ndev; v++)
 			f->v[v].node = (int32_t)(v / dpn);
 		for (int64_t v = f->ndev; v < f->nv; v++) {
-			if (f->v[v].type == FX_V_CPU) {
-				int64_t u = first_device_neighbour(f, v);
-				f->v[v].node = u >= 0 ? f->v[u].node : -1;
-			} else if (f->v[v].node >= 0) {
+			int64_t u = f->v[v].type == FX_V_CPU ? first_device_neighbour(f, v) : -1;
+			if (u >= 0) {
+				f->v[v].node = f->v[u].node;
+			} else if (f->v[v].node >= 0 && f->v[v].node < ndomains) {
 				f->v[v].rack = (int32_t)(-2 - f->v[v].node);  /* domain, resolved below */
 				f->v[v].node = -1;
 			}
@@ -241,19 +250,23 @@ static int packaging(fx_fabric *f, const fx_spec *spec, fx_diag *d)
 	}
 	if (npr == 0)
 		npr = f->nnodes;  /* nothing says otherwise: one rack */
-	f->nracks = (f->nnodes + npr - 1) / npr;
+	/* racks given explicitly (custom nodes' rack keys) stand */
 	for (int64_t v = 0; v < f->nv; v++) {
 		fx_vertex *x = &f->v[v];
-		if (x->node >= 0)
+		if (x->rack >= 0)
+			continue;
+		if (x->rack <= -2 && domain_dev)
+			x->rack = (int32_t)(f->v[domain_dev[-2 - x->rack]].node / npr);
+		else if (x->node >= 0)
 			x->rack = (int32_t)(x->node / npr);
-		else if (x->rack <= -2 && domain_rack_dev)
-			x->rack = f->v[domain_rack_dev[-2 - x->rack]].rack < 0
-					  ? (int32_t)(f->v[domain_rack_dev[-2 - x->rack]].node / npr)
-					  : f->v[domain_rack_dev[-2 - x->rack]].rack;
 		else
 			x->rack = -1;
 	}
-	free(domain_rack_dev);
+	f->nracks = 0;
+	for (int64_t v = 0; v < f->nv; v++)
+		if (f->v[v].rack + 1 > f->nracks)
+			f->nracks = f->v[v].rack + 1;
+	free(domain_dev);
 	return 0;
 }
 
@@ -312,6 +325,10 @@ static int check_connected(const fx_fabric *f, const fx_snode *fab, fx_diag *d)
 	fx_fabric_vertex_name(f, far, b, sizeof b);
 	free(in);
 	igraph_vector_int_destroy(&comp);
+	const fx_snode *links = fx_snode_get(fab, "links");
+	if (links)
+		return fx_snode_error(d, links, "'%s' leave the fabric disconnected: no path from '%s' "
+				      "to '%s'", links->path, a, b);
 	return fx_snode_error(d, fab, "the fabric is not connected: no path from '%s' to '%s'", a, b);
 }
 

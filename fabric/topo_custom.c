@@ -224,6 +224,7 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 				continue;
 			c->id = fx_fb_vertex(f, c->type, c->type == FX_V_SWITCH ? rsw : -1, c->node,
 					     c->plane);
+			f->v[c->id].rack = (int32_t)c->rack;
 			f->names[c->id] = fx_xstrdup(c->name);
 			f->groups[c->id] = c->group ? fx_xstrdup(c->group) : NULL;
 		}

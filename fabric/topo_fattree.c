@@ -135,7 +135,7 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 	} else {
 		if (fx_snode_get(fab, "spines"))
 			return fx_snode_error(d, fx_snode_get(fab, "spines"),
-					      "'spines' applies to two-tier fat-trees only");
+					      "'%s.spines' applies to two-tier fat-trees only", fab->path);
 		if (leaves % p->d[1])
 			return fx_snode_error(d, du, "%lld leaves do not fill pods of %lld leaves "
 					      "(tier 2 down ports)", (long long)leaves, (long long)p->d[1]);

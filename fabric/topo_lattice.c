@@ -33,9 +33,9 @@ static int parse_dims(fx_diag *d, const fx_snode *fab, const char *key, lattice_
 	double total = 1;
 	for (size_t i = 0; i < p->ndims; i++)
 		total *= (double)p->dims[i];
-	if (total > 4e9)
+	if (total > INT32_MAX)
 		return fx_snode_error(d, n, "'%s' describes %.3g devices; fabricx numbers devices "
-				      "with 32-bit indexes (at most 4e9)", n->path, total);
+				      "with 32-bit indexes (at most %d)", n->path, total, INT32_MAX);
 	return 0;
 }
 

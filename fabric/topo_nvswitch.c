@@ -101,6 +101,15 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 	rc |= fx_spec_int_opt(d, fab, "spine_ports", 1, 1 << 20, &p->spine_ports);
 	if (rc)
 		return -1;
+	/* the second tier's keys go together */
+	static const char *const tier2[] = {"uplinks_per_switch", "spine_ports", "spine_link", NULL};
+	for (const char *const *k = tier2; *k && p->spines == 0; k++)
+		if (fx_snode_get(fab, *k))
+			return fx_snode_error(d, fx_snode_get(fab, *k), "'%s.%s' needs 'spine_switches'",
+					      fab->path, *k);
+	if (p->spines > 0 && up == 0)
+		return fx_snode_error(d, fx_snode_get(fab, "spine_switches"), "'%s.spine_switches' "
+				      "needs 'uplinks_per_switch'", fab->path);
 	if (p->nodes > 1 && (p->spines == 0 || up == 0))
 		return fx_snode_error(d, fx_snode_get(fab, "nodes"), "%lld nodes need a second tier: "
 				      "give 'uplinks_per_switch' and 'spine_switches'",
@@ -123,7 +132,8 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		if (fx_linkspec_get(d, fab, "cpu_link", 1, &p->cpu_link))
 			return -1;
 	} else if (fx_snode_get(fab, "cpu_link")) {
-		return fx_snode_error(d, fx_snode_get(fab, "cpu_link"), "'cpu_link' needs 'cpus'");
+		return fx_snode_error(d, fx_snode_get(fab, "cpu_link"), "'%s.cpu_link' needs 'cpus'",
+				      fab->path);
 	}
 	return 0;
 }

@@ -47,6 +47,12 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		return fx_snode_error(d, fx_snode_get(fab, "planes"), "'%s.planes' (%lld) must equal "
 				      "'l1_per_node' (%lld): L1 chip i of every node serves plane i",
 				      fab->path, (long long)p->planes, (long long)p->l1);
+	if (p->cpn == 0 && fx_snode_get(fab, "cpu_link"))
+		return fx_snode_error(d, fx_snode_get(fab, "cpu_link"), "'%s.cpu_link' needs "
+				      "'cpus_per_node'", fab->path);
+	if (p->cpn > 0 && p->cpu_links == 0)
+		return fx_snode_error(d, fx_snode_get(fab, "cpu_links_per_l1"), "'%s.cpu_links_per_l1' "
+				      "must be at least 1 when nodes have CPUs", fab->path);
 	p->cpu_link = p->uplink = p->link;
 	if (fx_snode_get(fab, "cpu_link") && fx_linkspec_get(d, fab, "cpu_link", 1, &p->cpu_link))
 		return -1;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "../core/xalloc.h"
@@ -120,7 +121,7 @@ static fx_snode *convert(loader *L, yaml_node_t *y, const char *path, int depth)
 				continue;
 			}
 			const char *key = (const char *)k->data.scalar.value;
-			if (strcmp(key, "<<") == 0) {
+			if (strcmp(key, "<<") == 0 && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
 				fx_diag_error(L->d, &kl, "YAML merge keys '<<' are not supported; write the keys out");
 				L->failed = 1;
 				continue;
@@ -164,6 +165,24 @@ static fx_loc offset_loc(const char *file, const char *text, size_t off)
 	return l;
 }
 
+/* libyaml reports errors found at the end of the input on the line after
+ * the last; point at the construct left open (its context mark) instead,
+ * or at the end of the last line. */
+static fx_loc error_loc(const char *name, const char *text, const yaml_parser_t *p)
+{
+	if (p->error == YAML_READER_ERROR)
+		return offset_loc(name, text, p->problem_offset);
+	fx_loc l = mark_loc(name, p->problem_mark);
+	if (p->problem_mark.index < strlen(text))
+		return l;
+	if (p->context)
+		return mark_loc(name, p->context_mark);
+	size_t n = strlen(text);
+	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))
+		n--;
+	return offset_loc(name, text, n > 0 ? n - 1 : 0);
+}
+
 /* Parses text into a tree whose paths start at base. NULL after reporting. */
 static fx_snode *parse(const char *name, const char *text, const char *base, fx_diag *d)
 {
@@ -178,9 +197,7 @@ static fx_snode *parse(const char *name, const char *text, const char *base, fx_
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
 	if (!yaml_parser_load(&p, &doc)) {
-		fx_loc l = p.error == YAML_READER_ERROR
-				   ? offset_loc(name, text, p.problem_offset)
-				   : mark_loc(name, p.problem_mark);
+		fx_loc l = error_loc(name, text, &p);
 		if (p.context)
 			fx_diag_error(d, &l, "invalid YAML: %s (%s)", p.problem ? p.problem : "?",
 				      p.context);
@@ -202,6 +219,24 @@ static fx_snode *parse(const char *name, const char *text, const char *base, fx_
 		}
 	}
 	yaml_document_delete(&doc);
+	if (root) {  /* a spec is one document: anything after it is a mistake */
+		yaml_document_t more;
+		if (!yaml_parser_load(&p, &more)) {
+			fx_loc l = error_loc(name, text, &p);
+			fx_diag_error(d, &l, "invalid YAML after the spec: %s", p.problem ? p.problem : "?");
+			node_free(root);
+			root = NULL;
+		} else {
+			yaml_node_t *r2 = yaml_document_get_root_node(&more);
+			if (r2) {
+				fx_loc l = mark_loc(name, more.start_mark);
+				fx_diag_error(d, &l, "a spec is one YAML document, but a second one starts here");
+				node_free(root);
+				root = NULL;
+			}
+			yaml_document_delete(&more);
+		}
+	}
 	yaml_parser_delete(&p);
 	return root;
 }
@@ -211,7 +246,10 @@ int fx_spec_load_text(fx_spec *s, const char *name, const char *text, fx_diag *d
 	memset(s, 0, sizeof *s);
 	s->file = fx_xstrdup(name);
 	s->root = parse(name, text, "", d);
-	if (s->root && s->root->kind != FX_SNODE_MAP)
+	if (s->root && s->root->kind == FX_SNODE_SCALAR && !*s->root->text) {
+		fx_loc l = {s->root->loc.file, 1, 1};  /* "---" alone */
+		fx_diag_error(d, &l, "empty document");
+	} else if (s->root && s->root->kind != FX_SNODE_MAP)
 		fx_snode_error(d, s->root, "a spec must be a map of keys (name, fabric, ...), got %s",
 			       fx_snode_kind_name(s->root));
 	else if (s->root)
@@ -224,6 +262,9 @@ int fx_spec_load(fx_spec *s, const char *path, fx_diag *d)
 {
 	fx_loc l = {path, 0, 0};
 	memset(s, 0, sizeof *s);
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return fx_diag_error(d, &l, "cannot read spec: it is a directory");
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return fx_diag_error(d, &l, "cannot open spec: %s", strerror(errno));
@@ -279,7 +320,7 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 	int rc = -1;
 	fx_snode *value;
 	if (eq[1] == '\0') {  /* "KEY=" sets an empty value (libyaml sees no document) */
-		fx_loc l = {name, 1, 1};
+		fx_loc l = {fx_diag_add_source(d, name, ""), 1, 1};
 		value = node_new(FX_SNODE_SCALAR, l, key);
 		value->text = fx_xstrdup("");
 		value->plain = 1;
@@ -498,13 +539,12 @@ int fx_snode_int(fx_diag *d, const fx_snode *n, int64_t lo, int64_t hi, int64_t 
 	long long v = strtoll(n->text, &end, 10);
 	if (end == n->text || *end != '\0')
 		return fx_snode_error(d, n, "'%s' must be an integer, got '%s'", n->path, n->text);
-	if (errno == ERANGE || v < lo || v > hi) {
-		if (hi >= INT32_MAX)
-			return fx_snode_error(d, n, "'%s' must be at least %" PRId64 ", got %s",
-					      n->path, lo, n->text);
+	if (errno != ERANGE && v < lo && hi >= INT32_MAX)
+		return fx_snode_error(d, n, "'%s' must be at least %" PRId64 ", got %s", n->path, lo,
+				      n->text);
+	if (errno == ERANGE || v < lo || v > hi)
 		return fx_snode_error(d, n, "'%s' must be between %" PRId64 " and %" PRId64
 				      ", got %s", n->path, lo, hi, n->text);
-	}
 	*out = v;
 	return 0;
 }
@@ -531,9 +571,12 @@ int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int s
 				      n->path, n->text, what);
 	case FX_UNIT_WRONG_KIND:
 		return fx_snode_error(d, n, "'%s' must be a %s, but '%s' is a %s (expected %s)",
-				      n->path, fx_unit_kind_name(k), n->text,
-				      fx_unit_kind_name(got), fx_unit_example(k));
+				      n->path, fx_unit_kind_name(k), n->text, fx_unit_kind_name(got),
+				      fx_unit_example(k));
 	}
+	/* beyond any real system, and big enough to overflow sums */
+	if (!isfinite(v) || fabs(v) > 1e18)
+		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
 	if (strict ? !(v > lo) : !(v >= lo))
 		return fx_snode_error(d, n, "'%s' must be %s %g, got '%s'", n->path,
 				      strict ? "greater than" : "at least", lo, n->text);
@@ -549,6 +592,9 @@ int fx_snode_bool(fx_diag *d, const fx_snode *n, int *out)
 		*out = 1;
 	else if (n->plain && strcmp(n->text, "false") == 0)
 		*out = 0;
+	else if (!n->plain)
+		return fx_snode_error(d, n, "'%s' must be true or false, got the quoted string \"%s\"",
+				      n->path, n->text);
 	else
 		return fx_snode_error(d, n, "'%s' must be true or false, got '%s'", n->path, n->text);
 	return 0;

@@ -98,7 +98,7 @@ expect 2 "--cut bad key" -- "$FABRICX" metrics specs/cm384.yaml --cut colour=1:r
 expect 2 "--cut no dims" -- "$FABRICX" metrics specs/cm384.yaml --cut x=0:rest
 
 # too large for memory: refused up front with its estimate
-expect 2 "huge fabric" -- "$FABRICX" metrics specs/torus-8x8x8.yaml --set 'fabric.dims=[60000,60000]'
+expect 2 "huge fabric" -- "$FABRICX" metrics specs/torus-8x8x8.yaml --set 'fabric.dims=[40000,40000]'
 grep -q "fabric too large" "$tmp/err" && ok || bad "huge fabric message"
 
 # tables on stdout, CSV copies under out/<spec name>/
