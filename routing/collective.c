@@ -124,6 +124,16 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 		fx_path_stats st;
 		memset(load, 0, nl * sizeof *load);
 		rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
+		if (rc == 0 && rd->all_pairs > 0) {
+			fx_path_stats st2;
+			rc = fx_router_add_all_pairs(r, rd->all_pairs, load, &st2, d);
+			if (st2.max_hops > st.max_hops)
+				st.max_hops = st2.max_hops;
+			if (st2.max_latency > st.max_latency)
+				st.max_latency = st2.max_latency;
+			out->sent_bytes += rd->all_pairs * (double)f->ndev * (double)(f->ndev - 1) *
+					   (double)rd->repeat;
+		}
 		if (rc)
 			break;
 		double worst = 0;  /* seconds the busiest link needs */

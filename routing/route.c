@@ -164,6 +164,61 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 	return 0;
 }
 
+/*
+ * All pairs on a lattice: in dimension-order routing a flow's segment in
+ * dimension i runs on the line whose coordinates below i are the
+ * destination's and above i the source's, so every line of dimension i sees
+ * the same traffic: N/k_i times that of all pairs of one line of k_i.  The
+ * 1-D loads are counted pair by pair (O(k^2)) with the same tie rule.
+ */
+static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st)
+{
+	const fx_fabric *f = r->f;
+	int D = f->ndims, far = 0;
+	for (int i = 0; i < D; i++) {
+		int k = f->dims[i];
+		double *line = calloc((size_t)(2 * k), sizeof *line);  /* [dir][position] */
+		for (int a = 0; a < k; a++)
+			for (int b = 0; b < k; b++) {
+				int fwd = ((b - a) % k + k) % k;
+				if (fwd == 0)
+					continue;
+				double share[2] = {0, 0};  /* + way, - way */
+				if (!f->wrap[i])
+					share[b > a ? 0 : 1] = 1;
+				else if (2 * fwd == k && !r->tie_plus)
+					share[0] = share[1] = 0.5;
+				else if (fwd <= k - fwd)
+					share[0] = 1;
+				else
+					share[1] = 1;
+				int h0 = f->wrap[i] ? fwd : b - a, h1 = f->wrap[i] ? k - fwd : a - b;
+				for (int h = 0; h < h0 && share[0] > 0; h++)
+					line[(a + h) % k] += share[0];
+				for (int h = 1; h <= h1 && share[1] > 0; h++)
+					line[k + ((a - h) % k + k) % k] += share[1];
+			}
+		int dmax = f->wrap[i] ? k / 2 : k - 1;
+		far += dmax;
+		double scale = bytes * (double)(f->ndev / k);
+		int64_t stride = 1;
+		for (int j = 0; j < i; j++)
+			stride *= f->dims[j];
+		for (int64_t v = 0; v < f->ndev; v++) {
+			int p = (int)((v / stride) % k);
+			int64_t e = f->plus_edge[v * D + i];
+			if (e < 0)
+				continue;
+			load[fx_fabric_dirlink(f, e, v)] += scale * line[p];
+			load[fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v))] += scale * line[k + p];
+		}
+		free(line);
+	}
+	st->max_hops = far;
+	st->max_latency = far * (f->ne ? f->e[0].lat : 0);
+	return 0;
+}
+
 /* ---------------- ECMP over shortest paths ---------------- */
 
 /* Relay-aware breadth-first distances to dst, and the worst latency of any
@@ -472,4 +527,35 @@ int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx
 	st->max_hops = 0;
 	st->max_latency = 0;
 	return r->kind->add(r, flows, n, load, st, d);
+}
+
+int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st,
+			    fx_diag *d)
+{
+	const fx_fabric *f = r->f;
+	st->max_hops = 0;
+	st->max_latency = 0;
+	if (r->kind == &dor)
+		return dor_all_pairs(r, bytes, load, st);
+	/* one destination (ECMP) or source (shortest paths) at a time keeps the
+	 * flow list at n - 1 */
+	fx_flow *fl = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *fl);
+	int rc = 0;
+	for (int64_t x = 0; x < f->ndev && rc == 0; x++) {
+		size_t m = 0;
+		for (int64_t y = 0; y < f->ndev; y++)
+			if (y != x) {
+				fl[m].src = r->kind == &ecmp ? y : x;
+				fl[m].dst = r->kind == &ecmp ? x : y;
+				fl[m++].bytes = bytes;
+			}
+		fx_path_stats one = {0, 0};
+		rc = r->kind->add(r, fl, m, load, &one, d);
+		if (one.max_hops > st->max_hops)
+			st->max_hops = one.max_hops;
+		if (one.max_latency > st->max_latency)
+			st->max_latency = one.max_latency;
+	}
+	free(fl);
+	return rc;
 }

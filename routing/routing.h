@@ -98,6 +98,12 @@ const char *fx_router_name(const fx_router *r);
  * for ECMP, one BFS per source on explicit graphs. */
 int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
 		  fx_path_stats *st, fx_diag *d);
+/* Adds `bytes` from every device to every other device, without listing
+ * the n(n-1) flows: on lattices from per-dimension line loads (every line
+ * of a dimension carries the same all-pairs load, N/k times a 1-D line's),
+ * elsewhere one destination or source at a time. */
+int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st,
+			    fx_diag *d);
 
 /* ---- collectives ---- */
 
@@ -106,6 +112,8 @@ int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
 typedef struct fx_round {
 	fx_flow *flows;
 	size_t n, cap;
+	double all_pairs;     /* > 0: also this many bytes from every device to
+			       * every other (uniform all-to-all, not listed) */
 	int64_t repeat;
 	char label[32];       /* e.g. "reduce-scatter", "broadcast" */
 } fx_round;

@@ -237,6 +237,11 @@ START_TEST(every_algorithm_everywhere)
 				memset(net, 0, (size_t)f->nv * sizeof *net);
 				ck_assert_int_eq(fx_router_add(rt, s.r[i].flows, s.r[i].n, load, &st, &fx.d), 0);
 				double round = 0;
+				if (s.r[i].all_pairs > 0) {  /* every device sends to every other */
+					ck_assert_int_eq(fx_router_add_all_pairs(rt, s.r[i].all_pairs, load, &st,
+										 &fx.d), 0);
+					round += s.r[i].all_pairs * (double)f->ndev * (double)(f->ndev - 1);
+				}
 				for (size_t k = 0; k < s.r[i].n; k++) {
 					const fx_flow *fl = &s.r[i].flows[k];
 					round += fl->bytes;
@@ -269,6 +274,49 @@ START_TEST(every_algorithm_everywhere)
 }
 END_TEST
 
+/* The aggregated all-pairs loads (per-dimension line loads on lattices, one
+ * destination at a time elsewhere) equal routing the n(n-1) flows one by
+ * one. */
+START_TEST(all_pairs_equals_flows)
+{
+	static const struct { const char *spec; const char *set[3]; } cases[] = {
+		{"specs/tpu-v4-cube.yaml", {NULL}},
+		{"specs/tpu-v4-cube.yaml", {"fabric.dims=[5,3]", "packaging.devices_per_node=1", NULL}},
+		{"specs/tpu-v4-cube.yaml", {"fabric.dims=[4,3,2]", "fabric.wrap=[true,false,true]", NULL}},
+		{"specs/wse2.yaml", {"fabric.grid=[7,6]", NULL}},
+		{"specs/cm384.yaml", {NULL}},
+		{"specs/fat-tree-k8.yaml", {NULL}},
+		{"specs/dgx1.yaml", {NULL}},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		fixture fx;
+		load_ok(&fx, cases[c].spec, cases[c].set[0] ? cases[c].set : NULL);
+		const fx_fabric *f = &fx.f;
+		size_t nl = (size_t)(2 * f->ne), nf = 0;
+		double *a = calloc(nl, sizeof *a), *b = calloc(nl, sizeof *b);
+		fx_flow *fl = malloc((size_t)(f->ndev * f->ndev) * sizeof *fl);
+		for (int64_t s = 0; s < f->ndev; s++)
+			for (int64_t t = 0; t < f->ndev; t++)
+				if (s != t)
+					fl[nf++] = (fx_flow){s, t, 3.0};
+		fx_router *r = fx_router_new(f, 0);
+		fx_path_stats sa, sb;
+		ck_assert_int_eq(fx_router_add_all_pairs(r, 3.0, a, &sa, &fx.d), 0);
+		ck_assert_int_eq(fx_router_add(r, fl, nf, b, &sb, &fx.d), 0);
+		for (size_t l = 0; l < nl; l++)
+			ck_assert_msg(fabs(a[l] - b[l]) <= 1e-9 * (1 + b[l]), "%s: link %zu: %g vs %g",
+				      cases[c].spec, l, a[l], b[l]);
+		ck_assert_int_eq(sa.max_hops, sb.max_hops);
+		ck_assert_double_eq_tol(sa.max_latency, sb.max_latency, 1e-15);
+		fx_router_free(r);
+		free(a);
+		free(b);
+		free(fl);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
 /* A ring allreduce moves 2(n-1)M/n per rank (book §6.4.2), on any fabric. */
 START_TEST(ring_volume)
 {
@@ -295,6 +343,7 @@ Suite *suite_collective(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, every_algorithm_everywhere);
 	tcase_add_test(tc, ring_volume);
+	tcase_add_test(tc, all_pairs_equals_flows);
 	suite_add_tcase(s, tc);
 	return s;
 }
