@@ -24,6 +24,13 @@ int fx_cmd_explore(int argc, char **argv)
 		rc = fx_report_metrics(&c, NULL);
 		if (rc == 0)
 			rc = fx_report_collectives(&c);
+		if (rc == 0) {
+			if (c.json)
+				fx_json_obj_begin(&c.js, "power");
+			rc = fx_report_power(&c, NULL, NULL, NULL);
+			if (c.json)
+				fx_json_obj_end(&c.js);
+		}
 		if (c.json)
 			fx_json_obj_end(&c.js);
 		else if (rc == 0)

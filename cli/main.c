@@ -22,6 +22,7 @@ static const command commands[] = {
 	{"explore", fx_cmd_explore, "design report of a fabric (start here)"},
 	{"metrics", fx_cmd_metrics, "counts, ports, hop counts and cut sets"},
 	{"collective", fx_cmd_collective, "link loads and completion time of a collective"},
+	{"power", fx_cmd_power, "what a power budget buys: devices, racks, cooling, the limit"},
 	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
 	{NULL, NULL, NULL},
 };

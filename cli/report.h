@@ -15,4 +15,8 @@ int fx_report_metrics(fx_cli *c, const char *cutspec);
 /* The workload's collectives, or the default three, on all devices. */
 int fx_report_collectives(fx_cli *c);
 
+/* What the power budget buys; budget/rack/nodes are option texts or NULL.
+ * With --json its keys go into the object the caller has open. */
+int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char *nodes);
+
 #endif

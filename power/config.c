@@ -8,11 +8,14 @@ int fx_power_parse(fx_diag *d, const fx_spec *spec, fx_power_config *c)
 {
 	static const char *const keys[] = {
 		"device", "node", "node_overhead", "cpu", "switch", "optics", "copper", "fixed",
-		"budget", "rack_budget", "air_limit", "install_nodes", "radix_step", NULL};
+		"budget", "rack_budget", "air_limit", "install_nodes", "radix_step", "racks",
+		"liquid", NULL};
 	static const char *const step_keys[] = {"devices", "power", NULL};
 	const fx_snode *p, *st;
 	memset(c, 0, sizeof *c);
 	c->install_nodes = 1;
+	c->air_limit = 40e3;  /* book §6.5.2: the example's air-cooled rack threshold */
+	c->liquid = 1;
 	if (fx_spec_map(d, spec->root, "power", 0, &p))
 		return -1;
 	if (!p)
@@ -31,6 +34,8 @@ int fx_power_parse(fx_diag *d, const fx_spec *spec, fx_power_config *c)
 	rc |= fx_spec_qty_opt(d, p, "rack_budget", FX_UNIT_POWER, 0, 1, &c->rack_budget);
 	rc |= fx_spec_qty_opt(d, p, "air_limit", FX_UNIT_POWER, 0, 1, &c->air_limit);
 	rc |= fx_spec_int_opt(d, p, "install_nodes", 1, INT32_MAX, &c->install_nodes);
+	rc |= fx_spec_int_opt(d, p, "racks", 1, INT32_MAX, &c->racks);
+	rc |= fx_spec_bool_opt(d, p, "liquid", &c->liquid);
 	if (fx_spec_map(d, p, "radix_step", 0, &st))
 		return -1;
 	if (st) {

@@ -33,5 +33,6 @@ Suite *suite_spec(void);
 Suite *suite_fabric(void);
 Suite *suite_metrics(void);
 Suite *suite_collective(void);
+Suite *suite_power(void);
 
 #endif

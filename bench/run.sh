@@ -1,0 +1,47 @@
+#!/bin/sh
+# fabricx benchmarks: wall time and peak memory of whole commands, median of
+# REPEAT runs (default 3).  Run from the repository root: `make bench` or
+#   sh bench/run.sh
+# Figures go into docs/performance.md by hand, with the machine they came
+# from.  Nothing here is a test: speed is measured, not asserted.
+set -u
+FABRICX=${FABRICX:-./fabricx}
+REPEAT=${REPEAT:-3}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+if [ ! -x /usr/bin/time ]; then
+	echo "bench needs /usr/bin/time (Debian package 'time')" >&2
+	exit 1
+fi
+
+# bench NAME -- ARGS...: prints NAME, median seconds, median peak RSS (MiB)
+bench() {
+	name=$1; shift 2
+	: > "$out/t"
+	i=0
+	while [ $i -lt "$REPEAT" ]; do
+		/usr/bin/time -f "%e %M" -o "$out/one" "$FABRICX" "$@" --out "$out/o" >/dev/null 2>"$out/err" ||
+			{ echo "$name: failed"; cat "$out/err"; return; }
+		cat "$out/one" >> "$out/t"
+		i=$((i + 1))
+	done
+	sort -n "$out/t" | awk -v n="$name" '{ t[NR] = $1; m[NR] = $2 }
+		END { k = int((NR + 1) / 2); printf "| %s | %.2f | %.0f |\n", n, t[k], m[k] / 1024 }'
+}
+
+echo "| benchmark | seconds | peak MiB |"
+echo "|---|---|---|"
+A2A="--pattern all-to-all --size 32MiB"
+bench "all-to-all link loads, 8x8x8 torus (512)" -- collective specs/torus-8x8x8.yaml $A2A
+bench "all-to-all link loads, 16x16x16 torus (4,096)" -- collective specs/torus-8x8x8.yaml --set 'fabric.dims=[16,16,16]' $A2A
+bench "all-to-all link loads, k=16 fat-tree (1,024 hosts)" -- collective specs/fat-tree-k8.yaml --set fabric.k=16 $A2A
+bench "all-to-all link loads, CloudMatrix384" -- collective specs/cm384.yaml $A2A
+bench "all-to-all, 16x16x16, 4,095 ranks (16.8M flows routed one by one)" -- collective specs/torus-8x8x8.yaml --set 'fabric.dims=[16,16,16]' $A2A --ranks 4095
+bench "pairwise all-to-all, 16x16x16 (4,095 rounds)" -- collective specs/torus-8x8x8.yaml --set 'fabric.dims=[16,16,16]' --pattern all-to-all --algo pairwise --size 32MiB
+bench "ring allreduce, CloudMatrix384 (766 rounds)" -- collective specs/cm384.yaml --pattern allreduce --size 64MiB
+bench "K-tree allreduce, 660x660 wafer mesh" -- collective specs/wse2.yaml --set 'fabric.grid=[660,660]' --pattern allreduce --algo ktree --size 4KiB
+bench "metrics, CloudMatrix384" -- metrics specs/cm384.yaml
+bench "metrics, WSE-2 (757x996 PEs)" -- metrics specs/wse2.yaml
+bench "metrics, 16x16x16 torus (max-flow confirmation)" -- metrics specs/torus-8x8x8.yaml --set 'fabric.dims=[16,16,16]'
+bench "explore, CloudMatrix384" -- explore specs/cm384.yaml
