@@ -43,6 +43,7 @@ static void json_result(fx_json *j, const fx_coll_req *q, const fx_coll_algo *a,
 			fx_json_num(j, "max_link_bytes", r->max_link_bytes);
 			fx_json_num(j, "total_link_bytes", r->total_link_bytes);
 			fx_json_int(j, "max_hops", r->max_hops);
+			fx_json_int(j, "routing_stages", r->stages);
 			fx_json_num(j, "latency_us", r->latency * 1e6);
 			fx_json_num(j, "time_us", r->time * 1e6);
 			fx_json_obj_end(j);
@@ -67,6 +68,50 @@ static int write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 	if (fclose(out))
 		return fx_diag_error(&c->d, NULL, "--links: cannot write '%s': %s", path, strerror(errno));
 	return 0;
+}
+
+/* WaferLLM's PLMR figures (routing.h fx_plmr) against the wafer's router
+ * table (routes_per_pe) and PE memory (pe_memory). */
+static int plmr_table(fx_cli *c, const fx_coll_req *q, const fx_plmr *p)
+{
+	const fx_fabric *f = &c->fab;
+	char b1[32], b2[32], b3[32];
+	double alpha = f->ne ? f->e[0].lat : 0;
+	const char *per = strcmp(q->pattern, "gemm-shift") == 0 ? " per shift step" : "";
+	fx_table *t = fx_table_new("plmr", "PLMR (WaferLLM)", (const char *[]){"metric", "value", NULL});
+	fx_table_cell(t, "routing paths per PE");
+	fx_table_cell(t, "%lld of %lld routes per PE%s", (long long)p->paths_per_pe,
+		      (long long)f->routes_per_pe,
+		      p->paths_per_pe > f->routes_per_pe ? " (exceeds the router table: software routing)" : "");
+	fx_table_cell(t, "critical-path hops"); fx_table_cell(t, "%lld%s", (long long)p->critical_hops, per);
+	fx_table_cell(t, "software routing stages"); fx_table_cell(t, "%lld%s", (long long)p->routing_stages, per);
+	fx_table_cell(t, "memory per PE");
+	if (p->memory_per_pe > f->pe_memory)
+		fx_table_cell(t, "%s of %s (exceeds PE memory by %s)", fmt(p->memory_per_pe, FX_UNIT_SIZE, b1),
+			      fmt(f->pe_memory, FX_UNIT_SIZE, b2),
+			      fmt(p->memory_per_pe - f->pe_memory, FX_UNIT_SIZE, b3));
+	else
+		fx_table_cell(t, "%s of %s", fmt(p->memory_per_pe, FX_UNIT_SIZE, b1),
+			      fmt(f->pe_memory, FX_UNIT_SIZE, b2));
+	fx_table_cell(t, "latency alpha*hops + beta*stages");
+	fx_table_cell(t, "%.4f us%s (alpha %s, beta %s)", p->latency * 1e6, per,
+		      fmt(alpha, FX_UNIT_TIME, b1), fmt(f->routing_latency, FX_UNIT_TIME, b2));
+	return fx_cli_table(c, t);
+}
+
+static void json_plmr(fx_json *j, const fx_fabric *f, const fx_plmr *p)
+{
+	fx_json_obj_begin(j, "plmr");
+	fx_json_int(j, "paths_per_pe", p->paths_per_pe);
+	fx_json_int(j, "routes_per_pe", f->routes_per_pe);
+	fx_json_int(j, "critical_hops", p->critical_hops);
+	fx_json_int(j, "routing_stages", p->routing_stages);
+	fx_json_num(j, "memory_per_pe_bytes", p->memory_per_pe);
+	fx_json_num(j, "pe_memory_bytes", f->pe_memory);
+	fx_json_num(j, "latency_us", p->latency * 1e6);
+	fx_json_bool(j, "fits_memory", p->memory_per_pe <= f->pe_memory);
+	fx_json_bool(j, "fits_routes", p->paths_per_pe <= f->routes_per_pe);
+	fx_json_obj_end(j);
 }
 
 /* Runs one collective and prints its report. */
@@ -118,6 +163,17 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	}
 	rc |= fx_cli_table(c, t);
 
+	fx_plmr pm;
+	int has_plmr = 0;
+	if (a->plmr) {
+		if (a->plmr(&c->fab, q, &pm, &c->d))
+			rc = -1;
+		else {
+			has_plmr = 1;
+			rc |= plmr_table(c, q, &pm);
+		}
+	}
+
 	double cross = -1;
 	const char *other = NULL;
 	if (versus) {
@@ -135,6 +191,8 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	}
 	if (c->json) {
 		json_result(&c->js, q, a, &res, fx_router_name(r), tm);
+		if (has_plmr)
+			json_plmr(&c->js, &c->fab, &pm);
 		if (other) {
 			fx_json_str(&c->js, "versus", other);
 			if (cross > 0)
@@ -168,13 +226,13 @@ static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 }
 
 static const fx_opt coll_opts[] = {
-	{"pattern", "P", "allreduce, reduce-scatter, all-gather, all-to-all, broadcast, reduce"},
+	{"pattern", "P", "allreduce, reduce-scatter, all-gather, all-to-all, broadcast, reduce, gemm-shift"},
 	{"algo", "A", "algorithm (default: the pattern's first; see --list)"},
 	{"size", "SIZE", "bytes per rank, e.g. '10 KiB' (all-to-all: what each rank sends in all)"},
 	{"ranks", "N", "the first N devices (default: all)"},
 	{"group", "G", "a group the spec defines (groups: or custom nodes' group:)"},
 	{"alpha", "T", "per-round overhead replacing spec overhead and path latency, e.g. 0.822us"},
-	{"chunks", "C", "pieces of pipelined algorithms (chain; default 8)"},
+	{"chunks", "C", "pieces of pipelined algorithms (chain; default 8); allreduce/ktree: groups G"},
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
 	{"links", "FILE.csv", "write src,dst,bytes,busy_us,utilisation per directed link"},
 	{"versus", "A2", "also find the size where this algorithm and A2 take equal time"},

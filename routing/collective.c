@@ -17,6 +17,8 @@ const fx_coll_algo *const fx_coll_algos[] = {
 	&fx_a2a_direct, &fx_a2a_pairwise,
 	&fx_bc_tree, &fx_bc_chain,
 	&fx_rd_tree, &fx_rd_chain,
+	&fx_ar_pipeline, &fx_ar_mesh_ring, &fx_ar_ktree,
+	&fx_gemm_cannon, &fx_gemm_summa, &fx_gemm_meshgemm,
 	NULL,
 };
 
@@ -98,6 +100,83 @@ void fx_coll_result_release(fx_coll_result *res)
 	memset(res, 0, sizeof *res);
 }
 
+/* Routes every round of s and times it; releases s. */
+static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *pattern, int64_t n,
+		     double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
+{
+	size_t nl = (size_t)(2 * f->ne);
+	out->link_bytes = fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
+	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
+	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
+	out->nround = s.n;
+	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+	int rc = 0;
+	for (size_t i = 0; i < s.n && rc == 0; i++) {
+		const fx_round *rd = &s.r[i];
+		fx_round_result *rr = &out->per_round[i];
+		fx_path_stats st;
+		rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
+		if (rc == 0 && rd->all_pairs > 0) {
+			fx_path_stats st2;
+			rc = fx_router_add_all_pairs(r, rd->all_pairs, load, &st2, d);
+			if (st2.max_hops > st.max_hops)
+				st.max_hops = st2.max_hops;
+			if (st2.max_latency > st.max_latency)
+				st.max_latency = st2.max_latency;
+			out->sent_bytes += rd->all_pairs * (double)f->ndev * (double)(f->ndev - 1) *
+					   (double)rd->repeat;
+		}
+		const int64_t *used;
+		size_t nused = fx_router_used(r, &used);
+		if (rc)
+			break;
+		double worst = 0;  /* seconds the busiest link needs */
+		/* visit only the links this round used, or all of them in order
+		 * when that is most of them (cheaper than jumping about) */
+		int dense = nused * 4 > nl;
+		size_t nvisit = dense ? nl : nused;
+		for (size_t u = 0; u < nvisit; u++) {
+			int64_t l = dense ? (int64_t)u : used[u];
+			if (load[l] == 0)
+				continue;
+			const fx_link *lk = &f->e[l / 2];
+			double busy = load[l] / (lk->count * lk->bw);
+			if (busy > worst)
+				worst = busy;
+			if (load[l] > rr->max_link_bytes)
+				rr->max_link_bytes = load[l];
+			rr->total_link_bytes += load[l];
+			out->link_bytes[l] += load[l] * (double)rd->repeat;
+			out->link_busy[l] += busy * (double)rd->repeat;
+			load[l] = 0;
+		}
+		for (size_t k = 0; k < rd->n; k++)
+			out->sent_bytes += rd->flows[k].bytes * (double)rd->repeat;
+		rr->repeat = rd->repeat;
+		snprintf(rr->label, sizeof rr->label, "%s", rd->label);
+		rr->max_hops = st.max_hops;
+		rr->stages = rd->stages;
+		rr->latency = st.max_latency;
+		rr->time = tm->alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst +
+			   (double)rd->stages * f->routing_latency;
+		out->time += rr->time * (double)rd->repeat;
+		out->rounds += rd->repeat;
+		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;
+	}
+	for (size_t l = 0; l < nl; l++)
+		if (out->link_bytes[l] > out->max_link_bytes)
+			out->max_link_bytes = out->link_bytes[l];
+	if (out->time > 0) {
+		out->algbw = size / out->time;
+		out->busbw = out->algbw * fx_coll_bus_factor(pattern, n);
+	}
+	free(load);
+	fx_sched_release(&s);
+	if (rc)
+		fx_coll_result_release(out);
+	return rc;
+}
+
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
@@ -111,73 +190,76 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 		fx_sched_release(&s);
 		return -1;
 	}
-	size_t nl = (size_t)(2 * f->ne);
-	out->link_bytes = fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
-	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
-	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
-	out->nround = s.n;
-	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+	return run_sched(f, r, s, q->pattern, q->n, q->size, tm, out, d);
+}
+
+/* Appends round `rd` (its flows) to merged round m. */
+static void merge_flows(fx_round *m, const fx_round *rd)
+{
+	for (size_t k = 0; k < rd->n; k++) {
+		m->flows = fx_xgrow(m->flows, &m->cap, m->n + 1, sizeof *m->flows);
+		m->flows[m->n++] = rd->flows[k];
+	}
+	m->all_pairs += rd->all_pairs;
+}
+
+int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
+		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
+{
+	memset(out, 0, sizeof *out);
+	fx_sched *each = fx_xcalloc(ngroups ? ngroups : 1, sizeof *each);
+	size_t *at = fx_xcalloc(ngroups ? ngroups : 1, sizeof *at);  /* current round */
+	int64_t *left = fx_xcalloc(ngroups ? ngroups : 1, sizeof *left);  /* its repeats left */
 	int rc = 0;
-	for (size_t i = 0; i < s.n && rc == 0; i++) {
-		const fx_round *rd = &s.r[i];
-		fx_round_result *rr = &out->per_round[i];
-		fx_path_stats st;
-		memset(load, 0, nl * sizeof *load);
-		rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
-		if (rc == 0 && rd->all_pairs > 0) {
-			fx_path_stats st2;
-			rc = fx_router_add_all_pairs(r, rd->all_pairs, load, &st2, d);
-			if (st2.max_hops > st.max_hops)
-				st.max_hops = st2.max_hops;
-			if (st2.max_latency > st.max_latency)
-				st.max_latency = st2.max_latency;
-			out->sent_bytes += rd->all_pairs * (double)f->ndev * (double)(f->ndev - 1) *
-					   (double)rd->repeat;
-		}
-		if (rc)
+	for (size_t g = 0; g < ngroups && rc == 0; g++) {
+		const fx_coll_algo *a = fx_coll_find(groups[g].pattern, groups[g].algo);
+		if (!a)
+			rc = fx_diag_error(d, NULL, "unknown collective %s/%s", groups[g].pattern,
+					   groups[g].algo ? groups[g].algo : "(default)");
+		else
+			rc = a->gen(f, &groups[g], &each[g], d);
+		if (each[g].n)
+			left[g] = each[g].r[0].repeat;
+	}
+	fx_sched m = {0};
+	while (rc == 0) {
+		/* the next merged round lasts as long as the shortest run of
+		 * identical rounds among the groups still going */
+		int64_t rep = 0;
+		for (size_t g = 0; g < ngroups; g++)
+			if (at[g] < each[g].n && (rep == 0 || left[g] < rep))
+				rep = left[g];
+		if (rep == 0)
 			break;
-		double worst = 0;  /* seconds the busiest link needs */
-		for (size_t l = 0; l < nl; l++) {
-			if (load[l] == 0)
+		fx_round *mr = NULL;
+		for (size_t g = 0; g < ngroups; g++) {
+			if (at[g] >= each[g].n)
 				continue;
-			const fx_link *lk = &f->e[l / 2];
-			double busy = load[l] / (lk->count * lk->bw);
-			if (busy > worst)
-				worst = busy;
-			if (load[l] > rr->max_link_bytes)
-				rr->max_link_bytes = load[l];
-			rr->total_link_bytes += load[l];
-			out->link_bytes[l] += load[l] * (double)rd->repeat;
-			out->link_busy[l] += busy * (double)rd->repeat;
+			if (!mr)
+				mr = fx_sched_round(&m, rep, each[g].r[at[g]].label);
+			merge_flows(mr, &each[g].r[at[g]]);
+			if (each[g].r[at[g]].stages > mr->stages)
+				mr->stages = each[g].r[at[g]].stages;
+			if ((left[g] -= rep) == 0 && ++at[g] < each[g].n)
+				left[g] = each[g].r[at[g]].repeat;
 		}
-		for (size_t k = 0; k < rd->n; k++)
-			out->sent_bytes += rd->flows[k].bytes * (double)rd->repeat;
-		rr->repeat = rd->repeat;
-		snprintf(rr->label, sizeof rr->label, "%s", rd->label);
-		rr->max_hops = st.max_hops;
-		rr->latency = st.max_latency;
-		rr->time = tm->alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst;
-		out->time += rr->time * (double)rd->repeat;
-		out->rounds += rd->repeat;
-		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;
 	}
-	for (size_t l = 0; l < nl; l++)
-		if (out->link_bytes[l] > out->max_link_bytes)
-			out->max_link_bytes = out->link_bytes[l];
-	if (out->time > 0) {
-		out->algbw = q->size / out->time;
-		out->busbw = out->algbw * fx_coll_bus_factor(q->pattern, q->n);
+	for (size_t g = 0; g < ngroups; g++)
+		fx_sched_release(&each[g]);
+	free(each);
+	free(at);
+	free(left);
+	if (rc) {
+		fx_sched_release(&m);
+		return rc;
 	}
-	free(load);
-	fx_sched_release(&s);
-	if (rc)
-		fx_coll_result_release(out);
-	return rc;
+	return run_sched(f, r, m, ngroups ? groups[0].pattern : "", ngroups ? groups[0].n : 0,
+			 ngroups ? groups[0].size : 0, tm, out, d);
 }
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
-	static const char *const keys[] = {"overhead", NULL};
+	static const char *const keys[] = {"overhead", "includes_path_latency", NULL};
 	const fx_snode *c;
 	tm->alpha = 0;
 	tm->alpha_replaces_latency = 0;
@@ -186,7 +268,8 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 	if (!c)
 		return 0;
 	return fx_spec_keys(d, c, keys) |
-	       fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha);
+	       fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
+	       fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency);
 }
 
 static double time_of(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const char *algo,

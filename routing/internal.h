@@ -18,6 +18,7 @@ int fx_need_pow2(const fx_coll_req *q, fx_diag *d);
 extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_torus,
 	fx_ar_hier, fx_ar_dbtree, fx_rs_ring, fx_rs_rec, fx_rs_swing, fx_ag_ring, fx_ag_rec,
 	fx_ag_swing, fx_a2a_direct, fx_a2a_pairwise, fx_bc_tree, fx_bc_chain, fx_rd_tree,
-	fx_rd_chain;
+	fx_rd_chain, fx_ar_pipeline, fx_ar_mesh_ring, fx_ar_ktree, fx_gemm_cannon, fx_gemm_summa,
+	fx_gemm_meshgemm;
 
 #endif

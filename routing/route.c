@@ -22,10 +22,16 @@ struct fx_router {
 	const fx_fabric *f;
 	const router_kind *kind;
 	int tie_plus;
+	int64_t *used;          /* directed links loaded since fx_router_used() */
+	size_t nused, capused;
 	/* dimension-order: difference arrays per (dimension, direction), over
 	 * vertex ids; the entry at a line's position p is the change in load on
 	 * that line's link p (p -> p+1 for +, p+1 -> p for -). */
 	double *diff;
+	uint8_t *touched;       /* [2D x N]: line (dimension, direction, base) has entries */
+	int64_t *dl;            /* [2D x N]: directed link of line position v, + and - */
+	int64_t *lines;         /* touched lines as (2i+dir) * N + base */
+	size_t nlines, caplines;
 	/* ecmp: per-destination distances (relay-aware BFS) and worst path
 	 * latency to the destination, cached */
 	int32_t **dist;
@@ -41,6 +47,19 @@ struct fx_router {
 	igraph_vector_int_t inbound;
 };
 
+/* Adds bytes to directed link l, remembering links that were empty so the
+ * caller can visit (and clear) only the links a round used. */
+static inline void bump(fx_router *r, double *load, int64_t l, double bytes)
+{
+	if (bytes == 0)
+		return;
+	if (load[l] == 0) {
+		r->used = fx_xgrow(r->used, &r->capused, r->nused + 1, sizeof *r->used);
+		r->used[r->nused++] = l;
+	}
+	load[l] += bytes;
+}
+
 /* ---------------- dimension-order routing on lattices ---------------- */
 
 static void dor_coords(const fx_fabric *f, int64_t v, int *x)
@@ -55,7 +74,13 @@ static void dor_segment(fx_router *r, int i, int dir, int64_t base, int64_t stri
 {
 	const fx_fabric *f = r->f;
 	int k = f->dims[i];
-	double *df = r->diff + ((size_t)(2 * i + dir) * (size_t)f->ndev);
+	size_t slot = (size_t)(2 * i + dir) * (size_t)f->ndev;
+	double *df = r->diff + slot;
+	if (!r->touched[slot + (size_t)base]) {
+		r->touched[slot + (size_t)base] = 1;
+		r->lines = fx_xgrow(r->lines, &r->caplines, r->nlines + 1, sizeof *r->lines);
+		r->lines[r->nlines++] = (int64_t)(slot + (size_t)base);
+	}
 	/* link positions: + covers a .. a+h-1, - covers a-h .. a-1 (mod k) */
 	int start = dir == 0 ? a : ((a - h) % k + k) % k;
 	int end = start + h;
@@ -119,9 +144,6 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 {
 	const fx_fabric *f = r->f;
 	(void)d;
-	int D = f->ndims;
-	size_t cells = (size_t)(2 * D) * (size_t)f->ndev;
-	memset(r->diff, 0, cells * sizeof *r->diff);
 	double lat = f->ne ? f->e[0].lat : 0;
 	for (size_t q = 0; q < n; q++) {
 		if (flows[q].src == flows[q].dst || flows[q].bytes == 0)
@@ -135,32 +157,28 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 		if (hops * lat > st->max_latency)
 			st->max_latency = hops * lat;
 	}
-	/* prefix sums along every line turn the differences into link loads */
-	for (int i = 0; i < D; i++) {
-		int k = f->dims[i];
+	/* prefix sums along the touched lines turn the differences into link
+	 * loads; entries are cleared as they are read, ready for the next call */
+	for (size_t t = 0; t < r->nlines; t++) {
+		size_t slot = (size_t)r->lines[t] / (size_t)f->ndev;
+		int64_t base = r->lines[t] % f->ndev;
+		int i = (int)(slot / 2), k = f->dims[i];
 		int64_t stride = 1;
 		for (int j = 0; j < i; j++)
 			stride *= f->dims[j];
-		for (int dir = 0; dir < 2; dir++) {
-			const double *df = r->diff + ((size_t)(2 * i + dir) * (size_t)f->ndev);
-			for (int64_t base = 0; base < f->ndev; base++) {
-				if ((base / stride) % k != 0)
-					continue;  /* not a line's position 0 */
-				double run = 0;
-				for (int p = 0; p < k; p++) {
-					int64_t v = base + (int64_t)p * stride;
-					run += df[v];
-					if (fabs(run) < 1e-300)
-						continue;
-					int64_t e = f->plus_edge[v * D + i];
-					if (e < 0)
-						continue;
-					int64_t from = dir == 0 ? v : fx_fabric_other(f, e, v);
-					load[fx_fabric_dirlink(f, e, from)] += run;
-				}
-			}
+		double *df = r->diff + slot * (size_t)f->ndev;
+		const int64_t *dl = r->dl + slot * (size_t)f->ndev;
+		double run = 0;
+		for (int p = 0; p < k; p++) {
+			int64_t v = base + (int64_t)p * stride;
+			run += df[v];
+			df[v] = 0;
+			if (run != 0 && dl[v] >= 0)
+				bump(r, load, dl[v], run);
 		}
+		r->touched[r->lines[t]] = 0;
 	}
+	r->nlines = 0;
 	return 0;
 }
 
@@ -209,8 +227,8 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 			int64_t e = f->plus_edge[v * D + i];
 			if (e < 0)
 				continue;
-			load[fx_fabric_dirlink(f, e, v)] += scale * line[p];
-			load[fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v))] += scale * line[k + p];
+			bump(r, load, fx_fabric_dirlink(f, e, v), scale * line[p]);
+			bump(r, load, fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v)), scale * line[k + p]);
 		}
 		free(line);
 	}
@@ -364,7 +382,7 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 					if (dist[w] != dd - 1 || !(w == dst || fx_fabric_relays(f, w)))
 						continue;
 					double share = m * f->e[e].count * f->e[e].bw / total;
-					load[fx_fabric_dirlink(f, e, v)] += share;
+					bump(r, load, fx_fabric_dirlink(f, e, v), share);
 					if (w == dst)
 						continue;
 					if (!r->queued[w]) {
@@ -432,7 +450,7 @@ static int sp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx
 					break;
 				}
 				int64_t u = fx_fabric_other(f, e, v);
-				load[fx_fabric_dirlink(f, e, u)] += fl->bytes;
+				bump(r, load, fx_fabric_dirlink(f, e, u), fl->bytes);
 				lat += f->e[e].lat;
 				hops++;
 				v = u;
@@ -479,6 +497,17 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 		r->kind = &sp;
 	if (r->kind == &dor) {
 		r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
+		r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
+		/* link position v of a line: + runs v -> v+1, - runs v+1 -> v */
+		r->dl = fx_xmalloc((size_t)(2 * f->ndims) * (size_t)f->ndev * sizeof *r->dl);
+		for (int i = 0; i < f->ndims; i++)
+			for (int64_t v = 0; v < f->ndev; v++) {
+				int64_t e = f->plus_edge[v * f->ndims + i];
+				r->dl[(size_t)(2 * i) * (size_t)f->ndev + (size_t)v] =
+					e < 0 ? -1 : fx_fabric_dirlink(f, e, v);
+				r->dl[(size_t)(2 * i + 1) * (size_t)f->ndev + (size_t)v] =
+					e < 0 ? -1 : fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v));
+			}
 	} else if (r->kind == &ecmp) {
 		r->dist = fx_xcalloc((size_t)f->nv, sizeof *r->dist);
 		r->lat = fx_xcalloc((size_t)f->nv, sizeof *r->lat);
@@ -499,7 +528,11 @@ void fx_router_free(fx_router *r)
 {
 	if (!r)
 		return;
+	free(r->used);
 	free(r->diff);
+	free(r->touched);
+	free(r->dl);
+	free(r->lines);
 	if (r->dist)
 		for (int64_t v = 0; v < r->f->nv; v++) {
 			free(r->dist[v]);
@@ -514,6 +547,14 @@ void fx_router_free(fx_router *r)
 	if (r->kind == &sp)
 		igraph_vector_int_destroy(&r->inbound);
 	free(r);
+}
+
+size_t fx_router_used(fx_router *r, const int64_t **links)
+{
+	size_t n = r->nused;
+	*links = r->used;
+	r->nused = 0;  /* the caller reads them before the next add */
+	return n;
 }
 
 const char *fx_router_name(const fx_router *r)

@@ -98,6 +98,10 @@ const char *fx_router_name(const fx_router *r);
  * for ECMP, one BFS per source on explicit graphs. */
 int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
 		  fx_path_stats *st, fx_diag *d);
+/* The directed links that went from zero to a load since the last call
+ * (each listed once while its load stays non-zero); valid until the next
+ * fx_router_add.  Lets callers visit and clear only what a round used. */
+size_t fx_router_used(fx_router *r, const int64_t **links);
 /* Adds `bytes` from every device to every other device, without listing
  * the n(n-1) flows: on lattices from per-dimension line loads (every line
  * of a dimension carries the same all-pairs load, N/k times a 1-D line's),
@@ -114,6 +118,8 @@ typedef struct fx_round {
 	size_t n, cap;
 	double all_pairs;     /* > 0: also this many bytes from every device to
 			       * every other (uniform all-to-all, not listed) */
+	int64_t stages;       /* software routing stages on the round's critical
+			       * path (wafer meshes: beta each, WaferLLM §3.2) */
 	int64_t repeat;
 	char label[32];       /* e.g. "reduce-scatter", "broadcast" */
 } fx_round;
@@ -167,7 +173,9 @@ extern const fx_coll_algo *const fx_coll_algos[];
 const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo);
 
 /* The time model: a round costs alpha + the slowest path's latency + the
- * busiest directed link's bytes / bandwidth; rounds add.  With
+ * busiest directed link's bytes / bandwidth (+ beta, the fabric's
+ * routing_latency, per software routing stage on wafer meshes); rounds
+ * add.  With
  * alpha_replaces_latency the path latency is not added (the book's alpha
  * stands for both). */
 typedef struct fx_coll_time {
@@ -180,6 +188,7 @@ typedef struct fx_round_result {
 	char label[32];
 	double max_link_bytes, total_link_bytes;
 	int64_t max_hops;
+	int64_t stages;       /* software routing stages (beta each) */
 	double latency;       /* slowest path, seconds */
 	double time;          /* seconds, one repetition */
 } fx_round_result;
@@ -197,7 +206,9 @@ typedef struct fx_coll_result {
 	double *link_busy;         /* [2 ne] seconds each link is busy */
 } fx_coll_result;
 
-/* Reads the spec's `collective: {overhead: T}` (default 0). */
+/* Reads the spec's `collective: {overhead: T, includes_path_latency: B}`
+ * (default 0; with includes_path_latency the overhead is the book's alpha,
+ * a measured one-way latency that already covers the path). */
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 
 /* Generates and routes the collective.  The result owns its arrays; free
@@ -205,6 +216,11 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d);
 void fx_coll_result_release(fx_coll_result *res);
+/* Runs several collectives at once (e.g. every TP group of an instance):
+ * round k of each runs together with round k of the others, so they share
+ * the links.  algbw/busbw are those of the first group. */
+int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
+		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d);
 /* nccl-tests' bus bandwidth factor of a pattern for n ranks. */
 double fx_coll_bus_factor(const char *pattern, int64_t n);
 /* The size at which algorithms a and b take equal time (bisection over
