@@ -184,7 +184,7 @@ int fx_cli_load(fx_cli *c)
 	return fx_cli_groups_check(c);
 }
 
-static int mkdirs(const char *path)
+int fx_cli_mkdirs(const char *path)
 {
 	char buf[512];
 	snprintf(buf, sizeof buf, "%s", path);
@@ -201,7 +201,7 @@ static int mkdirs(const char *path)
 int fx_cli_outdir(fx_cli *c)
 {
 	snprintf(c->outdir, sizeof c->outdir, "%s/%s", c->out_root, c->name);
-	if (mkdirs(c->outdir))
+	if (fx_cli_mkdirs(c->outdir))
 		return fx_diag_error(&c->d, NULL, "cannot create output directory '%s': %s", c->outdir,
 				     strerror(errno));
 	return 0;

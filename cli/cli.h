@@ -22,6 +22,7 @@
 #include "../core/json.h"
 #include "../core/table.h"
 #include "../fabric/fabric.h"
+#include "../placement/placement.h"
 #include "../power/power.h"
 #include "../routing/routing.h"
 #include "../spec/spec.h"
@@ -59,6 +60,10 @@ typedef struct fx_cli {
 	fx_coll_time coll;                   /* the spec's collective: overhead */
 	fx_wl_coll *wl;                      /* workload.collectives */
 	size_t nwl;
+	fx_workload work;                    /* workload placement keys */
+	int have_accel, have_sessions;       /* workload.accelerator / .sessions */
+	fx_accel accel;
+	fx_sessions sessions;
 	int have_spec, have_fab;
 	char name[128];                      /* spec name */
 	char outdir[512];                    /* out/<name> */
@@ -73,6 +78,8 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *usage, const fx_opt *op
 const char *fx_cli_opt(const fx_cli *c, const char *name);
 /* Loads the spec and builds its fabric. */
 int fx_cli_load(fx_cli *c);
+/* mkdir -p; 0 or -1 with errno. */
+int fx_cli_mkdirs(const char *path);
 /* Creates out/<name>/ if needed. */
 int fx_cli_outdir(fx_cli *c);
 /* Prints t (unless --json), writes its CSV, frees it. */
@@ -96,5 +103,7 @@ int fx_cmd_explore(int argc, char **argv);
 int fx_cmd_kinds(int argc, char **argv);
 int fx_cmd_collective(int argc, char **argv);
 int fx_cmd_power(int argc, char **argv);
+int fx_cmd_place(int argc, char **argv);
+int fx_cmd_compare(int argc, char **argv);
 
 #endif

@@ -23,6 +23,8 @@ static const command commands[] = {
 	{"metrics", fx_cmd_metrics, "counts, ports, hop counts and cut sets"},
 	{"collective", fx_cmd_collective, "link loads and completion time of a collective"},
 	{"power", fx_cmd_power, "what a power budget buys: devices, racks, cooling, the limit"},
+	{"place", fx_cmd_place, "where the workload's TP/EP groups go (GLPK), and why not"},
+	{"compare", fx_cmd_compare, "builds side by side under a power cap"},
 	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
 	{NULL, NULL, NULL},
 };

@@ -5,6 +5,9 @@
  *     collectives:            # evaluated by `explore`
  *       - {pattern: allreduce, algo: ring, size: 10 KiB, group: tp}
  *       - {pattern: all-to-all, size: 32 MiB}
+ *
+ * The placement keys (scheme, instances, model, ...) and the decode model's
+ * accelerator and sessions are read by placement/.
  */
 #include <stdint.h>
 #include <string.h>
@@ -40,13 +43,17 @@ static int parse_coll(fx_cli *c, const fx_snode *n, fx_wl_coll *w)
 
 int fx_workload_parse(fx_cli *c)
 {
-	static const char *const keys[] = {"collectives", NULL};
+	static const char *const mine[] = {"collectives", "accelerator", "sessions", NULL};
 	const fx_snode *w, *l;
+	/* placement/ checks every key of the map; the CLI reads the rest */
+	if (fx_workload_place_parse(&c->d, &c->spec, mine, &c->work) ||
+	    fx_accel_sessions_parse(&c->d, &c->spec, &c->accel, &c->sessions))
+		return -1;
 	if (fx_spec_map(&c->d, c->spec.root, "workload", 0, &w))
 		return -1;
 	if (!w)
 		return 0;
-	if (fx_spec_keys(&c->d, w, keys) || fx_spec_seq(&c->d, w, "collectives", 0, &l))
+	if (fx_spec_seq(&c->d, w, "collectives", 0, &l))
 		return -1;
 	if (!l)
 		return 0;

@@ -131,8 +131,14 @@ static void csv_cell(FILE *f, const char *s)
 int fx_table_write_csv(const fx_table *t, const char *dir)
 {
 	char *path = fx_xasprintf("%s/%s.csv", dir, t->name);
-	FILE *f = fopen(path, "w");
+	int rc = fx_table_write_csv_file(t, path);
 	free(path);
+	return rc;
+}
+
+int fx_table_write_csv_file(const fx_table *t, const char *path)
+{
+	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
 	for (size_t i = 0; i < t->ncell; i++) {

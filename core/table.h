@@ -27,5 +27,7 @@ size_t fx_table_rows(const fx_table *t);  /* data rows, header excluded */
 void fx_table_print(const fx_table *t, FILE *f);
 /* Writes DIR/NAME.csv. Returns 0, or -1 with errno set. */
 int fx_table_write_csv(const fx_table *t, const char *dir);
+/* Writes the CSV to exactly `path`. */
+int fx_table_write_csv_file(const fx_table *t, const char *path);
 
 #endif

@@ -33,6 +33,10 @@ Suite *suite_spec(void);
 Suite *suite_fabric(void);
 Suite *suite_metrics(void);
 Suite *suite_collective(void);
+Suite *suite_solver(void);
+Suite *suite_model(void);
+Suite *suite_wafer(void);
 Suite *suite_power(void);
+Suite *suite_place(void);
 
 #endif

@@ -21,7 +21,11 @@ int main(void)
 	srunner_add_suite(sr, suite_fabric());
 	srunner_add_suite(sr, suite_metrics());
 	srunner_add_suite(sr, suite_collective());
+	srunner_add_suite(sr, suite_solver());
+	srunner_add_suite(sr, suite_model());
+	srunner_add_suite(sr, suite_wafer());
 	srunner_add_suite(sr, suite_power());
+	srunner_add_suite(sr, suite_place());
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	int ran = srunner_ntests_run(sr);

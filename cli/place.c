@@ -1,0 +1,322 @@
+/*
+ * fabricx place: where the workload's instances and their TP/EP/PP/DP
+ * groups go (GLPK MILP), each group's hops and collective time on its
+ * placement, per-rack power, objective and bound; the §6.7 deployment
+ * table when the workload gives an accelerator and sessions.  Also
+ * explore's placement section.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/units.h"
+#include "cli.h"
+#include "report.h"
+
+/* "0-7", "0-3,8-11": a sorted run-length view of device ids. */
+static void ranges(const int64_t *v, int64_t n, char *buf, size_t len)
+{
+	int64_t *s = malloc((size_t)n * sizeof *s);
+	memcpy(s, v, (size_t)n * sizeof *s);
+	for (int64_t i = 1; i < n; i++)  /* insertion sort: instances are small */
+		for (int64_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
+			int64_t t = s[j];
+			s[j] = s[j - 1];
+			s[j - 1] = t;
+		}
+	size_t used = 0;
+	for (int64_t i = 0; i < n && used + 24 < len;) {
+		int64_t j = i;
+		while (j + 1 < n && s[j + 1] == s[j] + 1)
+			j++;
+		if (j > i)
+			used += (size_t)snprintf(buf + used, len - used, "%s%lld-%lld", i ? "," : "",
+						 (long long)s[i], (long long)s[j]);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%lld", i ? "," : "", (long long)s[i]);
+		i = j + 1;
+	}
+	if (n == 0)
+		snprintf(buf, len, "-");
+	free(s);
+}
+
+static double ring_time(int64_t p, double bytes, void *ctx)
+{
+	/* T_AR(p): a ring allreduce over the first p devices, routed */
+	fx_cli *c = ctx;
+	int64_t *ranks = malloc((size_t)p * sizeof *ranks);
+	for (int64_t i = 0; i < p; i++)
+		ranks[i] = i;
+	fx_coll_req q = {"allreduce", "ring", ranks, p, bytes, 0};
+	fx_router *r = fx_router_new(&c->fab, 0);
+	fx_coll_result res;
+	double t = NAN;
+	if (fx_coll_run(&c->fab, r, &q, &c->coll, &res, &c->d) == 0) {
+		t = res.time;
+		fx_coll_result_release(&res);
+	}
+	fx_router_free(r);
+	free(ranks);
+	return t;
+}
+
+/* §6.7.1-6.7.3: TP degree against instances for the workload's sessions. */
+static int choices(fx_cli *c)
+{
+	if (!c->work.have_model || c->accel.hbm <= 0 || c->sessions.count <= 0)
+		return 0;
+	fx_choice ch[16];
+	int64_t devices = c->fab.nnodes > 0 ? c->fab.ndev / c->fab.nnodes : c->fab.ndev;
+	size_t n = fx_model_choices(&c->work.model, &c->accel, &c->sessions, devices, ring_time, c, ch, 16);
+	fx_table *t = fx_table_new("choices", "Deployments of one node (book §6.7: TP degree against instances)",
+				   (const char *[]){"TP", "instances", "capacity", "step", "session",
+						    "last done", "on time", "meets", "GPU-s", "per on-time", NULL});
+	for (size_t i = 0; i < n; i++) {
+		fx_table_cell(t, "%lld", (long long)ch[i].tp);
+		fx_table_cell(t, "%lld", (long long)ch[i].instances);
+		fx_table_cell(t, "%lld", (long long)ch[i].capacity);
+		if (!ch[i].fits) {
+			for (int k = 0; k < 7; k++)
+				fx_table_cell(t, k == 0 ? "cannot fit" : "-");
+			continue;
+		}
+		fx_table_cell(t, "%.2f ms", ch[i].step_time * 1e3);
+		fx_table_cell(t, "%.1f ms", ch[i].session_time * 1e3);
+		fx_table_cell(t, "%.1f ms", ch[i].finish * 1e3);
+		fx_table_cell(t, "%lld of %lld", (long long)ch[i].on_time, (long long)c->sessions.count);
+		fx_table_cell(t, "%s", ch[i].meets ? "yes" : "no");
+		fx_table_cell(t, "%.3f", ch[i].cost);
+		fx_table_cell(t, isfinite(ch[i].cost_per_on_time) ? "%.3f" : "-", ch[i].cost_per_on_time);
+	}
+	if (c->json) {
+		fx_json_arr_begin(&c->js, "deployments");
+		for (size_t i = 0; i < n; i++) {
+			fx_json_obj_begin(&c->js, NULL);
+			fx_json_int(&c->js, "tp", ch[i].tp);
+			fx_json_int(&c->js, "instances", ch[i].instances);
+			fx_json_int(&c->js, "capacity", ch[i].capacity);
+			fx_json_bool(&c->js, "fits", ch[i].fits);
+			fx_json_num(&c->js, "step_ms", ch[i].step_time * 1e3);
+			fx_json_num(&c->js, "session_ms", ch[i].session_time * 1e3);
+			fx_json_num(&c->js, "finish_ms", ch[i].finish * 1e3);
+			fx_json_int(&c->js, "on_time", ch[i].on_time);
+			fx_json_bool(&c->js, "meets", ch[i].meets);
+			fx_json_num(&c->js, "gpu_seconds", ch[i].cost);
+			fx_json_num(&c->js, "gpu_seconds_per_on_time", ch[i].cost_per_on_time);
+			fx_json_obj_end(&c->js);
+		}
+		fx_json_arr_end(&c->js);
+	}
+	return fx_cli_table(c, t);
+}
+
+int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power_config *pc)
+{
+	const fx_workload *w = &c->work;
+	fx_place_opts o = {lp, time_limit, c->coll};
+	fx_placement p;
+	char b1[64], b2[32];
+	if (fx_place(&c->fab, w, pc, &o, &p, &c->d))
+		return -1;
+	int64_t D = fx_workload_devices(w);
+	fx_table *t = fx_table_new("placement", "Placement (GLPK MILP over nodes)",
+				   (const char *[]){"instance", "devices", "nodes", "racks", "level",
+						    "tp hops/time", "ep hops/time", "pp hops/time",
+						    "comm per step", NULL});
+	for (int64_t i = 0; i < p.ninst; i++) {
+		const fx_place_instance *pi = &p.inst[i];
+		char dv[256];
+		ranges(pi->devices, D, dv, sizeof dv);
+		fx_table_cell(t, "%lld", (long long)i);
+		fx_table_cell(t, "%s", dv);
+		fx_table_cell(t, "%lld", (long long)pi->nodes);
+		fx_table_cell(t, "%lld", (long long)pi->racks);
+		fx_table_cell(t, "%s", fx_level_name(pi->level));
+		for (int k = 0; k < 3; k++) {
+			const fx_place_group *g = &pi->group[k];
+			if (w->dims[k] < 2)
+				fx_table_cell(t, "-");
+			else
+				fx_table_cell(t, "%lld / %.2f us", (long long)g->max_hops, g->time * 1e6);
+		}
+		fx_table_cell(t, "%.2f us", pi->comm_time * 1e6);
+	}
+	int rc = fx_cli_table(c, t);
+
+	t = fx_table_new("place_summary", "Placement model", (const char *[]){"metric", "value", NULL});
+	fx_table_cell(t, "scheme");
+	fx_table_cell(t, "TP%lld x EP%lld x PP%lld x DP%lld = %lld devices per instance",
+		      (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
+		      (long long)w->dims[3], (long long)D);
+	fx_table_cell(t, "instances"); fx_table_cell(t, "%lld", (long long)w->instances);
+	for (int L = 0; L < FX_LEVELS; L++) {
+		fx_table_cell(t, "one instance within a %s", L == FX_LEVEL_ANY ? "system (across racks)" : fx_level_name((fx_level)L));
+		if (p.level_ok[L])
+			fx_table_cell(t, "%.3f us per step", p.level_cost[L] * 1e6);
+		else
+			fx_table_cell(t, "not possible here");
+	}
+	fx_table_cell(t, "objective"); fx_table_cell(t, "%.3f us per step (all instances)", p.objective * 1e6);
+	fx_table_cell(t, "bound"); fx_table_cell(t, "%.3f us", p.bound * 1e6);
+	fx_table_cell(t, "status"); fx_table_cell(t, "%s", p.status);
+	fx_table_cell(t, "model"); fx_table_cell(t, "%lld columns, %lld rows, solved in %.3f s",
+						  (long long)p.cols, (long long)p.rows, p.solve_seconds);
+	fx_table_cell(t, "nodes powered"); fx_table_cell(t, "%lld of %lld", (long long)p.nodes_used, (long long)c->fab.nnodes);
+	fx_table_cell(t, "power"); fx_table_cell(t, "%.4g kW", p.watts / 1e3);
+	if (w->have_model) {
+		fx_table_cell(t, "weights per device");
+		fx_table_cell(t, "%s", fx_unit_format(fx_model_weights_per_device(&w->model, w->dims[0], w->dims[1]),
+						     FX_UNIT_SIZE, b1, sizeof b1));
+		fx_table_cell(t, "sent per device per token per layer");
+		fx_table_cell(t, "%s", fx_unit_format(fx_model_send_per_token(&w->model, w->dims[0], w->dims[1]),
+						     FX_UNIT_SIZE, b2, sizeof b2));
+	}
+	rc |= fx_cli_table(c, t);
+
+	t = fx_table_new("place_racks", "Racks in use", (const char *[]){"rack", "nodes", "kW", "cooling", NULL});
+	for (int64_t r = 0; r < p.nracks; r++) {
+		if (!p.rack[r].nodes_used)
+			continue;
+		fx_table_cell(t, "%lld", (long long)p.rack[r].rack);
+		fx_table_cell(t, "%lld", (long long)p.rack[r].nodes_used);
+		fx_table_cell(t, "%.4g", p.rack[r].watts / 1e3);
+		fx_table_cell(t, "%s", p.rack[r].liquid ? "liquid" : "air");
+	}
+	rc |= fx_cli_table(c, t);
+
+	if (c->json) {
+		fx_json *j = &c->js;
+		fx_json_str(j, "status", p.status);
+		fx_json_num(j, "objective_us", p.objective * 1e6);
+		fx_json_num(j, "bound_us", p.bound * 1e6);
+		fx_json_int(j, "devices_per_instance", D);
+		fx_json_obj_begin(j, "level_cost_us");
+		for (int L = 0; L < FX_LEVELS; L++) {
+			if (p.level_ok[L])
+				fx_json_num(j, fx_level_name((fx_level)L), p.level_cost[L] * 1e6);
+			else
+				fx_json_null(j, fx_level_name((fx_level)L));
+		}
+		fx_json_obj_end(j);
+		fx_json_arr_begin(j, "instances");
+		for (int64_t i = 0; i < p.ninst; i++) {
+			const fx_place_instance *pi = &p.inst[i];
+			fx_json_obj_begin(j, NULL);
+			fx_json_int(j, "instance", i);
+			fx_json_arr_begin(j, "devices");
+			for (int64_t k = 0; k < D; k++)
+				fx_json_int(j, NULL, pi->devices[k]);
+			fx_json_arr_end(j);
+			fx_json_int(j, "nodes", pi->nodes);
+			fx_json_int(j, "racks", pi->racks);
+			fx_json_str(j, "level", fx_level_name(pi->level));
+			fx_json_num(j, "comm_us", pi->comm_time * 1e6);
+			fx_json_arr_begin(j, "groups");
+			for (int k = 0; k < FX_GROUP_KINDS; k++) {
+				if (w->dims[k] < 2)
+					continue;
+				fx_json_obj_begin(j, NULL);
+				fx_json_str(j, "kind", fx_group_kind_name((fx_group_kind)k));
+				fx_json_str(j, "collective", w->traffic[k].pattern);
+				fx_json_int(j, "members", pi->group[k].members);
+				fx_json_int(j, "groups", pi->group[k].groups);
+				fx_json_int(j, "max_hops", pi->group[k].max_hops);
+				fx_json_num(j, "time_us", pi->group[k].time * 1e6);
+				fx_json_obj_end(j);
+			}
+			fx_json_arr_end(j);
+			fx_json_obj_end(j);
+		}
+		fx_json_arr_end(j);
+		fx_json_int(j, "nodes_used", p.nodes_used);
+		fx_json_num(j, "power_kW", p.watts / 1e3);
+		fx_json_arr_begin(j, "racks");
+		for (int64_t r = 0; r < p.nracks; r++) {
+			if (!p.rack[r].nodes_used)
+				continue;
+			fx_json_obj_begin(j, NULL);
+			fx_json_int(j, "rack", p.rack[r].rack);
+			fx_json_int(j, "nodes", p.rack[r].nodes_used);
+			fx_json_num(j, "kW", p.rack[r].watts / 1e3);
+			fx_json_str(j, "cooling", p.rack[r].liquid ? "liquid" : "air");
+			fx_json_obj_end(j);
+		}
+		fx_json_arr_end(j);
+		fx_json_obj_begin(j, "model");
+		fx_json_int(j, "columns", p.cols);
+		fx_json_int(j, "rows", p.rows);
+		fx_json_num(j, "solve_seconds", p.solve_seconds);
+		fx_json_obj_end(j);
+	}
+	fx_placement_release(&p);
+	if (rc == 0)
+		rc = choices(c);
+	return rc;
+}
+
+static const fx_opt place_opts[] = {
+	{"instances", "N", "instances to place (default: the spec's workload.instances)"},
+	{"budget", "P", "system power budget (default: the spec's power.budget)"},
+	{"rack-budget", "P", "per-rack power budget (default: the spec's power.rack_budget)"},
+	{"alpha", "T", "per-round overhead replacing spec overhead and path latency"},
+	{"lp", "FILE", "write the MILP in CPLEX LP format (glpsol --lp FILE re-solves it)"},
+	{"time-limit", "S", "seconds GLPK may search (default 10)"},
+	{NULL, NULL, NULL},
+};
+
+int fx_cmd_place(int argc, char **argv)
+{
+	fx_cli c;
+	int rc = fx_cli_parse(&c, "place", "place SPEC [--instances N] [--budget P] [--lp FILE] [--json]",
+			      place_opts, argc, argv);
+	if (rc)
+		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
+	rc = fx_cli_load(&c);
+	fx_power_config pc;
+	double limit = 10;
+	if (rc == 0) {
+		pc = c.power;
+		const char *v;
+		if ((v = fx_cli_opt(&c, "budget")))
+			rc |= fx_cli_qty(&c, "--budget", v, FX_UNIT_POWER, &pc.budget);
+		if ((v = fx_cli_opt(&c, "rack-budget")))
+			rc |= fx_cli_qty(&c, "--rack-budget", v, FX_UNIT_POWER, &pc.rack_budget);
+		if ((v = fx_cli_opt(&c, "alpha"))) {
+			c.coll.alpha_replaces_latency = 1;
+			rc |= fx_cli_qty(&c, "--alpha", v, FX_UNIT_TIME, &c.coll.alpha);
+		}
+		if ((v = fx_cli_opt(&c, "time-limit"))) {
+			char *end;
+			limit = strtod(v, &end);
+			if (*end || !(limit > 0))
+				rc = fx_diag_error(&c.d, NULL, "--time-limit: expected seconds > 0, got '%s'", v);
+		}
+		if ((v = fx_cli_opt(&c, "instances"))) {
+			char *end;
+			long long n = strtoll(v, &end, 10);
+			if (*end || n < 1)
+				rc = fx_diag_error(&c.d, NULL, "--instances: expected a positive integer, got '%s'", v);
+			c.work.instances = n;
+		}
+		if (rc == 0 && !c.work.present)
+			rc = fx_diag_error(&c.d, NULL, "%s: the spec has no workload to place (add "
+					   "'workload: {scheme: {tp: 2, ep: 4}, ...}'; see docs/spec.md)",
+					   c.spec_path);
+	}
+	if (rc == 0)
+		rc = fx_cli_outdir(&c);
+	if (rc == 0) {
+		if (c.json) {
+			fx_json_init(&c.js, stdout);
+			fx_json_obj_begin(&c.js, NULL);
+			fx_json_str(&c.js, "name", c.name);
+		} else {
+			printf("%s: %s fabric, %s\n\n", c.name, c.fab.builder->kind, c.spec_path);
+		}
+		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, &pc);
+		if (c.json)
+			fx_json_obj_end(&c.js);
+	}
+	return fx_cli_finish(&c, rc);
+}

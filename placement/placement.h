@@ -1,0 +1,128 @@
+/*
+ * placement: where the tensor-, expert-, pipeline- and data-parallel groups
+ * of a workload's instances go on a fabric, decided by a GLPK MILP under
+ * device, rule, failure-domain, rack power, cooling and system power
+ * budgets; and why, when nothing fits.
+ *
+ * The workload (`workload:` in a spec):
+ *
+ *   scheme: {tp: 2, ep: 4}          # one instance; also pp, dp (default 1)
+ *   instances: 4                    # default 1
+ *   model: {...}                    # optional; see placement/model.h
+ *   tokens: 1                       # tokens per step (for bytes from the model)
+ *   groups:                         # per group kind; default from the model
+ *     tp: {collective: allreduce, algo: ring, bytes: 16 KiB, count: 188}
+ *   keep_within: {tp: node, instance: rack}   # node | rack | any
+ *   failure_domain: node            # none | node | rack: instances share none
+ *
+ * Devices of an instance are numbered (dp, pp, ep, tp) with tp fastest, as
+ * the book numbers TP2 x EP4 (§6.3.1): a TP group is tp consecutive
+ * devices, an EP group the devices with the same TP index.
+ *
+ * The model is aggregated at node level: nodes of a fabric are alike, so an
+ * instance's cost depends only on whether it sits in one node, in one rack
+ * or across racks, and that cost is measured by routing the instance's
+ * group collectives on the real fabric at each level.  The MILP is small
+ * (instances x nodes) and solves to optimality in seconds at CloudMatrix384
+ * scale.
+ *
+ * Ownership: fx_workload and fx_placement are filled by the callee and
+ * released by the caller with their _release functions.
+ */
+#ifndef FX_PLACEMENT_H
+#define FX_PLACEMENT_H
+
+#include "../core/diag.h"
+#include "../fabric/fabric.h"
+#include "../power/power.h"
+#include "../routing/routing.h"
+#include "../spec/spec.h"
+#include "model.h"
+
+typedef enum fx_level { FX_LEVEL_NODE = 0, FX_LEVEL_RACK, FX_LEVEL_ANY, FX_LEVELS } fx_level;
+const char *fx_level_name(fx_level l);
+
+typedef enum fx_group_kind { FX_GROUP_TP = 0, FX_GROUP_EP, FX_GROUP_PP, FX_GROUP_DP, FX_GROUP_KINDS } fx_group_kind;
+const char *fx_group_kind_name(fx_group_kind k);
+
+typedef struct fx_group_traffic {
+	char pattern[24];        /* allreduce, all-to-all, ... */
+	char algo[16];           /* "" = the pattern's default */
+	double bytes;            /* per collective call */
+	double count;            /* calls per step */
+} fx_group_traffic;
+
+typedef struct fx_workload {
+	int present;
+	int64_t dims[FX_GROUP_KINDS];          /* tp, ep, pp, dp */
+	int64_t instances;
+	int have_model;
+	fx_model model;
+	int64_t tokens;
+	fx_group_traffic traffic[FX_GROUP_KINDS];
+	fx_level keep[FX_GROUP_KINDS];         /* each group kind stays within */
+	fx_level keep_instance;                /* the whole instance stays within */
+	fx_level failure_domain;               /* FX_LEVEL_ANY = none */
+} fx_workload;
+
+/* Reads the placement keys of `workload:` (absent: present = 0).  `other`
+ * lists further keys the caller handles (NULL-terminated). */
+int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *other,
+			    fx_workload *w);
+/* Reads `workload.accelerator` {hbm, hbm_bandwidth, flops, reserve} and
+ * `workload.sessions` {count, context, steps, deadline, min_on_time}; each
+ * absent one leaves its struct zeroed (hbm == 0, count == 0). */
+int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_sessions *s);
+/* Devices one instance needs. */
+int64_t fx_workload_devices(const fx_workload *w);
+
+typedef struct fx_place_group {
+	fx_group_kind kind;
+	int64_t members;          /* devices per group */
+	int64_t groups;           /* groups of this kind in the instance */
+	int64_t max_hops;
+	double time;              /* seconds per step: count x one collective (all groups at once) */
+} fx_place_group;
+
+typedef struct fx_place_instance {
+	int64_t *devices;         /* [fx_workload_devices] device ids, in instance order */
+	int64_t nodes, racks;     /* how many it spans */
+	fx_level level;
+	fx_place_group group[FX_GROUP_KINDS];
+	double comm_time;         /* seconds per step, all group kinds */
+} fx_place_instance;
+
+typedef struct fx_place_rack {
+	int64_t rack, nodes_used;
+	double watts;
+	int liquid;
+} fx_place_rack;
+
+typedef struct fx_placement {
+	int64_t ninst;
+	fx_place_instance *inst;
+	double level_cost[FX_LEVELS];   /* per-step comm time of one instance at each level */
+	int level_ok[FX_LEVELS];
+	double objective, bound;        /* seconds per step, summed over instances */
+	const char *status;             /* "optimal", "feasible (time limit)" */
+	int64_t nodes_used;
+	double watts;
+	fx_place_rack *rack;
+	int64_t nracks;
+	int64_t cols, rows;             /* model size */
+	double solve_seconds;
+} fx_placement;
+
+typedef struct fx_place_opts {
+	const char *lp_path;            /* write the model (CPLEX LP) here */
+	double time_limit;              /* seconds */
+	fx_coll_time tm;                /* the collective time model */
+} fx_place_opts;
+
+/* Places the workload.  Nothing fits: exit status 3 through d, naming the
+ * constraint family that binds (relaxing each in turn) and by how much. */
+int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc,
+	     const fx_place_opts *o, fx_placement *out, fx_diag *d);
+void fx_placement_release(fx_placement *p);
+
+#endif

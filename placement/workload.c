@@ -1,0 +1,241 @@
+/* Parsing the placement keys of `workload:`, and the traffic defaults the
+ * model implies. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "placement.h"
+
+const char *fx_level_name(fx_level l)
+{
+	static const char *const n[] = {"node", "rack", "any"};
+	return l < FX_LEVELS ? n[l] : "?";
+}
+
+const char *fx_group_kind_name(fx_group_kind k)
+{
+	static const char *const n[] = {"tp", "ep", "pp", "dp"};
+	return k < FX_GROUP_KINDS ? n[k] : "?";
+}
+
+int64_t fx_workload_devices(const fx_workload *w)
+{
+	int64_t n = 1;
+	for (int k = 0; k < FX_GROUP_KINDS; k++)
+		n *= w->dims[k];
+	return n;
+}
+
+static int parse_level(fx_diag *d, const fx_snode *n, int allow_none, fx_level *out)
+{
+	const char *s;
+	if (fx_snode_str(d, n, &s))
+		return -1;
+	for (int l = 0; l < FX_LEVELS; l++)
+		if (strcmp(s, fx_level_name((fx_level)l)) == 0) {
+			*out = (fx_level)l;
+			return 0;
+		}
+	if (allow_none && strcmp(s, "none") == 0) {
+		*out = FX_LEVEL_ANY;
+		return 0;
+	}
+	return fx_snode_error(d, n, "'%s' must be %s, got '%s'", n->path,
+			      allow_none ? "none, node or rack" : "node, rack or any", s);
+}
+
+static int parse_traffic(fx_diag *d, const fx_snode *n, fx_group_traffic *t)
+{
+	static const char *const keys[] = {"collective", "algo", "bytes", "count", NULL};
+	const char *pat, *algo = NULL;
+	if (n->kind != FX_SNODE_MAP)
+		return fx_snode_error(d, n, "'%s' must be a map {collective, algo, bytes, count}", n->path);
+	int rc = fx_spec_keys(d, n, keys);
+	rc |= fx_spec_str(d, n, "collective", &pat);
+	rc |= fx_spec_str_opt(d, n, "algo", &algo);
+	rc |= fx_spec_qty(d, n, "bytes", FX_UNIT_SIZE, 0, 0, &t->bytes);
+	t->count = 1;
+	const fx_snode *c = fx_snode_get(n, "count");
+	int64_t cnt;
+	if (c && fx_snode_int(d, c, 0, INT32_MAX, &cnt) == 0)
+		t->count = (double)cnt;
+	else if (c)
+		rc = -1;
+	if (rc)
+		return -1;
+	if (!fx_coll_find(pat, NULL))
+		return fx_snode_error(d, fx_snode_get(n, "collective"), "unknown collective '%s' (see "
+				      "fabricx collective --list)", pat);
+	if (algo && !fx_coll_find(pat, algo))
+		return fx_snode_error(d, fx_snode_get(n, "algo"), "no algorithm '%s' for %s", algo, pat);
+	snprintf(t->pattern, sizeof t->pattern, "%s", pat);
+	snprintf(t->algo, sizeof t->algo, "%s", algo ? algo : "");
+	return 0;
+}
+
+/* Book §6.3.1: TP partial sums are reduced twice per layer (attention and
+ * FFN or experts), the EP groups' contributions once per layer, both on the
+ * FP32 hidden vector; pipeline stages hand the activations on once per step. */
+static void default_traffic(fx_workload *w)
+{
+	const fx_model *m = &w->model;
+	double vec = (double)m->hidden * m->reduce_bytes * (double)w->tokens;
+	fx_group_traffic *t = w->traffic;
+	if (!t[FX_GROUP_TP].pattern[0])
+		t[FX_GROUP_TP] = (fx_group_traffic){"allreduce", "ring", vec, 2.0 * (double)m->layers};
+	if (!t[FX_GROUP_EP].pattern[0])
+		t[FX_GROUP_EP] = (fx_group_traffic){"allreduce", "ring", vec, (double)m->layers};
+	if (!t[FX_GROUP_PP].pattern[0])
+		t[FX_GROUP_PP] = (fx_group_traffic){"broadcast", "chain",
+						    (double)m->hidden * m->dtype_bytes * (double)w->tokens, 1};
+	if (!t[FX_GROUP_DP].pattern[0])
+		t[FX_GROUP_DP] = (fx_group_traffic){"allreduce", "ring", 0, 0};  /* inference: none */
+}
+
+int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_sessions *s)
+{
+	static const char *const akeys[] = {"hbm", "hbm_bandwidth", "flops", "reserve", NULL};
+	static const char *const skeys[] = {"count", "context", "steps", "deadline", "min_on_time", NULL};
+	const fx_snode *wl, *n;
+	memset(a, 0, sizeof *a);
+	memset(s, 0, sizeof *s);
+	if (fx_spec_map(d, spec->root, "workload", 0, &wl) || !wl)
+		return wl ? 0 : (d->nerr ? -1 : 0);
+	int rc = 0;
+	if (fx_spec_map(d, wl, "accelerator", 0, &n))
+		return -1;
+	if (n) {
+		rc |= fx_spec_keys(d, n, akeys);
+		rc |= fx_spec_qty(d, n, "hbm", FX_UNIT_SIZE, 0, 1, &a->hbm);
+		rc |= fx_spec_qty(d, n, "hbm_bandwidth", FX_UNIT_BANDWIDTH, 0, 1, &a->hbm_bw);
+		a->flops = 0;
+		const fx_snode *fl = fx_snode_get(n, "flops");
+		if (fl) {  /* FLOP/s as a plain number with an optional T/P prefix word */
+			int64_t tf;
+			if (fl->kind == FX_SNODE_SCALAR && sscanf(fl->text, "%lf TFLOP/s", &a->flops) == 1)
+				a->flops *= 1e12;
+			else if (fx_snode_int(d, fl, 0, INT64_MAX, &tf) == 0)
+				a->flops = (double)tf;
+			else
+				rc = -1;
+		}
+		a->reserve = 2.0 * 1024 * 1024 * 1024;  /* book §6.1.2: 2 GiB of workspace */
+		rc |= fx_spec_qty_opt(d, n, "reserve", FX_UNIT_SIZE, 0, 0, &a->reserve);
+	}
+	if (fx_spec_map(d, wl, "sessions", 0, &n))
+		return -1;
+	if (n) {
+		rc |= fx_spec_keys(d, n, skeys);
+		s->steps = 1;
+		s->min_on_time = 1;
+		rc |= fx_spec_int(d, n, "count", 1, INT32_MAX, &s->count);
+		rc |= fx_spec_int(d, n, "context", 0, INT64_MAX, &s->context);
+		rc |= fx_spec_int_opt(d, n, "steps", 1, INT32_MAX, &s->steps);
+		rc |= fx_spec_qty_opt(d, n, "deadline", FX_UNIT_TIME, 0, 1, &s->deadline);
+		const fx_snode *m = fx_snode_get(n, "min_on_time");
+		if (m) {
+			char *end;
+			if (m->kind != FX_SNODE_SCALAR || !m->plain ||
+			    (s->min_on_time = strtod(m->text, &end), *end) || s->min_on_time < 0 ||
+			    s->min_on_time > 1)
+				rc = fx_snode_error(d, m, "'%s' must be a fraction from 0 to 1, e.g. 0.75", m->path);
+		}
+	}
+	return rc;
+}
+
+int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *other,
+			    fx_workload *w)
+{
+	static const char *const own[] = {"scheme", "instances", "model", "tokens", "groups",
+					  "keep_within", "failure_domain"};
+	const char *keys[32];
+	size_t nk = 0;
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		keys[nk++] = own[i];
+	for (; other && *other && nk < 31; other++)
+		keys[nk++] = *other;
+	keys[nk] = NULL;
+
+	memset(w, 0, sizeof *w);
+	for (int k = 0; k < FX_GROUP_KINDS; k++) {
+		w->dims[k] = 1;
+		w->keep[k] = FX_LEVEL_ANY;
+	}
+	w->keep[FX_GROUP_TP] = FX_LEVEL_NODE;  /* TP reduces every layer: keep it close */
+	w->keep_instance = FX_LEVEL_ANY;
+	w->failure_domain = FX_LEVEL_ANY;
+	w->instances = 1;
+	w->tokens = 1;
+	const fx_snode *wl, *n;
+	if (fx_spec_map(d, spec->root, "workload", 0, &wl))
+		return -1;
+	if (!wl)
+		return 0;
+	if (fx_spec_keys(d, wl, keys))
+		return -1;
+	if (!fx_snode_get(wl, "scheme")) {
+		for (size_t i = 1; i < sizeof own / sizeof own[0]; i++)
+			if (fx_snode_get(wl, own[i]))
+				return fx_snode_error(d, fx_snode_get(wl, own[i]), "'workload.%s' needs "
+						      "'workload.scheme'", own[i]);
+		return 0;
+	}
+	w->present = 1;
+	static const char *const kinds[] = {"tp", "ep", "pp", "dp", NULL};
+	int rc = fx_spec_map(d, wl, "scheme", 1, &n);
+	if (rc == 0 && (rc = fx_spec_keys(d, n, kinds)) == 0)
+		for (int k = 0; k < FX_GROUP_KINDS; k++)
+			rc |= fx_spec_int_opt(d, n, kinds[k], 1, 1 << 20, &w->dims[k]);
+	rc |= fx_spec_int_opt(d, wl, "instances", 1, 1 << 20, &w->instances);
+	rc |= fx_spec_int_opt(d, wl, "tokens", 1, INT32_MAX, &w->tokens);
+	if (fx_spec_map(d, wl, "model", 0, &n))
+		return -1;
+	if (n) {
+		w->have_model = 1;
+		rc |= fx_model_parse(d, n, &w->model);
+	}
+	if (fx_spec_map(d, wl, "groups", 0, &n))
+		return -1;
+	if (n && fx_spec_keys(d, n, kinds) == 0) {
+		for (int k = 0; k < FX_GROUP_KINDS; k++)
+			if (fx_snode_get(n, kinds[k]))
+				rc |= parse_traffic(d, fx_snode_get(n, kinds[k]), &w->traffic[k]);
+	} else if (n) {
+		rc = -1;
+	}
+	if (fx_spec_map(d, wl, "keep_within", 0, &n))
+		return -1;
+	if (n) {
+		static const char *const kk[] = {"tp", "ep", "pp", "dp", "instance", NULL};
+		rc |= fx_spec_keys(d, n, kk);
+		for (int k = 0; k < FX_GROUP_KINDS; k++)
+			if (fx_snode_get(n, kinds[k]))
+				rc |= parse_level(d, fx_snode_get(n, kinds[k]), 0, &w->keep[k]);
+		if (fx_snode_get(n, "instance"))
+			rc |= parse_level(d, fx_snode_get(n, "instance"), 0, &w->keep_instance);
+		/* groups kept within a node must be blocks of consecutive devices:
+		 * tp innermost, then ep, pp, dp */
+		for (int k = 1; rc == 0 && k < FX_GROUP_KINDS; k++)
+			if (w->keep[k] == FX_LEVEL_NODE && w->keep[k - 1] != FX_LEVEL_NODE &&
+			    w->dims[k - 1] > 1)
+				rc = fx_snode_error(d, fx_snode_get(n, kinds[k]), "'workload.keep_within.%s: node' "
+						    "needs '%s: node' too: %s groups are made across %s ranks",
+						    kinds[k], kinds[k - 1], kinds[k], kinds[k - 1]);
+		/* a group kind kept within a rack keeps its instance there */
+		for (int k = 0; k < FX_GROUP_KINDS; k++)
+			if (w->keep[k] == FX_LEVEL_RACK && w->dims[k] > 1 && w->keep_instance == FX_LEVEL_ANY)
+				w->keep_instance = FX_LEVEL_RACK;
+	}
+	if (fx_snode_get(wl, "failure_domain"))
+		rc |= parse_level(d, fx_snode_get(wl, "failure_domain"), 1, &w->failure_domain);
+	if (rc)
+		return -1;
+	for (int k = 0; k < FX_GROUP_KINDS; k++)
+		if (w->dims[k] > 1 && !w->traffic[k].pattern[0] && !w->have_model)
+			return fx_snode_error(d, wl, "'workload' needs a 'model' or 'groups.%s' to know "
+					      "what the %s groups send", kinds[k], kinds[k]);
+	if (w->have_model)
+		default_traffic(w);
+	return 0;
+}

@@ -1,0 +1,192 @@
+/* The placement MILP against brute-force enumeration, and infeasibility
+ * explained family by family. */
+#include <math.h>
+#include <string.h>
+
+#include "../../placement/placement.h"
+#include "helpers.h"
+
+static const char *base =
+	"fabric: {kind: nvswitch, nodes: 4, devices: 4, switches: 2, switch_ports: 16, device_links: 2,\n"
+	"         uplinks_per_switch: 2, spine_switches: 2, spine_ports: 8,\n"
+	"         link: {bandwidth: 25 GB/s, latency: 200 ns}}\n"
+	"packaging: {devices_per_node: 4, nodes_per_rack: 2}\n"
+	"power: {node: 10 kW%s}\n"
+	"workload: {scheme: {tp: 2, ep: 2}, instances: %d%s,\n"
+	"  groups: {tp: {collective: allreduce, bytes: 64 KiB, count: 2},\n"
+	"           ep: {collective: allreduce, bytes: 1 MiB, count: 1}}}\n";
+
+typedef struct placed {
+	fixture fx;
+	fx_workload w;
+	fx_power_config pc;
+	fx_placement p;
+	int rc;
+} placed;
+
+static void place(placed *t, const char *power, int instances, const char *extra)
+{
+	char y[2048];
+	snprintf(y, sizeof y, base, power, instances, extra);
+	ck_assert_msg(fixture_load(&t->fx, "place.yaml", y, NULL) == 0, "%s", t->fx.msg);
+	ck_assert_int_eq(fx_workload_place_parse(&t->fx.d, &t->fx.s, NULL, &t->w), 0);
+	ck_assert_int_eq(fx_power_parse(&t->fx.d, &t->fx.s, &t->pc), 0);
+	fx_place_opts o = {NULL, 10, {0, 0}};
+	t->rc = fx_place(&t->fx.f, &t->w, &t->pc, &o, &t->p, &t->fx.d);
+	fflush(t->fx.err);
+	rewind(t->fx.err);
+	size_t n = fread(t->fx.msg, 1, sizeof t->fx.msg - 1, t->fx.err);
+	t->fx.msg[n] = '\0';
+}
+
+static void done(placed *t)
+{
+	if (t->rc == 0)
+		fx_placement_release(&t->p);
+	fixture_release(&t->fx);
+}
+
+/* Every way to put each instance's TP units (2 per instance) on the 4 nodes
+ * of 2 units each, scored by the level costs the MILP used; failure
+ * domain node: no node shared. */
+static double brute(const double *cost, const int *ok, int instances, int fail_node)
+{
+	int units = 2 * instances, at[16];
+	double best = INFINITY;
+	int64_t total = 1;
+	for (int u = 0; u < units; u++)
+		total *= 4;
+	for (int64_t code = 0; code < total; code++) {
+		int64_t c = code;
+		int fill[4] = {0, 0, 0, 0};
+		for (int u = 0; u < units; u++) {
+			at[u] = (int)(c % 4);
+			c /= 4;
+			fill[at[u]]++;
+		}
+		int feasible = 1;
+		for (int n = 0; n < 4; n++)
+			feasible &= fill[n] <= 2;
+		int owner[4] = {-1, -1, -1, -1};
+		double sum = 0;
+		for (int i = 0; i < instances && feasible; i++) {
+			int a = at[2 * i], b = at[2 * i + 1];
+			for (int k = 0; k < 2; k++) {
+				int n = at[2 * i + k];
+				if (fail_node && owner[n] >= 0 && owner[n] != i)
+					feasible = 0;
+				owner[n] = i;
+			}
+			int level = a == b ? 0 : a / 2 == b / 2 ? 1 : 2;  /* racks: nodes 0-1, 2-3 */
+			if (!ok[level])
+				feasible = 0;
+			sum += cost[level];
+		}
+		if (feasible && sum < best)
+			best = sum;
+	}
+	return best;
+}
+
+START_TEST(milp_equals_brute_force)
+{
+	static const struct { int instances; const char *extra; int fail; } cases[] = {
+		{1, "", 0}, {2, "", 0}, {3, "", 0}, {4, "", 0},
+		{2, ", failure_domain: node", 1},
+		{2, ", keep_within: {tp: node, instance: rack}", 0},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		placed t;
+		place(&t, "", cases[k].instances, cases[k].extra);
+		ck_assert_msg(t.rc == 0, "case %zu: %s", k, t.fx.msg);
+		int ok[3] = {t.p.level_ok[0], t.p.level_ok[1], t.p.level_ok[2]};
+		if (strstr(cases[k].extra, "instance: rack"))
+			ok[2] = 0;
+		double want = brute(t.p.level_cost, ok, cases[k].instances, cases[k].fail);
+		ck_assert_msg(fabs(t.p.objective - want) <= 1e-9 * want, "case %zu: milp %g, brute %g", k,
+			      t.p.objective, want);
+		ck_assert_str_eq(t.p.status, "optimal");
+		/* the placement is real: every device used once */
+		int used[16] = {0};
+		for (int64_t i = 0; i < t.p.ninst; i++)
+			for (int d = 0; d < 4; d++)
+				ck_assert_int_eq(used[t.p.inst[i].devices[d]]++, 0);
+		done(&t);
+	}
+}
+END_TEST
+
+/* The level costs come from routing: a node-local instance's TP and EP
+ * groups cross one switch (2 hops); across nodes the EP groups cross the
+ * spine (4 hops) and cost more. */
+START_TEST(levels_from_routing)
+{
+	placed t;
+	place(&t, "", 1, "");
+	ck_assert_int_eq(t.rc, 0);
+	ck_assert(t.p.level_ok[FX_LEVEL_NODE] && t.p.level_ok[FX_LEVEL_RACK] && t.p.level_ok[FX_LEVEL_ANY]);
+	ck_assert(t.p.level_cost[FX_LEVEL_NODE] < t.p.level_cost[FX_LEVEL_RACK]);
+	ck_assert_int_eq(t.p.inst[0].level, FX_LEVEL_NODE);
+	ck_assert_int_eq(t.p.inst[0].group[FX_GROUP_TP].max_hops, 2);
+	ck_assert_int_eq(t.p.inst[0].group[FX_GROUP_EP].max_hops, 2);
+	/* one 4-device instance: 2 TP groups and 2 EP groups */
+	ck_assert_int_eq(t.p.inst[0].group[FX_GROUP_TP].groups, 2);
+	ck_assert_int_eq(t.p.inst[0].group[FX_GROUP_EP].groups, 2);
+	done(&t);
+}
+END_TEST
+
+/* Nothing fits: exit 3, and the message names the family that binds and
+ * by how much. */
+START_TEST(infeasible_explained)
+{
+	placed t;
+	place(&t, "", 5, "");  /* 20 devices on 16 */
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_int_eq(t.fx.d.status, FX_EXIT_INFEASIBLE);
+	ck_assert_msg(strstr(t.fx.msg, "binding (relaxing it alone makes room): capacity (over by 4 devices)"),
+		      "%s", t.fx.msg);
+	done(&t);
+
+	place(&t, ", rack_budget: 15 kW", 3, "");  /* one node per rack: 8 devices; a third node puts 20 kW in a rack */
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "rack power (over by 5 kW)"), "%s", t.fx.msg);
+	done(&t);
+
+	place(&t, ", budget: 25 kW", 3, "");  /* two nodes in all */
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "system power (over by 5 kW)"), "%s", t.fx.msg);
+	done(&t);
+
+	place(&t, ", liquid: false, air_limit: 15 kW", 3, "");
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "cooling (over by 5 kW)"), "%s", t.fx.msg);
+	done(&t);
+
+	place(&t, "", 3, ", failure_domain: rack");  /* two racks, three instances */
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "failure domain (over by 1 instances)"), "%s", t.fx.msg);
+	done(&t);
+
+	/* rules that can be met under a rack budget of one node per rack */
+	place(&t, ", rack_budget: 15 kW", 2, ", keep_within: {tp: node, instance: node}");
+	ck_assert_int_eq(t.rc, 0);  /* one node per rack, one instance per node */
+	done(&t);
+	place(&t, ", rack_budget: 15 kW", 1, ", keep_within: {tp: node, instance: rack}");
+	ck_assert_int_eq(t.rc, 0);
+	ck_assert_int_eq(t.p.inst[0].nodes, 1);
+	done(&t);
+}
+END_TEST
+
+Suite *suite_place(void)
+{
+	Suite *s = suite_create("place");
+	TCase *tc = tcase_create("milp");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, milp_equals_brute_force);
+	tcase_add_test(tc, levels_from_routing);
+	tcase_add_test(tc, infeasible_explained);
+	suite_add_tcase(s, tc);
+	return s;
+}
