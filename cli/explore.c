@@ -31,6 +31,13 @@ int fx_cmd_explore(int argc, char **argv)
 			if (c.json)
 				fx_json_obj_end(&c.js);
 		}
+		if (rc == 0 && c.work.present) {
+			if (c.json)
+				fx_json_obj_begin(&c.js, "placement");
+			rc = fx_report_place(&c, NULL, 10, &c.power);
+			if (c.json)
+				fx_json_obj_end(&c.js);
+		}
 		if (c.json)
 			fx_json_obj_end(&c.js);
 		else if (rc == 0)

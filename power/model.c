@@ -38,10 +38,9 @@ double fx_power_node(const fx_power_config *c, const fx_fabric *f)
 	       sw_in_nodes / (double)nodes * c->sw;
 }
 
-fx_power_parts fx_power_of(const fx_power_config *c, const fx_fabric *f, int64_t n)
+/* Switches outside nodes and every link: the whole build's infrastructure. */
+static double infrastructure(const fx_power_config *c, const fx_fabric *f)
 {
-	fx_power_parts p = {0};
-	double share = f->nnodes > 0 ? (double)n / (double)f->nnodes : 1;
 	double infra = 0;
 	for (int64_t v = 0; v < f->nv; v++)
 		if (f->v[v].type == FX_V_SWITCH && f->v[v].node < 0)
@@ -49,12 +48,26 @@ fx_power_parts fx_power_of(const fx_power_config *c, const fx_fabric *f, int64_t
 	for (int64_t e = 0; e < f->ne; e++)
 		infra += f->e[e].count * (f->e[e].medium == FX_MEDIUM_OPTICAL ? c->optics
 					  : f->e[e].medium == FX_MEDIUM_COPPER ? c->copper : 0);
-	p.nodes = (double)n * fx_power_node(c, f);
+	return infra;
+}
+
+/* Power of n nodes given the per-node power and the whole infrastructure. */
+static fx_power_parts parts_of(const fx_power_config *c, const fx_fabric *f, int64_t n, double pnode,
+			       double infra)
+{
+	fx_power_parts p = {0};
+	double share = f->nnodes > 0 ? (double)n / (double)f->nnodes : 1;
+	p.nodes = (double)n * pnode;
 	p.infra = infra * share;
 	p.step = c->step_devices > 0 && n * per_node(f) > c->step_devices ? c->step_power : 0;
 	p.fixed = c->fixed;
 	p.total = p.nodes + p.infra + p.step + p.fixed;
 	return p;
+}
+
+fx_power_parts fx_power_of(const fx_power_config *c, const fx_fabric *f, int64_t n)
+{
+	return parts_of(c, f, n, fx_power_node(c, f), infrastructure(c, f));
 }
 
 void fx_power_plan_release(fx_power_plan *p)
@@ -110,10 +123,17 @@ int fx_power_plan_build(const fx_power_config *c, const fx_fabric *f, int64_t no
 		/* the most nodes each constraint allows on its own */
 		int64_t by_ports = total, by_racks = c->racks > 0 ? c->racks * p->nodes_per_rack : total;
 		int64_t by_power = total;
-		if (p->budget > 0) {
-			by_power = 0;
-			while (by_power < total && fx_power_of(c, f, by_power + 1).total <= p->budget * (1 + 1e-12))
-				by_power++;
+		if (p->budget > 0) {  /* power grows with n: bisect for the last n within budget */
+			double infra = infrastructure(c, f);
+			int64_t lo = 0, hi = total;
+			while (lo < hi) {
+				int64_t mid = lo + (hi - lo + 1) / 2;
+				if (parts_of(c, f, mid, p->node_watts, infra).total <= p->budget * (1 + 1e-12))
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			by_power = lo;
 		}
 		int64_t best = by_ports;
 		const char *why = "ports";

@@ -106,5 +106,60 @@ expect 0 "explore" -- "$FABRICX" explore specs/cm384.yaml --out "$tmp/o"
 [ -s "$tmp/o/cm384/metrics.csv" ] && [ -s "$tmp/o/cm384/hops.csv" ] && ok || bad "explore CSV files"
 grep -q "bisection" "$tmp/out" && ok || bad "explore prints the metrics"
 
+# collective: the JSON contract on every shipped spec (the wafer shrunk)
+for spec in specs/*.yaml; do
+	small=""
+	case $spec in *wse2*) small="--set fabric.grid=[16,16]";; esac
+	# shellcheck disable=SC2086
+	expect 0 "collective $spec" -- "$FABRICX" collective "$spec" $small --pattern allreduce --size 10KiB --json --out "$tmp/o"
+	if jq -e '(.pattern=="allreduce") and (.algo|type=="string") and (.ranks|type=="number")
+	    and (.size_bytes==10240) and (.rounds|type=="number") and (.time_us>0)
+	    and (.max_link_bytes|type=="number") and (.total_link_bytes|type=="number")
+	    and (.algbw_GBps|type=="number") and (.busbw_GBps|type=="number")
+	    and (.rounds as $r | .per_round|length==$r)
+	    and (.per_round[0]|has("max_link_bytes") and has("total_link_bytes") and has("max_hops") and has("time_us"))' \
+	    "$tmp/out" >/dev/null; then ok; else bad "collective $spec --json breaks the contract"; fi
+	expect 0 "power $spec" -- "$FABRICX" power "$spec" --json --out "$tmp/o"
+	if jq -e 'has("budget_kW") and (.max_devices|type=="number") and (.nodes|type=="number")
+	    and (.racks|type=="number") and (.power_kW|type=="number") and (.limited_by|type=="string")
+	    and (.racks_detail|type=="array")' "$tmp/out" >/dev/null; then ok; else bad "power $spec --json"; fi
+done
+
+# collective: book numbers through the CLI, files, and errors
+expect 0 "ring vs tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring --size 10KiB --alpha 0.822us --versus tree --json --out "$tmp/o"
+[ "$(jq '.time_us*100|round' "$tmp/out")" = 1155 ] && [ "$(jq '.crossover_bytes/1024|round' "$tmp/out")" = 680 ] && ok || bad "book §6.4.2 through the CLI"
+expect 0 "--links" -- "$FABRICX" collective specs/tpu-v4-cube.yaml --pattern all-to-all --size 32MiB --links "$tmp/links.csv" --out "$tmp/o"
+[ "$(head -1 "$tmp/links.csv")" = "src,dst,bytes,busy_us,utilisation" ] && [ "$(wc -l < "$tmp/links.csv")" = 385 ] && ok || bad "--links CSV"
+expect 0 "ktree PLMR" -- "$FABRICX" collective specs/wse2.yaml --set 'fabric.grid=[660,4]' --pattern allreduce --algo ktree --chunks 22 --size 4KiB --json --out "$tmp/o"
+[ "$(jq .plmr.critical_hops "$tmp/out")" = 690 ] && [ "$(jq .plmr.routing_stages "$tmp/out")" = 27 ] && ok || bad "K-tree 660/22 PLMR"
+expect 0 "--list" -- "$FABRICX" collective --list
+expect 2 "unknown pattern" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allgather --size 1MiB
+expect 2 "missing size" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce
+expect 2 "size without unit" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1024
+expect 2 "swing on 6 ranks" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo swing --ranks 6 --size 1MiB
+grep -q "needs a power-of-two number of ranks" "$tmp/err" && ok || bad "power-of-two message"
+expect 2 "too many ranks" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --ranks 9 --size 1MiB
+expect 2 "unknown group" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --group tp0 --size 1MiB
+expect 2 "torus algo off a torus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo torus --size 1MiB
+expect 2 "gemm on a non-wafer" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern gemm-shift --size 1MiB
+
+# power and place
+expect 0 "power 120 kW" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 120kW --json --out "$tmp/o"
+[ "$(jq .max_devices "$tmp/out")" = 88 ] && [ "$(jq -r .limited_by "$tmp/out")" = power ] && ok || bad "book §6.5.2 through the CLI"
+expect 3 "power too small" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 5kW
+grep -q "infeasible: power" "$tmp/err" && ok || bad "power infeasible message"
+expect 0 "place hgx" -- "$FABRICX" place specs/hgx-h100.yaml --json --lp "$tmp/place.lp" --out "$tmp/o"
+[ "$(jq -r .status "$tmp/out")" = optimal ] && [ "$(jq '.deployments[1].session_ms*10|round' "$tmp/out")" = 1191 ] && ok || bad "place hgx: status and §6.7 119.1 ms"
+grep -q "^Minimize" "$tmp/place.lp" && ok || bad "--lp writes CPLEX LP"
+expect 0 "place cm384" -- "$FABRICX" place specs/cm384.yaml --json --out "$tmp/o"
+[ "$(jq '.instances|length' "$tmp/out")" = 48 ] && [ "$(jq -r '.instances[0].level' "$tmp/out")" = node ] && ok || bad "place cm384"
+expect 3 "place over capacity" -- "$FABRICX" place specs/cm384.yaml --instances 49
+grep -q "capacity (over by 8 devices)" "$tmp/err" && ok || bad "place capacity message: $(head -1 "$tmp/err")"
+expect 2 "place without workload" -- "$FABRICX" place specs/nvl72.yaml
+expect 0 "compare" -- "$FABRICX" compare specs/hgx-h100.yaml specs/tpu-v4-cube.yaml --power-cap 120kW --json --out "$tmp/o" --csv "$tmp/cmp.csv"
+[ "$(jq '.builds|length' "$tmp/out")" = 2 ] && [ -s "$tmp/cmp.csv" ] && [ -s "$tmp/o/compare/compare.csv" ] && ok || bad "compare"
+expect 2 "compare a bad spec" -- "$FABRICX" compare specs/hgx-h100.yaml specs/nope.yaml
+expect 2 "compare nothing" -- "$FABRICX" compare
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
