@@ -35,11 +35,7 @@ void fx_table_cell(fx_table *t, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *s = fx_xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	char *s = fx_xvasprintf(fmt, ap);
 	va_end(ap);
 	t->cells = fx_xgrow(t->cells, &t->capcell, t->ncell + 1, sizeof *t->cells);
 	t->cells[t->ncell++] = s;
@@ -111,6 +107,33 @@ void fx_table_print(const fx_table *t, FILE *f)
 	}
 	free(w);
 	free(right);
+}
+
+void fx_table_write_markdown(const fx_table *t, FILE *f)
+{
+	size_t nrow = t->ncell / t->ncol;
+	if (*t->title)
+		fprintf(f, "### %s\n\n", t->title);
+	for (size_t r = 0; r < nrow; r++) {
+		fputc('|', f);
+		for (size_t c = 0; c < t->ncol; c++) {
+			fputc(' ', f);
+			for (const char *s = t->cells[r * t->ncol + c]; *s; s++) {
+				if (*s == '|')
+					fputc('\\', f);
+				fputc(*s, f);
+			}
+			fputs(" |", f);
+		}
+		fputc('\n', f);
+		if (r == 0) {
+			fputc('|', f);
+			for (size_t c = 0; c < t->ncol; c++)
+				fputs("---|", f);
+			fputc('\n', f);
+		}
+	}
+	fputc('\n', f);
 }
 
 static void csv_cell(FILE *f, const char *s)

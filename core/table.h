@@ -27,6 +27,8 @@ size_t fx_table_rows(const fx_table *t);  /* data rows, header excluded */
 void fx_table_print(const fx_table *t, FILE *f);
 /* Writes DIR/NAME.csv. Returns 0, or -1 with errno set. */
 int fx_table_write_csv(const fx_table *t, const char *dir);
+/* Writes the table as a Markdown section (title as a heading). */
+void fx_table_write_markdown(const fx_table *t, FILE *f);
 /* Writes the CSV to exactly `path`. */
 int fx_table_write_csv_file(const fx_table *t, const char *path);
 

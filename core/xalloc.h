@@ -11,6 +11,7 @@
 #ifndef FX_XALLOC_H
 #define FX_XALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *fx_xmalloc(size_t n);
@@ -22,5 +23,6 @@ char *fx_xstrdup(const char *s);
 char *fx_xstrndup(const char *s, size_t n);
 /* printf into a fresh string the caller frees. */
 char *fx_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *fx_xvasprintf(const char *fmt, va_list ap);
 
 #endif

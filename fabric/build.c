@@ -125,3 +125,12 @@ void fx_fb_lattice(fx_fabric *f, int ndims, const int64_t *dims, const int *wrap
 			x[i] = 0;
 	}
 }
+
+int fx_fb_halves_by_index(const fx_fabric *f, uint8_t *side)
+{
+	if (f->ndev % 2)
+		return 0;
+	for (int64_t v = 0; v < f->ndev; v++)
+		side[v] = v >= f->ndev / 2;
+	return 1;
+}

@@ -231,6 +231,9 @@ int64_t fx_fb_vertex(fx_fabric *f, fx_vtype t, int role, int64_t node, int64_t p
 /* Appends an edge of `count` parallel links; returns its id. */
 int64_t fx_fb_link(fx_fabric *f, int64_t a, int64_t b, const fx_linkspec *ls,
 		   int count, int tier);
+/* The canonical bisection of fabrics whose device order runs node by node
+ * (or pod by pod): the first half of the devices against the second. */
+int fx_fb_halves_by_index(const fx_fabric *f, uint8_t *side);
 /* Wires an n-dimensional lattice of devices (torus, mesh, wafer). */
 void fx_fb_lattice(fx_fabric *f, int ndims, const int64_t *dims, const int *wrap,
 		   const fx_linkspec *ls, int count);

@@ -212,15 +212,6 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 	return 0;
 }
 
-static int halves(const fx_fabric *f, uint8_t *side)
-{
-	if (f->ndev % 2)
-		return 0;
-	for (int64_t v = 0; v < f->ndev; v++)
-		side[v] = v >= f->ndev / 2;
-	return 1;
-}
-
 /* Smallest of the capacities each tier offers half of the hosts, when the
  * halves hold whole leaves (two tiers) or whole pods (three tiers). */
 static double bisection(const fx_fabric *f, double *links)
@@ -250,5 +241,5 @@ static double bisection(const fx_fabric *f, double *links)
 
 const fx_builder fx_builder_fattree = {
 	"fat-tree", "folded Clos of switch chips: k-ary three-tier, or two/three tiers with port splits",
-	sizeof(fattree_params), parse, size, build, NULL, NULL, halves, bisection,
+	sizeof(fattree_params), parse, size, build, NULL, NULL, fx_fb_halves_by_index, bisection,
 };

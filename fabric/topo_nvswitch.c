@@ -222,15 +222,6 @@ static void release(void *params)
 	free(p->uplinks);
 }
 
-static int halves(const fx_fabric *f, uint8_t *side)
-{
-	if (f->ndev % 2)
-		return 0;
-	for (int64_t v = 0; v < f->ndev; v++)
-		side[v] = v >= f->ndev / 2;
-	return 1;
-}
-
 /* Half the GPUs' NVLinks, or half the nodes' uplinks if the spine tier is
  * thinner: every chip and every spine sees both halves equally. */
 static double bisection(const fx_fabric *f, double *links)
@@ -260,5 +251,5 @@ static double bisection(const fx_fabric *f, double *links)
 
 const fx_builder fx_builder_nvswitch = {
 	"nvswitch", "NVLink switch domains (HGX H100, GB200 NVL72), optionally joined by a spine tier",
-	sizeof(nvs_params), parse, size, build, release, NULL, halves, bisection,
+	sizeof(nvs_params), parse, size, build, release, NULL, fx_fb_halves_by_index, bisection,
 };

@@ -130,15 +130,6 @@ static void vname(const fx_fabric *f, int64_t v, char *buf, size_t len)
 	}
 }
 
-static int halves(const fx_fabric *f, uint8_t *side)
-{
-	if (f->ndev % 2)
-		return 0;
-	for (int64_t v = 0; v < f->ndev; v++)
-		side[v] = v >= f->ndev / 2;
-	return 1;
-}
-
 /* Half the NPUs' links to their L1 chips, or half the nodes' L1 uplinks:
  * every L2 chip sees both halves of the nodes equally. */
 static double bisection(const fx_fabric *f, double *links)
@@ -167,5 +158,5 @@ static double bisection(const fx_fabric *f, double *links)
 
 const fx_builder fx_builder_ub = {
 	"ub", "Unified Bus two-level switching in independent planes (CloudMatrix384)",
-	sizeof(ub_params), parse, size, build, NULL, vname, halves, bisection,
+	sizeof(ub_params), parse, size, build, NULL, vname, fx_fb_halves_by_index, bisection,
 };

@@ -306,25 +306,34 @@ static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const d
 	*lat = r->lat[dst];
 }
 
-static const int64_t *sort_dst;
-static int by_dst(const void *a, const void *b)
+/* Indexes 0..n-1 of flows ordered by destination (by_dst) or source, so
+ * flows sharing one are handled together.  The caller frees the result. */
+static const int64_t *sort_key;
+static int by_key(const void *a, const void *b)
 {
-	int64_t x = sort_dst[*(const size_t *)a], y = sort_dst[*(const size_t *)b];
+	int64_t x = sort_key[*(const size_t *)a], y = sort_key[*(const size_t *)b];
 	return (x > y) - (x < y);
+}
+
+static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
+{
+	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
+	int64_t *keys = fx_xmalloc((n ? n : 1) * sizeof *keys);
+	for (size_t i = 0; i < n; i++) {
+		ord[i] = i;
+		keys[i] = by_dst ? flows[i].dst : flows[i].src;
+	}
+	sort_key = keys;
+	qsort(ord, n, sizeof *ord, by_key);
+	free(keys);
+	return ord;
 }
 
 static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		    fx_diag *d)
 {
 	const fx_fabric *f = r->f;
-	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
-	int64_t *dsts = fx_xmalloc((n ? n : 1) * sizeof *dsts);
-	for (size_t i = 0; i < n; i++) {
-		ord[i] = i;
-		dsts[i] = flows[i].dst;
-	}
-	sort_dst = dsts;
-	qsort(ord, n, sizeof *ord, by_dst);
+	size_t *ord = order_flows(flows, n, 1);
 	igraph_vector_int_t inc;
 	igraph_vector_int_init(&inc, 0);
 	int rc = 0;
@@ -400,31 +409,16 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 		r->bucket_len[dd] = 0;
 	igraph_vector_int_destroy(&inc);
 	free(ord);
-	free(dsts);
 	return rc;
 }
 
 /* ---------------- shortest paths on explicit graphs ---------------- */
 
-static const int64_t *sort_src;
-static int by_src(const void *a, const void *b)
-{
-	int64_t x = sort_src[*(const size_t *)a], y = sort_src[*(const size_t *)b];
-	return (x > y) - (x < y);
-}
-
 static int sp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		  fx_diag *d)
 {
 	const fx_fabric *f = r->f;
-	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
-	int64_t *srcs = fx_xmalloc((n ? n : 1) * sizeof *srcs);
-	for (size_t i = 0; i < n; i++) {
-		ord[i] = i;
-		srcs[i] = flows[i].src;
-	}
-	sort_src = srcs;
-	qsort(ord, n, sizeof *ord, by_src);
+	size_t *ord = order_flows(flows, n, 0);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0;) {
 		int64_t src = flows[ord[i]].src;
@@ -462,7 +456,6 @@ static int sp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx
 		}
 	}
 	free(ord);
-	free(srcs);
 	return rc;
 }
 
