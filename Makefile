@@ -21,7 +21,7 @@ PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c render/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -95,7 +95,8 @@ san-check: deps
 valgrind-check: all
 	@for s in specs/*.yaml; do \
 	  valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	    ./fabricx explore $$s --json --out build/vg-out >/dev/null || exit 1; \
+	    --suppressions=render/graphviz.supp \
+	    ./fabricx explore $$s --json --time-limit 600 --out build/vg-out >/dev/null || exit 1; \
 	done; echo "valgrind: clean on every spec"
 
 bench: all

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +68,12 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(c, text, stdout);
 			return 1;
+		}
+		if (strcmp(a, "-o") == 0 && find(opts, "output") >= 0) {  /* -o FILE = --output FILE */
+			if (i + 1 >= argc)
+				return fx_diag_error(&c->d, NULL, "%s: option '-o' needs a value (FILE)", cmd);
+			c->vals[find(opts, "output")] = argv[++i];
+			continue;
 		}
 		if (a[1] != '-')
 			return fx_diag_error(&c->d, NULL, "%s: unknown option '%s' (see --help)", cmd, a);
@@ -207,13 +214,51 @@ int fx_cli_outdir(fx_cli *c)
 	return 0;
 }
 
+void fx_cli_begin(fx_cli *c)
+{
+	if (c->json) {
+		fx_json_init(&c->js, stdout);
+		fx_json_obj_begin(&c->js, NULL);
+		fx_json_str(&c->js, "name", c->name);
+		fx_json_str(&c->js, "spec", c->spec_path);
+	} else if (!c->quiet) {
+		printf("%s: %s fabric, %s\n\n", c->name, c->fab.builder->kind, c->spec_path);
+	}
+}
+
+void fx_cli_end(fx_cli *c)
+{
+	if (c->json)
+		fx_json_obj_end(&c->js);
+}
+
+double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size)
+{
+	int64_t *ranks = fx_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *ranks);
+	for (int64_t i = 0; i < n; i++)
+		ranks[i] = i;
+	fx_coll_req q = {pattern, algo, ranks, n, size, 0};
+	fx_router *r = fx_router_new(&c->fab, 0);
+	fx_coll_result res;
+	double t = NAN;
+	if (fx_coll_run(&c->fab, r, &q, &c->coll, &res, &c->d) == 0) {
+		t = res.time;
+		fx_coll_result_release(&res);
+	}
+	fx_router_free(r);
+	free(ranks);
+	return t;
+}
+
 int fx_cli_table(fx_cli *c, fx_table *t)
 {
 	int rc = 0;
-	if (!c->json) {
+	if (fx_cli_text(c)) {
 		fx_table_print(t, stdout);
 		fputc('\n', stdout);
 	}
+	if (c->md)
+		fx_table_write_markdown(t, c->md);
 	if (c->outdir[0] && fx_table_write_csv(t, c->outdir))
 		rc = fx_diag_error(&c->d, NULL, "cannot write '%s/%s.csv': %s", c->outdir, t->name,
 				   strerror(errno));

@@ -68,7 +68,23 @@ typedef struct fx_cli {
 	char name[128];                      /* spec name */
 	char outdir[512];                    /* out/<name> */
 	fx_json js;
+	int quiet;                           /* explore: tables to files only */
+	struct {                             /* key figures the reports leave for explore's summary */
+		int64_t diameter;
+		double bisection, per_device;    /* bytes/s */
+		const char *bis_method;
+		double power_kw;
+		char limited_by[64];
+		char colls[512];
+	} sum;
+	FILE *md;                            /* explore: tables also as Markdown */
 } fx_cli;
+
+/* Whether text goes to stdout (not with --json, not under explore). */
+static inline int fx_cli_text(const fx_cli *c)
+{
+	return !c->json && !c->quiet;
+}
 
 /* Parses argv (argv[0] is the command name).  Returns 0 to go on, 1 when
  * help was printed, -1 on a usage error (reported). */
@@ -82,6 +98,13 @@ int fx_cli_load(fx_cli *c);
 int fx_cli_mkdirs(const char *path);
 /* Creates out/<name>/ if needed. */
 int fx_cli_outdir(fx_cli *c);
+/* Starts a command's output: with --json the object (name and spec keys),
+ * else the header line "name: kind fabric, spec"; fx_cli_end closes it. */
+void fx_cli_begin(fx_cli *c);
+void fx_cli_end(fx_cli *c);
+/* Time of one collective over the first n devices with the spec's time
+ * model; NAN after reporting a failure. */
+double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size);
 /* Prints t (unless --json), writes its CSV, frees it. */
 int fx_cli_table(fx_cli *c, fx_table *t);
 /* Releases everything; returns the exit status for rc. */
@@ -105,5 +128,6 @@ int fx_cmd_collective(int argc, char **argv);
 int fx_cmd_power(int argc, char **argv);
 int fx_cmd_place(int argc, char **argv);
 int fx_cmd_compare(int argc, char **argv);
+int fx_cmd_render(int argc, char **argv);
 
 #endif

@@ -181,7 +181,7 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 		cross = fx_coll_crossover(&c->fab, r, q, a->name, versus, tm, 1, 1e12, &c->d);
 		if (c->d.nerr)
 			rc = -1;
-		else if (!c->json) {
+		else if (fx_cli_text(c)) {
 			if (cross > 0)
 				printf("%s and %s take equal time at %s per rank (%.0f B)\n\n", a->name, versus,
 				       fmt(cross, FX_UNIT_SIZE, b1), cross);
@@ -289,17 +289,9 @@ int fx_cmd_collective(int argc, char **argv)
 		q.algo = fx_coll_find(pattern, algo)->name;
 		q.ranks = ranks;
 		fx_router *r = fx_router_new(&c.fab, tie && strcmp(tie, "plus") == 0);
-		if (c.json) {
-			fx_json_init(&c.js, stdout);
-			fx_json_obj_begin(&c.js, NULL);
-			fx_json_str(&c.js, "name", c.name);
-			fx_json_str(&c.js, "spec", c.spec_path);
-		} else {
-			printf("%s: %s fabric, %s\n\n", c.name, c.fab.builder->kind, c.spec_path);
-		}
+		fx_cli_begin(&c);
 		rc = run_one(&c, r, &q, &tm, fx_cli_opt(&c, "links"), fx_cli_opt(&c, "versus"));
-		if (c.json)
-			fx_json_obj_end(&c.js);
+		fx_cli_end(&c);
 		fx_router_free(r);
 	}
 	free(ranks);
@@ -358,6 +350,9 @@ int fx_report_collectives(fx_cli *c)
 		} else {
 			fx_table_cell(t, "%lld", (long long)res.rounds);
 			fx_table_cell(t, "%.3f us", res.time * 1e6);
+			size_t u = strlen(c->sum.colls);
+			snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s: %.3f us",
+				 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1), res.time * 1e6);
 			fx_table_cell(t, "%s", fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
 			fx_table_cell(t, "%s", fmt(res.max_link_bytes, FX_UNIT_SIZE, b2));
 		}

@@ -22,24 +22,6 @@ typedef struct row {
 	int ok;
 } row;
 
-static double coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size)
-{
-	int64_t *ranks = fx_xmalloc((size_t)n * sizeof *ranks);
-	for (int64_t i = 0; i < n; i++)
-		ranks[i] = i;
-	fx_coll_req q = {pattern, algo, ranks, n, size, 0};
-	fx_router *r = fx_router_new(&c->fab, 0);
-	fx_coll_result res;
-	double t = NAN;
-	if (fx_coll_run(&c->fab, r, &q, &c->coll, &res, &c->d) == 0) {
-		t = res.time;
-		fx_coll_result_release(&res);
-	}
-	fx_router_free(r);
-	free(ranks);
-	return t;
-}
-
 /* Evaluates one build; its messages go to stderr like any command's. */
 static int evaluate(const char *spec, const char *cap, char **common, int ncommon, row *out)
 {
@@ -83,8 +65,8 @@ static int evaluate(const char *spec, const char *cap, char **common, int ncommo
 		if (fx_route_bisection(&c.fab, &b, &c.d) == 0)
 			out->bis_per_dev = b.per_device;
 		int64_t n = out->devices;
-		out->ar_us = n > 1 ? coll_time(&c, "allreduce", "ring", n, 10 * 1024.0) * 1e6 : 0;
-		out->a2a_us = n > 1 ? coll_time(&c, "all-to-all", "direct", n, 32 * 1024.0 * 1024) * 1e6 : 0;
+		out->ar_us = n > 1 ? fx_cli_coll_time(&c, "allreduce", "ring", n, 10 * 1024.0) * 1e6 : 0;
+		out->a2a_us = n > 1 ? fx_cli_coll_time(&c, "all-to-all", "direct", n, 32 * 1024.0 * 1024) * 1e6 : 0;
 		out->ok = c.d.nerr == 0;
 	}
 	int status = fx_cli_finish(&c, rc);

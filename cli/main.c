@@ -25,6 +25,7 @@ static const command commands[] = {
 	{"power", fx_cmd_power, "what a power budget buys: devices, racks, cooling, the limit"},
 	{"place", fx_cmd_place, "where the workload's TP/EP groups go (GLPK), and why not"},
 	{"compare", fx_cmd_compare, "builds side by side under a power cap"},
+	{"render", fx_cmd_render, "architecture diagrams: physical, loads, placement (Graphviz)"},
 	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
 	{NULL, NULL, NULL},
 };

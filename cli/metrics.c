@@ -106,8 +106,6 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 		      : bis.exact ? " (canonical split, igraph max-flow)"
 				  : " (spectral + Kernighan-Lin split, igraph max-flow)");
 	fx_table_cell(t, "hop counts"); fx_table_cell(t, "%s", h.method);
-	if (!c->json)
-		printf("%s: %s fabric, %s\n\n", c->name, f->builder->kind, c->spec_path);
 	int rc = fx_cli_table(c, t);
 
 	if (f->nroles > 0 && f->nsw > 0) {
@@ -164,9 +162,7 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 
 	if (c->json) {
 		fx_json *j = &c->js;
-		fx_json_str(j, "name", c->name);
 		fx_json_str(j, "kind", f->builder->kind);
-		fx_json_str(j, "spec", c->spec_path);
 		fx_json_int(j, "devices", f->ndev);
 		fx_json_int(j, "switches", f->nsw);
 		fx_json_int(j, "cpus", f->ncpu);
@@ -228,6 +224,10 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 			fx_json_obj_end(j);
 		}
 	}
+	c->sum.diameter = h.diameter;
+	c->sum.bisection = bis.bandwidth;
+	c->sum.per_device = bis.per_device;
+	c->sum.bis_method = bis.method;
 	fx_hops_release(&h);
 	return rc;
 }
@@ -249,13 +249,9 @@ int fx_cmd_metrics(int argc, char **argv)
 	if (rc == 0)
 		rc = fx_cli_outdir(&c);
 	if (rc == 0) {
-		if (c.json) {
-			fx_json_init(&c.js, stdout);
-			fx_json_obj_begin(&c.js, NULL);
-		}
+		fx_cli_begin(&c);
 		rc = fx_report_metrics(&c, fx_cli_opt(&c, "cut"));
-		if (c.json)
-			fx_json_obj_end(&c.js);
+		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);
 }

@@ -41,24 +41,10 @@ static void ranges(const int64_t *v, int64_t n, char *buf, size_t len)
 	free(s);
 }
 
+/* T_AR(p): a ring allreduce over the first p devices, routed */
 static double ring_time(int64_t p, double bytes, void *ctx)
 {
-	/* T_AR(p): a ring allreduce over the first p devices, routed */
-	fx_cli *c = ctx;
-	int64_t *ranks = malloc((size_t)p * sizeof *ranks);
-	for (int64_t i = 0; i < p; i++)
-		ranks[i] = i;
-	fx_coll_req q = {"allreduce", "ring", ranks, p, bytes, 0};
-	fx_router *r = fx_router_new(&c->fab, 0);
-	fx_coll_result res;
-	double t = NAN;
-	if (fx_coll_run(&c->fab, r, &q, &c->coll, &res, &c->d) == 0) {
-		t = res.time;
-		fx_coll_result_release(&res);
-	}
-	fx_router_free(r);
-	free(ranks);
-	return t;
+	return fx_cli_coll_time(ctx, "allreduce", "ring", p, bytes);
 }
 
 /* §6.7.1-6.7.3: TP degree against instances for the workload's sessions. */
@@ -111,7 +97,8 @@ static int choices(fx_cli *c)
 	return fx_cli_table(c, t);
 }
 
-int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power_config *pc)
+int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power_config *pc,
+		    fx_placement *keep)
 {
 	const fx_workload *w = &c->work;
 	fx_place_opts o = {lp, time_limit, c->coll};
@@ -249,7 +236,10 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power
 		fx_json_num(j, "solve_seconds", p.solve_seconds);
 		fx_json_obj_end(j);
 	}
-	fx_placement_release(&p);
+	if (keep)
+		*keep = p;
+	else
+		fx_placement_release(&p);
 	if (rc == 0)
 		rc = choices(c);
 	return rc;
@@ -307,16 +297,9 @@ int fx_cmd_place(int argc, char **argv)
 	if (rc == 0)
 		rc = fx_cli_outdir(&c);
 	if (rc == 0) {
-		if (c.json) {
-			fx_json_init(&c.js, stdout);
-			fx_json_obj_begin(&c.js, NULL);
-			fx_json_str(&c.js, "name", c.name);
-		} else {
-			printf("%s: %s fabric, %s\n\n", c.name, c.fab.builder->kind, c.spec_path);
-		}
-		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, &pc);
-		if (c.json)
-			fx_json_obj_end(&c.js);
+		fx_cli_begin(&c);
+		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, &pc, NULL);
+		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);
 }

@@ -58,6 +58,8 @@ int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char 
 	fx_table_cell(t, "racks"); fx_table_cell(t, "%lld (%lld nodes each at most)", (long long)p.racks,
 						 (long long)p.nodes_per_rack);
 	int rc = fx_cli_table(c, t);
+	c->sum.power_kw = p.parts.total / 1e3;
+	snprintf(c->sum.limited_by, sizeof c->sum.limited_by, "%s", p.limited_by);
 	t = fx_table_new("racks", "Racks (air cooled up to the air limit, liquid above)",
 			 (const char *[]){"rack", "nodes", "kW", "cooling", NULL});
 	for (int64_t r = 0; r < p.racks; r++) {
@@ -119,17 +121,10 @@ int fx_cmd_power(int argc, char **argv)
 	if (rc == 0)
 		rc = fx_cli_outdir(&c);
 	if (rc == 0) {
-		if (c.json) {
-			fx_json_init(&c.js, stdout);
-			fx_json_obj_begin(&c.js, NULL);
-			fx_json_str(&c.js, "name", c.name);
-		} else {
-			printf("%s: %s fabric, %s\n\n", c.name, c.fab.builder->kind, c.spec_path);
-		}
+		fx_cli_begin(&c);
 		rc = fx_report_power(&c, fx_cli_opt(&c, "budget"), fx_cli_opt(&c, "rack-budget"),
 				     fx_cli_opt(&c, "nodes"));
-		if (c.json)
-			fx_json_obj_end(&c.js);
+		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);
 }

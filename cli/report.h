@@ -19,7 +19,9 @@ int fx_report_collectives(fx_cli *c);
  * With --json its keys go into the object the caller has open. */
 int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char *nodes);
 
-/* Places the workload (and the §6.7 deployment table when it applies). */
-int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power_config *pc);
+/* Places the workload (and the §6.7 deployment table when it applies).
+ * With keep != NULL the placement is handed to the caller to release. */
+int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power_config *pc,
+		    fx_placement *keep);
 
 #endif

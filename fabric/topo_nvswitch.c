@@ -222,6 +222,19 @@ static void release(void *params)
 	free(p->uplinks);
 }
 
+/* GPUs and Grace CPUs by index; chips by role ("nvswitch.3"). */
+static void vname(const fx_fabric *f, int64_t v, char *buf, size_t len)
+{
+	const fx_vertex *x = &f->v[v];
+	if (x->type == FX_V_DEVICE)
+		snprintf(buf, len, "gpu%d", x->index);
+	else if (x->type == FX_V_CPU)
+		snprintf(buf, len, "cpu%d", x->index);
+	else
+		snprintf(buf, len, "%s.%lld", f->roles[x->role].name,
+			 (long long)(x->index - f->roles[x->role].first));
+}
+
 /* Half the GPUs' NVLinks, or half the nodes' uplinks if the spine tier is
  * thinner: every chip and every spine sees both halves equally. */
 static double bisection(const fx_fabric *f, double *links)
@@ -251,5 +264,5 @@ static double bisection(const fx_fabric *f, double *links)
 
 const fx_builder fx_builder_nvswitch = {
 	"nvswitch", "NVLink switch domains (HGX H100, GB200 NVL72), optionally joined by a spine tier",
-	sizeof(nvs_params), parse, size, build, release, NULL, fx_fb_halves_by_index, bisection,
+	sizeof(nvs_params), parse, size, build, release, vname, fx_fb_halves_by_index, bisection,
 };

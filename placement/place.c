@@ -409,6 +409,13 @@ static int setup(ctx *c, fx_diag *d)
 	return 0;
 }
 
+static int by_first_device(const void *a, const void *b)
+{
+	const fx_place_instance *x = a, *y = b;
+	int64_t p = x->devices[0], q = y->devices[0];
+	return (p > q) - (p < q);
+}
+
 int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc,
 	     const fx_place_opts *o, fx_placement *out, fx_diag *d)
 {
@@ -481,6 +488,9 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 			rc = measure(&c, rt, pi->devices, pi->group, &pi->comm_time, d);
 			out->objective += c.cost[pi->level];
 		}
+		/* identical instances are interchangeable: number them in device
+		 * order so instance 0 sits on the first devices */
+		qsort(out->inst, (size_t)c.I, sizeof *out->inst, by_first_device);
 		out->bound = fx_lp_bound(lp);
 		if (out->bound > out->objective)
 			out->bound = out->objective;

@@ -161,5 +161,38 @@ expect 0 "compare" -- "$FABRICX" compare specs/hgx-h100.yaml specs/tpu-v4-cube.y
 expect 2 "compare a bad spec" -- "$FABRICX" compare specs/hgx-h100.yaml specs/nope.yaml
 expect 2 "compare nothing" -- "$FABRICX" compare
 
+# render: every shipped spec draws (default path out/<name>/physical.svg)
+for spec in specs/*.yaml; do
+	name=$(basename "$spec" .yaml)
+	expect 0 "render $spec" -- "$FABRICX" render "$spec" --json --out "$tmp/o"
+	[ -s "$tmp/o/$name/physical.svg" ] && grep -q "<svg" "$tmp/o/$name/physical.svg" && ok || bad "render $spec: no SVG"
+	if jq -e '(.view=="physical") and (.file|type=="string") and (.vertices_drawn>0)
+	    and (.edges_drawn|type=="number") and (.layout_engine|type=="string") and (.seconds>=0)' \
+	    "$tmp/out" >/dev/null; then ok; else bad "render $spec --json"; fi
+done
+expect 0 "render loads" -- "$FABRICX" render specs/cm384.yaml --view loads --out "$tmp/o"
+[ -s "$tmp/o/cm384/loads.svg" ] && grep -q "loads" "$tmp/out" && ok || bad "render --view loads"
+expect 0 "render loads of a ring" -- "$FABRICX" render specs/tpu-v4-cube.yaml --view loads --pattern allreduce --algo ring --size 1MiB --ranks 8 -o "$tmp/ring.svg" --out "$tmp/o"
+grep -q "<svg" "$tmp/ring.svg" && ok || bad "render --view loads --pattern"
+expect 0 "render placement" -- "$FABRICX" render specs/hgx-h100.yaml --view placement --format png -o "$tmp/p.png" --out "$tmp/o"
+[ "$(head -c 4 "$tmp/p.png" | tail -c 3)" = PNG ] && ok || bad "render --format png"
+expect 2 "render placement without workload" -- "$FABRICX" render specs/nvl72.yaml --view placement --out "$tmp/o"
+grep -q "no workload" "$tmp/err" && ok || bad "placement without workload message"
+# --format dot: DOT text, unlaid, that names its engine
+expect 0 "render dot" -- "$FABRICX" render specs/hgx-h100.yaml --format dot -o "$tmp/h.dot" --out "$tmp/o"
+grep -q "^graph fabric {" "$tmp/h.dot" && grep -q "layout=dot" "$tmp/h.dot" && grep -q "cluster_node0" "$tmp/h.dot" && ok || bad "render --format dot"
+[ "$(grep -c 'label="5 x 25 GB/s"' "$tmp/h.dot")" = 16 ] && ok || bad "render dot: 16 bundles of 5 x 25 GB/s"
+expect 0 "render --output" -- "$FABRICX" render specs/dgx1.yaml --output "$tmp/d.pdf" --format pdf --out "$tmp/o"
+[ "$(head -c 4 "$tmp/d.pdf")" = "%PDF" ] && ok || bad "render --output pdf"
+expect 0 "render --detail full" -- "$FABRICX" render specs/nvl72.yaml --detail full --format dot -o "$tmp/full.dot" --json --out "$tmp/o"
+[ "$(jq .vertices_drawn "$tmp/out")" = 126 ] && [ "$(jq .aggregated "$tmp/out")" = false ] && ok || bad "render --detail full counts"
+expect 2 "render --detail full too large" -- "$FABRICX" render specs/wse2.yaml --detail full
+grep -q "full detail would draw" "$tmp/err" && ok || bad "render --detail full refusal message"
+expect 2 "render bad view" -- "$FABRICX" render specs/hgx-h100.yaml --view logical
+expect 2 "render bad format" -- "$FABRICX" render specs/hgx-h100.yaml --format gif
+expect 2 "render -o without file" -- "$FABRICX" render specs/hgx-h100.yaml -o
+expect 2 "-o on a command without --output" -- "$FABRICX" metrics specs/hgx-h100.yaml -o x
+expect 2 "render --pattern without loads" -- "$FABRICX" render specs/hgx-h100.yaml --pattern allreduce
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

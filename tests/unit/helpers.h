@@ -38,5 +38,6 @@ Suite *suite_model(void);
 Suite *suite_wafer(void);
 Suite *suite_power(void);
 Suite *suite_place(void);
+Suite *suite_render(void);
 
 #endif

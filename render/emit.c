@@ -1,0 +1,861 @@
+/*
+ * The model as a cgraph graph, styled for its view.
+ *
+ * Shapes: devices are boxes, CPUs rounded boxes, switches hexagons;
+ * aggregates (blocks, groups) get a double border and node boxes a grey
+ * fill.  Physical view: links coloured by medium and thickened by count.
+ * Loads: by utilisation, grey when idle, green through red.  Placement:
+ * devices filled by instance, alternate groups lighter.  The graph label
+ * holds the title, how the drawing aggregates, and the legend.
+ */
+#include <cgraph.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/units.h"
+#include "../core/xalloc.h"
+#include "render_internal.h"
+
+#define C_DEVICE "#cfe2ff"
+#define C_DEVICE_LINE "#3d6fb6"
+#define C_CPU "#d4edda"
+#define C_CPU_LINE "#3c8d52"
+#define C_SWITCH "#ffe2b3"
+#define C_SWITCH_LINE "#c77c12"
+#define C_NODE "#f0f0f0"
+#define C_NODE_LINE "#555555"
+#define C_IDLE "#b4b4b4"
+#define C_UNPLACED "#ffffff"
+#define MAX_CELLS 32       /* device cells in a placement box */
+#define LEGEND_INSTANCES 16
+
+static const char *const medium_colour[FX_MEDIUMS] = {"#555555", "#2b7bb9", "#8c6bb1"};
+/* Fans of edges leaving each switch, told apart (dark enough for labels). */
+static const char *const fan_colour[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b",
+					 "#e377c2", "#17a2b8", "#7f7f00", "#ff7f0e", "#555555"};
+#define FANS (int)(sizeof fan_colour / sizeof fan_colour[0])
+
+/* ---- a growing string ---- */
+
+typedef struct sbuf {
+	char *s;
+	size_t n, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+		va_end(ap);
+		if (k < 0)
+			return;
+		if (b->s && b->n + (size_t)k < b->cap) {
+			b->n += (size_t)k;
+			return;
+		}
+		b->s = fx_xgrow(b->s, &b->cap, b->n + (size_t)k + 64, 1);
+	}
+}
+
+static void sb_reset(sbuf *b)
+{
+	b->n = 0;
+	if (b->s)
+		b->s[0] = '\0';
+	else
+		sb_add(b, "%s", "");
+}
+
+/* Appends s with &, <, > escaped for HTML-like labels. */
+static void sb_html(sbuf *b, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': sb_add(b, "&amp;"); break;
+		case '<': sb_add(b, "&lt;"); break;
+		case '>': sb_add(b, "&gt;"); break;
+		default: sb_add(b, "%c", *s);
+		}
+}
+
+/* ---- colours ---- */
+
+static const char *hsv(double h, double s, double v, char *buf)
+{
+	h = fmod(h, 1.0) * 6;
+	int i = (int)h;
+	double f = h - i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+	double r, g, b;
+	switch (i % 6) {
+	case 0: r = v; g = t; b = p; break;
+	case 1: r = q; g = v; b = p; break;
+	case 2: r = p; g = v; b = t; break;
+	case 3: r = p; g = q; b = v; break;
+	case 4: r = t; g = p; b = v; break;
+	default: r = v; g = p; b = q; break;
+	}
+	snprintf(buf, 8, "#%02x%02x%02x", (int)lround(r * 255), (int)lround(g * 255),
+		 (int)lround(b * 255));
+	return buf;
+}
+
+/* Utilisation 0 (idle, grey) .. 1 (red), through green and yellow. */
+static const char *util_colour(double u, char *buf)
+{
+	if (!(u > 0))
+		return strcpy(buf, C_IDLE);
+	if (u > 1)
+		u = 1;
+	return hsv(0.33 * (1 - u), 0.85, 0.88 - 0.1 * u, buf);
+}
+
+static const char *instance_colour(int64_t inst, int64_t group, char *buf)
+{
+	if (inst < 0)
+		return strcpy(buf, C_UNPLACED);
+	double h = fmod((double)inst * 0.618033988749895 + 0.08, 1.0);
+	return hsv(h, group % 2 ? 0.30 : 0.55, 0.98, buf);
+}
+
+/* ---- emission ---- */
+
+typedef struct emit {
+	const rd_model *m;
+	const fx_fabric *f;
+	const fx_render_opts *o;
+	Agraph_t *g;
+	Agraph_t **cg;          /* [ncl] */
+	Agnode_t **nd;          /* [nbox] */
+	int fail;
+	sbuf sb, tip;
+	int uniform;            /* every edge alike: its label goes to the title */
+	int64_t *dev_start;     /* placement: devices of each box, CSR */
+	int64_t *dev_list;
+	int64_t ninst;
+	unsigned media;         /* media drawn */
+	int fans;               /* physical: edges coloured by their upper end */
+	int64_t *fan;           /* [nbox] fan colour index of a tail box, -1 */
+	int kinds[8];           /* box kinds drawn */
+} emit;
+
+static void set(emit *e, void *obj, const char *key, const char *val)
+{
+	if (agsafeset(obj, (char *)key, (char *)val, "") != 0)
+		e->fail = 1;
+}
+
+static void setf(emit *e, void *obj, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void setf(emit *e, void *obj, const char *key, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	set(e, obj, key, buf);
+}
+
+static void set_html(emit *e, void *obj, const char *key, const char *html)
+{
+	char *h = agstrdup_html(e->g, (char *)html);
+	if (!h) {
+		e->fail = 1;
+		return;
+	}
+	set(e, obj, key, h);
+	agstrfree(e->g, h);
+}
+
+static const char *bw(double v, char *buf)
+{
+	return fx_unit_format(v, FX_UNIT_BANDWIDTH, buf, 32);
+}
+
+static void plural(sbuf *b, int64_t n, const char *noun)
+{
+	char c[32];
+	sb_add(b, "%s %s%s", rd_int(n, c, sizeof c), noun, n == 1 ? "" : "s");
+}
+
+/* "8 NPUs · 4 CPUs · 7 L1" */
+static void contents(emit *e, const rd_box *x, sbuf *b, const char *sep)
+{
+	int first = 1;
+	if (x->n[FX_V_DEVICE]) {
+		plural(b, x->n[FX_V_DEVICE], e->m->noun);
+		first = 0;
+	}
+	if (x->n[FX_V_CPU]) {
+		sb_add(b, "%s", first ? "" : sep);
+		plural(b, x->n[FX_V_CPU], "CPU");
+		first = 0;
+	}
+	for (int r = 0; r < e->f->nroles; r++)
+		if (x->nrole[r]) {
+			char c[32];
+			sb_add(b, "%s%s %s", first ? "" : sep, rd_int(x->nrole[r], c, sizeof c),
+			       e->f->roles[r].name);
+			first = 0;
+		}
+}
+
+/* "inside: 140 x 28 GB/s" */
+static void inner(emit *e, const rd_box *x, sbuf *b, const char *nl)
+{
+	char c[32], w[32];
+	if (!x->in_links)
+		return;
+	if (x->in_link_bw > 0)
+		sb_add(b, "%sinside: %s x %s", nl, rd_int(x->in_links, c, sizeof c), bw(x->in_link_bw, w));
+	else
+		sb_add(b, "%sinside: %s links, %s", nl, rd_int(x->in_links, c, sizeof c), bw(x->in_bw, w));
+	if (e->o->view == FX_VIEW_LOADS)
+		sb_add(b, "%sbusiest inside: %.0f%%", nl, 100 * x->in_util);
+}
+
+static void range_name(emit *e, const rd_box *x, sbuf *b)
+{
+	const fx_vertex *a = &e->f->v[x->first], *z = &e->f->v[x->last];
+	const char *noun = a->type == FX_V_CPU ? "CPU" : e->m->noun;
+	sb_add(b, "%ss %d–%d", noun, a->index, z->index);
+}
+
+static void lattice_name(emit *e, const rd_box *x, sbuf *b, const char *nl)
+{
+	static const char axis[] = "xyzuvwst";
+	int nd = e->f->ndims;
+	char c[32];
+	if (x->unit[0])
+		sb_add(b, "%s %d%s", x->unit, x->unit_id, nl);
+	int64_t size = 1;
+	for (int i = 0; i < nd; i++)
+		size *= x->hi[i] - x->lo[i] + 1;
+	plural(b, size, e->m->noun);
+	sb_add(b, " (");
+	for (int i = 0; i < nd; i++)
+		sb_add(b, "%s%d", i ? "×" : "", x->hi[i] - x->lo[i] + 1);
+	sb_add(b, ")%s", nl);
+	for (int i = 0; i < nd; i++) {
+		if (x->lo[i] == x->hi[i])
+			sb_add(b, "%s%c %d", i ? " · " : "", axis[i], x->lo[i]);
+		else
+			sb_add(b, "%s%c %d–%d", i ? " · " : "", axis[i], x->lo[i], x->hi[i]);
+	}
+	if (x->units > 1)
+		sb_add(b, "%s%s nodes", nl, rd_int(x->units, c, sizeof c));
+}
+
+/* The plain text label of a box. */
+static void box_label(emit *e, const rd_box *x, sbuf *b)
+{
+	char name[64], c[32];
+	const fx_fabric *f = e->f;
+	switch (x->kind) {
+	case RD_DEVICE:
+	case RD_CPU:
+	case RD_SWITCH:
+		sb_add(b, "%s", fx_fabric_vertex_name(f, x->first, name, sizeof name));
+		break;
+	case RD_NODE:
+		sb_add(b, "node %d\\n", x->node);
+		contents(e, x, b, " · ");
+		break;
+	case RD_BLOCK:
+		range_name(e, x, b);
+		break;
+	case RD_GROUP: {
+		const fx_role *r = &f->roles[x->role];
+		if (x->plane >= 0)
+			sb_add(b, "%s plane %d\\n%s chips", r->name, x->plane,
+			       rd_int(x->n[FX_V_SWITCH], c, sizeof c));
+		else
+			sb_add(b, "%s %s", rd_int(x->n[FX_V_SWITCH], c, sizeof c), r->name);
+		if (r->radix > 0)
+			sb_add(b, "\\n%d ports each", r->radix);
+		break;
+	}
+	case RD_LATTICE:
+		lattice_name(e, x, b, "\\n");
+		break;
+	}
+	inner(e, x, b, "\\n");
+}
+
+/* Placement: an HTML table with one cell per device, filled by instance. */
+static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
+{
+	const int64_t *inst = e->o->instance, *grp = e->m->x->group;
+	int64_t n = e->dev_start[bi + 1] - e->dev_start[bi];
+	const int64_t *dev = e->dev_list + e->dev_start[bi];
+	char col[8];
+	sbuf head = {0};
+	sb_reset(&head);
+	switch (x->kind) {
+	case RD_NODE: sb_add(&head, "node %d", x->node); break;
+	case RD_BLOCK: range_name(e, x, &head); break;
+	case RD_LATTICE: lattice_name(e, x, &head, "\n"); break;
+	default: break;
+	}
+	sb_add(b, "<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"1\" CELLPADDING=\"2\">");
+	int cols = n <= 8 ? (int)(n > 0 ? n : 1) : 8;
+	sb_add(b, "<TR><TD BORDER=\"0\" COLSPAN=\"%d\">", cols);
+	for (char *p = head.s; *p; p++) {  /* lines of the heading */
+		char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = fx_xstrndup(p, len);
+		sb_html(b, line);
+		free(line);
+		if (!nl)
+			break;
+		sb_add(b, "<BR/>");
+		p = nl;
+	}
+	free(head.s);
+	sb_add(b, "</TD></TR>");
+	if (n <= MAX_CELLS) {
+		for (int64_t k = 0; k < n; k++) {
+			int64_t v = dev[k], i = inst ? inst[v] : -1;
+			if (k % cols == 0)
+				sb_add(b, "<TR>");
+			instance_colour(i, grp && i >= 0 ? grp[v] : 0, col);
+			if (i >= 0)
+				sb_add(b, "<TD BGCOLOR=\"%s\"><FONT POINT-SIZE=\"8\">%lld</FONT></TD>", col,
+				       (long long)i);
+			else
+				sb_add(b, "<TD BGCOLOR=\"%s\"><FONT POINT-SIZE=\"8\" COLOR=\"#999999\">-</FONT></TD>",
+				       col);
+			if (k % cols == cols - 1 || k == n - 1)
+				sb_add(b, "</TR>");
+		}
+	} else {  /* too many cells: the instances present, most devices first */
+		int64_t top[4] = {-1, -1, -1, -1}, topn[4] = {0}, none = 0, ninst = 0;
+		for (int64_t k = 0; k < n; k++) {
+			int64_t i = inst ? inst[dev[k]] : -1;
+			if (i < 0) {
+				none++;
+				continue;
+			}
+			int64_t cnt = 0;
+			for (int64_t j = 0; j < n; j++)
+				cnt += inst[dev[j]] == i;
+			int seen = 0;
+			for (int t = 0; t < 4; t++)
+				seen |= top[t] == i;
+			if (seen)
+				continue;
+			ninst++;
+			for (int t = 0; t < 4; t++)
+				if (cnt > topn[t]) {
+					memmove(top + t + 1, top + t, (size_t)(3 - t) * sizeof *top);
+					memmove(topn + t + 1, topn + t, (size_t)(3 - t) * sizeof *topn);
+					top[t] = i;
+					topn[t] = cnt;
+					break;
+				}
+		}
+		for (int t = 0; t < 4 && top[t] >= 0; t++)
+			sb_add(b, "<TR><TD BGCOLOR=\"%s\" COLSPAN=\"%d\">instance %lld: %lld</TD></TR>",
+			       instance_colour(top[t], 0, col), cols, (long long)top[t], (long long)topn[t]);
+		if (none)
+			sb_add(b, "<TR><TD COLSPAN=\"%d\">unplaced: %lld</TD></TR>", cols, (long long)none);
+	}
+	sb_add(b, "</TABLE>");
+}
+
+static void style_box(emit *e, Agnode_t *n, int64_t bi)
+{
+	const rd_box *x = &e->m->box[bi];
+	char col[8];
+	e->kinds[x->kind] = 1;
+	switch (x->kind) {
+	case RD_DEVICE:
+	case RD_BLOCK:
+	case RD_LATTICE:
+		set(e, n, "shape", "box");
+		set(e, n, "fillcolor", x->n[FX_V_CPU] && !x->n[FX_V_DEVICE] ? C_CPU : C_DEVICE);
+		set(e, n, "color", x->n[FX_V_CPU] && !x->n[FX_V_DEVICE] ? C_CPU_LINE : C_DEVICE_LINE);
+		if (x->kind != RD_DEVICE)
+			set(e, n, "peripheries", "2");
+		set(e, n, "class", x->kind == RD_DEVICE ? "device" : x->kind == RD_BLOCK ? "block" : "lattice-block");
+		break;
+	case RD_CPU:
+		set(e, n, "shape", "box");
+		set(e, n, "style", "rounded,filled");
+		set(e, n, "fillcolor", C_CPU);
+		set(e, n, "color", C_CPU_LINE);
+		set(e, n, "class", "cpu");
+		break;
+	case RD_SWITCH:
+	case RD_GROUP:
+		set(e, n, "shape", "hexagon");
+		set(e, n, "fillcolor", C_SWITCH);
+		set(e, n, "color", C_SWITCH_LINE);
+		if (x->kind == RD_GROUP)
+			set(e, n, "peripheries", "2");
+		set(e, n, "class", x->kind == RD_GROUP ? "switch-group" : "switch");
+		break;
+	case RD_NODE:
+		set(e, n, "shape", "box");
+		set(e, n, "fillcolor", C_NODE);
+		set(e, n, "color", C_NODE_LINE);
+		set(e, n, "class", "node");
+		break;
+	}
+	if (x->in_links) {
+		setf(e, n, "inner_links", "%lld", (long long)x->in_links);
+		setf(e, n, "inner_bandwidth", "%.6g", x->in_bw);
+		if (e->o->view == FX_VIEW_LOADS) {
+			set(e, n, "color", util_colour(x->in_util, col));
+			setf(e, n, "penwidth", "%.2f", 1 + 4 * x->in_util);
+			setf(e, n, "inner_util", "%.4f", x->in_util);
+		}
+	}
+	if (x->pinned)
+		setf(e, n, "pos", "%.3f,%.3f!", x->x, x->y);
+	/* the label */
+	sb_reset(&e->sb);
+	int cells = e->o->view == FX_VIEW_PLACEMENT && e->o->instance && x->n[FX_V_DEVICE] &&
+		    x->kind != RD_DEVICE;
+	if (cells) {
+		placement_label(e, bi, x, &e->sb);
+		set_html(e, n, "label", e->sb.s);
+		set(e, n, "margin", "0.05");
+	} else {
+		box_label(e, x, &e->sb);
+		set(e, n, "label", e->sb.s);
+	}
+	if (e->o->view == FX_VIEW_PLACEMENT && e->o->instance && x->kind == RD_DEVICE) {
+		int64_t v = x->first, i = e->o->instance[v];
+		set(e, n, "fillcolor", instance_colour(i, e->m->x->group && i >= 0 ? e->m->x->group[v] : 0, col));
+		if (i >= 0) {
+			sb_add(&e->sb, "\\ninstance %lld", (long long)i);
+			set(e, n, "label", e->sb.s);
+			setf(e, n, "instance", "%lld", (long long)i);
+		}
+	}
+	/* the tooltip: the label's facts on one line */
+	sb_reset(&e->tip);
+	box_label(e, x, &e->tip);
+	for (char *p = e->tip.s; (p = strstr(p, "\\n")); p++) {
+		p[0] = ';';
+		p[1] = ' ';
+	}
+	set(e, n, "tooltip", e->tip.s);
+}
+
+static void edge_label(emit *e, const rd_edge *x, sbuf *b, int with_count, int with_util)
+{
+	char c[32], w[32], t[32];
+	const char *nl = "";
+	if (with_count) {
+		if (x->link_bw > 0)
+			sb_add(b, "%s x %s", rd_int(x->links, c, sizeof c), bw(x->link_bw, w));
+		else
+			sb_add(b, "%s links", rd_int(x->links, c, sizeof c));
+		if (x->links >= 10 || x->link_bw <= 0)
+			sb_add(b, "\\n= %s", bw(x->bw, t));
+		if ((x->ltail >= 0 || x->lhead >= 0) && x->parts > 1 && x->links % x->parts == 0)
+			sb_add(b, "\\n(%s per node)", rd_int(x->links / x->parts, c, sizeof c));
+		nl = "\\n";
+	}
+	if (with_util && e->o->view == FX_VIEW_LOADS)
+		sb_add(b, x->util > 0 ? "%sutil %.0f%%" : "%sidle", nl, 100 * x->util);
+}
+
+static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
+{
+	char col[8], c[32], w[32], t[32], na[64], nb[64];
+	const rd_model *m = e->m;
+	int medium = -1;
+	for (int k = 0; k < FX_MEDIUMS; k++)
+		if (x->media == 1u << k)
+			medium = k;
+	e->media |= x->media;
+	setf(e, g, "links", "%lld", (long long)x->links);
+	setf(e, g, "bandwidth", "%.6g", x->bw);
+	switch (e->o->view) {
+	case FX_VIEW_LOADS:
+		set(e, g, "color", util_colour(x->util, col));
+		setf(e, g, "penwidth", "%.2f", 1 + (m->nedge > 24 ? 2.5 : 5) * x->util);
+		setf(e, g, "util", "%.4f", x->util);
+		break;
+	case FX_VIEW_PLACEMENT:
+		set(e, g, "color", "#b0b0b0");
+		break;
+	default:
+		if (e->fans) {
+			set(e, g, "color", fan_colour[e->fan[x->a]]);
+			set(e, g, "fontcolor", fan_colour[e->fan[x->a]]);
+		} else {
+			set(e, g, "color", medium >= 0 ? medium_colour[medium] : "#333333");
+		}
+		setf(e, g, "penwidth", "%.2f", 1 + fmin(3, log10((double)x->links)));
+		break;
+	}
+	if (x->wrap) {  /* wraparounds: long by nature, drawn lightly */
+		set(e, g, "style", "dashed");
+		if (e->o->view == FX_VIEW_PHYSICAL)
+			set(e, g, "color", "#a8a8a8");
+	}
+	if (x->ltail >= 0)
+		set(e, g, "ltail", m->cl[x->ltail].name);
+	if (x->lhead >= 0)
+		set(e, g, "lhead", m->cl[x->lhead].name);
+	sb_reset(&e->sb);
+	edge_label(e, x, &e->sb, !e->uniform, !m->uniform_util);
+	if (m->edge_labels && e->sb.n)
+		set(e, g, "label", e->sb.s);
+	/* tooltip */
+	sb_reset(&e->tip);
+	snprintf(na, sizeof na, "%s", x->ltail >= 0 ? m->cl[x->ltail].label : agnameof(e->nd[x->a]));
+	snprintf(nb, sizeof nb, "%s", x->lhead >= 0 ? m->cl[x->lhead].label : agnameof(e->nd[x->b]));
+	sb_add(&e->tip, "%s – %s: %s links", na, nb, rd_int(x->links, c, sizeof c));
+	if (x->link_bw > 0)
+		sb_add(&e->tip, " x %s", bw(x->link_bw, w));
+	sb_add(&e->tip, " = %s per direction", bw(x->bw, t));
+	for (int k = 0; k < FX_MEDIUMS; k++)
+		if (x->media & 1u << k)
+			sb_add(&e->tip, ", %s", fx_medium_name((fx_medium)k));
+	if (e->o->view == FX_VIEW_LOADS)
+		sb_add(&e->tip, "; busiest directed link %.1f%% busy", 100 * x->util);
+	set(e, g, "tooltip", e->tip.s);
+}
+
+/* A unique node name for box b. */
+static void box_name(emit *e, int64_t bi, char *buf, size_t len)
+{
+	const rd_box *x = &e->m->box[bi];
+	char name[64];
+	switch (x->kind) {
+	case RD_NODE: snprintf(buf, len, "node%d", x->node); break;
+	case RD_BLOCK:
+		snprintf(buf, len, "%s%d-%d", e->f->v[x->first].type == FX_V_CPU ? "cpu" : "dev",
+			 e->f->v[x->first].index, e->f->v[x->last].index);
+		break;
+	case RD_GROUP:
+		if (x->plane >= 0)
+			snprintf(buf, len, "%s.p%d", e->f->roles[x->role].name, x->plane);
+		else
+			snprintf(buf, len, "%s", e->f->roles[x->role].name);
+		if (x->rack >= 0 && e->f->nracks > 1) {
+			size_t k = strlen(buf);
+			snprintf(buf + k, len - k, ".rack%d", x->rack);
+		}
+		break;
+	case RD_LATTICE:
+		if (x->unit[0])
+			snprintf(buf, len, "%s%d", x->unit, x->unit_id);
+		else
+			snprintf(buf, len, "block%lld", (long long)bi);
+		break;
+	default:
+		snprintf(buf, len, "%s", fx_fabric_vertex_name(e->f, x->first, name, sizeof name));
+	}
+	/* custom vertex names may clash with generated ones */
+	if (agnode(e->g, buf, 0)) {
+		size_t k = strlen(buf);
+		snprintf(buf + k, len - k, "#%lld", (long long)bi);
+	}
+}
+
+/* A legend entry: a coloured glyph, then the text. */
+static void legend_item(sbuf *b, const char *colour, const char *glyph, const char *text)
+{
+	sb_add(b, "<FONT COLOR=\"%s\" POINT-SIZE=\"15\">%s</FONT> ", colour, glyph);
+	sb_html(b, text);
+	sb_add(b, "    ");
+}
+
+/* The graph label: title, what is drawn, legend. */
+static void title(emit *e, sbuf *b)
+{
+	const fx_fabric *f = e->f;
+	const rd_model *m = e->m;
+	static const char *const views[] = {"physical view", "loads view", "placement view"};
+	char c1[32], c2[32], c3[32], c4[32];
+	sb_add(b, "<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"3\">");
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"18\"><B>");
+	sb_html(b, e->o->title ? e->o->title : f->name ? f->name : "fabric");
+	sb_add(b, "</B></FONT>  <FONT POINT-SIZE=\"14\">%s</FONT></TD></TR>", views[e->o->view]);
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
+	sb_html(b, f->builder ? f->builder->kind : "custom");
+	sb_add(b, " fabric · ");
+	sbuf nouns = {0};
+	sb_reset(&nouns);
+	plural(&nouns, f->ndev, m->noun);
+	sb_html(b, nouns.s);
+	free(nouns.s);
+	if (f->nsw)
+		sb_add(b, " · %s switch chips", rd_int(f->nsw, c1, sizeof c1));
+	if (f->ncpu)
+		sb_add(b, " · %s CPUs", rd_int(f->ncpu, c2, sizeof c2));
+	sb_add(b, " · %s links in %s bundles</TD></TR>", rd_int(fx_fabric_links(f), c3, sizeof c3),
+	       rd_int(f->ne, c4, sizeof c4));
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
+	sb_html(b, m->how);
+	sb_add(b, "</TD></TR>");
+	if ((e->uniform || m->uniform_util) && m->nedge) {
+		sbuf l = {0};
+		sb_reset(&l);
+		edge_label(e, &m->edge[0], &l, e->uniform, m->uniform_util);
+		for (char *p = l.s; (p = strstr(p, "\\n")); p++) {
+			p[0] = ' ';
+			p[1] = ' ';
+		}
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">every drawn edge: ");
+		sb_html(b, l.s);
+		sb_add(b, "%s</TD></TR>", m->lattice ? " (dashed: wraparound)" : "");
+		free(l.s);
+	}
+	if (!m->edge_labels && !(e->uniform && (m->uniform_util || e->o->view != FX_VIEW_LOADS)))
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">%s edges: their labels are in the SVG tooltips</TD></TR>",
+		       rd_int(m->nedge, c1, sizeof c1));
+	if (e->o->view == FX_VIEW_LOADS && e->m->x->loads_caption) {
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">loads: ");
+		sb_html(b, e->m->x->loads_caption);
+		sb_add(b, "</TD></TR>");
+	}
+	/* legend: one line of coloured glyphs */
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
+	char col[8];
+	switch (e->o->view) {
+	case FX_VIEW_LOADS: {
+		static const double steps[] = {0.1, 0.25, 0.5, 0.75, 1.0};
+		sb_add(b, "busiest directed link:  ");
+		legend_item(b, C_IDLE, "■", "idle");
+		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+			char t[32];
+			snprintf(t, sizeof t, "%.0f%%", 100 * steps[i]);
+			legend_item(b, util_colour(steps[i], col), "■", t);
+		}
+		sb_add(b, "(wider = busier; a box's border: its busiest link inside)");
+		break;
+	}
+	case FX_VIEW_PLACEMENT: {
+		sb_add(b, "instance:  ");
+		int64_t shown = e->ninst < LEGEND_INSTANCES ? e->ninst : LEGEND_INSTANCES;
+		for (int64_t i = 0; i < shown; i++) {
+			char t[32];
+			snprintf(t, sizeof t, "%lld", (long long)i);
+			legend_item(b, instance_colour(i, 0, col), "■", t);
+		}
+		if (e->ninst > shown)
+			sb_add(b, "… %s instances (colours repeat; cells give the number)    ",
+			       rd_int(e->ninst, c1, sizeof c1));
+		legend_item(b, "#cccccc", "□", "unplaced");
+		if (e->m->x->group)
+			sb_add(b, "(lighter: odd groups of an instance)");
+		break;
+	}
+	default:
+		if (e->kinds[RD_DEVICE] || e->kinds[RD_BLOCK] || e->kinds[RD_LATTICE])
+			legend_item(b, C_DEVICE_LINE, "■", m->noun);
+		if (e->kinds[RD_CPU])
+			legend_item(b, C_CPU_LINE, "■", "CPU");
+		if (e->kinds[RD_SWITCH] || e->kinds[RD_GROUP])
+			legend_item(b, C_SWITCH_LINE, "⬢", "switch");
+		if (e->kinds[RD_NODE])
+			legend_item(b, C_NODE_LINE, "□", "node box");
+		if (e->kinds[RD_BLOCK] || e->kinds[RD_GROUP] || e->kinds[RD_LATTICE])
+			sb_add(b, "(double border: several)    ");
+		if (e->fans)
+			sb_add(b, "links: ");
+		for (int k = 0; k < FX_MEDIUMS; k++)
+			if (e->media & 1u << k)
+				legend_item(b, e->fans ? "#333333" : medium_colour[k], "━━",
+					    fx_medium_name((fx_medium)k));
+		if (e->fans)
+			sb_add(b, "(edges coloured by the switch they leave)");
+		break;
+	}
+	sb_add(b, "</TD></TR></TABLE>");
+}
+
+static void graph_attrs(emit *e)
+{
+	const rd_model *m = e->m;
+	Agraph_t *g = e->g;
+	set(e, g, "layout", m->engine);
+	set(e, g, "fontname", "Helvetica");
+	set(e, g, "fontsize", "12");
+	set(e, g, "labelloc", "t");
+	set(e, g, "labeljust", "l");
+	set(e, g, "outputorder", "edgesfirst");
+	set(e, g, "pad", "0.3");
+	if (strcmp(m->engine, "dot") == 0) {
+		set(e, g, "rankdir", m->lr ? "LR" : "TB");
+		set(e, g, "ranksep", m->compound ? "1.0" : "0.7");
+		set(e, g, "nodesep", "0.3");
+		if (m->compound)
+			set(e, g, "compound", "true");
+	} else if (strcmp(m->engine, "neato") == 0) {
+		set(e, g, "splines", m->nedge <= 600 ? "true" : "false");
+		set(e, g, "overlap", "true");
+	} else if (strcmp(m->engine, "fdp") == 0) {
+		/* fdp's spline router and its default 600 iterations are what take
+		 * the time on clustered fabrics (fat-tree-k8 whole: 15 s with
+		 * splines, 0.1 s without; CloudMatrix384 whole: 14 s, 2.5 s at 100) */
+		set(e, g, "splines", m->nedge <= 60 ? "true" : "false");
+		if (m->nbox > 300)
+			set(e, g, "maxiter", "100");
+	} else if (strcmp(m->engine, "sfdp") == 0) {
+		set(e, g, "overlap", "prism");
+		set(e, g, "splines", "false");
+	}
+	if (agattr(g, AGNODE, "fontname", "Helvetica") == NULL ||
+	    agattr(g, AGNODE, "fontsize", m->lattice && !m->aggregated ? "9" : "10") == NULL ||
+	    agattr(g, AGNODE, "style", "filled") == NULL ||
+	    agattr(g, AGNODE, "margin", "0.08,0.04") == NULL ||
+	    agattr(g, AGEDGE, "fontname", "Helvetica") == NULL ||
+	    agattr(g, AGEDGE, "fontsize", "8") == NULL ||
+	    agattr(g, AGEDGE, "fontcolor", "#333333") == NULL ||
+	    agattr(g, AGRAPH, "style", "rounded,filled") == NULL ||
+	    agattr(g, AGRAPH, "fillcolor", "#f7f7f7") == NULL ||
+	    agattr(g, AGRAPH, "color", "#9a9a9a") == NULL)
+		e->fail = 1;
+}
+
+/* Physical view of a two-tier picture where switches fan out to many boxes
+ * (HGX: 4 switches x 8 GPUs; CloudMatrix384: 7 planes x 12 racks): each
+ * switch's fan gets a colour of its own, so the crossing fans can be told
+ * apart.  Needs one medium, 2..FANS tails with >= 4 edges each, and no box
+ * that is both a tail and a head. */
+static int fan_out(emit *e)
+{
+	const rd_model *m = e->m;
+	if (e->o->view != FX_VIEW_PHYSICAL || m->lattice || m->nedge < 8)
+		return 0;
+	unsigned media = 0;
+	int64_t *deg = fx_xcalloc((size_t)m->nbox, sizeof *deg);
+	uint8_t *head = fx_xcalloc((size_t)m->nbox, 1);
+	for (int64_t i = 0; i < m->nedge; i++) {
+		media |= m->edge[i].media;
+		deg[m->edge[i].a]++;
+		head[m->edge[i].b] = 1;
+	}
+	int tails = 0, ok = (media & (media - 1)) == 0;
+	for (int64_t b = 0; b < m->nbox && ok; b++) {
+		if (!deg[b])
+			continue;
+		e->fan[b] = tails++;
+		ok = deg[b] >= 4 && !head[b];
+	}
+	free(deg);
+	free(head);
+	return ok && tails >= 2 && tails <= FANS;
+}
+
+int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
+{
+	emit e = {0};
+	e.m = m;
+	e.f = m->f;
+	e.o = m->o;
+	*out = NULL;
+	e.g = agopen("fabric", Agundirected, NULL);
+	if (!e.g)
+		return fx_diag_internal(d, "render: Graphviz could not create a graph");
+	e.uniform = m->uniform;
+	e.fan = fx_xmalloc((size_t)(m->nbox + 1) * sizeof *e.fan);
+	for (int64_t b = 0; b <= m->nbox; b++)
+		e.fan[b] = -1;
+	e.fans = fan_out(&e);
+	graph_attrs(&e);
+	if (m->o->view == FX_VIEW_PLACEMENT && m->o->instance) {
+		const fx_fabric *f = m->f;
+		e.dev_start = fx_xcalloc((size_t)m->nbox + 1, sizeof *e.dev_start);
+		e.dev_list = fx_xmalloc((size_t)(f->ndev + 1) * sizeof *e.dev_list);
+		for (int64_t v = 0; v < f->ndev; v++) {
+			e.dev_start[m->box_of[v] + 1]++;
+			if (m->o->instance[v] + 1 > e.ninst)
+				e.ninst = m->o->instance[v] + 1;
+		}
+		for (int64_t b = 0; b < m->nbox; b++)
+			e.dev_start[b + 1] += e.dev_start[b];
+		int64_t *fill = fx_xmalloc((size_t)(m->nbox + 1) * sizeof *fill);
+		memcpy(fill, e.dev_start, (size_t)(m->nbox + 1) * sizeof *fill);
+		for (int64_t v = 0; v < f->ndev; v++)
+			e.dev_list[fill[m->box_of[v]]++] = v;
+		free(fill);
+	}
+	/* clusters, parents first */
+	e.cg = fx_xcalloc((size_t)m->ncl + 1, sizeof *e.cg);
+	for (int64_t i = 0; i < m->ncl && !e.fail; i++) {
+		const rd_cluster *c = &m->cl[i];
+		Agraph_t *parent = c->parent >= 0 ? e.cg[c->parent] : e.g;
+		if (!parent || !(e.cg[i] = agsubg(parent, (char *)c->name, 1))) {
+			e.fail = 1;
+			break;
+		}
+		/* pinned rows of a lattice leave no room for cluster labels */
+		set(&e, e.cg[i], m->lattice && c->kind == 1 ? "tooltip" : "label", c->label);
+		if (c->kind == 1)
+			set(&e, e.cg[i], "fillcolor", "#ffffff");
+		else if (c->kind == 2)
+			set(&e, e.cg[i], "fillcolor", "#fff8ec");
+	}
+	/* boxes */
+	e.nd = fx_xcalloc((size_t)m->nbox + 1, sizeof *e.nd);
+	for (int64_t b = 0; b < m->nbox && !e.fail; b++) {
+		char name[96];
+		box_name(&e, b, name, sizeof name);
+		Agraph_t *parent = m->box[b].cluster >= 0 ? e.cg[m->box[b].cluster] : e.g;
+		if (!(e.nd[b] = agnode(parent, name, 1))) {
+			e.fail = 1;
+			break;
+		}
+		style_box(&e, e.nd[b], b);
+	}
+	/* edges */
+	for (int64_t i = 0; i < m->nedge && !e.fail; i++) {
+		const rd_edge *x = &m->edge[i];
+		Agedge_t *ge = agedge(e.g, e.nd[x->a], e.nd[x->b], NULL, 1);
+		if (!ge) {
+			e.fail = 1;
+			break;
+		}
+		style_edge(&e, ge, x);
+	}
+	/* invisible edges stacking node boxes (dot) */
+	for (int64_t b = 0; b < m->nbox + m->ninvis && !e.fail && strcmp(m->engine, "dot") == 0; b++) {
+		int64_t t = b < m->nbox ? b : m->invis[b - m->nbox][0];
+		int64_t h = b < m->nbox ? m->box[b].chain_next : m->invis[b - m->nbox][1];
+		if (h < 0)
+			continue;
+		Agedge_t *ge = agedge(e.g, e.nd[t], e.nd[h], NULL, 1);
+		if (!ge) {
+			e.fail = 1;
+			break;
+		}
+		set(&e, ge, "style", "invis");
+		if (b >= m->nbox && m->invis[b - m->nbox][2])
+			set(&e, ge, "minlen", "0");
+	}
+	if (!e.fail) {
+		sbuf t = {0};
+		sb_reset(&t);
+		title(&e, &t);
+		set_html(&e, e.g, "label", t.s);
+		free(t.s);
+	}
+	free(e.sb.s);
+	free(e.tip.s);
+	free(e.cg);
+	free(e.nd);
+	free(e.dev_start);
+	free(e.dev_list);
+	free(e.fan);
+	if (e.fail) {
+		agclose(e.g);
+		return fx_diag_internal(d, "render: Graphviz refused part of the drawing");
+	}
+	*out = e.g;
+	return 0;
+}

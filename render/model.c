@@ -1,0 +1,761 @@
+/*
+ * The drawing model of switched and custom fabrics: which boxes are drawn,
+ * in which clusters, and which edges join them.
+ *
+ * Full detail draws every vertex: devices, CPUs and node switches in their
+ * node's cluster inside their rack's, other switches in their plane's
+ * cluster (for roles split over a few planes) or their rack's.
+ *
+ * Aggregated (the default past a few dozen vertices):
+ *   - several nodes: one box per node holding its devices, CPUs and node
+ *     switches, with the links between them counted inside;
+ *   - one node (HGX-like boards, the 64-card switched case): devices and
+ *     CPUs in blocks of consecutive ids, at most 8 blocks; switches one by
+ *     one (or per role and plane past 16 of a role);
+ *   - switches outside nodes grouped per role, and per plane where a role
+ *     spans 2..16 planes (CloudMatrix384: 7 L2 plane groups), inside the
+ *     rack all their lower-tier neighbours share, if any (fat-tree leaf and
+ *     aggregation switches of a pod that fills part of a rack);
+ *   - with dot, node boxes of a rack whose links all leave the rack (or
+ *     that are many) form an area: their links to one box become one edge
+ *     clipped at the area's cluster, and they line up in rows of at most 6,
+ *     ranked left to right (CloudMatrix384: 12 racks x 7 planes = 84 edges
+ *     instead of 336).
+ *
+ * Edges that are all alike (same links, same bandwidth) lose their labels
+ * to one line in the title; dense labelled drawings (HGX: 32 bundles over
+ * 12 boxes) rank left to right so the labels stack instead of widening one
+ * rank.  Every edge keeps its numbers in attributes and tooltips.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "render_internal.h"
+
+/* Past these, full detail is the default no more. */
+#define AUTO_FULL_VERTICES 40
+#define AUTO_FULL_EDGES 100
+/* Blocks per node when one node is expanded; switches drawn one by one. */
+#define MAX_BLOCKS 8
+#define MAX_SINGLE_SWITCHES 16
+/* A role split over this many planes is grouped per plane. */
+#define MAX_PLANE_GROUPS 16
+/* dot draws hierarchies up to about this size in well under a second. */
+#define DOT_MAX_BOXES 150
+#define DOT_MAX_EDGES 300
+#define FDP_MAX_BOXES 1500
+#define LABEL_MAX_EDGES 400
+#define UNIFORM_EDGES 12
+
+const char *rd_int(int64_t n, char *buf, size_t len)
+{
+	char tmp[32];
+	int k = snprintf(tmp, sizeof tmp, "%lld", (long long)(n < 0 ? -n : n));
+	size_t o = 0;
+	if (n < 0 && o + 1 < len)
+		buf[o++] = '-';
+	for (int i = 0; i < k && o + 1 < len; i++) {
+		if (i > 0 && (k - i) % 3 == 0 && o + 1 < len)
+			buf[o++] = ',';
+		if (o + 1 < len)
+			buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+int64_t rd_box_new(rd_model *m, rd_kind kind, int64_t cluster)
+{
+	m->box = fx_xgrow(m->box, &m->capbox, (size_t)m->nbox + 1, sizeof *m->box);
+	rd_box *b = &m->box[m->nbox];
+	memset(b, 0, sizeof *b);
+	b->kind = kind;
+	b->first = b->last = -1;
+	b->cluster = cluster;
+	b->rack = b->node = b->plane = -1;
+	b->role = -1;
+	b->chain_next = -1;
+	b->unit_id = -1;
+	return m->nbox++;
+}
+
+void rd_box_add(rd_model *m, int64_t b, int64_t v)
+{
+	rd_box *x = &m->box[b];
+	const fx_vertex *fv = &m->f->v[v];
+	if (x->first < 0 || v < x->first)
+		x->first = v;
+	if (v > x->last)
+		x->last = v;
+	x->n[fv->type]++;
+	if (fv->role >= 0)
+		x->nrole[fv->role]++;
+	m->box_of[v] = b;
+}
+
+int64_t rd_cluster_get(rd_model *m, int kind, int64_t parent, const char *name, const char *label)
+{
+	for (int64_t i = m->ncl - 1; i >= 0; i--)
+		if (m->cl[i].kind == kind && m->cl[i].parent == parent && strcmp(m->cl[i].name, name) == 0)
+			return i;
+	m->cl = fx_xgrow(m->cl, &m->capcl, (size_t)m->ncl + 1, sizeof *m->cl);
+	rd_cluster *c = &m->cl[m->ncl];
+	snprintf(c->name, sizeof c->name, "%s", name);
+	snprintf(c->label, sizeof c->label, "%s", label);
+	c->parent = parent;
+	c->kind = kind;
+	return m->ncl++;
+}
+
+/* ---- box-pair hash: (lo, hi) -> index ---- */
+
+typedef struct pairmap {
+	uint64_t *key;   /* 0 = empty, else lo * n + hi + 1 */
+	int64_t *val;
+	size_t cap;
+} pairmap;
+
+static void pairmap_init(pairmap *h, size_t expect)
+{
+	h->cap = 16;
+	while (h->cap < 2 * expect)
+		h->cap *= 2;
+	h->key = fx_xcalloc(h->cap, sizeof *h->key);
+	h->val = fx_xmalloc(h->cap * sizeof *h->val);
+}
+
+static void pairmap_release(pairmap *h)
+{
+	free(h->key);
+	free(h->val);
+}
+
+/* The slot of key k: found (key[slot] == k) or empty. */
+static size_t pairmap_slot(const pairmap *h, uint64_t k)
+{
+	uint64_t x = k * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(x >> 17) & (h->cap - 1);
+	while (h->key[i] && h->key[i] != k)
+		i = (i + 1) & (h->cap - 1);
+	return i;
+}
+
+static int64_t box_tier(const rd_model *m, int64_t b)
+{
+	return m->box[b].tier;
+}
+
+/* Adds `links` links (bandwidth bw in all, lbw each) between boxes a and b,
+ * merged with earlier ones under the key pair (ka, kb). */
+static void add_link(rd_model *m, pairmap *h, int64_t nkeys, int64_t ka, int64_t kb, int64_t a,
+		     int64_t b, int64_t links, double bw, double lbw, double util, unsigned media,
+		     int wrap)
+{
+	int64_t lo = ka < kb ? ka : kb, hi = ka < kb ? kb : ka;
+	uint64_t k = (uint64_t)lo * (uint64_t)nkeys + (uint64_t)hi + 1;
+	size_t s = pairmap_slot(h, k);
+	rd_edge *e;
+	if (!h->key[s]) {
+		if ((size_t)m->nedge * 2 + 2 > h->cap) {  /* grow and rehash */
+			pairmap n;
+			pairmap_init(&n, h->cap);
+			for (size_t i = 0; i < h->cap; i++)
+				if (h->key[i]) {
+					size_t t = pairmap_slot(&n, h->key[i]);
+					n.key[t] = h->key[i];
+					n.val[t] = h->val[i];
+				}
+			pairmap_release(h);
+			*h = n;
+			s = pairmap_slot(h, k);
+		}
+		m->edge = fx_xgrow(m->edge, &m->capedge, (size_t)m->nedge + 1, sizeof *m->edge);
+		e = &m->edge[m->nedge];
+		memset(e, 0, sizeof *e);
+		/* the upper tier is the tail, so dot ranks switches above devices */
+		int up = box_tier(m, a) > box_tier(m, b) || (box_tier(m, a) == box_tier(m, b) && a < b);
+		e->a = up ? a : b;
+		e->b = up ? b : a;
+		e->link_bw = lbw;
+		e->lhead = e->ltail = -1;
+		h->key[s] = k;
+		h->val[s] = m->nedge++;
+	} else {
+		e = &m->edge[h->val[s]];
+		if (e->link_bw != lbw)
+			e->link_bw = -1;
+	}
+	e->links += links;
+	e->bw += bw;
+	if (util > e->util)
+		e->util = util;
+	e->media |= media;
+	e->parts++;
+	e->wrap |= wrap;
+}
+
+void rd_edges_build(rd_model *m)
+{
+	const fx_fabric *f = m->f;
+	const double *u = m->o->view == FX_VIEW_LOADS ? m->o->utilisation : NULL;
+	size_t pairs = (size_t)m->nbox * (size_t)(m->nbox > 0 ? m->nbox - 1 : 0) / 2;
+	pairmap h;
+	pairmap_init(&h, (size_t)f->ne < pairs ? (size_t)f->ne : pairs);
+	for (int64_t b = 0; b < m->nbox; b++)
+		m->box[b].in_link_bw = 0;
+	for (int64_t e = 0; e < f->ne; e++) {
+		int64_t a = m->box_of[f->ends[2 * e]], b = m->box_of[f->ends[2 * e + 1]];
+		const fx_link *l = &f->e[e];
+		double util = 0;
+		if (u)
+			util = u[2 * e] > u[2 * e + 1] ? u[2 * e] : u[2 * e + 1];
+		if (a == b) {
+			rd_box *x = &m->box[a];
+			if (x->in_links == 0)
+				x->in_link_bw = l->bw;
+			else if (x->in_link_bw != l->bw)
+				x->in_link_bw = -1;
+			x->in_links += l->count;
+			x->in_bw += l->count * l->bw;
+			if (util > x->in_util)
+				x->in_util = util;
+			continue;
+		}
+		int wrap = 0;
+		if (m->lattice && m->box[a].kind == RD_DEVICE) {
+			int xa[FX_MAX_DIMS], xb[FX_MAX_DIMS];
+			fx_fabric_coords(f, f->ends[2 * e], xa);
+			fx_fabric_coords(f, f->ends[2 * e + 1], xb);
+			for (int i = 0; i < f->ndims; i++)
+				wrap |= abs(xa[i] - xb[i]) > 1;
+		}
+		add_link(m, &h, m->nbox, a, b, a, b, l->count, l->count * l->bw, l->bw, util,
+			 1u << l->medium, wrap);
+	}
+	pairmap_release(&h);
+}
+
+/* ---- switched and custom fabrics ---- */
+
+static int vtier(const fx_fabric *f, int64_t v)
+{
+	const fx_vertex *x = &f->v[v];
+	return x->type == FX_V_SWITCH && x->role >= 0 ? f->roles[x->role].tier : 0;
+}
+
+/* The rack each vertex outside a node stands in: its own, or the one all its
+ * lower-tier neighbours share (leaf and aggregation switches of a fat-tree
+ * whose hosts fill one rack), else -1.  Vertices in nodes: their rack. */
+static int32_t *home_racks(const fx_fabric *f)
+{
+	int32_t *home = fx_xmalloc((size_t)f->nv * sizeof *home);
+	int64_t *deg = fx_xcalloc((size_t)f->nv + 1, sizeof *deg);
+	int64_t *adj = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *adj);
+	for (int64_t e = 0; e < f->ne; e++) {
+		deg[f->ends[2 * e] + 1]++;
+		deg[f->ends[2 * e + 1] + 1]++;
+	}
+	for (int64_t v = 0; v < f->nv; v++)
+		deg[v + 1] += deg[v];
+	int64_t *fill = fx_xmalloc((size_t)f->nv * sizeof *fill);
+	memcpy(fill, deg, (size_t)f->nv * sizeof *fill);
+	for (int64_t e = 0; e < f->ne; e++) {
+		adj[fill[f->ends[2 * e]]++] = f->ends[2 * e + 1];
+		adj[fill[f->ends[2 * e + 1]]++] = f->ends[2 * e];
+	}
+	free(fill);
+	int maxtier = 0;
+	for (int64_t v = 0; v < f->nv; v++) {
+		home[v] = f->v[v].node >= 0 || f->v[v].rack >= 0 ? f->v[v].rack : -2;
+		if (vtier(f, v) > maxtier)
+			maxtier = vtier(f, v);
+	}
+	for (int t = 0; t <= maxtier; t++)
+		for (int64_t v = 0; v < f->nv; v++) {
+			if (home[v] != -2 || vtier(f, v) != t)
+				continue;
+			int32_t r = -2;
+			for (int64_t k = deg[v]; k < deg[v + 1] && r != -1; k++) {
+				int64_t w = adj[k];
+				if (vtier(f, w) >= t && !(t == 0 && f->v[w].type != FX_V_SWITCH))
+					continue;
+				if (home[w] < 0)
+					r = -1;
+				else if (r == -2)
+					r = home[w];
+				else if (r != home[w])
+					r = -1;
+			}
+			home[v] = r < 0 ? -1 : r;
+		}
+	free(deg);
+	free(adj);
+	return home;
+}
+
+/* Planes each role's chips outside nodes spread over (distinct values). */
+static void role_planes(const fx_fabric *f, int planes[FX_MAX_ROLES])
+{
+	for (int r = 0; r < f->nroles; r++) {
+		int32_t seen[MAX_PLANE_GROUPS + 1];
+		int n = 0;
+		for (int64_t v = 0; v < f->nv && n <= MAX_PLANE_GROUPS; v++) {
+			const fx_vertex *x = &f->v[v];
+			if (x->role != r || x->node >= 0 || x->plane < 0)
+				continue;
+			int found = 0;
+			for (int k = 0; k < n; k++)
+				found |= seen[k] == x->plane;
+			if (!found)
+				seen[n++] = x->plane;
+		}
+		planes[r] = n;
+	}
+}
+
+static int64_t rack_cluster(rd_model *m, int32_t rack)
+{
+	char name[48], label[64];
+	if (rack < 0)
+		return -1;
+	snprintf(name, sizeof name, "cluster_rack%d", rack);
+	snprintf(label, sizeof label, "rack %d", rack);
+	return rd_cluster_get(m, 0, -1, name, label);
+}
+
+static int64_t node_cluster(rd_model *m, int32_t rack, int32_t node)
+{
+	char name[48], label[64];
+	snprintf(name, sizeof name, "cluster_node%d", node);
+	snprintf(label, sizeof label, "node %d", node);
+	return rd_cluster_get(m, 1, rack_cluster(m, rack), name, label);
+}
+
+static int64_t plane_cluster(rd_model *m, int32_t rack, int role, int32_t plane)
+{
+	char name[48], label[64];
+	snprintf(name, sizeof name, "cluster_%s_p%d", m->f->roles[role].name, plane);
+	for (char *p = name; *p; p++)
+		if (*p == '-' || *p == '.')
+			*p = '_';
+	snprintf(label, sizeof label, "%s plane %d", m->f->roles[role].name, plane);
+	return rd_cluster_get(m, 2, rack_cluster(m, rack), name, label);
+}
+
+static void box_meta(rd_model *m, int64_t b, int64_t v, int32_t rack)
+{
+	rd_box *x = &m->box[b];
+	const fx_vertex *fv = &m->f->v[v];
+	x->rack = rack;
+	x->tier = vtier(m->f, v);
+	if (x->kind == RD_SWITCH || x->kind == RD_GROUP) {
+		x->role = fv->role;
+		x->plane = fv->plane;
+	}
+}
+
+static void build_full(rd_model *m, const int32_t *home, const int planes[FX_MAX_ROLES],
+		       const int64_t *node_size)
+{
+	const fx_fabric *f = m->f;
+	for (int64_t v = 0; v < f->nv; v++) {
+		const fx_vertex *x = &f->v[v];
+		int64_t cl;
+		if (x->node >= 0 && node_size[x->node] > 1)
+			cl = node_cluster(m, x->rack, x->node);
+		else if (x->type == FX_V_SWITCH && x->role >= 0 && x->plane >= 0 &&
+			 planes[x->role] >= 2 && planes[x->role] <= MAX_PLANE_GROUPS)
+			cl = plane_cluster(m, home[v], x->role, x->plane);
+		else
+			cl = rack_cluster(m, home[v]);
+		int64_t b = rd_box_new(m, (rd_kind)x->type, cl);
+		rd_box_add(m, b, v);
+		box_meta(m, b, v, home[v]);
+		m->box[b].node = x->node;
+	}
+}
+
+/* Key of a group box for vertices outside nodes. */
+typedef struct gkey {
+	int32_t home, plane;
+	int type, role;
+	int64_t box;
+} gkey;
+
+static void build_aggregated(rd_model *m, const int32_t *home, const int planes[FX_MAX_ROLES])
+{
+	const fx_fabric *f = m->f;
+	int multi = f->nnodes >= 2;
+	int64_t *node_box = fx_xmalloc((size_t)(f->nnodes + 1) * sizeof *node_box);
+	for (int64_t n = 0; n <= f->nnodes; n++)
+		node_box[n] = -1;
+	/* one node expanded: per type (and role), how many and the block size */
+	int64_t cnt[3 + FX_MAX_ROLES] = {0}, seen[3 + FX_MAX_ROLES] = {0};
+	int64_t cur[3 + FX_MAX_ROLES];
+	for (int k = 0; k < 3 + FX_MAX_ROLES; k++)
+		cur[k] = -1;
+	if (!multi)
+		for (int64_t v = 0; v < f->nv; v++)
+			if (f->v[v].node >= 0)
+				cnt[f->v[v].type == FX_V_SWITCH ? 3 + f->v[v].role : f->v[v].type]++;
+	gkey *keys = NULL;
+	size_t nkeys = 0, capkeys = 0;
+	for (int64_t v = 0; v < f->nv; v++) {
+		const fx_vertex *x = &f->v[v];
+		int64_t b = -1;
+		if (x->node >= 0 && multi) {
+			if (node_box[x->node] < 0) {
+				node_box[x->node] = rd_box_new(m, RD_NODE, rack_cluster(m, x->rack));
+				m->box[node_box[x->node]].node = x->node;
+				m->box[node_box[x->node]].rack = x->rack;
+			}
+			b = node_box[x->node];
+			rd_box_add(m, b, v);
+			continue;
+		}
+		if (x->node >= 0) {  /* the single node, expanded */
+			int k = x->type == FX_V_SWITCH ? 3 + x->role : x->type;
+			int64_t per = 1;
+			if (x->type != FX_V_SWITCH && cnt[k] > MAX_BLOCKS)
+				per = (cnt[k] + MAX_BLOCKS - 1) / MAX_BLOCKS;
+			int group_sw = x->type == FX_V_SWITCH && cnt[k] > MAX_SINGLE_SWITCHES;
+			if (!group_sw) {
+				if (seen[k] % per == 0)
+					cur[k] = rd_box_new(m, per > 1 ? RD_BLOCK : (rd_kind)x->type,
+							    node_cluster(m, x->rack, x->node));
+				seen[k]++;
+				b = cur[k];
+				rd_box_add(m, b, v);
+				box_meta(m, b, v, x->rack);
+				m->box[b].node = x->node;
+				continue;
+			}
+		}
+		/* a group: per home rack, type, role and (for few planes) plane */
+		int32_t plane = x->type == FX_V_SWITCH && x->role >= 0 && planes[x->role] >= 2 &&
+					planes[x->role] <= MAX_PLANE_GROUPS ? x->plane : -1;
+		if (x->node >= 0)
+			plane = x->plane;
+		int32_t hr = home[v];
+		for (size_t i = 0; i < nkeys && b < 0; i++)
+			if (keys[i].home == hr && keys[i].plane == plane && keys[i].type == x->type &&
+			    keys[i].role == x->role)
+				b = keys[i].box;
+		if (b < 0) {
+			int64_t cl = x->node >= 0 ? node_cluster(m, x->rack, x->node) : rack_cluster(m, hr);
+			b = rd_box_new(m, x->type == FX_V_SWITCH ? RD_GROUP : RD_BLOCK, cl);
+			keys = fx_xgrow(keys, &capkeys, nkeys + 1, sizeof *keys);
+			keys[nkeys++] = (gkey){hr, plane, x->type, x->role, b};
+			box_meta(m, b, v, hr);
+			m->box[b].plane = plane;
+			m->box[b].node = x->node;
+		}
+		rd_box_add(m, b, v);
+	}
+	/* a group of one is that vertex */
+	for (int64_t b = 0; b < m->nbox; b++) {
+		rd_box *x = &m->box[b];
+		if ((x->kind == RD_GROUP || x->kind == RD_BLOCK) && x->n[0] + x->n[1] + x->n[2] == 1)
+			x->kind = (rd_kind)f->v[x->first].type;
+	}
+	free(keys);
+	free(node_box);
+}
+
+/* Node areas for dot.  The node boxes of a rack (with no links between
+ * them) stand together when all their links leave the rack, or when there
+ * are MANY_NODES of them: their links to the same box become one edge
+ * clipped at the area (the rack's cluster, or a cluster of its own inside
+ * the rack when the rack also holds switches), and the boxes stack in
+ * columns of at most COLUMN. */
+#define MANY_NODES 8
+#define COLUMN 6
+
+static void add_invis(rd_model *m, int64_t a, int64_t b, int flat)
+{
+	m->invis = fx_xgrow(m->invis, &m->capinvis, (size_t)m->ninvis + 1, sizeof *m->invis);
+	m->invis[m->ninvis][0] = a;
+	m->invis[m->ninvis][1] = b;
+	m->invis[m->ninvis][2] = flat;
+	m->ninvis++;
+}
+
+/* Keeps the plane groups of a role in plane order (dot). */
+static void order_planes(rd_model *m)
+{
+	for (int64_t b = 0; b < m->nbox; b++) {
+		const rd_box *x = &m->box[b];
+		if ((x->kind != RD_GROUP && x->kind != RD_SWITCH) || x->plane < 0)
+			continue;
+		int64_t next = -1;
+		for (int64_t c = 0; c < m->nbox; c++) {
+			const rd_box *y = &m->box[c];
+			if (y->kind == x->kind && y->role == x->role && y->cluster == x->cluster &&
+			    y->plane > x->plane && (next < 0 || y->plane < m->box[next].plane))
+				next = c;
+		}
+		if (next >= 0)
+			add_invis(m, b, next, 1);
+	}
+}
+
+static void merge_racks(rd_model *m)
+{
+	int64_t nr = 0;
+	for (int64_t b = 0; b < m->nbox; b++)
+		if (m->box[b].rack + 1 > nr)
+			nr = m->box[b].rack + 1;
+	if (nr == 0)
+		return;
+	int64_t *nodes = fx_xcalloc((size_t)nr, sizeof *nodes);
+	int64_t *area = fx_xmalloc((size_t)nr * sizeof *area);
+	uint8_t *other = fx_xcalloc((size_t)nr, 1);   /* the rack holds boxes besides nodes */
+	uint8_t *local = fx_xcalloc((size_t)nr, 1);   /* node boxes link inside the rack */
+	uint8_t *merge = fx_xcalloc((size_t)nr, 1);
+	int64_t **col = fx_xcalloc((size_t)nr, sizeof *col);  /* column tops per rack */
+	for (int64_t b = 0; b < m->nbox; b++) {
+		int32_t r = m->box[b].rack;
+		if (r < 0)
+			continue;
+		if (m->box[b].kind == RD_NODE)
+			nodes[r]++;
+		else
+			other[r] = 1;
+	}
+	for (int64_t i = 0; i < m->nedge; i++) {
+		const rd_box *a = &m->box[m->edge[i].a], *b = &m->box[m->edge[i].b];
+		if (a->rack >= 0 && a->rack == b->rack && (a->kind == RD_NODE || b->kind == RD_NODE))
+			local[a->rack] |= a->kind == RD_NODE && b->kind == RD_NODE ? 2 : 1;
+	}
+	int any = 0;
+	for (int64_t r = 0; r < nr; r++) {
+		merge[r] = nodes[r] >= 2 && local[r] < 2 && (!local[r] || nodes[r] >= MANY_NODES);
+		any |= merge[r];
+	}
+	if (!any)
+		goto out;
+	/* the areas and their columns */
+	for (int64_t r = 0; r < nr; r++) {
+		if (!merge[r])
+			continue;
+		area[r] = rack_cluster(m, (int32_t)r);
+		if (other[r]) {
+			char name[48], label[64];
+			int64_t lo = -1, hi = -1;
+			for (int64_t b = 0; b < m->nbox; b++)
+				if (m->box[b].kind == RD_NODE && m->box[b].rack == r) {
+					if (lo < 0)
+						lo = m->box[b].node;
+					hi = m->box[b].node;
+				}
+			snprintf(name, sizeof name, "cluster_rack%lld_nodes", (long long)r);
+			snprintf(label, sizeof label, "nodes %lld–%lld", (long long)lo, (long long)hi);
+			area[r] = rd_cluster_get(m, 1, area[r], name, label);
+		}
+		int64_t ncol = (nodes[r] + COLUMN - 1) / COLUMN;
+		int64_t per = (nodes[r] + ncol - 1) / ncol, k = 0, prev = -1;
+		col[r] = fx_xmalloc((size_t)(ncol + 1) * sizeof **col);
+		for (int64_t b = 0; b < m->nbox; b++) {
+			if (m->box[b].kind != RD_NODE || m->box[b].rack != r)
+				continue;
+			m->box[b].cluster = area[r];
+			if (k % per == 0)
+				col[r][k / per] = b;
+			else
+				m->box[prev].chain_next = b;
+			prev = b;
+			k++;
+		}
+		col[r][ncol] = -1;
+		for (int64_t c = 0; c + 1 < ncol; c++)  /* columns in order */
+			add_invis(m, col[r][c], col[r][c + 1], 1);
+	}
+	/* merged edges: a node box of a merged rack stands for its area */
+	rd_edge *old = m->edge;
+	int64_t nold = m->nedge;
+	m->edge = NULL;
+	m->nedge = 0;
+	m->capedge = 0;
+	pairmap h;
+	pairmap_init(&h, (size_t)nold);
+	int64_t nkeys = m->nbox + nr;
+	for (int64_t i = 0; i < nold; i++) {
+		const rd_edge *e = &old[i];
+		const rd_box *a = &m->box[e->a], *b = &m->box[e->b];
+		int ma = a->kind == RD_NODE && a->rack >= 0 && merge[a->rack];
+		int mb = b->kind == RD_NODE && b->rack >= 0 && merge[b->rack];
+		int64_t ka = ma ? m->nbox + a->rack : e->a, kb = mb ? m->nbox + b->rack : e->b;
+		int64_t before = m->nedge;
+		add_link(m, &h, nkeys, ka, kb, e->a, e->b, e->links, e->bw, e->link_bw, e->util,
+			 e->media, e->wrap);
+		if (m->nedge > before) {  /* new: drawn between real boxes, a over b */
+			rd_edge *n = &m->edge[before];
+			n->a = ma ? col[a->rack][0] : e->a;
+			n->b = mb ? col[b->rack][0] : e->b;
+			n->ltail = ma ? (int32_t)area[a->rack] : -1;
+			n->lhead = mb ? (int32_t)area[b->rack] : -1;
+			/* the other columns hang below the same box */
+			for (int64_t c = 1; mb && !ma && col[b->rack][c] >= 0; c++)
+				add_invis(m, n->a, col[b->rack][c], 0);
+			for (int64_t c = 1; ma && !mb && col[a->rack][c] >= 0; c++)
+				add_invis(m, n->b, col[a->rack][c], 0);
+		}
+	}
+	pairmap_release(&h);
+	free(old);
+	m->compound = 1;
+out:
+	for (int64_t r = 0; r < nr; r++)
+		free(col[r]);
+	free(col);
+	free(nodes);
+	free(area);
+	free(other);
+	free(local);
+	free(merge);
+}
+
+static void device_noun(rd_model *m)
+{
+	const fx_fabric *f = m->f;
+	char name[64];
+	size_t k = 0;
+	if (f->builder && strncmp(f->builder->kind, "wafer", 5) == 0) {
+		snprintf(m->noun, sizeof m->noun, "PE");
+		return;
+	}
+	if (f->ndims > 0) {
+		snprintf(m->noun, sizeof m->noun, "chip");
+		return;
+	}
+	fx_fabric_vertex_name(f, 0, name, sizeof name);
+	while (name[k] >= 'a' && name[k] <= 'z')
+		k++;
+	if (k >= 2 && k <= 3) {
+		for (size_t i = 0; i < k; i++)
+			m->noun[i] = (char)(name[i] - 'a' + 'A');
+		m->noun[k] = '\0';
+	} else {
+		snprintf(m->noun, sizeof m->noun, "device");
+	}
+}
+
+/* Whether every edge stands for the same links, and there are so many that
+ * repeating the label would bury the picture: then it goes in the title. */
+static int uniform_edges(const rd_model *m)
+{
+	if (m->nedge < UNIFORM_EDGES)
+		return 0;
+	const rd_edge *z = &m->edge[0];
+	for (int64_t i = 0; i < m->nedge; i++) {
+		const rd_edge *x = &m->edge[i];
+		if (x->links != z->links || x->link_bw != z->link_bw || x->link_bw <= 0 ||
+		    x->parts != z->parts || (x->ltail >= 0) != (z->ltail >= 0) ||
+		    (x->lhead >= 0) != (z->lhead >= 0))
+			return 0;
+	}
+	return 1;
+}
+
+static const char *choose_engine(const rd_model *m)
+{
+	if (m->x->engine)
+		return m->x->engine;
+	if (m->lattice)
+		return "neato";
+	if (m->nbox <= DOT_MAX_BOXES && m->nedge <= DOT_MAX_EDGES)
+		return "dot";
+	return m->nbox <= FDP_MAX_BOXES ? "fdp" : "sfdp";
+}
+
+int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
+		   const fx_render_ext *x, fx_diag *d)
+{
+	memset(m, 0, sizeof *m);
+	m->f = f;
+	m->o = o;
+	m->x = x;
+	char b1[32], b2[32], b3[32], b4[32];
+	if (o->detail_full && (f->nv > FX_RENDER_MAX_FULL || f->ne > 5 * FX_RENDER_MAX_FULL))
+		return fx_diag_error(d, NULL, "render: full detail would draw %s vertices and %s edges; "
+				     "at most %s vertices and %s edges can be drawn readably (leave "
+				     "out --detail full for the aggregated view)",
+				     rd_int(f->nv, b1, sizeof b1), rd_int(f->ne, b2, sizeof b2),
+				     rd_int(FX_RENDER_MAX_FULL, b3, sizeof b3),
+				     rd_int(5 * FX_RENDER_MAX_FULL, b4, sizeof b4));
+	m->box_of = fx_xmalloc((size_t)(f->nv > 0 ? f->nv : 1) * sizeof *m->box_of);
+	device_noun(m);
+	if (f->ndims > 0 && f->nv == f->ndev) {
+		m->lattice = 1;
+		rd_lattice_build(m, o->detail_full || f->ndev <= 200);
+	} else {
+		int full = o->detail_full || (f->nv <= AUTO_FULL_VERTICES && f->ne <= AUTO_FULL_EDGES);
+		int32_t *home = home_racks(f);
+		int planes[FX_MAX_ROLES];
+		role_planes(f, planes);
+		if (full) {
+			int64_t *node_size = fx_xcalloc((size_t)f->nnodes + 1, sizeof *node_size);
+			for (int64_t v = 0; v < f->nv; v++)
+				if (f->v[v].node >= 0 && f->v[v].node < f->nnodes)
+					node_size[f->v[v].node]++;
+			build_full(m, home, planes, node_size);
+			free(node_size);
+			snprintf(m->how, sizeof m->how, "every vertex and link bundle drawn");
+		} else {
+			build_aggregated(m, home, planes);
+			m->aggregated = 1;
+		}
+		free(home);
+		rd_edges_build(m);
+		if (!full && m->nbox <= DOT_MAX_BOXES &&
+		    (!x->engine || strcmp(x->engine, "dot") == 0))
+			merge_racks(m);
+		if (!full) {
+			int64_t nodes = 0, groups = 0;
+			for (int64_t b = 0; b < m->nbox; b++) {
+				nodes += m->box[b].kind == RD_NODE;
+				groups += m->box[b].kind == RD_GROUP;
+			}
+			if (nodes)
+				snprintf(m->how, sizeof m->how, "aggregated: one box per node (%lld)%s%s",
+					 (long long)nodes, groups ? ", switches grouped per role and plane" : "",
+					 m->compound ? "; links leaving a rack merged per rack" : "");
+			else
+				snprintf(m->how, sizeof m->how, "aggregated: %s blocks of consecutive ids%s",
+					 m->noun, groups ? ", switches grouped per role and plane" : "");
+		}
+	}
+	m->engine = choose_engine(m);
+	m->edge_labels = m->nedge <= LABEL_MAX_EDGES;
+	m->uniform = uniform_edges(m);
+	if (o->view == FX_VIEW_PLACEMENT && m->nedge > 12)
+		m->edge_labels = 0;  /* the devices are the point; links in tooltips */
+	if (o->view == FX_VIEW_LOADS && m->nedge >= UNIFORM_EDGES) {
+		int same = 1;
+		for (int64_t i = 1; i < m->nedge; i++)
+			same &= lround(100 * m->edge[i].util) == lround(100 * m->edge[0].util);
+		m->uniform_util = same;
+		if (m->uniform && !same && m->nedge > 40)
+			m->edge_labels = 0;  /* colour tells; numbers in tooltips */
+	}
+	/* dot: left to right when node areas stack (their columns become rows)
+	 * or when many labelled edges would widen one rank */
+	m->lr = strcmp(m->engine, "dot") == 0 &&
+		(m->compound || (m->edge_labels && !m->uniform && m->nedge >= 16 &&
+				 2 * m->nedge > 3 * m->nbox));
+	if (strcmp(m->engine, "dot") == 0)
+		order_planes(m);
+	return 0;
+}
+
+void rd_model_release(rd_model *m)
+{
+	free(m->box);
+	free(m->box_of);
+	free(m->edge);
+	free(m->cl);
+	free(m->invis);
+	memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,288 @@
+/*
+ * render: the public API.  Builds the drawing model, emits it as a cgraph
+ * graph and runs Graphviz (gvc) in process.
+ *
+ * Graphviz reports problems through agerr(); while fabricx renders, an
+ * error function (agseterrf) collects them, and each Graphviz call is
+ * followed by a check that turns collected errors into fx_diag internal
+ * errors and warnings into notes.
+ */
+#include <errno.h>
+#include <gvc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/xalloc.h"
+#include "render_internal.h"
+
+static const char *const view_names[FX_VIEWS] = {"physical", "loads", "placement"};
+
+const char *fx_view_name(fx_view v)
+{
+	return v < FX_VIEWS ? view_names[v] : "?";
+}
+
+int fx_view_find(const char *name)
+{
+	for (int i = 0; i < FX_VIEWS; i++)
+		if (strcmp(view_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- Graphviz messages ---- */
+
+#define GV_MSGS 8
+
+/* agerr() hands the error function "Error" or "Warning", then ": ", then
+ * the text, in separate calls; messages are collected here until checked. */
+static struct {
+	char text[GV_MSGS][512];
+	int error[GV_MSGS];
+	int n;          /* messages started (may exceed GV_MSGS; the rest are dropped) */
+} gv_msgs;
+
+static int gv_errf(char *s)
+{
+	if (strcmp(s, "Error") == 0 || strcmp(s, "Warning") == 0) {
+		if (gv_msgs.n < GV_MSGS) {
+			gv_msgs.text[gv_msgs.n][0] = '\0';
+			gv_msgs.error[gv_msgs.n] = s[0] == 'E';
+		}
+		gv_msgs.n++;
+		return 0;
+	}
+	if (gv_msgs.n == 0) {  /* a continuation without a start: treat as a warning */
+		gv_msgs.text[0][0] = '\0';
+		gv_msgs.error[0] = 0;
+		gv_msgs.n = 1;
+	}
+	if (gv_msgs.n > GV_MSGS)
+		return 0;
+	char *t = gv_msgs.text[gv_msgs.n - 1];
+	size_t k = strlen(t);
+	if (k == 0 && strcmp(s, ": ") == 0)
+		return 0;
+	snprintf(t + k, sizeof gv_msgs.text[0] - k, "%s", s);
+	return 0;
+}
+
+/* Reports what Graphviz said since the last check; -1 if it had errors. */
+static int gv_check(fx_diag *d, const char *what)
+{
+	int rc = 0;
+	for (int i = 0; i < gv_msgs.n && i < GV_MSGS; i++) {
+		char *t = gv_msgs.text[i];
+		size_t k = strlen(t);
+		while (k && (t[k - 1] == '\n' || t[k - 1] == ' '))
+			t[--k] = '\0';
+		if (gv_msgs.error[i])
+			rc = fx_diag_internal(d, "render: Graphviz %s: %s", what, t);
+		else
+			fx_diag_note(d, NULL, "Graphviz %s: %s", what, t);
+	}
+	if (gv_msgs.n > GV_MSGS)
+		fx_diag_note(d, NULL, "Graphviz %s: %d more messages not shown", what,
+			     gv_msgs.n - GV_MSGS);
+	gv_msgs.n = 0;
+	agreseterrors();
+	return rc;
+}
+
+/* One Graphviz context for the whole process.  Graphviz 2.43's pango text
+ * layout keeps a static pointer to the last font name, which the context
+ * owns: after gvFreeContext() the next context's first label reads freed
+ * memory (AddressSanitizer: heap-use-after-free in textspan_size).  Keeping
+ * the context avoids that; what it holds stays reachable until exit. */
+static GVC_t *gv_context(void)
+{
+	static GVC_t *gvc;
+	if (!gvc)
+		gvc = gvContext();
+	return gvc;
+}
+
+/* Under AddressSanitizer (make san-check), LeakSanitizer also reports what
+ * Graphviz 2.43 and its pango, cairo and fontconfig plugins never free: the
+ * HTML label parser, dot's mincross virtual edges, gvconfig, font caches
+ * (valgrind on the `dot` program itself shows the same blocks).  These
+ * suppress leaks allocated inside those libraries only; leaks of cgraph
+ * objects (a graph never agclose'd) and of fabricx's own memory are still
+ * reported.  render/graphviz.supp is the same list for valgrind. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libgvc.so\n"
+	       "leak:libgvplugin_\n"
+	       "leak:libpango\n"
+	       "leak:libcairo.so\n"
+	       "leak:libfontconfig.so\n"
+	       "leak:libglib-2.0.so\n"
+	       "leak:libexpat.so\n";
+}
+
+/* ...and keeps its statistics of what it suppressed to itself. */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void fill_info(fx_render_info *info, const rd_model *m, double t0)
+{
+	if (!info)
+		return;
+	memset(info, 0, sizeof *info);
+	info->vertices = m->nbox;
+	info->edges = m->nedge;
+	info->aggregated = m->aggregated;
+	snprintf(info->engine, sizeof info->engine, "%s", m->engine ? m->engine : "");
+	info->seconds = now() - t0;
+}
+
+static int check_opts(const fx_fabric *f, const fx_render_opts *o, fx_diag *d)
+{
+	if (o->view >= FX_VIEWS)
+		return fx_diag_internal(d, "render: unknown view %d", (int)o->view);
+	if (o->view == FX_VIEW_LOADS && !o->utilisation)
+		return fx_diag_internal(d, "render: the loads view needs link utilisation");
+	if (o->view == FX_VIEW_PLACEMENT && !o->instance)
+		return fx_diag_internal(d, "render: the placement view needs each device's instance");
+	if (f->nv == 0)
+		return fx_diag_error(d, NULL, "render: the fabric has no vertices to draw");
+	return 0;
+}
+
+/* Builds model and graph with Graphviz messages collected. */
+static int build(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+		 rd_model *m, Agraph_t **g, fx_diag *d)
+{
+	*g = NULL;
+	memset(m, 0, sizeof *m);
+	if (check_opts(f, o, d) || rd_model_build(m, f, o, x, d))
+		return -1;
+	int rc = rd_emit(m, g, d);
+	rc |= gv_check(d, "graph");
+	return rc;
+}
+
+static int write_dot(Agraph_t *g, FILE *out, fx_diag *d)
+{
+	int rc = agwrite(g, out) != 0 ? -1 : 0;
+	rc |= gv_check(d, "DOT output");
+	return rc;
+}
+
+static const fx_render_ext no_ext;
+
+int fx_render_dot(const fx_fabric *f, const fx_render_opts *o, char **dot, fx_diag *d)
+{
+	return fx_render_dot_ext(f, o, NULL, dot, d);
+}
+
+int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *format,
+		   const char *path, fx_diag *d)
+{
+	return fx_render_file_ext(f, o, NULL, format, path, d);
+}
+
+int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+		      char **dot, fx_diag *d)
+{
+	if (!x)
+		x = &no_ext;
+	double t0 = now();
+	rd_model m;
+	Agraph_t *g = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	*dot = NULL;
+	agusererrf old = agseterrf(gv_errf);
+	gv_msgs.n = 0;
+	int rc = build(f, o, x, &m, &g, d);
+	if (rc == 0) {
+		FILE *mem = open_memstream(&buf, &len);
+		if (!mem)
+			rc = fx_diag_internal(d, "render: no memory for the DOT text");
+		else {
+			rc = write_dot(g, mem, d);
+			if (fclose(mem) != 0)
+				rc = fx_diag_internal(d, "render: no memory for the DOT text");
+			if (rc == 0)
+				*dot = buf;
+			else
+				free(buf);
+		}
+	}
+	if (g)
+		agclose(g);
+	fill_info(x->info, &m, t0);
+	rd_model_release(&m);
+	agseterrf(old);
+	return rc;
+}
+
+int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+		       const char *format, const char *path, fx_diag *d)
+{
+	if (!x)
+		x = &no_ext;
+	static const char *const formats[] = {"svg", "png", "pdf", "dot", NULL};
+	double t0 = now();
+	int known = 0;
+	for (int i = 0; formats[i]; i++)
+		known |= strcmp(formats[i], format) == 0;
+	if (!known)
+		return fx_diag_error(d, NULL, "render: unknown format '%s' (expected svg, png, pdf or dot)",
+				     format);
+	rd_model m;
+	Agraph_t *g = NULL;
+	GVC_t *gvc = NULL;
+	agusererrf old = agseterrf(gv_errf);
+	gv_msgs.n = 0;
+	int rc = build(f, o, x, &m, &g, d);
+	FILE *out = NULL;
+	if (rc == 0 && !(out = fopen(path, "wb")))
+		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
+	if (rc == 0 && strcmp(format, "dot") == 0) {
+		rc = write_dot(g, out, d);
+	} else if (rc == 0) {
+		gvc = gv_context();
+		if (!gvc)
+			rc = fx_diag_internal(d, "render: Graphviz could not start");
+		rc |= gv_check(d, "start-up");
+		if (rc == 0) {
+			rc = gvLayout(gvc, g, m.engine) != 0 ? -1 : 0;
+			rc |= gv_check(d, "layout");
+			if (rc && d->nerr == 0)
+				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
+			if (rc == 0) {
+				rc = gvRender(gvc, g, format, out) != 0 ? -1 : 0;
+				rc |= gv_check(d, "output");
+				if (rc && d->nerr == 0)
+					rc = fx_diag_internal(d, "render: Graphviz could not write %s", format);
+			}
+			gvFreeLayout(gvc, g);
+			gv_check(d, "clean-up");
+		}
+	}
+	if (out && fclose(out) != 0 && rc == 0)
+		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
+	if (out && rc)
+		remove(path);  /* no half-written pictures */
+	if (g)
+		agclose(g);
+	fill_info(x->info, &m, t0);
+	rd_model_release(&m);
+	agseterrf(old);
+	return rc;
+}

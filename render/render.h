@@ -1,0 +1,91 @@
+/*
+ * render: architecture diagrams with Graphviz (cgraph + gvc, in process).
+ *
+ * Three views of a fabric:
+ *   physical   racks, nodes and planes as clusters; devices, CPUs and
+ *              switches drawn differently; links labelled count x bandwidth.
+ *              Large fabrics are aggregated by default (one box per node,
+ *              switches grouped per role and plane, bundles of links as one
+ *              edge with their count and total bandwidth; lattices as blocks
+ *              of packaging units or of coordinates); `detail_full` draws
+ *              every vertex where that is sane (FX_RENDER_MAX_FULL).
+ *   loads      the physical view with links coloured and thickened by
+ *              utilisation (0..1 per directed link), with a legend.  A drawn
+ *              edge shows the busiest directed link it stands for; a box
+ *              that holds links (a node box, a lattice block) shows its
+ *              busiest inner link.
+ *   placement  devices coloured by instance (and shaded by group).
+ *
+ * Every drawn edge carries the attributes links= (physical links it stands
+ * for) and bandwidth= (their sum, bytes/s per direction); every box holding
+ * links carries inner_links= and inner_bandwidth=.  Over a drawing, links
+ * and inner_links add up to fx_fabric_links().  The DOT text names its
+ * layout engine (graph attribute layout=), so `dot -Tsvg file.dot` redraws
+ * it as fabricx does.
+ *
+ * This is the only module that includes Graphviz headers.  Graphviz keeps
+ * global state: do not render from two threads at once.
+ *
+ * Ownership: the caller owns everything passed in; fx_render_dot returns a
+ * malloc'd string the caller frees.
+ */
+#ifndef FX_RENDER_H
+#define FX_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/diag.h"
+#include "../fabric/fabric.h"
+
+typedef enum fx_view { FX_VIEW_PHYSICAL, FX_VIEW_LOADS, FX_VIEW_PLACEMENT, FX_VIEWS } fx_view;
+
+/* "physical", "loads", "placement". */
+const char *fx_view_name(fx_view v);
+/* The view called name, or -1. */
+int fx_view_find(const char *name);
+
+/* `detail_full` is refused beyond this many vertices (or 5x as many edges):
+ * past it no layout engine gives a picture anyone can read. */
+#define FX_RENDER_MAX_FULL 4000
+
+typedef struct fx_render_opts {
+	fx_view view;
+	int detail_full;            /* draw every vertex (refused past FX_RENDER_MAX_FULL) */
+	const char *title;          /* graph label, may be NULL (the fabric's name) */
+	const double *utilisation;  /* loads view: [2 * ne] busy fraction per directed link */
+	const int64_t *instance;    /* placement view: [ndev] instance of each device, -1 none */
+} fx_render_opts;
+
+/* What a rendering drew. */
+typedef struct fx_render_info {
+	int64_t vertices;           /* boxes drawn (vertices or aggregates) */
+	int64_t edges;              /* edges drawn */
+	int aggregated;             /* 1 when boxes stand for several vertices */
+	char engine[16];            /* layout engine used (or named, for DOT) */
+	double seconds;             /* wall time of building, layout and output */
+} fx_render_info;
+
+/* Further options, kept out of fx_render_opts so callers that initialise
+ * it by position keep compiling; every field may be NULL. */
+typedef struct fx_render_ext {
+	const int64_t *group;       /* placement view: [ndev] group (e.g. TP group) of each
+				     * device within its instance; odd groups drawn lighter */
+	const char *loads_caption;  /* loads view: what was run, for the legend */
+	const char *engine;         /* layout engine override (dot, neato, fdp, sfdp, ...) */
+	fx_render_info *info;       /* out: what was drawn */
+} fx_render_ext;
+
+/* Builds the DOT text of the view (no layout). */
+int fx_render_dot(const fx_fabric *f, const fx_render_opts *o, char **dot, fx_diag *d);
+/* Lays out and renders to path in format "svg", "png", "pdf" or "dot" (the
+ * text of fx_render_dot, unlaid).  A failed rendering leaves no file. */
+int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *format,
+		   const char *path, fx_diag *d);
+/* The same with further options (x may be NULL). */
+int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+		      char **dot, fx_diag *d);
+int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+		       const char *format, const char *path, fx_diag *d);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * render internals: the drawing model between a fabric and Graphviz.
+ *
+ * model.c decides what is drawn: each fabric vertex maps to one box (itself
+ * or an aggregate), each edge between two boxes stands for the fabric edges
+ * between their vertices, and boxes sit in clusters (racks, nodes, planes).
+ * lattice.c does the same for tori and meshes, with pinned positions.
+ * emit.c turns the model into a cgraph graph with the view's styling;
+ * render.c runs Graphviz.  Only emit.c and render.c include Graphviz headers.
+ */
+#ifndef FX_RENDER_INTERNAL_H
+#define FX_RENDER_INTERNAL_H
+
+#include "render.h"
+
+typedef enum rd_kind {
+	RD_DEVICE = FX_V_DEVICE,  /* one vertex of each type */
+	RD_SWITCH = FX_V_SWITCH,
+	RD_CPU = FX_V_CPU,
+	RD_NODE,                  /* everything of one node (tray, server) */
+	RD_BLOCK,                 /* consecutive devices or CPUs of one node */
+	RD_GROUP,                 /* switches of one role (and plane) */
+	RD_LATTICE                /* a block of lattice coordinates */
+} rd_kind;
+
+typedef struct rd_box {
+	rd_kind kind;
+	int64_t first, last;      /* lowest and highest vertex id it stands for */
+	int64_t n[3];             /* vertices it holds, by fx_vtype */
+	int64_t nrole[FX_MAX_ROLES];
+	int64_t cluster;          /* innermost cluster, -1 for the root */
+	int32_t rack, node, plane;
+	int role;                 /* RD_GROUP / RD_SWITCH: the role, else -1 */
+	int tier;                 /* dot ranking: 0 devices, role tier for switches */
+	int64_t in_links;         /* links between vertices of this box */
+	double in_bw;             /* their bandwidth, summed */
+	double in_link_bw;        /* per link when all alike, else -1 */
+	double in_util;           /* busiest inner directed link (loads) */
+	int pinned;
+	double x, y;              /* pinned position, inches */
+	int lo[FX_MAX_DIMS], hi[FX_MAX_DIMS];  /* RD_LATTICE: coordinate range */
+	int64_t units;            /* RD_LATTICE: packaging units (nodes) inside */
+	char unit[16];            /* RD_LATTICE: what a block is ("rack", "node"; "" tiles) */
+	int32_t unit_id;
+	int64_t chain_next;       /* invisible dot edge that stacks boxes, -1 */
+} rd_box;
+
+typedef struct rd_edge {
+	int64_t a, b;             /* boxes; a is the upper tier (dot tail) */
+	int64_t links;            /* physical links */
+	double bw;                /* sum of links x per-link bandwidth */
+	double link_bw;           /* per link when all alike, else -1 */
+	double util;              /* busiest directed link (loads) */
+	unsigned media;           /* bit set of fx_medium */
+	int64_t parts;            /* box-to-box edges merged into this one */
+	int32_t lhead, ltail;     /* clusters the edge is clipped at (dot), -1 */
+	int wrap;                 /* lattice wraparound */
+} rd_edge;
+
+typedef struct rd_cluster {
+	char name[48];            /* "cluster_rack3" */
+	char label[64];
+	int64_t parent;           /* -1 root */
+	int kind;                 /* 0 rack, 1 node, 2 plane */
+} rd_cluster;
+
+typedef struct rd_model {
+	const fx_fabric *f;
+	const fx_render_opts *o;
+	const fx_render_ext *x;   /* never NULL */
+	rd_box *box;
+	int64_t nbox;
+	size_t capbox;
+	int64_t *box_of;          /* [nv] */
+	rd_edge *edge;
+	int64_t nedge;
+	size_t capedge;
+	rd_cluster *cl;
+	int64_t ncl;
+	size_t capcl;
+	int64_t (*invis)[3];      /* invisible dot edges that place boxes: a, b, flat
+				   * (same rank, a before b) */
+	int64_t ninvis;
+	size_t capinvis;
+	int aggregated;
+	int lattice;              /* pinned positions */
+	int compound;             /* edges clipped at rack clusters */
+	const char *engine;       /* chosen layout engine */
+	int edge_labels;          /* 0: labels only in tooltips (too many edges) */
+	int uniform;              /* every edge alike: one label in the title */
+	int uniform_util;         /* loads: and equally busy */
+	int lr;                   /* dot: rank left to right (dense labelled edges) */
+	char how[160];            /* how the drawing aggregates, for the title */
+	char noun[16];            /* what a device is called: "GPU", "NPU", "chip", "PE" */
+} rd_model;
+
+/* Builds the model of f for o.  Returns 0, or -1 through d (detail refused). */
+int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
+		   const fx_render_ext *x, fx_diag *d);
+void rd_model_release(rd_model *m);
+
+/* model.c helpers shared with lattice.c */
+int64_t rd_box_new(rd_model *m, rd_kind kind, int64_t cluster);
+void rd_box_add(rd_model *m, int64_t b, int64_t v);
+/* The cluster called name under parent (-1: the root), created if new. */
+int64_t rd_cluster_get(rd_model *m, int kind, int64_t parent, const char *name, const char *label);
+/* Merges every fabric edge into the box edges (and boxes' inner links). */
+void rd_edges_build(rd_model *m);
+
+/* Lattices: full or aggregated; sets pinned positions. */
+void rd_lattice_build(rd_model *m, int full);
+
+/* Builds the cgraph graph of the model with the view's styling (emit.c).
+ * Returns 0, or -1 through d when Graphviz refuses something. */
+struct Agraph_s;
+int rd_emit(const rd_model *m, struct Agraph_s **out, fx_diag *d);
+
+/* Formats n with thousands separators ("12,096"). */
+const char *rd_int(int64_t n, char *buf, size_t len);
+
+#endif
