@@ -35,11 +35,12 @@
 #include "../solver/solver.h"
 #include "placement.h"
 
-enum family { F_PLACE, F_CAP, F_LINK, F_LEVEL, F_RULE, F_FAIL, F_RACKP, F_COOL, F_POWER, F_FAMILIES };
+enum family { F_PLACE, F_CAP, F_LINK, F_LEVEL, F_RULE, F_FAIL, F_RACKP, F_COOL, F_POWER, F_PORTS,
+	      F_FAMILIES };
 
 static const char *const family_name[F_FAMILIES] = {
 	"placement", "capacity", "links", "levels", "keep_within rules", "failure domain",
-	"rack power", "cooling", "system power"};
+	"rack power", "cooling", "system power", "switch ports"};
 
 typedef struct ctx {
 	const fx_fabric *f;
@@ -54,6 +55,8 @@ typedef struct ctx {
 	double rack_limit;       /* W, 0 = none */
 	double cost[FX_LEVELS];
 	int ok[FX_LEVELS];
+	double cross[FX_LEVELS]; /* bytes per step a unit sends out of its node, by level */
+	double *uplink;          /* [N] bytes/s the node's ports carry out of it */
 } ctx;
 
 /* ---- measuring an instance's communication at a placement ---- */
@@ -83,14 +86,28 @@ static size_t groups_of(const ctx *c, fx_group_kind k, const int64_t *devs, int6
 	return n;
 }
 
-/* Per-step time of every group kind of an instance on devs. */
+/* Bytes on directed links that leave the node of their tail vertex. */
+static double leaving_nodes(const fx_fabric *f, const double *link_bytes)
+{
+	double sum = 0;
+	for (int64_t l = 0; l < 2 * f->ne; l++) {
+		int64_t e = l / 2, from = f->ends[2 * e + (l & 1)], to = f->ends[2 * e + 1 - (l & 1)];
+		if (link_bytes[l] > 0 && f->v[from].node >= 0 && f->v[from].node != f->v[to].node)
+			sum += link_bytes[l];
+	}
+	return sum;
+}
+
+/* Per-step time of every group kind of an instance on devs, and the bytes
+ * it sends out of nodes per step (through the nodes' switch ports). */
 static int measure(const ctx *c, fx_router *rt, const int64_t *devs, fx_place_group *out,
-		   double *total, fx_diag *d)
+		   double *total, double *cross, fx_diag *d)
 {
 	int64_t *buf = fx_xmalloc((size_t)c->D * sizeof *buf);
 	fx_coll_req *q = fx_xmalloc((size_t)c->D * sizeof *q);
 	int rc = 0;
 	*total = 0;
+	*cross = 0;
 	for (int k = 0; k < FX_GROUP_KINDS && rc == 0; k++) {
 		const fx_group_traffic *t = &c->w->traffic[k];
 		fx_place_group *g = &out[k];
@@ -112,6 +129,7 @@ static int measure(const ctx *c, fx_router *rt, const int64_t *devs, fx_place_gr
 				g->max_hops = res.per_round[i].max_hops;
 		g->time = res.time * t->count;
 		*total += g->time;
+		*cross += leaving_nodes(c->f, res.link_bytes) * t->count;
 		fx_coll_result_release(&res);
 	}
 	free(buf);
@@ -174,7 +192,7 @@ static int representative(const ctx *c, fx_level L, int64_t *devs)
 /* ---- the model ---- */
 
 typedef struct cols {
-	int *x, *y, *z, *w, *l;
+	int *x, *y, *z, *w, *l, *cr;
 } cols;
 
 #define X(i, n) (k->x[(i) * c->N + (n)])
@@ -248,6 +266,38 @@ static fx_lp *build(const ctx *c, int elastic, cols *k)
 		k->w[n] = fx_lp_col(lp, nm, FX_LP_BINARY, 0, 1, 0);
 	}
 	rowbuf b = {0};
+	/* switch ports: cr[i][n] >= what instance i sends out of node n per
+	 * step at the level it takes (cross[L] per unit); every node's ports
+	 * must carry their share within workload.comm_budget */
+	k->cr = NULL;
+	if (w->comm_budget > 0) {
+		k->cr = fx_xmalloc((size_t)(I * N) * sizeof *k->cr);
+		for (int64_t i = 0; i < I; i++)
+			for (int64_t n = 0; n < N; n++) {
+				snprintf(nm, sizeof nm, "out_%lld_%lld", (long long)i, (long long)n);
+				int cr = k->cr[i * N + n] = fx_lp_col(lp, nm, FX_LP_CONTINUOUS, 0, FX_LP_INF, 0);
+				for (int L = 0; L < FX_LEVELS; L++) {
+					double bu = c->cross[L] / 1e6;  /* MB per unit */
+					if (!c->ok[L] || bu <= 0)
+						continue;
+					/* cr >= bu x - bu U (1 - l_L) */
+					rb_add(&b, cr, 1);
+					rb_add(&b, X(i, n), -bu);
+					rb_add(&b, LV(i, L), -bu * (double)c->U);
+					snprintf(nm, sizeof nm, "sends_%lld_%lld_%s", (long long)i, (long long)n,
+						 fx_level_name((fx_level)L));
+					row(lp, nm, -bu * (double)c->U, FX_LP_INF, &b, F_LINK, elastic);
+				}
+			}
+		for (int64_t n = 0; n < N; n++) {
+			if (c->uplink[n] <= 0)
+				continue;
+			for (int64_t i = 0; i < I; i++)  /* microseconds of the node's ports */
+				rb_add(&b, k->cr[i * N + n], 1e6 / c->uplink[n] * 1e6);
+			snprintf(nm, sizeof nm, "ports_%lld", (long long)n);
+			row(lp, nm, -FX_LP_INF, w->comm_budget * 1e6, &b, F_PORTS, elastic);
+		}
+	}
 	for (int64_t i = 0; i < I; i++) {
 		for (int64_t n = 0; n < N; n++)
 			rb_add(&b, X(i, n), 1);
@@ -338,6 +388,7 @@ static void cols_free(cols *k)
 	free(k->z);
 	free(k->w);
 	free(k->l);
+	free(k->cr);
 }
 
 /* Nothing fits: relax each family in turn; those whose relaxation alone
@@ -346,7 +397,7 @@ static int explain(const ctx *c, fx_diag *d)
 {
 	static const struct { enum family f; const char *unit; } fams[] = {
 		{F_CAP, "devices"}, {F_RULE, "instances"}, {F_FAIL, "instances"},
-		{F_RACKP, "kW"}, {F_COOL, "kW"}, {F_POWER, "kW"}};
+		{F_RACKP, "kW"}, {F_COOL, "kW"}, {F_POWER, "kW"}, {F_PORTS, "us of port time per step"}};
 	char msg[1024] = "";
 	size_t used = 0;
 	int found = 0;
@@ -404,6 +455,13 @@ static int setup(ctx *c, fx_diag *d)
 	for (int64_t n = 0; n < c->N; n++)
 		if (c->node_rack[n] + 1 > c->R)
 			c->R = c->node_rack[n] + 1;
+	c->uplink = fx_xcalloc((size_t)(c->N ? c->N : 1), sizeof *c->uplink);
+	for (int64_t l = 0; l < 2 * f->ne; l++) {
+		int64_t e = l / 2, from = f->ends[2 * e + (l & 1)], to = f->ends[2 * e + 1 - (l & 1)];
+		int64_t n = f->v[from].node;
+		if (n >= 0 && n < c->N && n != f->v[to].node)
+			c->uplink[n] += f->e[e].count * f->e[e].bw;
+	}
 	c->pnode = fx_power_node(c->pc, f);
 	c->pinfra = c->N ? fx_power_of(c->pc, f, c->N).infra / (double)c->N : 0;
 	return 0;
@@ -434,7 +492,8 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 		c.ok[L] = representative(&c, (fx_level)L, devs);
 		fx_place_group g[FX_GROUP_KINDS];
 		if (c.ok[L])
-			rc = measure(&c, rt, devs, g, &c.cost[L], d);
+			rc = measure(&c, rt, devs, g, &c.cost[L], &c.cross[L], d);
+		c.cross[L] /= (double)c.U;
 		out->level_cost[L] = c.cost[L];
 		out->level_ok[L] = c.ok[L];
 	}
@@ -485,7 +544,8 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 						pi->devices[placed * c.unit + j] = c.node_dev[n * c.g + fill[n]++];
 			}
 			pi->level = pi->nodes <= 1 ? FX_LEVEL_NODE : pi->racks <= 1 ? FX_LEVEL_RACK : FX_LEVEL_ANY;
-			rc = measure(&c, rt, pi->devices, pi->group, &pi->comm_time, d);
+			double cross;
+			rc = measure(&c, rt, pi->devices, pi->group, &pi->comm_time, &cross, d);
 			out->objective += c.cost[pi->level];
 		}
 		/* identical instances are interchangeable: number them in device
@@ -519,6 +579,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 	free(devs);
 	free(c.node_rack);
 	free(c.node_dev);
+	free(c.uplink);
 	if (rc)
 		fx_placement_release(out);
 	return rc;

@@ -14,6 +14,8 @@
  *     tp: {collective: allreduce, algo: ring, bytes: 16 KiB, count: 188}
  *   keep_within: {tp: node, instance: rack}   # node | rack | any
  *   failure_domain: node            # none | node | rack: instances share none
+ *   comm_budget: 1 ms               # per step, the time a node's switch ports
+ *                                   # may carry its instances' traffic out
  *
  * Devices of an instance are numbered (dp, pp, ep, tp) with tp fastest, as
  * the book numbers TP2 x EP4 (§6.3.1): a TP group is tp consecutive
@@ -63,6 +65,9 @@ typedef struct fx_workload {
 	fx_level keep[FX_GROUP_KINDS];         /* each group kind stays within */
 	fx_level keep_instance;                /* the whole instance stays within */
 	fx_level failure_domain;               /* FX_LEVEL_ANY = none */
+	double comm_budget;                    /* seconds per step a node's switch ports
+						* may spend on its instances' traffic out
+						* of the node; 0 = no limit */
 } fx_workload;
 
 /* Reads the placement keys of `workload:` (absent: present = 0).  `other`

@@ -148,7 +148,7 @@ int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *
 			    fx_workload *w)
 {
 	static const char *const own[] = {"scheme", "instances", "model", "tokens", "groups",
-					  "keep_within", "failure_domain"};
+					  "keep_within", "failure_domain", "comm_budget"};
 	const char *keys[32];
 	size_t nk = 0;
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
@@ -227,6 +227,7 @@ int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *
 			if (w->keep[k] == FX_LEVEL_RACK && w->dims[k] > 1 && w->keep_instance == FX_LEVEL_ANY)
 				w->keep_instance = FX_LEVEL_RACK;
 	}
+	rc |= fx_spec_qty_opt(d, wl, "comm_budget", FX_UNIT_TIME, 0, 1, &w->comm_budget);
 	if (fx_snode_get(wl, "failure_domain"))
 		rc |= parse_level(d, fx_snode_get(wl, "failure_domain"), 1, &w->failure_domain);
 	if (rc)

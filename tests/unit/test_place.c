@@ -12,7 +12,7 @@ static const char *base =
 	"         link: {bandwidth: 25 GB/s, latency: 200 ns}}\n"
 	"packaging: {devices_per_node: 4, nodes_per_rack: 2}\n"
 	"power: {node: 10 kW%s}\n"
-	"workload: {scheme: {tp: 2, ep: 2}, instances: %d%s,\n"
+	"workload: {scheme: {tp: 2, ep: %d}, instances: %d%s,\n"
 	"  groups: {tp: {collective: allreduce, bytes: 64 KiB, count: 2},\n"
 	"           ep: {collective: allreduce, bytes: 1 MiB, count: 1}}}\n";
 
@@ -24,10 +24,10 @@ typedef struct placed {
 	int rc;
 } placed;
 
-static void place(placed *t, const char *power, int instances, const char *extra)
+static void place_ep(placed *t, const char *power, int ep, int instances, const char *extra)
 {
 	char y[2048];
-	snprintf(y, sizeof y, base, power, instances, extra);
+	snprintf(y, sizeof y, base, power, ep, instances, extra);
 	ck_assert_msg(fixture_load(&t->fx, "place.yaml", y, NULL) == 0, "%s", t->fx.msg);
 	ck_assert_int_eq(fx_workload_place_parse(&t->fx.d, &t->fx.s, NULL, &t->w), 0);
 	ck_assert_int_eq(fx_power_parse(&t->fx.d, &t->fx.s, &t->pc), 0);
@@ -37,6 +37,11 @@ static void place(placed *t, const char *power, int instances, const char *extra
 	rewind(t->fx.err);
 	size_t n = fread(t->fx.msg, 1, sizeof t->fx.msg - 1, t->fx.err);
 	t->fx.msg[n] = '\0';
+}
+
+static void place(placed *t, const char *power, int instances, const char *extra)
+{
+	place_ep(t, power, 2, instances, extra);
 }
 
 static void done(placed *t)
@@ -166,6 +171,22 @@ START_TEST(infeasible_explained)
 	place(&t, "", 3, ", failure_domain: rack");  /* two racks, three instances */
 	ck_assert_int_eq(t.rc, -1);
 	ck_assert_msg(strstr(t.fx.msg, "failure domain (over by 1 instances)"), "%s", t.fx.msg);
+	done(&t);
+
+	/* an instance of 8 must span two nodes: kept within one, the rule binds */
+	place_ep(&t, "", 4, 1, ", keep_within: {tp: node, instance: node}");
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "keep_within rules (over by 1 instances)"), "%s", t.fx.msg);
+	done(&t);
+
+	/* its traffic out of each node (EP all-reduce across the two nodes)
+	 * takes the nodes' 100 GB/s of uplinks longer than a 1 us budget */
+	place_ep(&t, "", 4, 1, ", comm_budget: 1 us");
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "switch ports (over by"), "%s", t.fx.msg);
+	done(&t);
+	place_ep(&t, "", 4, 1, ", comm_budget: 1 s");
+	ck_assert_int_eq(t.rc, 0);
 	done(&t);
 
 	/* rules that can be met under a rack budget of one node per rack */
