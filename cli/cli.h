@@ -105,6 +105,8 @@ void fx_cli_end(fx_cli *c);
 /* Time of one collective over the first n devices with the spec's time
  * model; NAN after reporting a failure. */
 double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size);
+/* Writes src,dst,bytes,busy_us,utilisation for every directed link. */
+int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res);
 /* Prints t (unless --json), writes its CSV, frees it. */
 int fx_cli_table(fx_cli *c, fx_table *t);
 /* Releases everything; returns the exit status for rc. */

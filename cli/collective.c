@@ -51,7 +51,7 @@ static void json_result(fx_json *j, const fx_coll_req *q, const fx_coll_algo *a,
 	fx_json_arr_end(j);
 }
 
-static int write_links(fx_cli *c, const char *path, const fx_coll_result *res)
+int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 {
 	FILE *out = fopen(path, "w");
 	if (!out)
@@ -202,7 +202,7 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 		}
 	}
 	if (links && rc == 0)
-		rc = write_links(c, links, &res);
+		rc = fx_cli_write_links(c, links, &res);
 	fx_coll_result_release(&res);
 	return rc;
 }

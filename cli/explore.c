@@ -104,18 +104,9 @@ static int loads_of(fx_cli *c, fx_coll_result *res)
 	free(ranks);
 	if (rc)
 		return rc;
-	char path[600], a[64], b[64];
-	FILE *f = open_in(c, "links.csv", path, sizeof path);
-	if (!f)
-		return -1;
-	fprintf(f, "src,dst,bytes,busy_us,utilisation\n");
-	for (int64_t l = 0; l < 2 * c->fab.ne; l++) {
-		int64_t e = l / 2, from = c->fab.ends[2 * e + (l & 1)], to = c->fab.ends[2 * e + 1 - (l & 1)];
-		fprintf(f, "%s,%s,%.17g,%.9g,%.6f\n", fx_fabric_vertex_name(&c->fab, from, a, sizeof a),
-			fx_fabric_vertex_name(&c->fab, to, b, sizeof b), res->link_bytes[l],
-			res->link_busy[l] * 1e6, res->time > 0 ? res->link_busy[l] / res->time : 0);
-	}
-	return fclose(f) ? fx_diag_error(&c->d, NULL, "cannot write '%s'", path) : 0;
+	char path[600];
+	snprintf(path, sizeof path, "%s/links.csv", c->outdir);
+	return fx_cli_write_links(c, path, res);
 }
 
 int fx_cmd_explore(int argc, char **argv)

@@ -180,11 +180,8 @@ int fx_cmd_render(int argc, char **argv)
 		fx_table_cell(t, "%lld", (long long)info.edges);
 		fx_table_cell(t, "%s", strcmp(format, "dot") ? info.engine : "none (DOT names it)");
 		fx_table_cell(t, "%.3f", secs);
+		fx_cli_begin(&c);
 		if (c.json) {
-			fx_json_init(&c.js, stdout);
-			fx_json_obj_begin(&c.js, NULL);
-			fx_json_str(&c.js, "name", c.name);
-			fx_json_str(&c.js, "spec", c.spec_path);
 			fx_json_str(&c.js, "view", fx_view_name((fx_view)view));
 			fx_json_str(&c.js, "format", format);
 			fx_json_str(&c.js, "file", path);
@@ -194,11 +191,9 @@ int fx_cmd_render(int argc, char **argv)
 			fx_json_str(&c.js, "layout_engine", info.engine);
 			fx_json_num(&c.js, "seconds", secs);
 			fx_json_num(&c.js, "render_seconds", info.seconds);
-			fx_json_obj_end(&c.js);
-		} else {
-			printf("%s: %s fabric, %s\n\n", c.name, c.fab.builder->kind, c.spec_path);
 		}
 		rc = fx_cli_table(&c, t);
+		fx_cli_end(&c);
 	}
 	free(util);
 	free(instance);

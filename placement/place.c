@@ -70,7 +70,7 @@ static size_t groups_of(const ctx *c, fx_group_kind k, const int64_t *devs, int6
 	int64_t stride = 1;
 	for (int j = 0; j < (int)k; j++)
 		stride *= dm[j];
-	int64_t m = dm[k], ng = c->D / m;
+	int64_t m = dm[k];
 	const fx_group_traffic *t = &c->w->traffic[k];
 	size_t n = 0;
 	for (int64_t d0 = 0; d0 < c->D; d0++) {
@@ -82,7 +82,6 @@ static size_t groups_of(const ctx *c, fx_group_kind k, const int64_t *devs, int6
 		q[n] = (fx_coll_req){t->pattern, t->algo[0] ? t->algo : NULL, r, m, t->bytes, 1};
 		n++;
 	}
-	(void)ng;
 	return n;
 }
 
