@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "cli.h"
@@ -53,7 +54,8 @@ static void json_result(fx_json *j, const fx_coll_req *q, const fx_coll_algo *a,
 
 int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 {
-	FILE *out = fopen(path, "w");
+	fx_outfile of;
+	FILE *out = fx_outfile_open(&of, path);
 	if (!out)
 		return fx_diag_error(&c->d, NULL, "--links: cannot write '%s': %s", path, strerror(errno));
 	const fx_fabric *f = &c->fab;
@@ -65,7 +67,7 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 			fx_fabric_vertex_name(f, to, b, sizeof b), res->link_bytes[l],
 			res->link_busy[l] * 1e6, res->time > 0 ? res->link_busy[l] / res->time : 0);
 	}
-	if (fclose(out))
+	if (fx_outfile_close(&of, 1))
 		return fx_diag_error(&c->d, NULL, "--links: cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }

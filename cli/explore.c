@@ -15,16 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "../render/render.h"
 #include "cli.h"
 #include "report.h"
 
-static FILE *open_in(fx_cli *c, const char *file, char *path, size_t len)
+/* Reports are written whole or not at all (core/outfile.h). */
+static FILE *open_in(fx_cli *c, fx_outfile *o, const char *file, char *path, size_t len)
 {
 	snprintf(path, len, "%s/%s", c->outdir, file);
-	FILE *f = fopen(path, "w");
+	FILE *f = fx_outfile_open(o, path);
 	if (!f)
 		fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 	return f;
@@ -134,10 +136,11 @@ int fx_cmd_explore(int argc, char **argv)
 		rc = fx_cli_outdir(&c);
 	char mdpath[600], jpath[600];
 	FILE *jf = NULL;
+	fx_outfile jo = {0}, mo = {0};
 	int json_stdout = c.json;
 	if (rc == 0) {
-		c.md = open_in(&c, "report.md", mdpath, sizeof mdpath);
-		jf = open_in(&c, "report.json", jpath, sizeof jpath);
+		c.md = open_in(&c, &mo, "report.md", mdpath, sizeof mdpath);
+		jf = open_in(&c, &jo, "report.json", jpath, sizeof jpath);
 		rc = c.md && jf ? 0 : -1;
 	}
 	fx_coll_result loads;
@@ -179,10 +182,11 @@ int fx_cmd_explore(int argc, char **argv)
 			rc = diagrams(&c, have_loads ? &loads : NULL, have_pl ? &pl : NULL);
 		fx_json_obj_end(&c.js);
 	}
-	if (jf && fclose(jf))
-		rc = fx_diag_error(&c.d, NULL, "cannot write '%s'", jpath);
-	if (c.md && fclose(c.md))
-		rc = fx_diag_error(&c.d, NULL, "cannot write '%s'", mdpath);
+	/* a failed run keeps the previous report, if any, and writes none */
+	if (fx_outfile_close(&jo, rc == 0))
+		rc = fx_diag_error(&c.d, NULL, "cannot write '%s': %s", jpath, strerror(errno));
+	if (fx_outfile_close(&mo, rc == 0))
+		rc = fx_diag_error(&c.d, NULL, "cannot write '%s': %s", mdpath, strerror(errno));
 	c.md = NULL;
 	if (rc == 0 && json_stdout) {
 		FILE *in = fopen(jpath, "r");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "xalloc.h"
 
 fx_table *fx_table_new(const char *name, const char *title, const char *const *cols)
@@ -161,12 +162,13 @@ int fx_table_write_csv(const fx_table *t, const char *dir)
 
 int fx_table_write_csv_file(const fx_table *t, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	fx_outfile o;
+	FILE *f = fx_outfile_open(&o, path);
 	if (!f)
 		return -1;
 	for (size_t i = 0; i < t->ncell; i++) {
 		csv_cell(f, t->cells[i]);
 		fputc((i + 1) % t->ncol ? ',' : '\n', f);
 	}
-	return fclose(f) == 0 ? 0 : -1;
+	return fx_outfile_close(&o, 1);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/outfile.h"
 #include "../core/xalloc.h"
 #include "render_internal.h"
 
@@ -251,7 +252,8 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 	gv_msgs.n = 0;
 	int rc = build(f, o, x, &m, &g, d);
 	FILE *out = NULL;
-	if (rc == 0 && !(out = fopen(path, "wb")))
+	fx_outfile of;
+	if (rc == 0 && !(out = fx_outfile_open(&of, path)))
 		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
 	if (rc == 0 && strcmp(format, "dot") == 0) {
 		rc = write_dot(g, out, d);
@@ -275,10 +277,9 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 			gv_check(d, "clean-up");
 		}
 	}
-	if (out && fclose(out) != 0 && rc == 0)
+	/* no half-written pictures: the old one stays until the new is whole */
+	if (out && fx_outfile_close(&of, rc == 0) && rc == 0)
 		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
-	if (out && rc)
-		remove(path);  /* no half-written pictures */
 	if (g)
 		agclose(g);
 	fill_info(x->info, &m, t0);

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/outfile.h"
 #include "../core/xalloc.h"
 
 struct fx_lp {
@@ -627,13 +628,16 @@ int fx_lp_write(const fx_lp *lp, const char *path)
 	if (!path || !*path)
 		return fail("fx_lp_write: no path");
 	/* GLPK's own message is lost with terminal output off; open the file
-	 * first for a proper one. */
-	FILE *f = fopen(path, "w");
-	if (!f)
+	 * first for a proper one.  GLPK writes the temporary, which becomes the
+	 * file only once whole (core/outfile.h). */
+	fx_outfile o;
+	if (!fx_outfile_open(&o, path))
 		return fail("cannot write '%s': %s", path, strerror(errno));
-	fclose(f);
-	struct write_args a = {lp, path, 0};
-	if (guard(write_lp, &a))
+	struct write_args a = {lp, o.tmp, 0};
+	int rc = guard(write_lp, &a);
+	if (fx_outfile_close(&o, rc == 0 && a.rc == 0) && rc == 0)
+		return fail("cannot write '%s': %s", path, strerror(errno));
+	if (rc)
 		return -1;
 	return a.rc ? fail("cannot write '%s'", path) : 0;
 }
