@@ -376,6 +376,7 @@ int fx_fabric_build(fx_fabric *f, const fx_spec *spec, double max_bytes, fx_diag
 	}
 	if (rc == 0) {
 		f->builder = b;
+		f->max_bytes = max_bytes;
 		f->name = fx_xstrdup(fx_spec_name(spec, name, sizeof name));
 		rc = b->build(params, f, d);
 		igraph_vector_int_t ev;

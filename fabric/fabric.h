@@ -97,6 +97,9 @@ typedef struct fx_fabric {
 	fx_link *e;                 /* [ne] */
 	fx_role roles[FX_MAX_ROLES];
 	int nroles;
+	double max_bytes;           /* the run's memory limit (--max-memory), which
+				 * what is built on the fabric later (schedules,
+				 * MILPs, drawings) is held to as well; 0 = none */
 	int64_t nnodes, nracks;     /* packaging units that hold devices */
 	/* Lattice kinds (torus, mesh, wafer-mesh): device v has coordinates
 	 * v = x0 + d0*(x1 + d1*(x2 ...)); plus_edge[v*ndims+i] is the edge to

@@ -43,5 +43,20 @@ static double all(const fx_coll_req *q)
 	return q->n > 1 ? q->size : 0;
 }
 
-const fx_coll_algo fx_a2a_direct = {"all-to-all", "direct", "every rank sends M/(n-1) to every other at once", direct, all, NULL};
-const fx_coll_algo fx_a2a_pairwise = {"all-to-all", "pairwise", "n-1 rounds, rank r sends to r+s in round s", pairwise, all, NULL};
+/* every device in order goes to the router as all-pairs, not as a list */
+static double direct_flows(const fx_fabric *f, const fx_coll_req *q)
+{
+	int every = q->n == f->ndev;
+	for (int64_t i = 0; every && i < q->n; i++)
+		every = q->ranks[i] == i;
+	return every ? 0 : (double)q->n * (double)(q->n - 1);
+}
+
+static double pairwise_flows(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return (double)q->n * (double)(q->n - 1);
+}
+
+const fx_coll_algo fx_a2a_direct = {"all-to-all", "direct", "every rank sends M/(n-1) to every other at once", direct, all, NULL, direct_flows};
+const fx_coll_algo fx_a2a_pairwise = {"all-to-all", "pairwise", "n-1 rounds, rank r sends to r+s in round s", pairwise, all, NULL, pairwise_flows};

@@ -76,9 +76,21 @@ static double twice(const fx_coll_req *q)
 	return 2 * once(q);
 }
 
-const fx_coll_algo fx_rs_rec = {"reduce-scatter", "recursive", "peer r XOR 2^s, halving the data each round", rs_rec, once, NULL};
-const fx_coll_algo fx_ag_rec = {"all-gather", "recursive", "reduce-scatter's rounds backwards, doubling the data", ag_rec, once, NULL};
-const fx_coll_algo fx_ar_rhd = {"allreduce", "rhd", "recursive halving reduce-scatter + doubling all-gather (Rabenseifner)", ar_rhd, twice, NULL};
-const fx_coll_algo fx_rs_swing = {"reduce-scatter", "swing", "Swing peers r +/- rho(s), halving the data each round", rs_swing, once, NULL};
-const fx_coll_algo fx_ag_swing = {"all-gather", "swing", "Swing's rounds backwards, doubling the data", ag_swing, once, NULL};
-const fx_coll_algo fx_ar_swing = {"allreduce", "swing", "Swing reduce-scatter + all-gather (NSDI'24)", ar_swing, twice, NULL};
+/* log2(n) rounds of n flows per phase */
+static double flows_once(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return (double)fx_log2(q->n > 0 ? q->n : 1) * (double)q->n;
+}
+
+static double flows_twice(const fx_fabric *f, const fx_coll_req *q)
+{
+	return 2 * flows_once(f, q);
+}
+
+const fx_coll_algo fx_rs_rec = {"reduce-scatter", "recursive", "peer r XOR 2^s, halving the data each round", rs_rec, once, NULL, flows_once};
+const fx_coll_algo fx_ag_rec = {"all-gather", "recursive", "reduce-scatter's rounds backwards, doubling the data", ag_rec, once, NULL, flows_once};
+const fx_coll_algo fx_ar_rhd = {"allreduce", "rhd", "recursive halving reduce-scatter + doubling all-gather (Rabenseifner)", ar_rhd, twice, NULL, flows_twice};
+const fx_coll_algo fx_rs_swing = {"reduce-scatter", "swing", "Swing peers r +/- rho(s), halving the data each round", rs_swing, once, NULL, flows_once};
+const fx_coll_algo fx_ag_swing = {"all-gather", "swing", "Swing's rounds backwards, doubling the data", ag_swing, once, NULL, flows_once};
+const fx_coll_algo fx_ar_swing = {"allreduce", "swing", "Swing reduce-scatter + all-gather (NSDI'24)", ar_swing, twice, NULL, flows_twice};

@@ -66,17 +66,23 @@ static int ar_hier(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 	int64_t *local = fx_xmalloc((size_t)q->n * sizeof *local);
 	int64_t nodes = 0, g = 0;
 	int rc = 0;
-	/* nodes in order of first appearance, ranks numbered within them */
+	/* nodes in order of first appearance, ranks numbered within them;
+	 * slot[] maps a packaging node to its index here (linear, not n x nodes) */
 	int64_t *seen = fx_xmalloc((size_t)q->n * sizeof *seen), *count = fx_xcalloc((size_t)q->n, sizeof *count);
+	int64_t *slot = fx_xmalloc((size_t)(f->nnodes + 1) * sizeof *slot);
+	for (int64_t k = 0; k <= f->nnodes; k++)
+		slot[k] = -1;
 	for (int64_t i = 0; i < q->n; i++) {
-		int64_t nd = f->v[q->ranks[i]].node, k;
-		for (k = 0; k < nodes && seen[k] != nd; k++)
-			;
-		if (k == nodes)
+		int64_t nd = f->v[q->ranks[i]].node;
+		int64_t at = nd >= 0 && nd < f->nnodes ? nd : f->nnodes;  /* unpackaged: one node */
+		if (slot[at] < 0) {
+			slot[at] = nodes;
 			seen[nodes++] = nd;
-		node[i] = k;
-		local[i] = count[k]++;
+		}
+		node[i] = slot[at];
+		local[i] = count[slot[at]]++;
 	}
+	free(slot);
 	g = count[0];
 	for (int64_t k = 0; k < nodes; k++)
 		if (count[k] != g)
@@ -116,11 +122,30 @@ static int ar_hier(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 	return rc;
 }
 
+/* flows listed: one per rank per phase (ring phases are repeated rounds) */
+static double flows_1n(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return (double)q->n;
+}
+
+static double flows_2n(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return 2.0 * (double)q->n;
+}
+
+static double flows_4n(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return 4.0 * (double)q->n;
+}
+
 const fx_coll_algo fx_ar_ring = {"allreduce", "ring", "ring reduce-scatter + all-gather (book Eq. 6-9)",
-				 ar_ring, twice_ring, NULL};
+				 ar_ring, twice_ring, NULL, flows_2n};
 const fx_coll_algo fx_ar_hier = {"allreduce", "hier", "ring inside nodes, ring across nodes on M/g, ring inside nodes",
-				 ar_hier, twice_ring, NULL};
+				 ar_hier, twice_ring, NULL, flows_4n};
 const fx_coll_algo fx_rs_ring = {"reduce-scatter", "ring", "n-1 rounds of M/n to the next rank",
-				 rs_ring, once_ring, NULL};
+				 rs_ring, once_ring, NULL, flows_1n};
 const fx_coll_algo fx_ag_ring = {"all-gather", "ring", "n-1 rounds of M/n to the next rank",
-				 ag_ring, once_ring, NULL};
+				 ag_ring, once_ring, NULL, flows_1n};

@@ -75,5 +75,14 @@ static double twice(const fx_coll_req *q)
 	return 2.0 * (double)(q->n - 1) * q->size / (double)q->n;
 }
 
+/* 2 sum(k-1) rounds, each moving every part (2D of them) on every device */
+static double flows_torus(const fx_fabric *f, const fx_coll_req *q)
+{
+	double len = 0;
+	for (int i = 0; i < f->ndims; i++)
+		len += 2.0 * (f->dims[i] - 1);
+	return len * 2.0 * f->ndims * (double)q->n;
+}
+
 const fx_coll_algo fx_ar_torus = {"allreduce", "torus", "ring reduce-scatter/all-gather along each dimension, 2D parts at once",
-				  ar_torus, twice, NULL};
+				  ar_torus, twice, NULL, flows_torus};

@@ -66,13 +66,15 @@ static void chain(fx_sched *s, const fx_coll_req *q, int backwards, const char *
 	int64_t c = q->chunks > 0 ? q->chunks : CHAIN_CHUNKS;
 	for (int64_t t = 0; t < q->n - 1 + c - 1; t++) {
 		fx_round *r = fx_sched_round(s, 1, label);
-		for (int64_t i = 0; i + 1 < q->n; i++)
-			if (t - i >= 0 && t - i < c) {
-				if (backwards)
-					fx_sched_flow(r, q, q->n - 1 - i, q->n - 2 - i, q->size / (double)c);
-				else
-					fx_sched_flow(r, q, i, i + 1, q->size / (double)c);
-			}
+		/* link i carries chunk t - i, when there is one: only the links
+		 * i in [t-c+1, t] are busy, so visit those (n c, not n^2) */
+		int64_t lo = t - c + 1 > 0 ? t - c + 1 : 0, hi = t < q->n - 2 ? t : q->n - 2;
+		for (int64_t i = lo; i <= hi; i++) {
+			if (backwards)
+				fx_sched_flow(r, q, q->n - 1 - i, q->n - 2 - i, q->size / (double)c);
+			else
+				fx_sched_flow(r, q, i, i + 1, q->size / (double)c);
+		}
 	}
 }
 
@@ -148,13 +150,40 @@ static int ar_dbtree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_d
 
 /* every rank but the root forwards or receives the whole buffer once in
  * each direction: not equal per rank */
+/* flows listed: a binomial tree has n-1 edges, each used once per phase */
+static double flows_n(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return (double)q->n;
+}
+
+static double flows_2n(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return 2.0 * (double)q->n;
+}
+
+/* two trees, each edge once up and once down */
+static double flows_4n(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return 4.0 * (double)q->n;
+}
+
+/* each of the n-1 chain links carries every chunk once */
+static double flows_chain(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return (double)(q->n > 1 ? q->n - 1 : 0) * (double)(q->chunks > 0 ? q->chunks : CHAIN_CHUNKS);
+}
+
 const fx_coll_algo fx_ar_tree = {"allreduce", "tree", "binomial reduce then broadcast, whole tensor each round (book Eq. 6-10)",
-				 ar_tree, NULL, NULL};
+				 ar_tree, NULL, NULL, flows_2n};
 const fx_coll_algo fx_ar_dbtree = {"allreduce", "dbtree", "two complementary binary trees, half the data each",
-				   ar_dbtree, NULL, NULL};
-const fx_coll_algo fx_bc_tree = {"broadcast", "tree", "binomial tree from rank 0", bc_tree, NULL, NULL};
+				   ar_dbtree, NULL, NULL, flows_4n};
+const fx_coll_algo fx_bc_tree = {"broadcast", "tree", "binomial tree from rank 0", bc_tree, NULL, NULL, flows_n};
 const fx_coll_algo fx_bc_chain = {"broadcast", "chain", "pipelined chain in rank order (--chunks, default 8)",
-				  bc_chain, NULL, NULL};
-const fx_coll_algo fx_rd_tree = {"reduce", "tree", "binomial tree to rank 0", rd_tree, NULL, NULL};
+				  bc_chain, NULL, NULL, flows_chain};
+const fx_coll_algo fx_rd_tree = {"reduce", "tree", "binomial tree to rank 0", rd_tree, NULL, NULL, flows_n};
 const fx_coll_algo fx_rd_chain = {"reduce", "chain", "pipelined chain towards rank 0 (--chunks, default 8)",
-				  rd_chain, NULL, NULL};
+				  rd_chain, NULL, NULL, flows_chain};

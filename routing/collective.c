@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/units.h"
 #include "../core/xalloc.h"
 #include "internal.h"
 
@@ -177,6 +178,28 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	return rc;
 }
 
+/* Refuses, before generating them, schedules whose flows (nflow of them,
+ * held `copies` times) and per-link arrays would not fit the run's memory
+ * limit (f->max_bytes, from --max-memory). */
+static int check_size(const fx_fabric *f, const fx_coll_req *q, double nflow, double copies,
+		      fx_diag *d)
+{
+	if (f->max_bytes <= 0)
+		return 0;
+	double bytes = nflow * copies * (double)sizeof(fx_flow) +
+		       4.0 * 2.0 * (double)f->ne * (double)sizeof(double);
+	if (bytes <= f->max_bytes)
+		return 0;
+	char need[32], have[32];
+	fx_unit_format(bytes, FX_UNIT_SIZE, need, sizeof need);
+	fx_unit_format(f->max_bytes, FX_UNIT_SIZE, have, sizeof have);
+	return fx_diag_error(d, NULL, "%s/%s over %lld ranks lists about %.3g flows, which need "
+			     "about %s of memory, over the limit of %s (see --max-memory; "
+			     "fewer ranks, or an algorithm with fewer rounds)",
+			     q->pattern, q->algo ? q->algo : "(default)", (long long)q->n, nflow,
+			     need, have);
+}
+
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
@@ -185,6 +208,8 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 	if (!a)
 		return fx_diag_error(d, NULL, "unknown collective %s/%s", q->pattern,
 				     q->algo ? q->algo : "(default)");
+	if (check_size(f, q, a->flows(f, q), 1, d))
+		return -1;
 	fx_sched s = {0};
 	if (a->gen(f, q, &s, d)) {
 		fx_sched_release(&s);
@@ -211,6 +236,16 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 	size_t *at = fx_xcalloc(ngroups ? ngroups : 1, sizeof *at);  /* current round */
 	int64_t *left = fx_xcalloc(ngroups ? ngroups : 1, sizeof *left);  /* its repeats left */
 	int rc = 0;
+	/* the groups' flows, and their merged copy (exact when the groups run
+	 * the same algorithm on equal rank counts, as TP/EP groups do) */
+	double nflow = 0;
+	for (size_t g = 0; g < ngroups && rc == 0; g++) {
+		const fx_coll_algo *a = fx_coll_find(groups[g].pattern, groups[g].algo);
+		if (a)
+			nflow += a->flows(f, &groups[g]);
+	}
+	if (ngroups)
+		rc = check_size(f, &groups[0], nflow, 2, d);
 	for (size_t g = 0; g < ngroups && rc == 0; g++) {
 		const fx_coll_algo *a = fx_coll_find(groups[g].pattern, groups[g].algo);
 		if (!a)

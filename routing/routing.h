@@ -165,6 +165,10 @@ typedef struct fx_coll_algo {
 	double (*sent_per_rank)(const fx_coll_req *q);
 	/* PLMR figures, for wafer-mesh algorithms (NULL elsewhere). */
 	int (*plmr)(const fx_fabric *f, const fx_coll_req *q, fx_plmr *out, fx_diag *d);
+	/* An upper bound on the flows gen lists, known before it runs, so a
+	 * schedule too large for the memory limit is refused up front
+	 * (tests/unit/test_collective.c checks it against gen). */
+	double (*flows)(const fx_fabric *f, const fx_coll_req *q);
 } fx_coll_algo;
 
 /* The registry: every pattern x algorithm; NULL-terminated. */
