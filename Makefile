@@ -5,6 +5,8 @@
 #   make check      install missing packages, build, run every test
 #   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
 #   make bench      the benchmarks in bench/
+#   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
+#   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
 #
 # Objects go to $(BUILD)/ (build/ by default; build-san/ for sanitizers).
 
@@ -32,7 +34,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
-.PHONY: all deps run check unit cli-test san-check valgrind-check bench clean
+.PHONY: all deps run check unit cli-test san-check valgrind-check bench clean fuzz fuzz-replay fuzz-deps
 
 all: $(BIN)
 
@@ -54,7 +56,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/fuzz/*.d)
 
 # Installs the Debian packages fabricx needs when any is missing.
 deps:
@@ -89,7 +91,7 @@ cli-test: $(BIN)
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  all build-san/check_fabricx unit cli-test
+	  all build-san/check_fabricx unit cli-test fuzz-replay
 
 # The CLI on every shipped spec under valgrind: no invalid access, no leak.
 valgrind-check: all
@@ -99,8 +101,40 @@ valgrind-check: all
 	    ./fabricx explore $$s --json --time-limit 600 --out build/vg-out >/dev/null || exit 1; \
 	done; echo "valgrind: clean on every spec"
 
+# ---- fuzzing (docs/reliability.md) ----
+# fuzz/corpus: seeds (every shipped spec and bad-input case) plus what the
+# fuzzer kept; fuzz/regress: every input that once crashed or hung.
+FUZZ_TIME ?= 600
+FUZZ_SRC  := fuzz/fuzz_spec.c
+FUZZ_DIRS := fuzz/corpus fuzz/regress
+
+$(BUILD)/fuzz/replay: $(BUILD)/fuzz/fuzz_spec.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+
+fuzz-replay: $(BUILD)/fuzz/replay
+	$(BUILD)/fuzz/replay $(FUZZ_DIRS)
+
+# libFuzzer needs clang and its runtime (Debian: clang, libclang-rt-14-dev).
+fuzz-deps:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="clang libclang-rt-14-dev"
+
+build-fuzz/fuzz_spec: fuzz-deps
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
+	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  build-fuzz/libfabricx.a $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/fuzz/fuzz_spec.o
+	clang -g -fsanitize=fuzzer,address,undefined -o $@ build-fuzz/fuzz/fuzz_spec.o \
+	  $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/libfabricx.a $(PKG_LIBS)
+
+# Runs for FUZZ_TIME seconds; new inputs go to build-fuzz/corpus (copy the
+# interesting ones to fuzz/corpus), crashes to build-fuzz/crash-*.
+fuzz: build-fuzz/fuzz_spec
+	@mkdir -p build-fuzz/corpus
+	build-fuzz/fuzz_spec -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=4096 -dict=fuzz/spec.dict -artifact_prefix=build-fuzz/ \
+	  build-fuzz/corpus $(FUZZ_DIRS)
+
 bench: all
 	sh bench/run.sh
 
 clean:
-	rm -rf build build-san fabricx
+	rm -rf build build-san build-fuzz fabricx

@@ -170,10 +170,10 @@ static int check_root(fx_cli *c)
 	return rc;
 }
 
-int fx_cli_load(fx_cli *c)
+/* What follows reading the spec text: overrides, the top-level families,
+ * and the fabric. */
+static int load_rest(fx_cli *c)
 {
-	if (fx_spec_load(&c->spec, c->spec_path, &c->d))
-		return -1;
 	c->have_spec = 1;
 	for (int i = 0; i < c->nsets; i++)
 		if (fx_spec_set(&c->spec, c->sets[i], &c->d))
@@ -189,6 +189,20 @@ int fx_cli_load(fx_cli *c)
 		return -1;
 	c->have_fab = 1;
 	return fx_cli_groups_check(c);
+}
+
+int fx_cli_load(fx_cli *c)
+{
+	if (fx_spec_load(&c->spec, c->spec_path, &c->d))
+		return -1;
+	return load_rest(c);
+}
+
+int fx_cli_load_text(fx_cli *c, const char *name, const char *text)
+{
+	if (fx_spec_load_text(&c->spec, name, text, &c->d))
+		return -1;
+	return load_rest(c);
 }
 
 int fx_cli_mkdirs(const char *path)

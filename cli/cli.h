@@ -94,6 +94,9 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *usage, const fx_opt *op
 const char *fx_cli_opt(const fx_cli *c, const char *name);
 /* Loads the spec and builds its fabric. */
 int fx_cli_load(fx_cli *c);
+/* The same from spec text in memory; `name` stands for the file in
+ * messages (the fuzz target's entry). */
+int fx_cli_load_text(fx_cli *c, const char *name, const char *text);
 /* mkdir -p; 0 or -1 with errno. */
 int fx_cli_mkdirs(const char *path);
 /* Creates out/<name>/ if needed. */
