@@ -146,6 +146,11 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power
 	}
 	fx_table_cell(t, "objective"); fx_table_cell(t, "%.3f us per step (all instances)", p.objective * 1e6);
 	fx_table_cell(t, "bound"); fx_table_cell(t, "%.3f us", p.bound * 1e6);
+	fx_table_cell(t, "gap");
+	if (isnan(p.gap))
+		fx_table_cell(t, "unknown (no bound proved)");
+	else
+		fx_table_cell(t, "%.2f%% (objective over the proved bound)", 100 * p.gap);
 	fx_table_cell(t, "status"); fx_table_cell(t, "%s", p.status);
 	fx_table_cell(t, "model"); fx_table_cell(t, "%lld columns, %lld rows, solved in %.3f s",
 						  (long long)p.cols, (long long)p.rows, p.solve_seconds);
@@ -177,6 +182,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power
 		fx_json_str(j, "status", p.status);
 		fx_json_num(j, "objective_us", p.objective * 1e6);
 		fx_json_num(j, "bound_us", p.bound * 1e6);
+		fx_json_num(j, "gap", p.gap);
 		fx_json_int(j, "devices_per_instance", D);
 		fx_json_obj_begin(j, "level_cost_us");
 		for (int L = 0; L < FX_LEVELS; L++) {

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/units.h"
 #include "../core/xalloc.h"
 #include "../solver/solver.h"
 #include "placement.h"
@@ -397,8 +398,8 @@ static int explain(const ctx *c, fx_diag *d)
 	static const struct { enum family f; const char *unit; } fams[] = {
 		{F_CAP, "devices"}, {F_RULE, "instances"}, {F_FAIL, "instances"},
 		{F_RACKP, "kW"}, {F_COOL, "kW"}, {F_POWER, "kW"}, {F_PORTS, "us of port time per step"}};
-	char msg[1024] = "";
-	size_t used = 0;
+	char msg[1024] = "", open_[256] = "";
+	size_t used = 0, oused = 0;
 	int found = 0;
 	for (size_t t = 0; t < sizeof fams / sizeof fams[0]; t++) {
 		cols k;
@@ -410,14 +411,24 @@ static int explain(const ctx *c, fx_diag *d)
 			used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s (over by %.4g %s)",
 						 found ? "; " : "", family_name[fams[t].f], v, fams[t].unit);
 			found++;
+		} else if (st == FX_LP_NO_SOLUTION) {  /* cut off: say so, claim nothing */
+			oused += (size_t)snprintf(open_ + oused, sizeof open_ - oused, "%s%s",
+						  oused ? ", " : "", family_name[fams[t].f]);
 		}
 		fx_lp_free(lp);
 		cols_free(&k);
 	}
-	if (!found)
+	if (oused)
+		used += (size_t)snprintf(msg + used, sizeof msg - used, "%snot decided within the "
+					 "%.3g s time limit: %s", found ? "; " : "", c->o->time_limit,
+					 open_);
+	if (!found && !oused)
 		return fx_diag_infeasible(d, "no placement of %lld instance%s of %lld devices fits, and "
 					  "relaxing any one family of constraints does not help",
 					  (long long)c->I, c->I > 1 ? "s" : "", (long long)c->D);
+	if (!found)
+		return fx_diag_infeasible(d, "no placement of %lld instance%s of %lld devices fits; %s",
+					  (long long)c->I, c->I > 1 ? "s" : "", (long long)c->D, msg);
 	return fx_diag_infeasible(d, "no placement of %lld instance%s of %lld devices fits; binding "
 				  "(relaxing it alone makes room): %s",
 				  (long long)c->I, c->I > 1 ? "s" : "", (long long)c->D, msg);
@@ -466,6 +477,28 @@ static int setup(ctx *c, fx_diag *d)
 	return 0;
 }
 
+/* GLPK's memory for the model, estimated before building it from the
+ * column and row counts of the header comment: about 200 bytes per row and
+ * column and 150 per nonzero (the matrix, the presolved copy, the LU
+ * factors), held to the run's memory limit (--max-memory). */
+static int check_size(const ctx *c, fx_diag *d)
+{
+	double I = (double)c->I, N = (double)c->N, R = (double)c->R;
+	double cols = 2 * I * N + I * R + N + FX_LEVELS * I;
+	double rows = I + N + 2 * I * N + (2.0 + FX_LEVELS) * I + 2 * R + 2 + I * (R + 2);
+	double nnz = 7 * I * N + 3 * I * R + 2 * N + 3 * FX_LEVELS * I;
+	double bytes = 200 * (rows + cols) + 150 * nnz;
+	if (c->f->max_bytes <= 0 || bytes <= c->f->max_bytes)
+		return 0;
+	char need[32], have[32];
+	fx_unit_format(bytes, FX_UNIT_SIZE, need, sizeof need);
+	fx_unit_format(c->f->max_bytes, FX_UNIT_SIZE, have, sizeof have);
+	return fx_diag_error(d, NULL, "the placement model of %lld instances on %lld nodes has about "
+			     "%.3g columns and %.3g rows and needs about %s of memory, over the "
+			     "limit of %s (see --max-memory; fewer instances, or larger nodes)",
+			     (long long)c->I, (long long)c->N, cols, rows, need, have);
+}
+
 static int by_first_device(const void *a, const void *b)
 {
 	const fx_place_instance *x = a, *y = b;
@@ -484,6 +517,8 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 	c.pc = pc;
 	c.o = o;
 	int rc = setup(&c, d);
+	if (rc == 0)
+		rc = check_size(&c, d);
 	fx_router *rt = fx_router_new(f, 0);
 	int64_t *devs = fx_xmalloc((size_t)(c.D ? c.D : 1) * sizeof *devs);
 	/* what an instance costs at each level, routed on the fabric */
@@ -553,6 +588,9 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 		out->bound = fx_lp_bound(lp);
 		if (out->bound > out->objective)
 			out->bound = out->objective;
+		/* GLPK's relative gap; NAN when no bound was proved */
+		out->gap = isfinite(out->bound) ? (out->objective - out->bound) /
+						  (fabs(out->objective) + 1e-300) : NAN;
 		/* powered nodes and racks */
 		out->nracks = c.R;
 		out->rack = fx_xcalloc((size_t)(c.R ? c.R : 1), sizeof *out->rack);

@@ -109,6 +109,9 @@ typedef struct fx_placement {
 	double level_cost[FX_LEVELS];   /* per-step comm time of one instance at each level */
 	int level_ok[FX_LEVELS];
 	double objective, bound;        /* seconds per step, summed over instances */
+	double gap;                     /* (objective - bound) / objective: 0 when
+					 * optimal, > 0 when the time limit cut the
+					 * search short */
 	const char *status;             /* "optimal", "feasible (time limit)" */
 	int64_t nodes_used;
 	double watts;

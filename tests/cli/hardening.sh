@@ -1,0 +1,107 @@
+#!/bin/sh
+# Hardening tests (docs/reliability.md): resource limits, time limits, and
+# output that is written whole or not at all.
+#
+#   FABRICX=/path/to/fabricx sh tests/cli/hardening.sh
+set -u
+FABRICX=${FABRICX:-./fabricx}
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/../.." || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS DESCRIPTION -- COMMAND...
+expect() {
+	want=$1; what=$2; shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok; else
+		bad "$what: exit $got, expected $want"; sed 's/^/    /' "$tmp/err" | head -5
+	fi
+}
+# has PATTERN DESCRIPTION: the last command's stderr holds PATTERN
+has() {
+	if grep -q -- "$1" "$tmp/err"; then ok; else
+		bad "$2: stderr lacks '$1'"; sed 's/^/    /' "$tmp/err" | head -5
+	fi
+}
+
+cat >"$tmp/big.yaml" <<'YAML'
+name: big
+fabric:
+  kind: torus
+  dims: [64, 64, 64]
+  link: {bandwidth: 50 GB/s, latency: 200 ns}
+YAML
+
+# ---- size limits: refused up front, in well under a second ----
+expect 2 "huge fabric" -- "$FABRICX" metrics specs/torus-8x8x8.yaml --set 'fabric.dims=[1024,1024,1024]' --out "$tmp/o"
+has "fabric too large: 1.074e+09 devices, 0 switches and 3.221e+09 link bundles" "huge fabric names its size"
+has "over the limit of" "huge fabric names the limit"
+expect 2 "fabric over --max-memory" -- "$FABRICX" metrics specs/cm384.yaml --max-memory 1MiB --out "$tmp/o"
+has "over the limit of 1 MiB (see --max-memory)" "fabric limit follows --max-memory"
+# 262144 ranks x 262143 rounds = 6.9e10 flows (1.5 TiB) would run for hours
+expect 2 "pairwise all-to-all on 64^3" -- "$FABRICX" collective "$tmp/big.yaml" --pattern all-to-all --algo pairwise --size 1MiB --out "$tmp/o"
+has "all-to-all/pairwise over 262144 ranks lists about 6.87e+10 flows" "flow estimate"
+# 2 x 63 x 3 rounds x 6 parts x 262144 devices = 5.9e8 flows, 13.3 GiB
+expect 2 "torus allreduce over --max-memory" -- "$FABRICX" collective "$tmp/big.yaml" --pattern allreduce --algo torus --size 1MiB --max-memory 1GiB --out "$tmp/o"
+has "allreduce/torus over 262144 ranks lists about 5.95e+08 flows" "torus flow estimate"
+expect 0 "ring allreduce on 64^3 fits" -- "$FABRICX" collective "$tmp/big.yaml" --pattern allreduce --algo ring --size 1MiB --out "$tmp/o"
+expect 0 "pipelined chain on 64^3 is linear" -- "$FABRICX" collective "$tmp/big.yaml" --pattern broadcast --algo chain --size 1MiB --out "$tmp/o"
+# the MILP: 48 instances x 48 nodes is 5376 columns, about 4.7 MiB for GLPK
+expect 2 "placement model over --max-memory" -- "$FABRICX" place specs/cm384.yaml --max-memory 4MiB --out "$tmp/o"
+has "the placement model of 48 instances on 48 nodes has about 5.38e+03 columns" "MILP estimate"
+expect 2 "detail full past the drawing limit" -- "$FABRICX" render "$tmp/big.yaml" --detail full --out "$tmp/o"
+
+expect 2 "past 32-bit device numbers" -- "$FABRICX" metrics specs/torus-8x8x8.yaml --set 'fabric.dims=[4096,4096,4096]' --out "$tmp/o"
+has "describes 6.87e+10 devices; fabricx numbers devices with 32-bit indexes" "index limit"
+
+# ---- time limits: the solver stops and says what it reached ----
+expect 3 "placement cut off by --time-limit" -- "$FABRICX" place specs/cm384.yaml --time-limit 0.01 --out "$tmp/o"
+has "no placement found within the 0.01 s time limit (raise --time-limit)" "time limit message"
+expect 2 "--time-limit must be positive" -- "$FABRICX" place specs/cm384.yaml --time-limit 0 --out "$tmp/o"
+expect 0 "placement reports its gap" -- "$FABRICX" place specs/hgx-h100.yaml --json --out "$tmp/o"
+if jq -e '(.placement // .) | (.gap|type=="number") and (.status=="optimal") and (.gap==0)' "$tmp/out" >/dev/null; then ok; else
+	bad "place --json: gap"; head -c 300 "$tmp/out"; fi
+
+# ---- no partial output ----
+# a run that fails after opening its report leaves neither the report nor
+# a temporary; a report from an earlier run stays as it was
+mkdir -p "$tmp/o/cm384"
+echo "earlier report" >"$tmp/o/cm384/report.md"
+expect 3 "explore with an infeasible placement" -- "$FABRICX" explore specs/cm384.yaml --set workload.instances=1000 --out "$tmp/o"
+if [ "$(cat "$tmp/o/cm384/report.md")" = "earlier report" ]; then ok; else bad "failed explore replaced report.md"; fi
+[ ! -e "$tmp/o/cm384/report.json" ] && ok || bad "failed explore left report.json"
+leftover=$(find "$tmp/o" -name '.*.tmp.*' | head -3)
+[ -z "$leftover" ] && ok || bad "temporaries left behind: $leftover"
+# interrupted: SIGINT part-way through a report removes the temporaries
+rm -rf "$tmp/o"
+"$FABRICX" explore specs/wse2.yaml --set 'fabric.grid=[400,400]' --out "$tmp/o" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+st=$?
+leftover=$(find "$tmp/o" -name '.*.tmp.*' 2>/dev/null | head -3)
+[ -z "$leftover" ] && ok || bad "SIGINT left temporaries: $leftover"
+if [ "$st" -ne 0 ]; then
+	[ ! -e "$tmp/o/wse2/report.md" ] && ok || bad "interrupted explore left report.md"
+fi
+# a whole run leaves every file and no temporary
+expect 0 "explore writes its report" -- "$FABRICX" explore specs/nvl72.yaml --no-diagrams --out "$tmp/o"
+[ -s "$tmp/o/nvl72/report.md" ] && [ -s "$tmp/o/nvl72/report.json" ] && ok || bad "explore: no report"
+leftover=$(find "$tmp/o" -name '.*.tmp.*' | head -3)
+[ -z "$leftover" ] && ok || bad "temporaries left after a whole run: $leftover"
+# an unwritable output directory is a clear error, not a crash
+mkdir -p "$tmp/ro/nvl72" && chmod 500 "$tmp/ro/nvl72"
+if [ "$(id -u)" != 0 ]; then
+	expect 2 "unwritable out/" -- "$FABRICX" metrics specs/nvl72.yaml --out "$tmp/ro"
+	has "cannot" "unwritable out/ message"
+fi
+
+echo "hardening tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
