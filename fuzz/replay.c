@@ -54,8 +54,9 @@ static int run_dir(const char *dir, long *count)
 	size_t n = 0, cap = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
+		size_t len = strlen(e->d_name);
+		if (e->d_name[0] == '.' || (len > 3 && strcmp(e->d_name + len - 3, ".md") == 0))
+			continue;  /* hidden files and the folder's README.md */
 		if (n == cap)
 			names = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof *names);
 		names[n++] = strdup(e->d_name);

@@ -13,15 +13,27 @@
 
 #include "../core/xalloc.h"
 
-/* Limits that keep alias bombs and cycles from eating the machine. */
+/*
+ * Limits that keep alias bombs and cycles from eating the machine.  A node
+ * that contains an alias to itself is refused as a loop.  Aliases may
+ * expand the tree to ALIAS_GROWTH times the document's own nodes plus
+ * ALIAS_SLACK, which real specs never approach but which stops a few
+ * hundred bytes of nested aliases (10 x 10 x ... references) long before
+ * they expand into millions of nodes (a fuzzing finding).  A map may hold
+ * MAX_KEYS keys, which bounds the duplicate-key check.
+ */
 #define MAX_DEPTH 64
-#define MAX_NODES 2000000
+#define ALIAS_GROWTH 4
+#define ALIAS_SLACK 10000
+#define MAX_NODES 4000000
+#define MAX_KEYS 10000
 
 typedef struct loader {
 	fx_diag *d;
 	const char *file;
 	yaml_document_t *doc;
-	size_t nodes;
+	size_t nodes, max_nodes;
+	unsigned char *open;    /* [document nodes] 1 while being converted */
 	int failed;
 } loader;
 
@@ -75,16 +87,37 @@ static char *child_path(const char *parent, const char *key)
 	return *parent ? fx_xasprintf("%s.%s", parent, key) : fx_xstrdup(key);
 }
 
+static fx_snode *convert_node(loader *L, yaml_node_t *y, fx_loc loc, const char *path,
+			     int depth);
+
+/* A libyaml node as an fx_snode tree (aliases expanded), or NULL after
+ * reporting. */
 static fx_snode *convert(loader *L, yaml_node_t *y, const char *path, int depth)
 {
 	fx_loc loc = mark_loc(L->file, y->start_mark);
-	if (depth > MAX_DEPTH || ++L->nodes > MAX_NODES) {
+	size_t idx = (size_t)(y - L->doc->nodes.start);
+	if (L->open[idx]) {
+		if (!L->failed)
+			fx_diag_error(L->d, &loc, "YAML alias loop: this anchored node contains an alias "
+				      "to itself (reached again at '%s')", *path ? path : "(top)");
+		L->failed = 1;
+		return NULL;
+	}
+	if (depth > MAX_DEPTH || ++L->nodes > L->max_nodes) {
 		if (!L->failed)
 			fx_diag_error(L->d, &loc, "spec nests too deeply or expands too many aliases at '%s'",
 				      *path ? path : "(top)");
 		L->failed = 1;
 		return NULL;
 	}
+	L->open[idx] = 1;
+	fx_snode *n = convert_node(L, y, loc, path, depth);
+	L->open[idx] = 0;
+	return n;
+}
+
+static fx_snode *convert_node(loader *L, yaml_node_t *y, fx_loc loc, const char *path, int depth)
+{
 	switch (y->type) {
 	case YAML_SCALAR_NODE: {
 		fx_snode *n = node_new(FX_SNODE_SCALAR, loc, path);
@@ -110,6 +143,13 @@ static fx_snode *convert(loader *L, yaml_node_t *y, const char *path, int depth)
 	}
 	case YAML_MAPPING_NODE: {
 		fx_snode *n = node_new(FX_SNODE_MAP, loc, path);
+		if (y->data.mapping.pairs.top - y->data.mapping.pairs.start > MAX_KEYS) {
+			fx_diag_error(L->d, &loc, "'%s' has more than %d keys", *path ? path : "(top)",
+				      MAX_KEYS);
+			L->failed = 1;
+			node_free(n);
+			return NULL;
+		}
 		for (yaml_node_pair_t *pr = y->data.mapping.pairs.start;
 		     pr < y->data.mapping.pairs.top; pr++) {
 			yaml_node_t *k = yaml_document_get_node(L->doc, pr->key);
@@ -211,8 +251,13 @@ static fx_snode *parse(const char *name, const char *text, const char *base, fx_
 		fx_loc l = {name, 1, 1};
 		fx_diag_error(d, &l, "empty document");
 	} else {
-		loader L = {d, name, &doc, 0, 0};
+		size_t ndoc = (size_t)(doc.nodes.top - doc.nodes.start);
+		loader L = {d, name, &doc, 0, ALIAS_GROWTH * ndoc + ALIAS_SLACK, NULL, 0};
+		if (L.max_nodes > MAX_NODES)
+			L.max_nodes = MAX_NODES;
+		L.open = fx_xcalloc(ndoc ? ndoc : 1, 1);
 		root = convert(&L, y, base, 0);
+		free(L.open);
 		if (L.failed) {
 			node_free(root);
 			root = NULL;
