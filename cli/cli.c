@@ -142,6 +142,24 @@ int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, dou
 	}
 }
 
+int fx_cli_time_limit(fx_cli *c, const char *text, double *out)
+{
+	double v;
+	char *end;
+	v = strtod(text, &end);
+	if (end == text || *end) {  /* not a bare number: a time with its unit */
+		fx_unit_kind got = FX_UNIT_NONE;
+		if (fx_unit_parse(text, FX_UNIT_TIME, &v, &got) != FX_UNIT_OK)
+			return fx_diag_error(&c->d, NULL, "--time-limit: expected seconds, e.g. 10 or "
+					     "'500 ms', got '%s'", text);
+	}
+	if (!(v > 0) || v > FX_CLI_MAX_TIME_LIMIT)
+		return fx_diag_error(&c->d, NULL, "--time-limit: expected more than 0 and at most %d "
+				     "seconds (a day), got '%s'", FX_CLI_MAX_TIME_LIMIT, text);
+	*out = v;
+	return 0;
+}
+
 const char *fx_cli_opt(const fx_cli *c, const char *name)
 {
 	int i = find(c->opts, name);

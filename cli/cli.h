@@ -114,6 +114,10 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res);
 int fx_cli_table(fx_cli *c, fx_table *t);
 /* Releases everything; returns the exit status for rc. */
 int fx_cli_finish(fx_cli *c, int rc);
+/* --time-limit: seconds, bare ("10") or with a unit ("500 ms"), in
+ * (0, FX_CLI_MAX_TIME_LIMIT]: no solve runs unbounded. */
+#define FX_CLI_MAX_TIME_LIMIT 86400
+int fx_cli_time_limit(fx_cli *c, const char *text, double *out);
 /* Parses a quantity given on the command line, e.g. --size "32 MiB". */
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out);
 

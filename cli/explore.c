@@ -126,12 +126,8 @@ int fx_cmd_explore(int argc, char **argv)
 	rc = fx_cli_load(&c);
 	double limit = 10;
 	const char *tl = fx_cli_opt(&c, "time-limit");
-	if (rc == 0 && tl) {
-		char *end;
-		limit = strtod(tl, &end);
-		if (*end || !(limit > 0))
-			rc = fx_diag_error(&c.d, NULL, "--time-limit: expected seconds > 0, got '%s'", tl);
-	}
+	if (rc == 0 && tl)
+		rc = fx_cli_time_limit(&c, tl, &limit);
 	if (rc == 0)
 		rc = fx_cli_outdir(&c);
 	char mdpath[600], jpath[600];

@@ -282,12 +282,8 @@ int fx_cmd_place(int argc, char **argv)
 			c.coll.alpha_replaces_latency = 1;
 			rc |= fx_cli_qty(&c, "--alpha", v, FX_UNIT_TIME, &c.coll.alpha);
 		}
-		if ((v = fx_cli_opt(&c, "time-limit"))) {
-			char *end;
-			limit = strtod(v, &end);
-			if (*end || !(limit > 0))
-				rc = fx_diag_error(&c.d, NULL, "--time-limit: expected seconds > 0, got '%s'", v);
-		}
+		if ((v = fx_cli_opt(&c, "time-limit")) && fx_cli_time_limit(&c, v, &limit))
+			rc = -1;
 		if ((v = fx_cli_opt(&c, "instances"))) {
 			char *end;
 			long long n = strtoll(v, &end, 10);

@@ -64,6 +64,10 @@ has "describes 6.87e+10 devices; fabricx numbers devices with 32-bit indexes" "i
 expect 3 "placement cut off by --time-limit" -- "$FABRICX" place specs/cm384.yaml --time-limit 0.01 --out "$tmp/o"
 has "no placement found within the 0.01 s time limit (raise --time-limit)" "time limit message"
 expect 2 "--time-limit must be positive" -- "$FABRICX" place specs/cm384.yaml --time-limit 0 --out "$tmp/o"
+expect 2 "--time-limit inf is unbounded" -- "$FABRICX" place specs/hgx-h100.yaml --time-limit inf --out "$tmp/o"
+has "at most 86400 seconds" "unbounded time limit message"
+expect 2 "--time-limit past a day" -- "$FABRICX" explore specs/hgx-h100.yaml --time-limit 1e10 --out "$tmp/o"
+expect 0 "--time-limit with a unit" -- "$FABRICX" place specs/hgx-h100.yaml --time-limit '500 ms' --out "$tmp/o"
 expect 0 "placement reports its gap" -- "$FABRICX" place specs/hgx-h100.yaml --json --out "$tmp/o"
 if jq -e '(.placement // .) | (.gap|type=="number") and (.status=="optimal") and (.gap==0)' "$tmp/out" >/dev/null; then ok; else
 	bad "place --json: gap"; head -c 300 "$tmp/out"; fi
