@@ -86,6 +86,9 @@ static inline int fx_cli_text(const fx_cli *c)
 	return !c->json && !c->quiet;
 }
 
+/* Sets up the libraries for a command-line run: igraph's errors come back
+ * as return codes (its default handler aborts).  Call once, first. */
+void fx_cli_init(void);
 /* Parses argv (argv[0] is the command name).  Returns 0 to go on, 1 when
  * help was printed, -1 on a usage error (reported). */
 int fx_cli_parse(fx_cli *c, const char *cmd, const char *usage, const fx_opt *opts,

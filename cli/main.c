@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <igraph.h>
-
 #include "cli.h"
 
 #define FX_VERSION "0.1.0"
@@ -39,24 +37,6 @@ static void usage(FILE *f)
 		   "exit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible\n");
 }
 
-/* igraph errors come back as return codes; print nothing, free its
- * temporaries, and let the caller report. */
-static void quiet_igraph(const char *reason, const char *file, int line, igraph_error_t err)
-{
-	(void)reason;
-	(void)file;
-	(void)line;
-	(void)err;
-	IGRAPH_FINALLY_FREE();
-}
-
-static void quiet_warning(const char *reason, const char *file, int line)
-{
-	(void)reason;
-	(void)file;
-	(void)line;
-}
-
 int fx_cmd_kinds(int argc, char **argv)
 {
 	(void)argv;
@@ -71,8 +51,7 @@ int fx_cmd_kinds(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	igraph_set_error_handler(quiet_igraph);
-	igraph_set_warning_handler(quiet_warning);
+	fx_cli_init();
 	if (argc < 2) {
 		usage(stderr);
 		return FX_EXIT_INPUT;

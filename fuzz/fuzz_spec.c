@@ -58,6 +58,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
+	static int ready;
+	if (!ready) {  /* as main() does */
+		fx_cli_init();
+		ready = 1;
+	}
 	fx_cli c;
 	memset(&c, 0, sizeof c);
 	fx_diag_init(&c.d);
