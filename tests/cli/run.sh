@@ -4,8 +4,11 @@
 #   FABRICX=/path/to/fabricx sh tests/cli/run.sh
 #
 # 1. Every shipped spec: `metrics --json` exits 0 and keeps the JSON contract.
-# 2. Every tests/cli/errors/NAME.yaml: exits 2 and the first line of stderr is
-#    exactly NAME.err (NAME.args, if present, holds extra arguments).
+# 2. Every tests/errors/NAME.yaml: `fabricx CMD NAME.yaml --out TMP ARGS`
+#    exits 2 and its whole stderr is exactly NAME.err.  Optional files:
+#    NAME.cmd holds CMD (default: metrics), NAME.args holds ARGS (split into
+#    words, no globbing; last, so an option can lack its value), NAME.status
+#    holds another expected exit status.
 # 3. Behaviours: help, unknown commands and options, --set, --cut, out/ files.
 set -u
 FABRICX=${FABRICX:-./fabricx}
@@ -45,21 +48,27 @@ for spec in specs/*.yaml; do
 	fi
 done
 
-# 2. bad input: exit 2 and the exact first line of the message
-for y in tests/cli/errors/*.yaml; do
+# 2. bad input: the exit status and the whole of stderr, exactly
+for y in tests/errors/*.yaml; do
 	[ -f "$y" ] || continue
 	name=${y%.yaml}
+	if [ ! -f "$name.err" ]; then bad "$y: no $name.err"; continue; fi
+	cmd=metrics
+	[ -f "$name.cmd" ] && cmd=$(cat "$name.cmd")
 	args=""
 	[ -f "$name.args" ] && args=$(cat "$name.args")
+	status=2
+	[ -f "$name.status" ] && status=$(cat "$name.status")
+	set -f	# word-split NAME.args, but leave brackets such as [5] alone
 	# shellcheck disable=SC2086
-	"$FABRICX" metrics "$y" $args --out "$tmp/o" >"$tmp/out" 2>"$tmp/err"
+	"$FABRICX" "$cmd" "$y" --out "$tmp/o" $args >"$tmp/out" 2>"$tmp/err"
 	got=$?
-	first=$(head -n 1 "$tmp/err")
-	want=$(cat "$name.err")
-	if [ "$got" -ne 2 ]; then
-		bad "$y: exit $got, expected 2"; sed 's/^/    /' "$tmp/err" | head -3
-	elif [ "$first" != "$want" ]; then
-		bad "$y: message differs"; echo "    got:  $first"; echo "    want: $want"
+	set +f
+	if [ "$got" -ne "$status" ]; then
+		bad "$y: exit $got, expected $status"; sed 's/^/    /' "$tmp/err" | head -5
+	elif ! diff -u "$name.err" "$tmp/err" >"$tmp/diff"; then
+		bad "$y: stderr differs from $name.err (- expected, + got)"
+		sed -e '1,2d' -e 's/^/    /' "$tmp/diff" | head -10
 	else
 		ok
 	fi
