@@ -100,11 +100,7 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 	fx_table_cell(t, "%s per direction", fmt(bis.bandwidth, FX_UNIT_BANDWIDTH, b1));
 	fx_table_cell(t, "bisection per device"); fx_table_cell(t, "%s", fmt(bis.per_device, FX_UNIT_BANDWIDTH, b1));
 	fx_table_cell(t, "bisection method");
-	fx_table_cell(t, "%s%s", bis.method,
-		      bis.confirmed ? " (closed form = igraph max-flow)"
-		      : bis.exact && bis.formula >= 0 ? " (closed form; too large for max-flow)"
-		      : bis.exact ? " (canonical split, igraph max-flow)"
-				  : " (spectral + Kernighan-Lin split, igraph max-flow)");
+	fx_table_cell(t, "%s (%s)", bis.method, bis.how);
 	fx_table_cell(t, "hop counts"); fx_table_cell(t, "%s", h.method);
 	int rc = fx_cli_table(c, t);
 

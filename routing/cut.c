@@ -15,10 +15,23 @@ static double capacity(const fx_fabric *f, int64_t e)
 	return f->e[e].count * f->e[e].bw;
 }
 
+/* igraph's push-relabel max-flow grows faster than linearly on large grids
+ * (1.6 s at 256k vertices + edges, 4.1 s at 442k, 83 s at 1M: a 64^3
+ * torus), so a cut asked for by --cut is refused past MAXFLOW_LIMIT, and a
+ * bisection past MAXFLOW_CONFIRM_LIMIT uses its closed form, or else the
+ * edge cut of a split found in linear time. */
+#define MAXFLOW_CONFIRM_LIMIT 250000
+#define MAXFLOW_LIMIT 600000
+
 int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *d)
 {
 	memset(out, 0, sizeof *out);
 	out->formula = -1;
+	if ((double)f->nv + (double)f->ne > MAXFLOW_LIMIT)
+		return fx_diag_error(d, NULL, "the cut needs a max-flow over %lld vertices and %lld "
+				     "edges, past fabricx's limit of %d in all (minutes of igraph "
+				     "push-relabel); measure a smaller fabric", (long long)f->nv,
+				     (long long)f->ne, MAXFLOW_LIMIT);
 	int64_t s = f->nv, t = f->nv + 1;
 	double total = 1;
 	for (int64_t e = 0; e < f->ne; e++)
@@ -334,10 +347,60 @@ static int heuristic_halves(const fx_fabric *f, uint8_t *side, fx_diag *d)
 	return 0;
 }
 
-/* igraph's push-relabel max-flow grows faster than linearly on large grids
- * (0.5 s at 120k vertices + edges, 2.4 s at 270k, minutes at 2M); above
- * this size a closed form, where there is one, stands alone. */
-#define MAXFLOW_CONFIRM_LIMIT 250000
+/*
+ * The bisection of a fabric too large for max-flow and without a closed
+ * form, in O(V + E): devices split by the builder's canonical halves when
+ * it has them, else by breadth-first order from device 0; switches and CPUs
+ * then join, one pass in vertex order, the side most of their capacity to
+ * already placed vertices goes to.  The edge cut of that split bounds the
+ * bisection from above.
+ */
+static void linear_bound(const fx_fabric *f, int canonical, uint8_t *side, fx_cut *out)
+{
+	if (!canonical) {
+		/* two seeds: device order (slabs of a lattice, blocks of a
+		 * regular build) and a breadth-first ball; keep the smaller cut */
+		double *val = fx_xmalloc((size_t)f->nv * sizeof *val);
+		uint8_t *alt = fx_xmalloc((size_t)f->nv);
+		for (int64_t v = 0; v < f->nv; v++)
+			val[v] = (double)v;
+		split_by(f, val, side);
+		igraph_vector_int_t order;
+		igraph_vector_int_init(&order, 0);
+		for (int64_t v = 0; v < f->nv; v++)
+			val[v] = (double)f->nv;  /* unreached: last */
+		igraph_bfs_simple(&f->g, 0, IGRAPH_ALL, &order, NULL, NULL);
+		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&order); i++)
+			val[VECTOR(order)[i]] = (double)i;
+		igraph_vector_int_destroy(&order);
+		split_by(f, val, alt);
+		if (edge_cut(f, alt) < edge_cut(f, side))
+			memcpy(side, alt, (size_t)f->nv);
+		free(alt);
+		free(val);
+	}
+	double *pull = fx_xcalloc((size_t)f->nv * 2, sizeof *pull);  /* capacity to each side */
+	for (int64_t e = 0; e < f->ne; e++) {
+		int64_t a = f->ends[2 * e], b = f->ends[2 * e + 1];
+		if (a < f->ndev && b >= f->ndev)
+			pull[2 * b + side[a]] += capacity(f, e);
+		if (b < f->ndev && a >= f->ndev)
+			pull[2 * a + side[b]] += capacity(f, e);
+	}
+	for (int64_t v = f->ndev; v < f->nv; v++)
+		side[v] = pull[2 * v + 1] > pull[2 * v];
+	free(pull);
+	out->bandwidth = 0;
+	out->links = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (side[f->ends[2 * e]] != side[f->ends[2 * e + 1]]) {
+			out->bandwidth += capacity(f, e);
+			out->links += f->e[e].count;
+		}
+	for (int64_t v = 0; v < f->ndev; v++)
+		out->side[side[v]]++;
+	out->direct_links = -1;  /* not counted */
+}
 
 int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 {
@@ -346,6 +409,7 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 	if (f->ndev < 2) {
 		out->exact = 1;
 		out->method = "exact";
+		out->how = "fewer than two devices";
 		return 0;
 	}
 	uint8_t *side = fx_xcalloc((size_t)f->nv, 1);
@@ -353,11 +417,22 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 	double links = 0;
 	double formula = exact && f->builder->bisection ? f->builder->bisection(f, &links) : -1;
 	int rc = 0;
+	int large = f->nv + f->ne > MAXFLOW_CONFIRM_LIMIT;
+	if (large && formula < 0) {
+		linear_bound(f, exact, side, out);
+		free(side);
+		out->exact = 0;
+		out->method = "bound";
+		out->how = exact ? "canonical split, its edge cut; too large for max-flow"
+				 : "device-order or breadth-first split, its edge cut; too large for spectral + max-flow";
+		out->per_device = out->bandwidth / ((double)f->ndev / 2);
+		return 0;
+	}
 	if (!exact)
 		rc = heuristic_halves(f, side, d);
 	for (int64_t v = f->ndev; v < f->nv; v++)
 		side[v] = 2;  /* switches and CPUs belong to neither half */
-	int flow = formula < 0 || f->nv + f->ne <= MAXFLOW_CONFIRM_LIMIT;
+	int flow = formula < 0 || !large;
 	if (rc == 0 && flow)
 		rc = fx_route_cut(f, side, out, d);
 	if (rc == 0 && !flow) {
@@ -370,12 +445,17 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 	free(side);
 	if (rc)
 		return rc;
-	out->exact = exact;
-	out->method = exact ? "exact" : "bound";
-	out->formula = formula;
-	out->per_device = out->bandwidth / ((double)f->ndev / 2);
 	out->confirmed = flow && formula >= 0 &&
 			 fabs(formula - out->bandwidth) <= 1e-9 * fmax(1, formula);
+	out->exact = exact;
+	out->method = exact ? "exact" : "bound";
+	out->how = out->confirmed ? "closed form = igraph max-flow"
+		   : exact && formula >= 0 ? "closed form; too large for max-flow"
+		   : exact ? "canonical split, igraph max-flow"
+			   : "spectral + Kernighan-Lin split, igraph max-flow";
+	out->formula = formula;
+	out->per_device = out->bandwidth / ((double)f->ndev / 2);
+
 	if (flow && formula >= 0 && !out->confirmed)
 		return fx_diag_internal(d, "bisection of '%s': max-flow gives %.6g B/s but the closed "
 					"form gives %.6g B/s", f->name, out->bandwidth, formula);

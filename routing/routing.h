@@ -50,6 +50,7 @@ typedef struct fx_cut {
 				  * fabric is too large for max-flow and the closed
 				  * form stands alone) */
 	const char *method;      /* "exact" or "bound" */
+	const char *how;         /* how it was found, for people */
 } fx_cut;
 
 /* The bisection: the balanced split of the devices with least bandwidth

@@ -55,6 +55,13 @@ expect 0 "pipelined chain on 64^3 is linear" -- "$FABRICX" collective "$tmp/big.
 # the MILP: 48 instances x 48 nodes is 5376 columns, about 4.7 MiB for GLPK
 expect 2 "placement model over --max-memory" -- "$FABRICX" place specs/cm384.yaml --max-memory 4MiB --out "$tmp/o"
 has "the placement model of 48 instances on 48 nodes has about 5.38e+03 columns" "MILP estimate"
+# no closed form (odd extents) and too large for max-flow: a linear-time bound
+expect 0 "bisection of a 63^3 torus" -- "$FABRICX" metrics "$tmp/big.yaml" --set 'fabric.dims=[63,63,63]' --json --out "$tmp/o"
+if jq -e '.bisection.method=="bound" and .bisection.links==8066' "$tmp/out" >/dev/null; then ok; else
+	bad "63^3 bisection bound"; head -c 300 "$tmp/out"; fi
+# a max-flow over a million vertices and edges takes minutes: refused
+expect 2 "--cut past the max-flow limit" -- "$FABRICX" metrics "$tmp/big.yaml" --cut x=0-31:rest --out "$tmp/o"
+has "the cut needs a max-flow over 262144 vertices and 786432 edges" "max-flow limit message"
 expect 2 "detail full past the drawing limit" -- "$FABRICX" render "$tmp/big.yaml" --detail full --out "$tmp/o"
 
 expect 2 "past 32-bit device numbers" -- "$FABRICX" metrics specs/torus-8x8x8.yaml --set 'fabric.dims=[4096,4096,4096]' --out "$tmp/o"
