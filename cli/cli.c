@@ -71,6 +71,20 @@ static int find(const fx_opt *o, const char *name)
 	return -1;
 }
 
+/* Whether an argument is one of the command's or the common long options
+ * (with or without "=value"), or -h. */
+static int is_option(const fx_opt *opts, const char *a)
+{
+	if (strcmp(a, "-h") == 0)
+		return 1;
+	if (strncmp(a, "--", 2) != 0)
+		return 0;
+	char name[64];
+	size_t len = strcspn(a + 2, "=");
+	snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), a + 2);
+	return find(opts, name) >= 0 || find(common, name) >= 0 || strcmp(name, "help") == 0;
+}
+
 int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opts,
 		 int argc, char **argv)
 {
@@ -113,9 +127,9 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 		if (o->arg) {
 			if (eq)
 				val = eq + 1;
-			else if (i + 1 < argc)
+			else if (i + 1 < argc && !is_option(opts, argv[i + 1]))
 				val = argv[++i];
-			else
+			else  /* "--max-memory --json": the value was forgotten */
 				return fx_diag_error(&c->d, NULL, "%s: option '--%s' needs a value (%s)", cmd,
 						     name, o->arg);
 		} else if (eq) {
@@ -151,8 +165,12 @@ int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, dou
 	case FX_UNIT_OK:
 		if (v < 0)
 			return fx_diag_error(&c->d, NULL, "%s: '%s' must not be negative", opt, text);
+		if (v > 1e18)  /* as in specs: beyond any real system */
+			return fx_diag_error(&c->d, NULL, "%s: '%s' is out of range", opt, text);
 		*out = v;
 		return 0;
+	case FX_UNIT_RANGE:
+		return fx_diag_error(&c->d, NULL, "%s: '%s' is out of range", opt, text);
 	case FX_UNIT_MISSING:
 		return fx_diag_error(&c->d, NULL, "%s: '%s' needs a unit (e.g. %s)", opt, text,
 				     fx_unit_example(k));

@@ -40,6 +40,40 @@ static const char *find_source(const fx_diag *d, const char *name)
 	return NULL;
 }
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k = s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : s[0] < 0xf5 ? 4 : 0;
+	if (k == 0 || k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
+/* Writes n bytes of text that came from the user (a spec's line, a key, a
+ * value) so that it cannot drive the terminal: control bytes and bytes that
+ * are not UTF-8 print as '?', one for one, so a caret still lines up. */
+static void put_clean(FILE *f, const char *text, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	for (size_t i = 0; i < n;) {
+		if (s[i] >= 0x80) {
+			size_t k = utf8_len(s + i, n - i);
+			if (k) {
+				fwrite(s + i, 1, k, f);
+				i += k;
+				continue;
+			}
+			fputc('?', f);
+		} else {
+			fputc(s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' ? '?' : s[i] == 0x7f ? '?' : s[i], f);
+		}
+		i++;
+	}
+}
+
 /* Prints the source line of loc and a caret under its column. */
 static void show_line(const fx_diag *d, const fx_loc *loc)
 {
@@ -53,7 +87,9 @@ static void show_line(const fx_diag *d, const fx_loc *loc)
 	int len = e ? (int)(e - t) : (int)strlen(t);
 	if (len > 200)
 		len = 200;
-	fprintf(d->out, "    %.*s\n    ", len, t);
+	fputs("    ", d->out);
+	put_clean(d->out, t, (size_t)len);
+	fputs("\n    ", d->out);
 	for (int c = 1; c < loc->col && c <= len; c++)
 		fputc(t[c - 1] == '\t' ? '\t' : ' ', d->out);
 	fputs("^\n", d->out);
@@ -68,7 +104,9 @@ static void vreport(fx_diag *d, const fx_loc *loc, const char *kind,
 		fprintf(d->out, "%s: %s: ", loc->file, kind);
 	else
 		fprintf(d->out, "fabricx: %s: ", kind);
-	vfprintf(d->out, fmt, ap);
+	char *msg = fx_xvasprintf(fmt, ap);  /* messages quote user text: clean it */
+	put_clean(d->out, msg, strlen(msg));
+	free(msg);
 	fputc('\n', d->out);
 	if (loc && loc->file)
 		show_line(d, loc);

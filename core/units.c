@@ -93,12 +93,16 @@ fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,
 	while (*text == ' ')
 		text++;
 	double v = strtod(text, &end);
-	if (end == text || !isfinite(v))
+	if (end == text)
 		return FX_UNIT_NOT_A_NUMBER;
-	/* decimal numbers only: strtod also takes hex ("0x10") and "infinity" */
+	/* decimal numbers only: strtod also takes hex ("0x10"), "nan" and
+	 * "infinity" */
 	for (const char *c = text; c < end; c++)
 		if (!strchr("0123456789+-.eE", *c))
 			return FX_UNIT_NOT_A_NUMBER;
+	if (!isfinite(v))
+		return FX_UNIT_RANGE;  /* digits that overflow a double */
+	v += 0.0;  /* -0 is 0: no "-0 ns" in reports */
 	const char *u = end;
 	while (*u == ' ')
 		u++;

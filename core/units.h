@@ -32,12 +32,13 @@ typedef enum fx_unit_status {
 	FX_UNIT_NOT_A_NUMBER,  /* text does not start with a finite number */
 	FX_UNIT_MISSING,       /* a number without a unit */
 	FX_UNIT_UNKNOWN,       /* a unit fx does not know */
-	FX_UNIT_WRONG_KIND     /* a known unit of another kind (see *got) */
+	FX_UNIT_WRONG_KIND,    /* a known unit of another kind (see *got) */
+	FX_UNIT_RANGE          /* a number too large for a double ("1e400") */
 } fx_unit_status;
 
 /*
  * Parses text such as "50 GB/s" as a quantity of kind `want`.  On success
- * stores the value in base units in *out.  On FX_UNIT_WRONG_KIND stores the
+ * stores the value in base units in *out; negative zero reads as zero.  On FX_UNIT_WRONG_KIND stores the
  * kind found in *got (may be NULL).
  */
 fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,

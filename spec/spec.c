@@ -324,10 +324,16 @@ int fx_spec_load(fx_spec *s, const char *path, fx_diag *d)
 	int err = ferror(f);
 	fclose(f);
 	buf[len] = '\0';
-	if (err || memchr(buf, '\0', len)) {
+	const char *nul = err ? NULL : memchr(buf, '\0', len);
+	if (err || nul) {
+		if (nul) {  /* where the NUL is; the text before it shows the line */
+			const char *name = fx_diag_add_source(d, path, buf);
+			l = offset_loc(name, buf, (size_t)(nul - buf));
+		}
+		int rc = fx_diag_error(d, &l, err ? "cannot read spec: %s" : "%s",
+				       err ? strerror(EIO) : "spec is not a text file (it holds a NUL byte)");
 		free(buf);
-		return fx_diag_error(d, &l, err ? "cannot read spec: %s" : "%s",
-				     err ? strerror(EIO) : "spec is not a text file (it holds a NUL byte)");
+		return rc;
 	}
 	int rc = fx_spec_load_text(s, path, buf, d);
 	free(buf);
@@ -376,6 +382,11 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 		goto out;
 
 	/* Walk the dotted path: "a.b[2].c". */
+	size_t klen = strlen(key);
+	if (key[0] == '.' || key[klen - 1] == '.' || strstr(key, "..")) {
+		fx_diag_error(d, &opt, "--set: empty name in the key path '%s'", key);
+		goto out;
+	}
 	fx_snode *cur = s->root;
 	char *walk = fx_xstrdup(key), *save = NULL;
 	char *built = fx_xstrdup("");
@@ -384,9 +395,20 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 		long idx = -1;
 		if (br) {
 			char *end;
+			errno = 0;
 			idx = strtol(br + 1, &end, 10);
-			if (end == br + 1 || *end != ']' || end[1] != '\0' || idx < 0) {
-				fx_diag_error(d, &opt, "--set: bad index in '%s'", key);
+			if (end == br + 1 || *end != ']' || idx < 0) {
+				fx_diag_error(d, &opt, "--set: bad index in '%s' (expected NAME[N], N from 0)",
+					      key);
+				goto fail;
+			}
+			if (errno == ERANGE) {
+				fx_diag_error(d, &opt, "--set: the index in '%s' is out of range", key);
+				goto fail;
+			}
+			if (end[1] != '\0') {
+				fx_diag_error(d, &opt, "--set: one [N] per name in '%s': spec lists do not "
+					      "hold lists", key);
 				goto fail;
 			}
 			*br = '\0';
@@ -420,8 +442,14 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 		fx_snode **slot = &cur->items[i];
 		if (idx >= 0) {
 			fx_snode *seq = *slot;
-			if (seq->kind != FX_SNODE_SEQ || (size_t)idx >= seq->n) {
-				fx_diag_error(d, &opt, "--set: '%s' has no item [%ld]", built, idx);
+			if (seq->kind != FX_SNODE_SEQ) {
+				fx_diag_error(d, &opt, "--set: '%s' is %s, not a list: it has no item [%ld]",
+					      built, fx_snode_kind_name(seq), idx);
+				goto fail;
+			}
+			if ((size_t)idx >= seq->n) {
+				fx_diag_error(d, &opt, "--set: '%s' has no item [%ld] (it has %zu)", built,
+					      idx, seq->n);
 				goto fail;
 			}
 			slot = &seq->items[idx];
@@ -618,6 +646,8 @@ int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int s
 		return fx_snode_error(d, n, "'%s' must be a %s, but '%s' is a %s (expected %s)",
 				      n->path, fx_unit_kind_name(k), n->text, fx_unit_kind_name(got),
 				      fx_unit_example(k));
+	case FX_UNIT_RANGE:
+		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
 	}
 	/* beyond any real system, and big enough to overflow sums */
 	if (!isfinite(v) || fabs(v) > 1e18)
