@@ -4,6 +4,7 @@
 #   make run        install missing packages, build, explore CloudMatrix384
 #   make check      install missing packages, build, run every test
 #   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
+#   make valgrind-check  the CLI tests with every run under valgrind (CI runs it)
 #   make bench      the benchmarks in bench/
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
@@ -94,13 +95,10 @@ san-check: deps
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  all build-san/check_fabricx unit cli-test fuzz-replay
 
-# The CLI on every shipped spec under valgrind: no invalid access, no leak.
+# The CLI tests once more with every fabricx run under valgrind
+# (tests/tools/vg-fabricx): an invalid access or a leak fails the test.
 valgrind-check: all
-	@for s in specs/*.yaml; do \
-	  valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	    --suppressions=render/graphviz.supp \
-	    ./fabricx explore $$s --json --time-limit 600 --out build/vg-out >/dev/null || exit 1; \
-	done; echo "valgrind: clean on every spec"
+	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
 
 # ---- fuzzing (docs/reliability.md) ----
 # fuzz/corpus: seeds (every shipped spec and bad-input case) plus what the
