@@ -23,7 +23,7 @@ typedef struct row {
 } row;
 
 /* Evaluates one build; its messages go to stderr like any command's. */
-static int evaluate(const char *spec, const char *cap, char **common, int ncommon, row *out)
+static int evaluate(const char *spec, const double *cap, char **common, int ncommon, row *out)
 {
 	char *argv[FX_CLI_MAX_SETS * 2 + 8];
 	int argc = 0;
@@ -40,8 +40,8 @@ static int evaluate(const char *spec, const char *cap, char **common, int ncommo
 	memset(out, 0, sizeof *out);
 	if (rc == 0) {
 		pc = c.power;
-		if (cap && fx_cli_qty(&c, "--power-cap", cap, FX_UNIT_POWER, &pc.budget))
-			rc = -1;
+		if (cap)
+			pc.budget = *cap;
 	}
 	if (rc == 0 && fx_power_plan_build(&pc, &c.fab, -1, &p, &c.d) == 0) {
 		fx_hops h;
@@ -121,6 +121,15 @@ int fx_cmd_compare(int argc, char **argv)
 	}
 	if (d.nerr == 0 && nspec < 1)
 		fx_diag_error(&d, NULL, "compare: give one or more specs (see --help)");
+	/* the cap once, not once per spec */
+	double capw = 0;
+	if (d.nerr == 0 && cap) {
+		fx_cli *q = fx_xcalloc(1, sizeof *q);
+		q->d = d;
+		fx_cli_qty(q, "--power-cap", cap, FX_UNIT_POWER, &capw);
+		d = q->d;
+		free(q);
+	}
 	if (d.nerr) {
 		int s = d.status;
 		fx_diag_release(&d);
@@ -129,7 +138,7 @@ int fx_cmd_compare(int argc, char **argv)
 	row *rows = fx_xcalloc((size_t)nspec, sizeof *rows);
 	int status = 0;
 	for (int i = 0; i < nspec; i++) {
-		int s = evaluate(specs[i], cap, common, ncommon, &rows[i]);
+		int s = evaluate(specs[i], cap ? &capw : NULL, common, ncommon, &rows[i]);
 		if (s && (status == 0 || s == FX_EXIT_INPUT))
 			status = s;
 	}

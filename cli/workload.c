@@ -7,13 +7,36 @@
  *       - {pattern: all-to-all, size: 32 MiB}
  *
  * The placement keys (scheme, instances, model, ...) and the decode model's
- * accelerator and sessions are read by placement/.
+ * accelerator and sessions are read by placement/.  Whether `ranks` and
+ * `group` fit the fabric is checked once it is built (fx_cli_groups_check,
+ * cli/ranks.c).
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "../core/xalloc.h"
 #include "cli.h"
+
+/* The patterns (pattern NULL) or the algorithms of one pattern, ", "-joined. */
+static const char *coll_list(const char *pattern, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (const fx_coll_algo *const *a = fx_coll_algos; *a && used < len; a++) {
+		const char *item = pattern ? (*a)->name : (*a)->pattern;
+		if (pattern && strcmp((*a)->pattern, pattern) != 0)
+			continue;
+		if (!pattern) {  /* each pattern once */
+			const fx_coll_algo *const *b = fx_coll_algos;
+			while (b < a && strcmp((*b)->pattern, item) != 0)
+				b++;
+			if (b < a)
+				continue;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", item);
+	}
+	return buf;
+}
 
 static int parse_coll(fx_cli *c, const fx_snode *n, fx_wl_coll *w)
 {
@@ -32,12 +55,15 @@ static int parse_coll(fx_cli *c, const fx_snode *n, fx_wl_coll *w)
 		return -1;
 	if (w->nranks && w->group)
 		return fx_snode_error(d, n, "'%s' gives both 'ranks' and 'group'", n->path);
+	const fx_snode *p = fx_snode_get(n, "pattern"), *a = fx_snode_get(n, "algo");
+	char list[512];
 	if (!fx_coll_find(w->pattern, NULL))
-		return fx_snode_error(d, fx_snode_get(n, "pattern"), "unknown collective pattern '%s' "
-				      "(see fabricx collective --list)", w->pattern);
+		return fx_snode_error(d, p, "'%s' names no collective pattern: '%s' (expected: %s)",
+				      p->path, w->pattern, coll_list(NULL, list, sizeof list));
 	if (w->algo && !fx_coll_find(w->pattern, w->algo))
-		return fx_snode_error(d, fx_snode_get(n, "algo"), "no algorithm '%s' for %s (see "
-				      "fabricx collective --list)", w->algo, w->pattern);
+		return fx_snode_error(d, a, "'%s' names no algorithm for %s: '%s' (expected: %s)",
+				      a->path, w->pattern, w->algo,
+				      coll_list(w->pattern, list, sizeof list));
 	return 0;
 }
 

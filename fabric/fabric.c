@@ -354,7 +354,7 @@ int fx_fabric_build(fx_fabric *f, const fx_spec *spec, double max_bytes, fx_diag
 			used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
 						 x == fx_builders ? "" : ", ", (*x)->kind);
 		return fx_snode_error(d, fx_snode_get(fab, "kind"),
-				      "unknown fabric kind '%s' (expected: %s)", kind, list);
+				      "'fabric.kind' names no fabric kind: '%s' (expected: %s)", kind, list);
 	}
 
 	void *params = fx_xcalloc(1, b->params_size);

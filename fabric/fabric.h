@@ -214,6 +214,9 @@ void fx_fabric_coords(const fx_fabric *f, int64_t v, int *x);
  */
 int fx_fabric_select(const fx_fabric *f, const char *expr, const char *where, uint8_t *sel,
 		     fx_diag *d);
+/* The same for a selector held in a spec value: errors name its dotted key
+ * at its position. */
+int fx_fabric_select_node(const fx_fabric *f, const fx_snode *n, uint8_t *sel, fx_diag *d);
 
 /* Physical RAM of this machine in bytes (used for the default size limit). */
 double fx_fabric_default_limit(void);

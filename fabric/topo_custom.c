@@ -39,10 +39,12 @@ typedef struct custom_params {
 
 static const custom_params *sort_ctx;
 
+/* By name, then by place in the list (so the first of equal names leads). */
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(sort_ctx->nodes[*(const size_t *)a].name,
-		      sort_ctx->nodes[*(const size_t *)b].name);
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(sort_ctx->nodes[i].name, sort_ctx->nodes[j].name);
+	return c ? c : (i > j) - (i < j);
 }
 
 static int64_t lookup(const custom_params *p, const char *name)
@@ -169,10 +171,15 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		p->order[i] = i;
 	sort_ctx = p;
 	qsort(p->order, p->nn, sizeof *p->order, by_name);
-	for (size_t i = 1; i < p->nn; i++)
-		if (strcmp(p->nodes[p->order[i]].name, p->nodes[p->order[i - 1]].name) == 0)
-			rc |= fx_snode_error(d, fx_snode_get(p->nodes[p->order[i]].src, "name"),
-					     "duplicate node name '%s'", p->nodes[p->order[i]].name);
+	for (size_t i = 1, first = 0; i < p->nn; i++) {
+		if (strcmp(p->nodes[p->order[i]].name, p->nodes[p->order[first]].name) != 0) {
+			first = i;
+			continue;
+		}
+		const fx_snode *dup = fx_snode_get(p->nodes[p->order[i]].src, "name");
+		rc |= fx_snode_error(d, dup, "'%s' is '%s', already the name of '%s'", dup->path,
+				     dup->text, p->nodes[p->order[first]].src->path);
+	}
 	int64_t ndev = 0;
 	for (size_t i = 0; i < p->nn; i++)
 		ndev += p->nodes[i].type == FX_V_DEVICE;
@@ -190,12 +197,13 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		p->nodes[p->links[i].a].used += p->links[i].count;
 		p->nodes[p->links[i].b].used += p->links[i].count;
 	}
-	for (size_t i = 0; i < p->nn; i++)
+	for (size_t i = 0; i < p->nn; i++) {
+		const fx_snode *pn = fx_snode_get(p->nodes[i].src, "ports");
 		if (p->nodes[i].ports && p->nodes[i].used > p->nodes[i].ports)
-			rc |= fx_snode_error(d, fx_snode_get(p->nodes[i].src, "ports"),
-					     "wiring needs %lld ports on switch '%s' but its 'ports' is %lld",
-					     (long long)p->nodes[i].used, p->nodes[i].name,
-					     (long long)p->nodes[i].ports);
+			rc |= fx_snode_error(d, pn, "wiring needs %lld ports on switch '%s' but '%s' "
+					     "gives it %lld", (long long)p->nodes[i].used,
+					     p->nodes[i].name, pn->path, (long long)p->nodes[i].ports);
+	}
 	return rc;
 }
 

@@ -54,6 +54,15 @@ static int parse_down_up(fx_diag *d, const fx_snode *fab, fattree_params *p)
 	return rc;
 }
 
+/* The [down, up] pair of tier t+1 in down_up, or down_up itself when it is
+ * the flat [down, up] of a two-tier tree. */
+static const fx_snode *tier_pair(const fx_snode *du, int t)
+{
+	if (du->n > (size_t)t && du->items[t]->kind == FX_SNODE_SEQ)
+		return du->items[t];
+	return du;
+}
+
 static int parse_links(fx_diag *d, const fx_snode *fab, fattree_params *p)
 {
 	const fx_snode *l = fx_snode_get(fab, "link"), *tl = fx_snode_get(fab, "tier_links");
@@ -115,10 +124,13 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		return -1;
 	const fx_snode *du = fx_snode_get(fab, "down_up");
 	for (int t = 0; t < p->tiers - 1; t++)
-		if (p->d[t] + p->u[t] > p->radix)
-			return fx_snode_error(d, du, "tier %d switches need %lld + %lld ports but "
-					      "'%s.radix' is %lld", t + 1, (long long)p->d[t],
-					      (long long)p->u[t], fab->path, (long long)p->radix);
+		if (p->d[t] + p->u[t] > p->radix) {
+			const fx_snode *pr = tier_pair(du, t);
+			return fx_snode_error(d, pr, "'%s' gives tier %d switches %lld + %lld ports "
+					      "but '%s.radix' is %lld", pr->path, t + 1,
+					      (long long)p->d[t], (long long)p->u[t], fab->path,
+					      (long long)p->radix);
+		}
 	if (p->hosts % p->d[0])
 		return fx_snode_error(d, fx_snode_get(fab, "hosts"), "'%s.hosts' (%lld) must be a "
 				      "multiple of the %lld host ports per leaf", fab->path,
@@ -136,9 +148,13 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		if (fx_snode_get(fab, "spines"))
 			return fx_snode_error(d, fx_snode_get(fab, "spines"),
 					      "'%s.spines' applies to two-tier fat-trees only", fab->path);
-		if (leaves % p->d[1])
-			return fx_snode_error(d, du, "%lld leaves do not fill pods of %lld leaves "
-					      "(tier 2 down ports)", (long long)leaves, (long long)p->d[1]);
+		if (leaves % p->d[1]) {
+			const fx_snode *pr = tier_pair(du, 1);
+			return fx_snode_error(d, pr, "'%s' makes pods of %lld leaves (tier 2 down "
+					      "ports), but the %lld leaves of '%s.hosts' do not fill "
+					      "whole pods", pr->path, (long long)p->d[1],
+					      (long long)leaves, fab->path);
+		}
 	}
 	return 0;
 }

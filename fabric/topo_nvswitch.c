@@ -79,9 +79,10 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 	const fx_snode *lts = fx_snode_get(fab, "links_to_switch");
 	if (!lts && p->device_links % p->switches)
 		return fx_snode_error(d, fx_snode_get(fab, "device_links"),
-				      "%lld device links do not spread evenly over %lld switch chips; "
-				      "give 'links_to_switch'", (long long)p->device_links,
-				      (long long)p->switches);
+				      "'%s.device_links' (%lld) is not a multiple of '%s.switches' "
+				      "(%lld); give '%s.links_to_switch' to spread them unevenly",
+				      fab->path, (long long)p->device_links, fab->path,
+				      (long long)p->switches, fab->path);
 	if (int_or_list(d, fab, "links_to_switch", p->switches, p->device_links / p->switches,
 			&p->to_switch))
 		return -1;
@@ -111,13 +112,13 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		return fx_snode_error(d, fx_snode_get(fab, "spine_switches"), "'%s.spine_switches' "
 				      "needs 'uplinks_per_switch'", fab->path);
 	if (p->nodes > 1 && (p->spines == 0 || up == 0))
-		return fx_snode_error(d, fx_snode_get(fab, "nodes"), "%lld nodes need a second tier: "
-				      "give 'uplinks_per_switch' and 'spine_switches'",
-				      (long long)p->nodes);
+		return fx_snode_error(d, fx_snode_get(fab, "nodes"), "'%s.nodes' (%lld) needs a "
+				      "second tier: give '%s.uplinks_per_switch' and '%s.spine_switches'",
+				      fab->path, (long long)p->nodes, fab->path, fab->path);
 	if (p->spines > 0 && up % p->spines)
-		return fx_snode_error(d, fx_snode_get(fab, "spine_switches"), "each node's %lld "
-				      "uplinks must spread evenly over %lld spine switches",
-				      (long long)up, (long long)p->spines);
+		return fx_snode_error(d, fx_snode_get(fab, "spine_switches"), "'%s.spine_switches' "
+				      "(%lld) must divide the %lld uplinks of each node", fab->path,
+				      (long long)p->spines, (long long)up);
 	if (p->spines > 0 && p->spine_ports == 0)
 		return fx_snode_error(d, fab, "missing key '%s.spine_ports' (ports per spine chip)",
 				      fab->path);
@@ -126,9 +127,9 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		return -1;
 	if (p->cpus > 0) {
 		if (p->devices % p->cpus)
-			return fx_snode_error(d, fx_snode_get(fab, "cpus"), "%lld devices do not share "
-					      "evenly among %lld cpus", (long long)p->devices,
-					      (long long)p->cpus);
+			return fx_snode_error(d, fx_snode_get(fab, "cpus"), "'%s.cpus' (%lld) must "
+					      "divide the %lld devices of a node", fab->path,
+					      (long long)p->cpus, (long long)p->devices);
 		if (fx_linkspec_get(d, fab, "cpu_link", 1, &p->cpu_link))
 			return -1;
 	} else if (fx_snode_get(fab, "cpu_link")) {

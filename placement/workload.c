@@ -1,5 +1,6 @@
 /* Parsing the placement keys of `workload:`, and the traffic defaults the
  * model implies. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +64,13 @@ static int parse_traffic(fx_diag *d, const fx_snode *n, fx_group_traffic *t)
 		rc = -1;
 	if (rc)
 		return -1;
+	const fx_snode *pn = fx_snode_get(n, "collective"), *an = fx_snode_get(n, "algo");
 	if (!fx_coll_find(pat, NULL))
-		return fx_snode_error(d, fx_snode_get(n, "collective"), "unknown collective '%s' (see "
-				      "fabricx collective --list)", pat);
+		return fx_snode_error(d, pn, "'%s' names no collective pattern: '%s' (see fabricx "
+				      "collective --list)", pn->path, pat);
 	if (algo && !fx_coll_find(pat, algo))
-		return fx_snode_error(d, fx_snode_get(n, "algo"), "no algorithm '%s' for %s", algo, pat);
+		return fx_snode_error(d, an, "'%s' names no algorithm for %s: '%s' (see fabricx "
+				      "collective --list)", an->path, pat, algo);
 	snprintf(t->pattern, sizeof t->pattern, "%s", pat);
 	snprintf(t->algo, sizeof t->algo, "%s", algo ? algo : "");
 	return 0;
@@ -92,6 +95,69 @@ static void default_traffic(fx_workload *w)
 		t[FX_GROUP_DP] = (fx_group_traffic){"allreduce", "ring", 0, 0};  /* inference: none */
 }
 
+/* Only the characters of a decimal number: strtod also reads "nan",
+ * "inf" and hex. */
+static int decimal(const char *t)
+{
+	return *t && strspn(t, "0123456789+-.eE") == strlen(t);
+}
+
+/* workload.accelerator.flops: a positive number and a FLOP/s unit. */
+static int flops_parse(fx_diag *d, const fx_snode *n, double *out)
+{
+	static const struct { const char *name; double scale; } units[] = {
+		{"FLOP/s", 1}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
+	static const char *const what = "a compute rate such as '989.4 TFLOP/s'";
+	static const char *const which = "FLOP/s, GFLOP/s, TFLOP/s or PFLOP/s, e.g. '989.4 TFLOP/s'";
+	if (n->kind != FX_SNODE_SCALAR)
+		return fx_snode_error(d, n, "'%s' must be %s, got %s", n->path, what,
+				      fx_snode_kind_name(n));
+	if (n->plain && !*n->text)
+		return fx_snode_error(d, n, "'%s' has no value (expected %s)", n->path, what);
+	fx_unit_kind got = FX_UNIT_NONE;
+	double v;
+	switch (fx_unit_parse(n->text, FX_UNIT_NONE, &v, &got)) {
+	case FX_UNIT_OK:  /* a bare number */
+		return fx_snode_error(d, n, "'%s' needs a unit: '%s' (expected %s)", n->path,
+				      n->text, which);
+	case FX_UNIT_WRONG_KIND:
+		return fx_snode_error(d, n, "'%s' must be a compute rate, but '%s' is a %s "
+				      "(expected '989.4 TFLOP/s')", n->path, n->text,
+				      fx_unit_kind_name(got));
+	case FX_UNIT_RANGE:
+		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
+	case FX_UNIT_UNKNOWN:  /* a number and a unit: perhaps ours */
+		break;
+	default:
+		return fx_snode_error(d, n, "'%s' must be %s, got '%s'", n->path, what, n->text);
+	}
+	const char *t = n->text;
+	while (*t == ' ')
+		t++;
+	char *end;
+	v = strtod(t, &end);
+	const char *u = end;
+	while (*u == ' ')
+		u++;
+	size_t len = strlen(u);
+	while (len > 0 && u[len - 1] == ' ')
+		len--;
+	size_t i = 0;
+	while (i < sizeof units / sizeof units[0] &&
+	       (strlen(units[i].name) != len || strncmp(units[i].name, u, len) != 0))
+		i++;
+	if (i == sizeof units / sizeof units[0])
+		return fx_snode_error(d, n, "'%s' has an unknown unit in '%s' (expected %s)",
+				      n->path, n->text, which);
+	v *= units[i].scale;
+	if (!(v > 0))
+		return fx_snode_error(d, n, "'%s' must be greater than 0, got '%s'", n->path, n->text);
+	if (!isfinite(v) || v > 1e21)  /* a million PFLOP/s: beyond any device */
+		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
+	*out = v;
+	return 0;
+}
+
 int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_sessions *s)
 {
 	static const char *const akeys[] = {"hbm", "hbm_bandwidth", "flops", "reserve", NULL};
@@ -110,15 +176,8 @@ int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_ses
 		rc |= fx_spec_qty(d, n, "hbm_bandwidth", FX_UNIT_BANDWIDTH, 0, 1, &a->hbm_bw);
 		a->flops = 0;
 		const fx_snode *fl = fx_snode_get(n, "flops");
-		if (fl) {  /* FLOP/s as a plain number with an optional T/P prefix word */
-			int64_t tf;
-			if (fl->kind == FX_SNODE_SCALAR && sscanf(fl->text, "%lf TFLOP/s", &a->flops) == 1)
-				a->flops *= 1e12;
-			else if (fx_snode_int(d, fl, 0, INT64_MAX, &tf) == 0)
-				a->flops = (double)tf;
-			else
-				rc = -1;
-		}
+		if (fl)
+			rc |= flops_parse(d, fl, &a->flops);
 		a->reserve = 2.0 * 1024 * 1024 * 1024;  /* book §6.1.2: 2 GiB of workspace */
 		rc |= fx_spec_qty_opt(d, n, "reserve", FX_UNIT_SIZE, 0, 0, &a->reserve);
 	}
@@ -134,11 +193,22 @@ int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_ses
 		rc |= fx_spec_qty_opt(d, n, "deadline", FX_UNIT_TIME, 0, 1, &s->deadline);
 		const fx_snode *m = fx_snode_get(n, "min_on_time");
 		if (m) {
-			char *end;
-			if (m->kind != FX_SNODE_SCALAR || !m->plain ||
-			    (s->min_on_time = strtod(m->text, &end), *end) || s->min_on_time < 0 ||
-			    s->min_on_time > 1)
-				rc = fx_snode_error(d, m, "'%s' must be a fraction from 0 to 1, e.g. 0.75", m->path);
+			/* a decimal number in [0, 1]: NaN fails both comparisons, so
+			 * test for being inside rather than outside */
+			char *end, got[96];
+			double v = 0;
+			if (m->kind != FX_SNODE_SCALAR)
+				snprintf(got, sizeof got, "%s", fx_snode_kind_name(m));
+			else if (!m->plain)
+				snprintf(got, sizeof got, "the quoted string \"%.60s\"", m->text);
+			else
+				snprintf(got, sizeof got, "'%.80s'", m->text);
+			if (m->kind != FX_SNODE_SCALAR || !m->plain || !decimal(m->text) ||
+			    (v = strtod(m->text, &end), *end) || !(v >= 0 && v <= 1))
+				rc = fx_snode_error(d, m, "'%s' must be a fraction from 0 to 1 (e.g. "
+						    "0.75), got %s", m->path, got);
+			else
+				s->min_on_time = v + 0.0;
 		}
 	}
 	return rc;

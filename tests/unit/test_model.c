@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../placement/model.h"
+#include "../../placement/placement.h"
 #include "helpers.h"
 
 #define KIB 1024.0
@@ -463,6 +464,94 @@ START_TEST(parse_errors)
 }
 END_TEST
 
+/* workload.accelerator.flops and workload.sessions.min_on_time through
+ * fx_accel_sessions_parse: the unit scales the number (SI steps of 1e3),
+ * anything but a positive number and a FLOP/s unit is refused at the key. */
+static void parse_accel(parsed *p, const char *accel, const char *sessions, fx_accel *a,
+			fx_sessions *ss)
+{
+	char yaml[512];
+	snprintf(yaml, sizeof yaml, "workload:\n  accelerator: {hbm: 80 GB, hbm_bandwidth: 3 TB/s, "
+		 "%s}\n  sessions: {count: 1, context: 8%s%s}\n", accel, sessions ? ", " : "",
+		 sessions ? sessions : "");
+	memset(p, 0, sizeof *p);
+	fx_diag_init(&p->d);
+	p->err = tmpfile();
+	p->d.out = p->err;
+	p->rc = fx_spec_load_text(&p->s, "a.yaml", yaml, &p->d);
+	ck_assert_int_eq(p->rc, 0);
+	p->rc = fx_accel_sessions_parse(&p->d, &p->s, a, ss);
+	fflush(p->err);
+	rewind(p->err);
+	size_t n = fread(p->msg, 1, sizeof p->msg - 1, p->err);
+	p->msg[n] = '\0';
+}
+
+START_TEST(parse_flops)
+{
+	static const struct { const char *text; double flops; } ok[] = {
+		{"flops: 989.4 TFLOP/s", 989.4e12}, {"flops: 2 PFLOP/s", 2e15},
+		{"flops: 1.5 GFLOP/s", 1.5e9}, {"flops: 7e9 FLOP/s", 7e9},
+		{"flops: 989.4TFLOP/s", 989.4e12}, {"flops: '0.5 PFLOP/s'", 0.5e15},
+	};
+	parsed p;
+	fx_accel a;
+	fx_sessions ss;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		parse_accel(&p, ok[i].text, NULL, &a, &ss);
+		ck_assert_msg(p.rc == 0, "%s: %s", ok[i].text, p.msg);
+		ck_assert_msg(fabs(a.flops - ok[i].flops) <= 1e-12 * ok[i].flops, "%s read as %g",
+			      ok[i].text, a.flops);
+		parsed_release(&p);
+	}
+	/* the same figure in every unit */
+	parse_accel(&p, "flops: 0.9894 PFLOP/s", NULL, &a, &ss);
+	double pf = a.flops;
+	parsed_release(&p);
+	parse_accel(&p, "flops: 989400 GFLOP/s", NULL, &a, &ss);
+	ck_assert_double_eq_tol(a.flops, pf, 1e-3);
+	parsed_release(&p);
+
+	static const struct { const char *text, *msg; } bad[] = {
+		{"flops: 5 W", "'workload.accelerator.flops' must be a compute rate, but '5 W' is a power"},
+		{"flops: nan", "'workload.accelerator.flops' must be a compute rate such as '989.4 TFLOP/s', got 'nan'"},
+		{"flops: inf TFLOP/s", "got 'inf TFLOP/s'"},
+		{"flops: -3 TFLOP/s", "'workload.accelerator.flops' must be greater than 0, got '-3 TFLOP/s'"},
+		{"flops: 0 PFLOP/s", "must be greater than 0, got '0 PFLOP/s'"},
+		{"flops: 1000", "'workload.accelerator.flops' needs a unit: '1000' (expected FLOP/s, "
+				"GFLOP/s, TFLOP/s or PFLOP/s, e.g. '989.4 TFLOP/s')"},
+		{"flops: 2 PFLOPS", "has an unknown unit in '2 PFLOPS'"},
+		{"flops: 2 tflop/s", "has an unknown unit in '2 tflop/s'"},
+		{"flops: many", "a.yaml:2:59: error: 'workload.accelerator.flops' must be a compute rate"},
+		{"flops: [1]", "must be a compute rate such as '989.4 TFLOP/s', got a list"},
+		{"flops: 1e400 TFLOP/s", "'workload.accelerator.flops' is out of range"},
+		{"flops: 1e7 PFLOP/s", "'workload.accelerator.flops' is out of range"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		parse_accel(&p, bad[i].text, NULL, &a, &ss);
+		ck_assert_msg(p.rc == -1, "%s accepted", bad[i].text);
+		HAS(&p, bad[i].msg);
+		parsed_release(&p);
+	}
+
+	/* min_on_time: NaN and infinities fail, not pass, the range test */
+	parse_accel(&p, "flops: 1 PFLOP/s", "min_on_time: 0.75", &a, &ss);
+	ck_assert_msg(p.rc == 0, "%s", p.msg);
+	ck_assert_double_eq(ss.min_on_time, 0.75);
+	parsed_release(&p);
+	static const char *const frac[] = {"min_on_time: nan", "min_on_time: .nan",
+					   "min_on_time: inf", "min_on_time: .inf",
+					   "min_on_time: 1.5", "min_on_time: -0.1",
+					   "min_on_time: 0x1"};
+	for (size_t i = 0; i < sizeof frac / sizeof frac[0]; i++) {
+		parse_accel(&p, "flops: 1 PFLOP/s", frac[i], &a, &ss);
+		ck_assert_msg(p.rc == -1, "%s accepted", frac[i]);
+		HAS(&p, "'workload.sessions.min_on_time' must be a fraction from 0 to 1");
+		parsed_release(&p);
+	}
+}
+END_TEST
+
 Suite *suite_model(void)
 {
 	Suite *s = suite_create("model");
@@ -484,6 +573,7 @@ Suite *suite_model(void)
 	tc = tcase_create("parse");
 	tcase_add_test(tc, parse_book_models);
 	tcase_add_test(tc, parse_errors);
+	tcase_add_test(tc, parse_flops);
 	suite_add_tcase(s, tc);
 	return s;
 }
