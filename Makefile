@@ -58,6 +58,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/fuzz/*.d)
+.SECONDARY:
 
 # Installs the Debian packages fabricx needs when any is missing.
 deps:
@@ -101,36 +102,42 @@ valgrind-check: all
 	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
 
 # ---- fuzzing (docs/reliability.md) ----
-# fuzz/corpus: seeds (every shipped spec and bad-input case) plus what the
-# fuzzer kept; fuzz/regress: every input that once crashed or hung.
-FUZZ_TIME ?= 600
-FUZZ_SRC  := fuzz/fuzz_spec.c
-FUZZ_DIRS := fuzz/corpus fuzz/regress
+# Two targets: spec (fuzz/fuzz_spec.c: the loader, --set, every spec family)
+# and args (fuzz/fuzz_args.c: the command line of metrics, collective and
+# power).  fuzz/corpus[-args]: seeds plus what the fuzzer kept;
+# fuzz/regress[-args]: every input that once crashed or hung.
+FUZZ_TIME   ?= 600
+FUZZ_TARGET ?= spec
+FUZZ_SUFFIX  = $(if $(filter spec,$(1)),,-$(1))
+FUZZ_DIRS    = fuzz/corpus$(call FUZZ_SUFFIX,$(1)) fuzz/regress$(call FUZZ_SUFFIX,$(1))
 
-$(BUILD)/fuzz/replay: $(BUILD)/fuzz/fuzz_spec.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
+$(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
 
-fuzz-replay: $(BUILD)/fuzz/replay
-	$(BUILD)/fuzz/replay $(FUZZ_DIRS)
+fuzz-replay: $(BUILD)/fuzz/replay-spec $(BUILD)/fuzz/replay-args
+	$(BUILD)/fuzz/replay-spec $(call FUZZ_DIRS,spec)
+	$(BUILD)/fuzz/replay-args $(call FUZZ_DIRS,args)
 
 # libFuzzer needs clang and its runtime (Debian: clang, libclang-rt-14-dev).
 fuzz-deps:
 	@$(MAKE) --no-print-directory deps DEB_PKGS="clang libclang-rt-14-dev"
 
-build-fuzz/fuzz_spec: fuzz-deps
+build-fuzz/fuzz_%: fuzz-deps
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
 	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  build-fuzz/libfabricx.a $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/fuzz/fuzz_spec.o
-	clang -g -fsanitize=fuzzer,address,undefined -o $@ build-fuzz/fuzz/fuzz_spec.o \
+	  build-fuzz/libfabricx.a $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/fuzz/fuzz_$*.o
+	clang -g -fsanitize=fuzzer,address,undefined -o $@ build-fuzz/fuzz/fuzz_$*.o \
 	  $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/libfabricx.a $(PKG_LIBS)
 
-# Runs for FUZZ_TIME seconds; new inputs go to build-fuzz/corpus (copy the
-# interesting ones to fuzz/corpus), crashes to build-fuzz/crash-*.
-fuzz: build-fuzz/fuzz_spec
-	@mkdir -p build-fuzz/corpus
-	build-fuzz/fuzz_spec -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
-	  -max_len=4096 -dict=fuzz/spec.dict -artifact_prefix=build-fuzz/ \
-	  build-fuzz/corpus $(FUZZ_DIRS)
+# Runs FUZZ_TARGET for FUZZ_TIME seconds; new inputs go to
+# build-fuzz/corpus-TARGET (merge the interesting ones into fuzz/), crashes
+# and hangs to build-fuzz/TARGET-crash-* and -timeout-*.
+fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
+	@mkdir -p build-fuzz/corpus-$(FUZZ_TARGET)
+	build-fuzz/fuzz_$(FUZZ_TARGET) -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	  -max_len=4096 -dict=fuzz/$(FUZZ_TARGET).dict -artifact_prefix=build-fuzz/$(FUZZ_TARGET)- \
+	  $(if $(filter args,$(FUZZ_TARGET)),-close_fd_mask=2) \
+	  build-fuzz/corpus-$(FUZZ_TARGET) $(call FUZZ_DIRS,$(FUZZ_TARGET))
 
 bench: all
 	sh bench/run.sh
