@@ -91,6 +91,7 @@ int main(int argc, char **argv)
 			count++;
 		}
 	}
-	printf("replay: %ld inputs ran through the fuzz target\n", count);
+	/* stderr: the args target sends stdout to /dev/null */
+	fprintf(stderr, "replay: %ld inputs ran through the fuzz target\n", count);
 	return rc ? 1 : 0;
 }
