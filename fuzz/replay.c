@@ -62,7 +62,8 @@ static int run_dir(const char *dir, long *count)
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp);
+	if (n > 1)  /* qsort may not be given NULL, even for nothing */
+		qsort(names, n, sizeof *names, cmp);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		char path[4096];
