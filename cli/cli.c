@@ -291,7 +291,10 @@ int fx_cli_outdir(fx_cli *c)
 void fx_cli_begin(fx_cli *c)
 {
 	if (c->json) {
-		fx_json_init(&c->js, stdout);
+		/* held in memory and printed by fx_cli_finish only on success:
+		 * a failed command prints no JSON rather than half an object */
+		c->json_buf = open_memstream(&c->json_text, &c->json_len);
+		fx_json_init(&c->js, c->json_buf ? c->json_buf : stdout);
 		fx_json_obj_begin(&c->js, NULL);
 		fx_json_str(&c->js, "name", c->name);
 		fx_json_str(&c->js, "spec", c->spec_path);
@@ -350,6 +353,12 @@ int fx_cli_finish(fx_cli *c, int rc)
 	int status = c->d.status;
 	if (rc && status == 0)
 		status = FX_EXIT_INTERNAL;  /* failed without saying why: a bug */
+	if (c->json_buf) {
+		if (fclose(c->json_buf) == 0 && status == 0)
+			fwrite(c->json_text, 1, c->json_len, stdout);
+		free(c->json_text);
+		c->json_buf = NULL;
+	}
 	if (c->d.nerr > c->d.max_shown)
 		fprintf(stderr, "fabricx: %d more errors not shown\n", c->d.nerr - c->d.max_shown);
 	fx_diag_release(&c->d);

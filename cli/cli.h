@@ -68,6 +68,9 @@ typedef struct fx_cli {
 	char name[128];                      /* spec name */
 	char outdir[512];                    /* out/<name> */
 	fx_json js;
+	FILE *json_buf;                      /* --json: the object, until finish */
+	char *json_text;
+	size_t json_len;
 	int quiet;                           /* explore: tables to files only */
 	struct {                             /* key figures the reports leave for explore's summary */
 		int64_t diameter;

@@ -107,6 +107,11 @@ expect 0 "explore writes its report" -- "$FABRICX" explore specs/nvl72.yaml --no
 [ -s "$tmp/o/nvl72/report.md" ] && [ -s "$tmp/o/nvl72/report.json" ] && ok || bad "explore: no report"
 leftover=$(find "$tmp/o" -name '.*.tmp.*' | head -3)
 [ -z "$leftover" ] && ok || bad "temporaries left after a whole run: $leftover"
+# --json: a command that fails prints no JSON at all, not half an object
+expect 2 "metrics --json with a bad --cut" -- "$FABRICX" metrics specs/nvl72.yaml --json --cut node=0-99:rest --out "$tmp/o"
+[ ! -s "$tmp/out" ] && ok || bad "failed metrics --json printed: $(head -c 80 "$tmp/out")"
+expect 3 "place --json cut off by the time limit" -- "$FABRICX" place specs/cm384.yaml --json --time-limit 0.01 --out "$tmp/o"
+[ ! -s "$tmp/out" ] && ok || bad "failed place --json printed: $(head -c 80 "$tmp/out")"
 # an unwritable output directory is a clear error, not a crash
 mkdir -p "$tmp/ro/nvl72" && chmod 500 "$tmp/ro/nvl72"
 if [ "$(id -u)" != 0 ]; then
