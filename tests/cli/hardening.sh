@@ -52,6 +52,10 @@ expect 2 "torus allreduce over --max-memory" -- "$FABRICX" collective "$tmp/big.
 has "allreduce/torus over 262144 ranks lists about 5.95e+08 flows" "torus flow estimate"
 expect 0 "ring allreduce on 64^3 fits" -- "$FABRICX" collective "$tmp/big.yaml" --pattern allreduce --algo ring --size 1MiB --out "$tmp/o"
 expect 0 "pipelined chain on 64^3 is linear" -- "$FABRICX" collective "$tmp/big.yaml" --pattern broadcast --algo chain --size 1MiB --out "$tmp/o"
+# 100,000 chunks on 64 ranks: the steady rounds are one repeated round
+expect 0 "chain with 100000 chunks" -- "$FABRICX" collective specs/switched-64.yaml --pattern broadcast --algo chain --chunks 100000 --size 1MiB --json --out "$tmp/o"
+if jq -e '.rounds==100062 and (.per_round|length)==125 and ([.per_round[].repeat]|add)==100062' "$tmp/out" >/dev/null; then ok; else
+	bad "chain rounds: $(jq -c '[.rounds, (.per_round|length)]' "$tmp/out")"; fi
 # the MILP: 48 instances x 48 nodes is 5376 columns, about 4.7 MiB for GLPK
 expect 2 "placement model over --max-memory" -- "$FABRICX" place specs/cm384.yaml --max-memory 4MiB --out "$tmp/o"
 has "the placement model of 48 instances on 48 nodes has about 5.38e+03 columns" "MILP estimate"

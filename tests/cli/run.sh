@@ -125,8 +125,8 @@ for spec in specs/*.yaml; do
 	    and (.size_bytes==10240) and (.rounds|type=="number") and (.time_us>0)
 	    and (.max_link_bytes|type=="number") and (.total_link_bytes|type=="number")
 	    and (.algbw_GBps|type=="number") and (.busbw_GBps|type=="number")
-	    and (.rounds as $r | .per_round|length==$r)
-	    and (.per_round[0]|has("max_link_bytes") and has("total_link_bytes") and has("max_hops") and has("time_us"))' \
+	    and (.rounds as $r | [.per_round[].repeat]|add==$r)
+	    and (.per_round[0]|has("repeat") and has("max_link_bytes") and has("total_link_bytes") and has("max_hops") and has("time_us"))' \
 	    "$tmp/out" >/dev/null; then ok; else bad "collective $spec --json breaks the contract"; fi
 	expect 0 "power $spec" -- "$FABRICX" power "$spec" --json --out "$tmp/o"
 	if jq -e 'has("budget_kW") and (.max_devices|type=="number") and (.nodes|type=="number")
