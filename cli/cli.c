@@ -184,6 +184,19 @@ int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, dou
 	}
 }
 
+int fx_cli_int(fx_cli *c, const char *opt, const char *text, int64_t lo, int64_t hi,
+	       int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(text, &end, 10);
+	if (end == text || *end || errno == ERANGE || v < lo || v > hi)
+		return fx_diag_error(&c->d, NULL, "%s: expected an integer from %lld to %lld, got '%s'",
+				     opt, (long long)lo, (long long)hi, text);
+	*out = v;
+	return 0;
+}
+
 int fx_cli_time_limit(fx_cli *c, const char *text, double *out)
 {
 	double v;

@@ -120,6 +120,9 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res);
 int fx_cli_table(fx_cli *c, fx_table *t);
 /* Releases everything; returns the exit status for rc. */
 int fx_cli_finish(fx_cli *c, int rc);
+/* A whole number given to option opt, in [lo, hi]. */
+int fx_cli_int(fx_cli *c, const char *opt, const char *text, int64_t lo, int64_t hi,
+	       int64_t *out);
 /* --time-limit: seconds, bare ("10") or with a unit ("500 ms"), in
  * (0, FX_CLI_MAX_TIME_LIMIT]: no solve runs unbounded. */
 #define FX_CLI_MAX_TIME_LIMIT 86400

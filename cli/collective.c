@@ -273,13 +273,9 @@ int fx_cmd_collective(int argc, char **argv)
 		rc = fx_diag_error(&c.d, NULL, "collective: --tie must be split or plus, got '%s'", tie);
 	if (rc == 0)
 		rc = fx_cli_qty(&c, "--size", size, FX_UNIT_SIZE, &q.size);
-	if (rc == 0 && fx_cli_opt(&c, "chunks")) {
-		char *end;
-		q.chunks = strtoll(fx_cli_opt(&c, "chunks"), &end, 10);
-		if (*end || q.chunks < 1)
-			rc = fx_diag_error(&c.d, NULL, "--chunks: expected a positive integer, got '%s'",
-					   fx_cli_opt(&c, "chunks"));
-	}
+	/* a billion pieces is past any pipeline, and keeps n + chunks in range */
+	if (rc == 0 && fx_cli_opt(&c, "chunks"))
+		rc = fx_cli_int(&c, "--chunks", fx_cli_opt(&c, "chunks"), 1, 1000000000, &q.chunks);
 	if (rc == 0)
 		rc = fx_cli_load(&c);
 	if (rc == 0)

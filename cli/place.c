@@ -284,13 +284,9 @@ int fx_cmd_place(int argc, char **argv)
 		}
 		if ((v = fx_cli_opt(&c, "time-limit")) && fx_cli_time_limit(&c, v, &limit))
 			rc = -1;
-		if ((v = fx_cli_opt(&c, "instances"))) {
-			char *end;
-			long long n = strtoll(v, &end, 10);
-			if (*end || n < 1)
-				rc = fx_diag_error(&c.d, NULL, "--instances: expected a positive integer, got '%s'", v);
-			c.work.instances = n;
-		}
+		if ((v = fx_cli_opt(&c, "instances")) &&
+		    fx_cli_int(&c, "--instances", v, 1, 1000000, &c.work.instances))
+			rc = -1;
 		if (rc == 0 && !c.work.present)
 			rc = fx_diag_error(&c.d, NULL, "%s: the spec has no workload to place (add "
 					   "'workload: {scheme: {tp: 2, ep: 4}, ...}'; see docs/spec.md)",
