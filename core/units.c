@@ -69,12 +69,17 @@ static const unit units[] = {
 	{"kHz", FX_UNIT_FREQUENCY, 1e3},
 	{"MHz", FX_UNIT_FREQUENCY, 1e6},
 	{"GHz", FX_UNIT_FREQUENCY, 1e9},
+
+	{"FLOP/s", FX_UNIT_COMPUTE, 1},
+	{"GFLOP/s", FX_UNIT_COMPUTE, 1e9},
+	{"TFLOP/s", FX_UNIT_COMPUTE, 1e12},
+	{"PFLOP/s", FX_UNIT_COMPUTE, 1e15},
 };
 
 const char *fx_unit_kind_name(fx_unit_kind k)
 {
 	static const char *const names[FX_UNIT_KINDS] = {
-		"number", "bandwidth", "time", "power", "size", "frequency"};
+		"number", "bandwidth", "time", "power", "size", "frequency", "compute rate"};
 	return k < FX_UNIT_KINDS ? names[k] : "?";
 }
 
@@ -82,7 +87,7 @@ const char *fx_unit_example(fx_unit_kind k)
 {
 	static const char *const ex[FX_UNIT_KINDS] = {
 		"4", "'50 GB/s' or '400 Gbit/s'", "'200 ns' or '0.822 us'",
-		"'700 W' or '10.2 kW'", "'48 KiB' or '32 MiB'", "'1.1 GHz'"};
+		"'700 W' or '10.2 kW'", "'48 KiB' or '32 MiB'", "'1.1 GHz'", "'989.4 TFLOP/s'"};
 	return k < FX_UNIT_KINDS ? ex[k] : "?";
 }
 

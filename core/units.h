@@ -19,6 +19,7 @@ typedef enum fx_unit_kind {
 	FX_UNIT_POWER,      /* watts */
 	FX_UNIT_SIZE,       /* bytes */
 	FX_UNIT_FREQUENCY,  /* hertz */
+	FX_UNIT_COMPUTE,    /* floating-point operations per second */
 	FX_UNIT_KINDS
 } fx_unit_kind;
 

@@ -105,8 +105,6 @@ static int decimal(const char *t)
 /* workload.accelerator.flops: a positive number and a FLOP/s unit. */
 static int flops_parse(fx_diag *d, const fx_snode *n, double *out)
 {
-	static const struct { const char *name; double scale; } units[] = {
-		{"FLOP/s", 1}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
 	static const char *const what = "a compute rate such as '989.4 TFLOP/s'";
 	static const char *const which = "FLOP/s, GFLOP/s, TFLOP/s or PFLOP/s, e.g. '989.4 TFLOP/s'";
 	if (n->kind != FX_SNODE_SCALAR)
@@ -116,8 +114,10 @@ static int flops_parse(fx_diag *d, const fx_snode *n, double *out)
 		return fx_snode_error(d, n, "'%s' has no value (expected %s)", n->path, what);
 	fx_unit_kind got = FX_UNIT_NONE;
 	double v;
-	switch (fx_unit_parse(n->text, FX_UNIT_NONE, &v, &got)) {
-	case FX_UNIT_OK:  /* a bare number */
+	switch (fx_unit_parse(n->text, FX_UNIT_COMPUTE, &v, &got)) {
+	case FX_UNIT_OK:
+		break;
+	case FX_UNIT_MISSING:
 		return fx_snode_error(d, n, "'%s' needs a unit: '%s' (expected %s)", n->path,
 				      n->text, which);
 	case FX_UNIT_WRONG_KIND:
@@ -126,33 +126,15 @@ static int flops_parse(fx_diag *d, const fx_snode *n, double *out)
 				      fx_unit_kind_name(got));
 	case FX_UNIT_RANGE:
 		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
-	case FX_UNIT_UNKNOWN:  /* a number and a unit: perhaps ours */
-		break;
+	case FX_UNIT_UNKNOWN:
+		return fx_snode_error(d, n, "'%s' has an unknown unit in '%s' (expected %s)",
+				      n->path, n->text, which);
 	default:
 		return fx_snode_error(d, n, "'%s' must be %s, got '%s'", n->path, what, n->text);
 	}
-	const char *t = n->text;
-	while (*t == ' ')
-		t++;
-	char *end;
-	v = strtod(t, &end);
-	const char *u = end;
-	while (*u == ' ')
-		u++;
-	size_t len = strlen(u);
-	while (len > 0 && u[len - 1] == ' ')
-		len--;
-	size_t i = 0;
-	while (i < sizeof units / sizeof units[0] &&
-	       (strlen(units[i].name) != len || strncmp(units[i].name, u, len) != 0))
-		i++;
-	if (i == sizeof units / sizeof units[0])
-		return fx_snode_error(d, n, "'%s' has an unknown unit in '%s' (expected %s)",
-				      n->path, n->text, which);
-	v *= units[i].scale;
 	if (!(v > 0))
 		return fx_snode_error(d, n, "'%s' must be greater than 0, got '%s'", n->path, n->text);
-	if (!isfinite(v) || v > 1e21)  /* a million PFLOP/s: beyond any device */
+	if (v > 1e21)  /* a million PFLOP/s: beyond any device */
 		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
 	*out = v;
 	return 0;
