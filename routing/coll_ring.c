@@ -122,30 +122,11 @@ static int ar_hier(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 	return rc;
 }
 
-/* flows listed: one per rank per phase (ring phases are repeated rounds) */
-static double flows_1n(const fx_fabric *f, const fx_coll_req *q)
-{
-	(void)f;
-	return (double)q->n;
-}
-
-static double flows_2n(const fx_fabric *f, const fx_coll_req *q)
-{
-	(void)f;
-	return 2.0 * (double)q->n;
-}
-
-static double flows_4n(const fx_fabric *f, const fx_coll_req *q)
-{
-	(void)f;
-	return 4.0 * (double)q->n;
-}
-
 const fx_coll_algo fx_ar_ring = {"allreduce", "ring", "ring reduce-scatter + all-gather (book Eq. 6-9)",
-				 ar_ring, twice_ring, NULL, flows_2n};
+				 ar_ring, twice_ring, NULL, fx_flows_2n};
 const fx_coll_algo fx_ar_hier = {"allreduce", "hier", "ring inside nodes, ring across nodes on M/g, ring inside nodes",
-				 ar_hier, twice_ring, NULL, flows_4n};
+				 ar_hier, twice_ring, NULL, fx_flows_4n};
 const fx_coll_algo fx_rs_ring = {"reduce-scatter", "ring", "n-1 rounds of M/n to the next rank",
-				 rs_ring, once_ring, NULL, flows_1n};
+				 rs_ring, once_ring, NULL, fx_flows_1n};
 const fx_coll_algo fx_ag_ring = {"all-gather", "ring", "n-1 rounds of M/n to the next rank",
-				 ag_ring, once_ring, NULL, flows_1n};
+				 ag_ring, once_ring, NULL, fx_flows_1n};

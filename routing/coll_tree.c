@@ -157,28 +157,6 @@ static int ar_dbtree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_d
 	return 0;
 }
 
-/* every rank but the root forwards or receives the whole buffer once in
- * each direction: not equal per rank */
-/* flows listed: a binomial tree has n-1 edges, each used once per phase */
-static double flows_n(const fx_fabric *f, const fx_coll_req *q)
-{
-	(void)f;
-	return (double)q->n;
-}
-
-static double flows_2n(const fx_fabric *f, const fx_coll_req *q)
-{
-	(void)f;
-	return 2.0 * (double)q->n;
-}
-
-/* two trees, each edge once up and once down */
-static double flows_4n(const fx_fabric *f, const fx_coll_req *q)
-{
-	(void)f;
-	return 4.0 * (double)q->n;
-}
-
 /* each of the n-1 chain links carries every chunk once, but the rounds
  * where every link is busy are listed once: (n-1) min(c, n-1) flows */
 static double flows_chain(const fx_fabric *f, const fx_coll_req *q)
@@ -190,12 +168,12 @@ static double flows_chain(const fx_fabric *f, const fx_coll_req *q)
 }
 
 const fx_coll_algo fx_ar_tree = {"allreduce", "tree", "binomial reduce then broadcast, whole tensor each round (book Eq. 6-10)",
-				 ar_tree, NULL, NULL, flows_2n};
+				 ar_tree, NULL, NULL, fx_flows_2n};
 const fx_coll_algo fx_ar_dbtree = {"allreduce", "dbtree", "two complementary binary trees, half the data each",
-				   ar_dbtree, NULL, NULL, flows_4n};
-const fx_coll_algo fx_bc_tree = {"broadcast", "tree", "binomial tree from rank 0", bc_tree, NULL, NULL, flows_n};
+				   ar_dbtree, NULL, NULL, fx_flows_4n};
+const fx_coll_algo fx_bc_tree = {"broadcast", "tree", "binomial tree from rank 0", bc_tree, NULL, NULL, fx_flows_1n};
 const fx_coll_algo fx_bc_chain = {"broadcast", "chain", "pipelined chain in rank order (--chunks, default 8)",
 				  bc_chain, NULL, NULL, flows_chain};
-const fx_coll_algo fx_rd_tree = {"reduce", "tree", "binomial tree to rank 0", rd_tree, NULL, NULL, flows_n};
+const fx_coll_algo fx_rd_tree = {"reduce", "tree", "binomial tree to rank 0", rd_tree, NULL, NULL, fx_flows_1n};
 const fx_coll_algo fx_rd_chain = {"reduce", "chain", "pipelined chain towards rank 0 (--chunks, default 8)",
 				  rd_chain, NULL, NULL, flows_chain};

@@ -628,21 +628,8 @@ static double sent_shift(const fx_coll_req *q)
 	return P > 1 ? (double)P * q->size : 0;
 }
 
-/* Flows listed, bounded by multiples of the PE count: the row algorithms
- * list O(H) or O(n) flows, the GEMM shifts two per PE, SUMMA 4P per round
- * over about P/2 + 2 rounds. */
-static double flows_2n(const fx_fabric *f, const fx_coll_req *q)
-{
-	(void)f;
-	return 2.0 * (double)q->n;
-}
-
-static double flows_6n(const fx_fabric *f, const fx_coll_req *q)
-{
-	(void)f;
-	return 6.0 * (double)q->n;
-}
-
+/* SUMMA lists 4P flows per round over about P/2 + 2 rounds; the other wafer
+ * algorithms list O(H) or two flows per PE (fx_flows_2n, fx_flows_6n). */
 static double flows_summa(const fx_fabric *f, const fx_coll_req *q)
 {
 	(void)f;
@@ -652,19 +639,19 @@ static double flows_summa(const fx_fabric *f, const fx_coll_req *q)
 
 const fx_coll_algo fx_ar_pipeline = {"allreduce", "pipeline",
 	"wafer rows: add-and-forward stream tail->head, multicast back (WaferLLM §3.2)",
-	ar_pipeline, NULL, plmr_pipeline, flows_2n};
+	ar_pipeline, NULL, plmr_pipeline, fx_flows_2n};
 const fx_coll_algo fx_ar_mesh_ring = {"allreduce", "mesh-ring",
 	"wafer rows: ring reduce-scatter + all-gather in x order, wrap across the row",
-	ar_mesh_ring, NULL, plmr_mesh_ring, flows_2n};
+	ar_mesh_ring, NULL, plmr_mesh_ring, fx_flows_2n};
 const fx_coll_algo fx_ar_ktree = {"allreduce", "ktree",
 	"wafer rows: MeshGEMV two-way 2-tree, G groups (--chunks G; default ~sqrt W)",
-	ar_ktree, NULL, plmr_ktree, flows_6n};
+	ar_ktree, NULL, plmr_ktree, fx_flows_6n};
 const fx_coll_algo fx_gemm_cannon = {"gemm-shift", "cannon",
 	"P x P grid: P steps shifting A left and B up, wrap-around P-1 hops",
-	gemm_cannon, sent_shift, plmr_cannon, flows_2n};
+	gemm_cannon, sent_shift, plmr_cannon, fx_flows_2n};
 const fx_coll_algo fx_gemm_summa = {"gemm-shift", "summa",
 	"P x P grid: P steps multicasting an A column along rows, a B row along columns",
 	gemm_summa, NULL, plmr_summa, flows_summa};
 const fx_coll_algo fx_gemm_meshgemm = {"gemm-shift", "meshgemm",
 	"P x P grid: Cannon's shifts on the INTERLEAVE ring, at most 2 hops (WaferLLM §3.1)",
-	gemm_meshgemm, sent_shift, plmr_meshgemm, flows_2n};
+	gemm_meshgemm, sent_shift, plmr_meshgemm, fx_flows_2n};

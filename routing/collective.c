@@ -60,6 +60,27 @@ void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, doub
 	r->n++;
 }
 
+double fx_flows_1n(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	return (double)q->n;
+}
+
+double fx_flows_2n(const fx_fabric *f, const fx_coll_req *q)
+{
+	return 2 * fx_flows_1n(f, q);
+}
+
+double fx_flows_4n(const fx_fabric *f, const fx_coll_req *q)
+{
+	return 4 * fx_flows_1n(f, q);
+}
+
+double fx_flows_6n(const fx_fabric *f, const fx_coll_req *q)
+{
+	return 6 * fx_flows_1n(f, q);
+}
+
 int fx_is_pow2(int64_t n)
 {
 	return n > 0 && (n & (n - 1)) == 0;

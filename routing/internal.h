@@ -11,6 +11,12 @@ void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, doub
 /* 1 if n is a power of two. */
 int fx_is_pow2(int64_t n);
 int fx_log2(int64_t n);
+/* Flow bounds (fx_coll_algo.flows) for schedules that list a fixed number
+ * of flows per rank: one per rank per phase or tree edge. */
+double fx_flows_1n(const fx_fabric *f, const fx_coll_req *q);
+double fx_flows_2n(const fx_fabric *f, const fx_coll_req *q);
+double fx_flows_4n(const fx_fabric *f, const fx_coll_req *q);
+double fx_flows_6n(const fx_fabric *f, const fx_coll_req *q);
 /* Reports that algo needs a power-of-two rank count. */
 int fx_need_pow2(const fx_coll_req *q, fx_diag *d);
 
