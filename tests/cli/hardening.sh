@@ -4,31 +4,8 @@
 #
 #   FABRICX=/path/to/fabricx sh tests/cli/hardening.sh
 set -u
-FABRICX=${FABRICX:-./fabricx}
-here=$(cd "$(dirname "$0")" && pwd)
-cd "$here/../.." || exit 1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS DESCRIPTION -- COMMAND...
-expect() {
-	want=$1; what=$2; shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else
-		bad "$what: exit $got, expected $want"; sed 's/^/    /' "$tmp/err" | head -5
-	fi
-}
-# has PATTERN DESCRIPTION: the last command's stderr holds PATTERN
-has() {
-	if grep -q -- "$1" "$tmp/err"; then ok; else
-		bad "$2: stderr lacks '$1'"; sed 's/^/    /' "$tmp/err" | head -5
-	fi
-}
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 cat >"$tmp/big.yaml" <<'YAML'
 name: big
@@ -123,5 +100,4 @@ if [ "$(id -u)" != 0 ]; then
 	has "cannot" "unwritable out/ message"
 fi
 
-echo "hardening tests: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "hardening tests"

@@ -11,27 +11,8 @@
 #    holds another expected exit status.
 # 3. Behaviours: help, unknown commands and options, --set, --cut, out/ files.
 set -u
-FABRICX=${FABRICX:-./fabricx}
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-cd "$root" || exit 1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS DESCRIPTION -- COMMAND...
-expect() {
-	want=$1; what=$2; shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok; else
-		bad "$what: exit $got, expected $want"; sed 's/^/    /' "$tmp/err" | head -5
-	fi
-}
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # 1. the JSON contract on every shipped spec
 for spec in specs/*.yaml; do
@@ -203,5 +184,4 @@ expect 2 "render -o without file" -- "$FABRICX" render specs/hgx-h100.yaml -o
 expect 2 "-o on a command without --output" -- "$FABRICX" metrics specs/hgx-h100.yaml -o x
 expect 2 "render --pattern without loads" -- "$FABRICX" render specs/hgx-h100.yaml --pattern allreduce
 
-echo "cli tests: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "cli tests"
