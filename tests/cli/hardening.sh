@@ -36,7 +36,12 @@ if jq -e '.rounds==100062 and (.per_round|length)==125 and ([.per_round[].repeat
 # the MILP: 48 instances x 48 nodes is 5376 columns, about 4.7 MiB for GLPK
 expect 2 "placement model over --max-memory" -- "$FABRICX" place specs/cm384.yaml --max-memory 4MiB --out "$tmp/o"
 has "the placement model of 48 instances on 48 nodes has about 5.38e+03 columns" "MILP estimate"
-# no closed form (odd extents) and too large for max-flow: a linear-time bound
+# no closed form (odd extents) and too large for max-flow: a linear-time bound.
+# By hand, for the device-order split (x fastest): side A is z-slabs 0-30
+# and the first 1984 devices of slab 31 (rows y 0-30 and 31 devices of row
+# 31).  z links: 1985 + 1984 across slab 31, 3969 on the wrap = 7938; inside
+# slab 31, y links 31 + 32 + 63 (wrap) = 126 and x links 1 + 1 (wrap) = 2;
+# 8066 in all.
 expect 0 "bisection of a 63^3 torus" -- "$FABRICX" metrics "$tmp/big.yaml" --set 'fabric.dims=[63,63,63]' --json --out "$tmp/o"
 if jq -e '.bisection.method=="bound" and .bisection.links==8066' "$tmp/out" >/dev/null; then ok; else
 	bad "63^3 bisection bound"; head -c 300 "$tmp/out"; fi
