@@ -92,6 +92,8 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 	fx_diag_init(&c->d);
 	c->cmd = cmd;
 	c->opts = opts;
+	c->argc = argc;
+	c->argv = argv;
 	c->out_root = "out";
 	c->max_mem = fx_fabric_default_limit();
 	for (int i = 1; i < argc; i++) {

@@ -48,6 +48,8 @@ typedef struct fx_cli {
 	const fx_opt *opts;                  /* the command's own options */
 	const char *vals[FX_CLI_MAX_OPTS];   /* their values ("1" for flags) */
 	const char *spec_path;
+	int argc;                            /* the command line, from the command's */
+	char **argv;                         /* name on (reports record it) */
 	int json;
 	const char *sets[FX_CLI_MAX_SETS];
 	int nsets;

@@ -70,13 +70,23 @@ if jq -e '(.placement // .) | (.gap|type=="number") and (.status=="optimal") and
 	bad "place --json: gap"; head -c 300 "$tmp/out"; fi
 
 # ---- no partial output ----
-# a run that fails after opening its report leaves neither the report nor
-# a temporary; a report from an earlier run stays as it was
-mkdir -p "$tmp/o/cm384"
+# explore always delivers its report: a section that is infeasible is
+# written with its status and reason, the others complete, exit 3; the
+# folder is replaced whole, so nothing of an earlier run is left looking
+# current, and folders left by killed runs are swept
+mkdir -p "$tmp/o/cm384" "$tmp/o/.cm384.new-killed"
 echo "earlier report" >"$tmp/o/cm384/report.md"
+echo "stale" >"$tmp/o/cm384/stale.csv"
 expect 3 "explore with an infeasible placement" -- "$FABRICX" explore specs/cm384.yaml --set workload.instances=1000 --out "$tmp/o"
-if [ "$(cat "$tmp/o/cm384/report.md")" = "earlier report" ]; then ok; else bad "failed explore replaced report.md"; fi
-[ ! -e "$tmp/o/cm384/report.json" ] && ok || bad "failed explore left report.json"
+[ "$(jq -r .sections.placement.status "$tmp/o/cm384/report.json")" = infeasible ] && [ "$(jq -r '[.sections[]|.status]|map(select(.=="ok"))|length' "$tmp/o/cm384/report.json")" = 5 ] && ok || bad "infeasible placement: a report with its status, the rest ok"
+grep -q "^| placement | infeasible | no placement of 1000 instances of 8 devices fits: devices: 1000 instances x 8 devices = 8000, the fabric has 384 |" "$tmp/o/cm384/report.md" && ok || bad "report.md names the placement's status and reason"
+[ ! -e "$tmp/o/cm384/stale.csv" ] && ! grep -q "earlier report" "$tmp/o/cm384/report.md" && ok || bad "explore replaces its folder whole"
+[ -z "$(ls -A "$tmp/o" | grep -e '\.new-' -e '\.old')" ] && ok || bad "staging folders swept: $(ls -A "$tmp/o")"
+# a symbolic link at out/<name> is refused, not followed
+mkdir -p "$tmp/elsewhere" "$tmp/l" && ln -s "$tmp/elsewhere" "$tmp/l/cm384"
+expect 2 "explore into a symlinked folder" -- "$FABRICX" explore specs/cm384.yaml --out "$tmp/l"
+has "a symbolic link (refused" "symlink message"
+[ -z "$(ls -A "$tmp/elsewhere")" ] && [ -L "$tmp/l/cm384" ] && ok || bad "symlink target untouched"
 leftover=$(find "$tmp/o" -name '.*.tmp.*' | head -3)
 [ -z "$leftover" ] && ok || bad "temporaries left behind: $leftover"
 # interrupted: SIGINT part-way through a report removes the temporaries
