@@ -153,6 +153,7 @@ fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 
 bench: all
 	sh bench/run.sh
+	sh bench/place.sh
 
 clean:
 	rm -rf build build-san build-fuzz fabricx

@@ -43,7 +43,7 @@ bench "ring allreduce, CloudMatrix384 (766 rounds)" -- collective specs/cm384.ya
 bench "K-tree allreduce, 660x660 wafer mesh" -- collective specs/wse2.yaml --set 'fabric.grid=[660,660]' --pattern allreduce --algo ktree --size 4KiB
 bench "SUMMA shifts, 660x660 wafer mesh (331 rounds over every link)" -- collective specs/wse2.yaml --set 'fabric.grid=[660,660]' --pattern gemm-shift --algo summa --size 8KiB
 bench "MeshGEMM shifts, 660x660 wafer mesh" -- collective specs/wse2.yaml --set 'fabric.grid=[660,660]' --pattern gemm-shift --algo meshgemm --size 8KiB
-bench "place 48 TP2xEP4 instances, CloudMatrix384 (MILP)" -- place specs/cm384.yaml
+bench "place 48 TP2xEP4 instances, CloudMatrix384 (packing + bound)" -- place specs/cm384.yaml
 bench "compare all shipped specs under 120 kW" -- compare specs/cm384.yaml specs/nvl72.yaml specs/hgx-h100.yaml specs/dgx-h100-256.yaml specs/tpu-v4-cube.yaml specs/torus-8x8x8.yaml specs/fat-tree-k8.yaml specs/wse2.yaml --power-cap 120kW
 bench "metrics, CloudMatrix384" -- metrics specs/cm384.yaml
 bench "metrics, WSE-2 (757x996 PEs)" -- metrics specs/wse2.yaml
