@@ -135,9 +135,10 @@ static void capacity(const fx_pctx *c, int64_t *a, char **msg)
 			       (long long)k, I);
 		else
 			clause(msg, "capacity: a node holds %lld group%s of %lld devices kept within a "
-			       "node; %lld nodes hold %lld instances of %lld such groups, %lld asked",
-			       (long long)c->P, c->P > 1 ? "s" : "", (long long)c->unit, (long long)c->N,
-			       (long long)k, (long long)c->U, I);
+			       "node and an instance is %lld such group%s: %lld nodes hold %lld "
+			       "instances, %lld asked", (long long)c->P, c->P == 1 ? "" : "s",
+			       (long long)c->unit, (long long)c->U, c->U == 1 ? "" : "s",
+			       (long long)c->N, (long long)k, I);
 		return;
 	}
 	fx_level within = keep < FX_LEVEL_ANY ? keep : FX_LEVEL_ANY;

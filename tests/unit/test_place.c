@@ -41,6 +41,29 @@ static void place_ep(placed *t, const char *power, int ep, int instances, const 
 	t->fx.msg[n] = '\0';
 }
 
+/* TP-only instances of tp devices, TP kept within a node. */
+static void place_tp(placed *t, int tp, int instances)
+{
+	char y[2048];
+	snprintf(y, sizeof y,
+		 "fabric: {kind: nvswitch, nodes: 4, devices: 4, switches: 2, switch_ports: 16,\n"
+		 "         device_links: 2, uplinks_per_switch: 2, spine_switches: 2, spine_ports: 8,\n"
+		 "         link: {bandwidth: 25 GB/s, latency: 200 ns}}\n"
+		 "packaging: {devices_per_node: 4, nodes_per_rack: 2}\n"
+		 "power: {node: 10 kW}\n"
+		 "workload: {scheme: {tp: %d}, instances: %d,\n"
+		 "  groups: {tp: {collective: allreduce, bytes: 64 KiB, count: 2}}}\n", tp, instances);
+	ck_assert_msg(fixture_load(&t->fx, "place.yaml", y, NULL) == 0, "%s", t->fx.msg);
+	ck_assert_int_eq(fx_workload_place_parse(&t->fx.d, &t->fx.s, NULL, &t->w), 0);
+	ck_assert_int_eq(fx_power_parse(&t->fx.d, &t->fx.s, &t->pc), 0);
+	fx_place_opts o = {.time_limit = 1000, .node_limit = node_limit};
+	t->rc = fx_place(&t->fx.f, &t->w, &t->pc, &o, &t->p, &t->fx.d);
+	fflush(t->fx.err);
+	rewind(t->fx.err);
+	size_t n = fread(t->fx.msg, 1, sizeof t->fx.msg - 1, t->fx.err);
+	t->fx.msg[n] = '\0';
+}
+
 static void place(placed *t, const char *power, int instances, const char *extra)
 {
 	place_ep(t, power, 2, instances, extra);
@@ -179,6 +202,21 @@ START_TEST(infeasible_explained)
 	ck_assert_int_eq(t.rc, -1);
 	ck_assert_msg(strstr(t.fx.msg, "fits: failure domain rack: each instance needs a rack of its "
 			      "own; the fabric's 2 racks hold 2 instances, 3 asked\n"), "%s", t.fx.msg);
+	done(&t);
+
+	/* instances that may share no node: 4 nodes hold 4 (10 of 16 devices) */
+	place_ep(&t, "", 1, 5, ", failure_domain: node");
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "fits: failure domain node: each instance needs 1 whole node of "
+			      "its own; 4 nodes hold 4 instances, 5 asked\n"), "%s", t.fx.msg);
+	done(&t);
+
+	/* TP3 groups kept within 4-device nodes: one per node, a device idle */
+	place_tp(&t, 3, 5);
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "no placement of 5 instances of 3 devices fits: capacity: a node "
+			      "holds 1 group of 3 devices kept within a node and an instance is 1 such "
+			      "group: 4 nodes hold 4 instances, 5 asked\n"), "%s", t.fx.msg);
 	done(&t);
 
 	/* an instance of 8 must span two nodes: kept within one, the rule binds */
