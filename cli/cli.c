@@ -94,6 +94,7 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 	c->opts = opts;
 	c->argc = argc;
 	c->argv = argv;
+	c->fault.at = -1;  /* no failure injected */
 	c->out_root = "out";
 	c->max_mem = fx_fabric_default_limit();
 	for (int i = 1; i < argc; i++) {

@@ -66,6 +66,7 @@ typedef struct fx_cli {
 	int have_accel, have_sessions;       /* workload.accelerator / .sessions */
 	fx_accel accel;
 	fx_sessions sessions;
+	fx_fault fault;                      /* place --fail-at (at < 0: none) */
 	int have_spec, have_fab;
 	char name[128];                      /* spec name */
 	char outdir[512];                    /* out/<name> */
@@ -149,5 +150,7 @@ int fx_cmd_power(int argc, char **argv);
 int fx_cmd_place(int argc, char **argv);
 int fx_cmd_compare(int argc, char **argv);
 int fx_cmd_render(int argc, char **argv);
+int fx_cmd_transport(int argc, char **argv);
+int fx_cmd_pool(int argc, char **argv);
 
 #endif

@@ -185,6 +185,19 @@ expect 0 "place 1024 TP4 on 16^3" -- "$FABRICX" place tests/specs/torus-16x16x16
 [ "$(jq '.instances|length' "$tmp/out")" = 1024 ] && [ "$(jq '.gap < 1e-9' "$tmp/out")" = true ] && ok || bad "16^3: 1024 instances, gap 0"
 expect 0 "place TP16 across nodes" -- "$FABRICX" place tests/specs/fat-tree-1024.yaml --set workload.scheme.tp=16 --set workload.instances=60 --set 'workload.keep_within={tp: any}' --json
 [ "$(jq '[.instances[]|.devices|(.[-1]-.[0]+1)==length and .[0]%16==0]|all' "$tmp/out")" = true ] && [ "$(jq '[.instances[]|.nodes]|unique' -c "$tmp/out")" = "[2]" ] && ok || bad "TP16 on two neighbouring nodes"
+# §6.7.2 through the CLI: energy at 10.2 kW and a card failing at 20 ms
+expect 0 "place with a fault" -- "$FABRICX" place specs/hgx-h100.yaml --fail-at 20ms --json
+[ "$(jq -c '[.deployments[1,2].energy_kJ*100|round]' "$tmp/out")" = "[121,130]" ] && ok || bad "energy 1.21 / 1.30 kJ"
+[ "$(jq -c '[.deployments_with_fault[]|.finish_ms|map(.*10|round)]' "$tmp/out")" = "[[1791,1191,1191,1191],[1238,638,1876,1276],[1012,1424,1835,2247]]" ] && [ "$(jq '.deployments_with_fault[0].gpu_seconds*1000|round' "$tmp/out")" = 1433 ] && ok || bad "fault timeline: 179.1 ms, 1.433 GPU-s"
+expect 2 "--stall without --fail-at" -- "$FABRICX" place specs/hgx-h100.yaml --stall 10ms
+first "fabricx: error: --stall and --fail-card need --fail-at" "--stall message"
+# §6.5.5 transport state and setup; §6.6 pooling (Eq. 6-12)
+expect 0 "transport cm384" -- "$FABRICX" transport specs/cm384.yaml --json
+[ "$(jq '.hosts' "$tmp/out")" = 192 ] && [ "$(jq '.state.per_pair.hosts_in_cache' "$tmp/out")" = 8 ] && [ "$(jq '.state.ub.hosts_in_cache' "$tmp/out")" = 4674 ] && [ "$(jq '.state.ub.state_bytes' "$tmp/out")" = 11112 ] && [ "$(jq '.setup.per_pair_serial_s|round' "$tmp/out")" = 545 ] && ok || bad "transport: 8 vs 4674 hosts, 11 KiB, 545 s"
+expect 0 "pool" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json
+[ "$(jq '.read.usable_Bps/1e7|round' "$tmp/out")" = 436 ] && [ "$(jq '.read.inflight_to_fill' "$tmp/out")" = 1469 ] && [ "$(jq '.read.backlog' "$tmp/out")" = true ] && [ "$(jq -c '.loans' "$tmp/out")" = '[{"lender":1,"borrower":0,"bytes":20000000000}]' ] && ok || bad "pool: 4.36 GB/s, 1469, node 1 lends 20 GB"
+expect 3 "pool over capacity" -- "$FABRICX" pool specs/hgx-h100.yaml --tasks 200GB,100GB
+first "fabricx: infeasible: the tasks need 279.4 GiB in all, more than the 2 nodes' 149 GiB: borrowing moves memory, it adds none" "pool infeasible message"
 # honest statuses: the MILP cut off before any placement is "not decided"
 # (exit 4), never "infeasible"; a node limit makes the cut-off deterministic
 expect 4 "place not decided" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1
