@@ -202,7 +202,10 @@ int fx_cmd_explore(int argc, char **argv)
 		       (long long)c.sum.diameter, fx_unit_format(c.sum.bisection, FX_UNIT_BANDWIDTH, b1, sizeof b1),
 		       fx_unit_format(c.sum.per_device, FX_UNIT_BANDWIDTH, b2, sizeof b2), c.sum.bis_method);
 		printf("collectives: %s\n", c.sum.colls);
-		printf("power: %.4g kW for the build (limited by %s)\n", c.sum.power_kw, c.sum.limited_by);
+		if (c.sum.power_kw >= 0)
+			printf("power: %.4g kW for the build (limited by %s)\n", c.sum.power_kw, c.sum.limited_by);
+		else
+			printf("power: n/a (no power model)\n");
 		if (have_pl)
 			printf("placement: %lld instances, %s, %.1f us of communication per step\n",
 			       (long long)pl.ninst, pl.status, pl.objective * 1e6);
