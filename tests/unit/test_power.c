@@ -265,6 +265,48 @@ START_TEST(unknown_switch_role)
 }
 END_TEST
 
+/* Every shipped spec shrinks by its kind's rule to a fabric that builds,
+ * with the devices the rule promises and no more than asked; a k-ary
+ * fat-tree and a custom graph say why they cannot. */
+START_TEST(shrink_every_kind)
+{
+	static const struct { const char *spec; int64_t ask, got; const char *set0; } cases[] = {
+		{"specs/cm384.yaml", 75, 72, "fabric.nodes=9"},              /* whole nodes of 8 */
+		{"specs/dgx-h100-256.yaml", 100, 96, "fabric.nodes=12"},     /* whole domains of 8 */
+		{"specs/nvl72.yaml", 70, 68, "fabric.devices=68"},           /* whole trays of 4 */
+		{"specs/torus-8x8x8.yaml", 300, 256, "fabric.dims=[8,8,4]"}, /* slabs of 64 */
+		{"specs/wse2.yaml", 757 * 10 + 5, 7570, "fabric.grid=[757,10]"},
+		{"specs/hgx-h100.yaml", 7, 0, NULL},                          /* one node of 8: nothing */
+		{"specs/fat-tree-k8.yaml", 64, -1, NULL},
+		{"specs/dgx1.yaml", 4, -1, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fixture fx;
+		load_ok(&fx, cases[i].spec, NULL);
+		fx_shrink sh;
+		int rc = fx_fabric_shrink(&fx.f, &fx.s, cases[i].ask, &sh);
+		fixture_release(&fx);
+		if (cases[i].got < 0) {
+			ck_assert_msg(rc == -1 && sh.rule[0], "%s shrank", cases[i].spec);
+			continue;
+		}
+		ck_assert_int_eq(rc, 0);
+		ck_assert_int_eq(sh.devices, cases[i].got);
+		if (!cases[i].set0) {
+			ck_assert_int_eq(sh.nsets, 0);
+			continue;
+		}
+		ck_assert_str_eq(sh.set[0], cases[i].set0);
+		const char *sets[FX_SHRINK_MAX_SETS + 1] = {0};
+		for (int k = 0; k < sh.nsets; k++)
+			sets[k] = sh.set[k];
+		load_ok(&fx, cases[i].spec, sets);
+		ck_assert_int_eq(fx.f.ndev, sh.devices);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
 Suite *suite_power(void)
 {
 	Suite *s = suite_create("power");
@@ -282,6 +324,7 @@ Suite *suite_power(void)
 	tcase_add_test(tc, dgx_air_cooled);
 	tcase_add_test(tc, no_power_model);
 	tcase_add_test(tc, unknown_switch_role);
+	tcase_add_test(tc, shrink_every_kind);
 	suite_add_tcase(s, tc);
 	return s;
 }
