@@ -203,7 +203,7 @@ int fx_cmd_explore(int argc, char **argv)
 		       fx_unit_format(c.sum.per_device, FX_UNIT_BANDWIDTH, b2, sizeof b2), c.sum.bis_method);
 		printf("collectives: %s\n", c.sum.colls);
 		if (c.sum.power_kw >= 0)
-			printf("power: %.4g kW for the build (limited by %s)\n", c.sum.power_kw, c.sum.limited_by);
+			printf("power: %.4g kW for the build, %s\n", c.sum.power_kw, c.sum.limited_by);
 		else
 			printf("power: n/a (no power model)\n");
 		if (have_pl)

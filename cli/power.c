@@ -177,7 +177,8 @@ int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char 
 	int rc = summary_table(c, &pc, &p);
 	rc |= rack_table(c, &p);
 	c->sum.power_kw = p.present ? p.parts.total / 1e3 : -1;
-	snprintf(c->sum.limited_by, sizeof c->sum.limited_by, "%s", fx_power_limit_text(&p));
+	snprintf(c->sum.limited_by, sizeof c->sum.limited_by, "%s%s",
+		 strcmp(p.limited_by, "none") ? "limited by " : "", fx_power_limit_text(&p));
 	if (c->json)
 		plan_json(&c->js, &p);
 	if (rc == 0 && p.over_budget) {

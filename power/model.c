@@ -303,9 +303,9 @@ int fx_power_plan_build(const fx_power_config *c, const fx_fabric *f, int64_t no
 					 "and P0", base / 1e3);
 			if (p->budget > 0)
 				snprintf(within, sizeof within, " the budget of %.4g kW", p->budget / 1e3);
-			return fx_diag_infeasible(d, "%s: not even %lld node%s (%.4g kW each%s) fit%s",
+			return fx_diag_infeasible(d, "%s: not even %lld node%s (%.4g kW each%s) fit%s%s",
 						  why, (long long)inc, inc > 1 ? "s" : "",
-						  p->node_watts / 1e3, on_top, within);
+						  p->node_watts / 1e3, on_top, inc > 1 ? "" : "s", within);
 		}
 	}
 	p->max_devices = p->max_nodes * p->devices_per_node;
