@@ -158,8 +158,7 @@ static const char *const fixed_cols[][2] = {
 };
 #define NFIXED (int)(sizeof fixed_cols / sizeof fixed_cols[0])
 
-static const fx_cmp_opts *sort_opts;
-static int sort_col, sort_desc;
+static int sort_col, sort_desc;   /* for row_cmp */
 
 /* Column c of row r as a number (NAN: n/a) or, for text columns, NULL. */
 static double num_of(const fx_cmp_row *r, int c, const char **text)
@@ -210,7 +209,6 @@ static int sort_rows(fx_cmp_row *rows, int n, const char *key, const fx_cmp_opts
 	if (sort_col < 0)
 		return fx_diag_error(d, NULL, "--sort: no column '%s' (a header such as 'kW' or "
 				     "'allreduce 10 KiB', or a CSV name such as 'power_kW')", key);
-	sort_opts = o;
 	/* insertion sort: stable, and a handful of rows */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && row_cmp(&rows[j - 1], &rows[j]) > 0; j--) {

@@ -93,7 +93,7 @@ grep -q "fabric too large" "$tmp/err" && ok || bad "huge fabric message"
 
 # tables on stdout, CSV copies under out/<spec name>/
 # a generous --time-limit: the placement must not depend on machine speed
-expect 0 "explore" -- "$FABRICX" explore specs/cm384.yaml --time-limit 120 --out "$tmp/o"
+expect 0 "explore" -- "$FABRICX" explore specs/cm384.yaml --time-limit 600 --out "$tmp/o"
 [ -s "$tmp/o/cm384/metrics.csv" ] && [ -s "$tmp/o/cm384/hops.csv" ] && ok || bad "explore CSV files"
 grep -q "bisection" "$tmp/out" && ok || bad "explore prints the metrics"
 
@@ -148,9 +148,9 @@ grep -q "infeasible: power" "$tmp/err" && ok || bad "power infeasible message"
 expect 0 "place hgx" -- "$FABRICX" place specs/hgx-h100.yaml --json --lp "$tmp/place.lp" --out "$tmp/o"
 [ "$(jq -r .status "$tmp/out")" = optimal ] && [ "$(jq '.deployments[1].session_ms*10|round' "$tmp/out")" = 1191 ] && ok || bad "place hgx: status and §6.7 119.1 ms"
 grep -q "^Minimize" "$tmp/place.lp" && ok || bad "--lp writes CPLEX LP"
-expect 0 "place cm384" -- "$FABRICX" place specs/cm384.yaml --json --time-limit 120 --out "$tmp/o"
+expect 0 "place cm384" -- "$FABRICX" place specs/cm384.yaml --json --time-limit 600 --out "$tmp/o"
 [ "$(jq '.instances|length' "$tmp/out")" = 48 ] && [ "$(jq -r '.instances[0].level' "$tmp/out")" = node ] && ok || bad "place cm384"
-expect 3 "place over capacity" -- "$FABRICX" place specs/cm384.yaml --instances 49 --time-limit 120
+expect 3 "place over capacity" -- "$FABRICX" place specs/cm384.yaml --instances 49 --time-limit 600
 grep -q "capacity (over by 8 devices)" "$tmp/err" && ok || bad "place capacity message: $(head -1 "$tmp/err")"
 expect 2 "place without workload" -- "$FABRICX" place specs/nvl72.yaml
 expect 0 "compare" -- "$FABRICX" compare specs/hgx-h100.yaml specs/tpu-v4-cube.yaml --power-cap 120kW --json --out "$tmp/o" --csv "$tmp/cmp.csv"
