@@ -102,6 +102,7 @@ unit: $(BUILD)/check_fabricx
 cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/run.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/hardening.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
 
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \

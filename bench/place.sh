@@ -33,7 +33,7 @@ echo "| placement | seconds | peak MiB | exit | status | gap |"
 echo "|---|---|---|---|---|---|"
 bench "CloudMatrix384, 48 TP2xEP4" -- specs/cm384.yaml
 bench "CloudMatrix384, 49 TP2xEP4 (devices: arithmetic)" -- specs/cm384.yaml --instances 49
-bench "CloudMatrix384, 48 under 600 kW (system power: arithmetic)" -- specs/cm384.yaml --budget 600kW
+bench "CloudMatrix384, 48 under 500 kW (system power: arithmetic)" -- specs/cm384.yaml --budget 500kW
 bench "16x16x16 torus, 1,024 TP4" -- tests/specs/torus-16x16x16.yaml
 bench "32x32 mesh, 64 TP16" -- tests/specs/mesh-32x32.yaml
 bench "32x32 mesh, 128 TP8" -- tests/specs/mesh-32x32.yaml --set workload.scheme.tp=8 --set workload.instances=128

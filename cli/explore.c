@@ -391,8 +391,10 @@ static void summary(explore *e, const outcome *out, const char *final)
 		       c->sum.bis_method);
 	if (out[1].md)
 		printf("collectives: %s\n", c->sum.colls);
-	if (out[3].md)
-		printf("power: %.4g kW for the build (limited by %s)\n", c->sum.power_kw, c->sum.limited_by);
+	if (out[3].md && c->sum.power_kw >= 0)
+		printf("power: %.4g kW for the build, %s\n", c->sum.power_kw, c->sum.limited_by);
+	else if (out[3].md)
+		printf("power: n/a (no power model)\n");
 	if (e->have_pl)
 		printf("placement: %lld instances, %s, %lld x %.2f us of communication per step\n",
 		       (long long)e->pl.ninst, e->pl.status, (long long)e->pl.ninst,

@@ -258,4 +258,5 @@ static void release(void *params)
 const fx_builder fx_builder_custom = {
 	"custom", "explicit graph of named devices, switches and cpus",
 	sizeof(custom_params), parse, size, build, release, NULL, NULL, NULL,
+	NULL,  /* an explicit graph has no increments to shrink by */
 };

@@ -255,7 +255,27 @@ static double bisection(const fx_fabric *f, double *links)
 	return cap[best];
 }
 
+/* Shrinks by whole leaves (two tiers: d hosts each) or whole pods (three
+ * tiers: d1 x d2 hosts each), keeping the switches above them; a k-ary
+ * tree is whole by definition (k sets every count). */
+static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
+{
+	if (fx_snode_get(fab, "k")) {
+		snprintf(out->rule, sizeof out->rule, "a k-ary fat-tree is whole; write it with 'tiers' "
+			 "and 'hosts' to shrink it by pods");
+		return -1;
+	}
+	int64_t unit = f->shape[0] == 2 ? f->shape[1] : f->shape[1] * f->shape[3];
+	snprintf(out->rule, sizeof out->rule, "whole %s of %lld hosts", f->shape[0] == 2 ? "leaves" : "pods",
+		 (long long)unit);
+	out->devices = max_devices / unit * unit;
+	if (out->devices > 0)
+		fx_shrink_set(out, "fabric.hosts=%lld", (long long)out->devices);
+	return 0;
+}
+
 const fx_builder fx_builder_fattree = {
 	"fat-tree", "folded Clos of switch chips: k-ary three-tier, or two/three tiers with port splits",
 	sizeof(fattree_params), parse, size, build, NULL, NULL, fx_fb_halves_by_index, bisection,
+	shrink,
 };

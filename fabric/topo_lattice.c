@@ -192,20 +192,41 @@ static double lattice_bisection(const fx_fabric *f, double *links)
 	return *links * f->e[0].bw;
 }
 
+/* Shrinks by whole slabs along the outermost dimension (the last one:
+ * devices are numbered with the first dimension fastest), so the first
+ * devices stay where they were. */
+static int lattice_shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
+{
+	(void)fab;
+	int last = f->ndims - 1;
+	int64_t slab = f->ndev / f->dims[last], k = max_devices / slab;
+	snprintf(out->rule, sizeof out->rule, "whole slabs of %lld devices along dimension %d", (long long)slab,
+		 last);
+	out->devices = k * slab;
+	if (k == 0)
+		return 0;
+	char list[FX_MAX_DIMS * 12] = "";
+	for (int i = 0; i <= last; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%lld", i ? "," : "",
+			 (long long)(i == last ? k : f->dims[i]));
+	fx_shrink_set(out, "fabric.%s=[%s]", strcmp(f->builder->kind, "wafer-mesh") ? "dims" : "grid", list);
+	return 0;
+}
+
 const fx_builder fx_builder_torus = {
 	"torus", "n-dimensional torus with wrap-around links (TPU-style)",
 	sizeof(lattice_params), parse_torus, lattice_size, lattice_build, lattice_release,
-	lattice_name, lattice_halves, lattice_bisection,
+	lattice_name, lattice_halves, lattice_bisection, lattice_shrink,
 };
 
 const fx_builder fx_builder_mesh = {
 	"mesh", "n-dimensional mesh, no wrap-around unless asked",
 	sizeof(lattice_params), parse_mesh, lattice_size, lattice_build, lattice_release,
-	lattice_name, lattice_halves, lattice_bisection,
+	lattice_name, lattice_halves, lattice_bisection, lattice_shrink,
 };
 
 const fx_builder fx_builder_wafer = {
 	"wafer-mesh", "2-D mesh of processing elements on one wafer (Cerebras WSE, WaferLLM)",
 	sizeof(lattice_params), parse_wafer, lattice_size, lattice_build, lattice_release,
-	lattice_name, lattice_halves, lattice_bisection,
+	lattice_name, lattice_halves, lattice_bisection, lattice_shrink,
 };

@@ -102,7 +102,7 @@ static void clause(char **msg, const char *fmt, ...)
 
 static const char *kw(double watts, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.4g kW", watts / 1e3);
+	snprintf(buf, len, "%.5g kW", watts / 1e3);
 	return buf;
 }
 
@@ -165,11 +165,16 @@ static void system_power(const fx_pctx *c, int64_t *a, char **msg)
 	int64_t k = fit(c, a, c->sys_max, FX_LEVEL_ANY);
 	if (c->I <= k)
 		return;
-	char b1[32], b2[32], b3[32], b4[32];
+	char b1[128], b2[32], b3[32], b4[32], b5[32], b6[32];
 	double per = c->pnode + c->pinfra;
 	int64_t need = nodes_for(c, c->I);
+	if (c->pinfra > 0)  /* say what a node's figure holds */
+		snprintf(b1, sizeof b1, "%s (%s a node + %s of network)", kw(per, b5, sizeof b5),
+			 kw(c->pnode, b6, sizeof b6), kw(c->pinfra, b4, sizeof b4));
+	else
+		kw(per, b1, sizeof b1);
 	clause(msg, "system power: %lld instances need %lld nodes x %s = %s%s%s; the %s budget powers "
-	       "%lld node%s = %lld instance%s", (long long)c->I, (long long)need, kw(per, b1, sizeof b1),
+	       "%lld node%s = %lld instance%s", (long long)c->I, (long long)need, b1,
 	       kw((double)need * per + c->pc->fixed, b2, sizeof b2), c->pc->fixed > 0 ? " with the fixed " : "",
 	       c->pc->fixed > 0 ? kw(c->pc->fixed, b4, sizeof b4) : "", kw(c->pc->budget, b3, sizeof b3),
 	       (long long)c->sys_max, c->sys_max == 1 ? "" : "s", (long long)k, k == 1 ? "" : "s");
