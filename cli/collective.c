@@ -33,6 +33,7 @@ static void json_result(fx_json *j, const fx_coll_req *q, const fx_coll_algo *a,
 	fx_json_num(j, "busbw_GBps", res->busbw / 1e9);
 	fx_json_num(j, "sent_bytes", res->sent_bytes);
 	fx_json_str(j, "router", router);
+	fx_json_str(j, "routing_policy", fx_route_policy_name(tm->policy));
 	fx_json_num(j, "alpha_us", tm->alpha * 1e6);
 	fx_json_bool(j, "alpha_replaces_latency", tm->alpha_replaces_latency);
 	/* identical consecutive rounds once, with their count, as in the
@@ -133,7 +134,9 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	fx_table_cell(t, "algorithm"); fx_table_cell(t, "%s", a->summary);
 	fx_table_cell(t, "ranks"); fx_table_cell(t, "%lld", (long long)q->n);
 	fx_table_cell(t, "size per rank"); fx_table_cell(t, "%s (%.0f B)", fmt(q->size, FX_UNIT_SIZE, b1), q->size);
-	fx_table_cell(t, "routing"); fx_table_cell(t, "%s", fx_router_name(r));
+	fx_table_cell(t, "routing"); fx_table_cell(t, "%s, %s", fx_router_name(r),
+						  tm->policy == FX_ROUTE_HASH ? "hash (one path per flow)" :
+						  "split (fluid over equal-cost paths)");
 	fx_table_cell(t, "alpha per round");
 	fx_table_cell(t, "%s%s", fmt(tm->alpha, FX_UNIT_TIME, b1),
 		      tm->alpha_replaces_latency ? " (replaces path latency)" : " + path latency");
@@ -219,10 +222,15 @@ static int list_algos(void)
 }
 
 /* --alpha replaces the spec's overhead and the path latency, as the book's
- * alpha does; otherwise the spec's collective.overhead plus path latency. */
+ * alpha does; otherwise the spec's collective.overhead plus path latency.
+ * --routing replaces the spec's collective.routing. */
 static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 {
 	*tm = c->coll;
+	const char *pol = fx_cli_opt(c, "routing");
+	if (pol && fx_route_policy_parse(pol, &tm->policy))
+		return fx_diag_error(&c->d, NULL, "collective: --routing must be split or hash, got '%s'",
+				     pol);
 	if (!alpha)
 		return 0;
 	tm->alpha_replaces_latency = 1;
@@ -238,6 +246,8 @@ static const fx_opt coll_opts[] = {
 	{"alpha", "T", "per-round overhead replacing spec overhead and path latency, e.g. 0.822us"},
 	{"chunks", "C", "pieces of pipelined algorithms (chain; default 8); allreduce/ktree: groups G"},
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
+	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
+	 "(destination-mod-k)"},
 	{"links", "FILE.csv", "write src,dst,bytes,busy_us,utilisation per directed link"},
 	{"versus", "A2", "also find the size where this algorithm and A2 take equal time"},
 	{"list", NULL, "list every pattern and algorithm"},

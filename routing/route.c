@@ -3,7 +3,7 @@
  *
  *   dimension-order (torus, mesh, wafer-mesh)  routing/route.c: dor_*
  *   ecmp (fat-tree, nvswitch, ub)              routing/route.c: ecmp_*
- *   shortest-path (custom)                     routing/route.c: sp_*
+ *   ecmp (custom: any vertex may relay)        routing/route.c: ecmp_*
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +22,7 @@ struct fx_router {
 	const fx_fabric *f;
 	const router_kind *kind;
 	int tie_plus;
+	int hash;               /* FX_ROUTE_HASH: one path per flow */
 	int64_t *used;          /* directed links loaded since fx_router_used() */
 	size_t nused, capused;
 	/* dimension-order: difference arrays per (dimension, direction), over
@@ -43,8 +44,6 @@ struct fx_router {
 	int64_t *bucket_len;
 	int64_t max_cached;
 	int64_t ncached;
-	/* shortest-path */
-	igraph_vector_int_t inbound;
 };
 
 /* Adds bytes to directed link l, remembering links that were empty so the
@@ -116,6 +115,11 @@ static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *h
 		if (!f->wrap[i]) {
 			int h = abs(y[i] - x[i]);
 			dor_segment(r, i, y[i] > x[i] ? 0 : 1, base, stride, x[i], h, m);
+			*hops += h;
+		} else if (2 * fwd == k && r->hash) {
+			/* pinned: even destination coordinates go +, odd go - */
+			int h = fwd;
+			dor_segment(r, i, y[i] % 2, base, stride, x[i], h, m);
 			*hops += h;
 		} else if (2 * fwd == k && !r->tie_plus) {
 			/* the two equal ways round an even ring share the traffic:
@@ -204,6 +208,8 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 				double share[2] = {0, 0};  /* + way, - way */
 				if (!f->wrap[i])
 					share[b > a ? 0 : 1] = 1;
+				else if (2 * fwd == k && r->hash)
+					share[b % 2] = 1;
 				else if (2 * fwd == k && !r->tie_plus)
 					share[0] = share[1] = 0.5;
 				else if (fwd <= k - fwd)
@@ -329,6 +335,55 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 	return ord;
 }
 
+/*
+ * The hash policy: the flow follows one path of the shortest-path DAG.  At
+ * each vertex the next-hop ports (physical links to a neighbour one step
+ * nearer, in edge order, a bundle of c links counting c ports) are numbered
+ * 0..k-1, and the flow takes port x mod k, x starting at the destination's
+ * vertex id and divided by k after every choice of more than one port: the
+ * destination-mod-k rule of SimGrid's fat-tree and of D-mod-k switch
+ * tables, which spreads destinations over every core of a multi-tier Clos.
+ * A bundle keeps its links fluid (the model has one load per bundle).
+ */
+static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, double *load,
+			   igraph_vector_int_t *inc, fx_path_stats *st)
+{
+	const fx_fabric *f = r->f;
+	int64_t v = fl->src, x = fl->dst, hops = 0;
+	double lat = 0;
+	while (v != fl->dst) {
+		igraph_incident(&f->g, inc, v, IGRAPH_ALL);
+		igraph_vector_int_sort(inc);
+		int64_t k = 0, pick = -1;
+		for (int pass = 0; pass < 2 && pick < 0; pass++) {
+			int64_t at = 0, want = k ? x % k : 0;
+			for (igraph_integer_t t = 0; t < igraph_vector_int_size(inc); t++) {
+				int64_t e = VECTOR(*inc)[t], w = fx_fabric_other(f, e, v);
+				if (dist[w] != dist[v] - 1 || !(w == fl->dst || fx_fabric_relays(f, w)))
+					continue;
+				if (pass == 0) {
+					k += f->e[e].count;
+				} else if (want < at + f->e[e].count) {
+					pick = e;
+					break;
+				} else {
+					at += f->e[e].count;
+				}
+			}
+		}
+		if (k > 1)
+			x /= k;
+		bump(r, load, fx_fabric_dirlink(f, pick, v), fl->bytes);
+		lat += f->e[pick].lat;
+		hops++;
+		v = fx_fabric_other(f, pick, v);
+	}
+	if (hops > st->max_hops)
+		st->max_hops = hops;
+	if (lat > st->max_latency)
+		st->max_latency = lat;
+}
+
 static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		    fx_diag *d)
 {
@@ -356,6 +411,10 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 						   fx_fabric_vertex_name(f, fl->src, a, sizeof a),
 						   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
 				break;
+			}
+			if (r->hash) {
+				ecmp_hash_walk(r, fl, dist, load, &inc, st);
+				continue;
 			}
 			if (dist[fl->src] > st->max_hops)
 				st->max_hops = dist[fl->src];
@@ -412,58 +471,10 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 	return rc;
 }
 
-/* ---------------- shortest paths on explicit graphs ---------------- */
-
-static int sp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
-		  fx_diag *d)
-{
-	const fx_fabric *f = r->f;
-	size_t *ord = order_flows(flows, n, 0);
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0;) {
-		int64_t src = flows[ord[i]].src;
-		/* one BFS tree from src (igraph), then walk back from each dst */
-		if (igraph_get_shortest_paths(&f->g, NULL, NULL, src, igraph_vss_all(), IGRAPH_ALL,
-					      NULL, &r->inbound) != IGRAPH_SUCCESS) {
-			rc = fx_diag_internal(d, "igraph shortest paths failed");
-			break;
-		}
-		for (; i < n && flows[ord[i]].src == src; i++) {
-			const fx_flow *fl = &flows[ord[i]];
-			if (fl->dst == src || fl->bytes == 0)
-				continue;
-			int64_t v = fl->dst, hops = 0;
-			double lat = 0;
-			while (v != src) {
-				int64_t e = VECTOR(r->inbound)[v];
-				if (e < 0) {
-					char a[64], b[64];
-					rc = fx_diag_error(d, NULL, "no route from '%s' to '%s'",
-							   fx_fabric_vertex_name(f, src, a, sizeof a),
-							   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
-					break;
-				}
-				int64_t u = fx_fabric_other(f, e, v);
-				bump(r, load, fx_fabric_dirlink(f, e, u), fl->bytes);
-				lat += f->e[e].lat;
-				hops++;
-				v = u;
-			}
-			if (hops > st->max_hops)
-				st->max_hops = hops;
-			if (lat > st->max_latency)
-				st->max_latency = lat;
-		}
-	}
-	free(ord);
-	return rc;
-}
-
 /* ---------------- the table ---------------- */
 
 static const router_kind dor = {"dimension-order", dor_add};
 static const router_kind ecmp = {"ecmp", ecmp_add};
-static const router_kind sp = {"shortest-path", sp_add};
 
 static const struct { const char *fabric_kind; const router_kind *router; } routes[] = {
 	{"torus", &dor},
@@ -472,7 +483,9 @@ static const struct { const char *fabric_kind; const router_kind *router; } rout
 	{"fat-tree", &ecmp},
 	{"nvswitch", &ecmp},
 	{"ub", &ecmp},
-	{"custom", &sp},
+	/* explicit graphs: ECMP over the same relay-aware shortest-path DAG,
+	 * so a custom Clos or HGX routes like its structured twin */
+	{"custom", &ecmp},
 };
 
 /* Per-destination ECMP tables are cached up to this many bytes. */
@@ -487,7 +500,7 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 		if (strcmp(routes[i].fabric_kind, f->builder->kind) == 0)
 			r->kind = routes[i].router;
 	if (!r->kind)
-		r->kind = &sp;
+		r->kind = &ecmp;
 	if (r->kind == &dor) {
 		r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
 		r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
@@ -511,8 +524,6 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 		r->bucket = fx_xmalloc((size_t)f->nv * sizeof *r->bucket);
 		r->bucket_len = fx_xcalloc(1, sizeof *r->bucket_len);
 		r->max_cached = (int64_t)(ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
-	} else {
-		igraph_vector_int_init(&r->inbound, 0);
 	}
 	return r;
 }
@@ -537,8 +548,6 @@ void fx_router_free(fx_router *r)
 	free(r->queued);
 	free(r->bucket);
 	free(r->bucket_len);
-	if (r->kind == &sp)
-		igraph_vector_int_destroy(&r->inbound);
 	free(r);
 }
 
@@ -548,6 +557,16 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 	*links = r->used;
 	r->nused = 0;  /* the caller reads them before the next add */
 	return n;
+}
+
+void fx_router_set_policy(fx_router *r, fx_route_policy p)
+{
+	r->hash = p == FX_ROUTE_HASH;
+}
+
+const char *fx_route_policy_name(fx_route_policy p)
+{
+	return p == FX_ROUTE_HASH ? "hash" : "split";
 }
 
 const char *fx_router_name(const fx_router *r)
@@ -571,16 +590,15 @@ int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_st
 	st->max_latency = 0;
 	if (r->kind == &dor)
 		return dor_all_pairs(r, bytes, load, st);
-	/* one destination (ECMP) or source (shortest paths) at a time keeps the
-	 * flow list at n - 1 */
+	/* one destination at a time keeps the flow list at n - 1 */
 	fx_flow *fl = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *fl);
 	int rc = 0;
 	for (int64_t x = 0; x < f->ndev && rc == 0; x++) {
 		size_t m = 0;
 		for (int64_t y = 0; y < f->ndev; y++)
 			if (y != x) {
-				fl[m].src = r->kind == &ecmp ? y : x;
-				fl[m].dst = r->kind == &ecmp ? x : y;
+				fl[m].src = y;
+				fl[m].dst = x;
 				fl[m++].bytes = bytes;
 			}
 		fx_path_stats one = {0, 0};

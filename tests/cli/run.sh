@@ -123,6 +123,22 @@ expect 0 "--links" -- "$FABRICX" collective specs/tpu-v4-cube.yaml --pattern all
 expect 0 "ktree PLMR" -- "$FABRICX" collective specs/wse2.yaml --set 'fabric.grid=[660,4]' --pattern allreduce --algo ktree --chunks 22 --size 4KiB --json --out "$tmp/o"
 [ "$(jq .plmr.critical_hops "$tmp/out")" = 690 ] && [ "$(jq .plmr.routing_stages "$tmp/out")" = 27 ] && ok || bad "K-tree 660/22 PLMR"
 expect 0 "--list" -- "$FABRICX" collective --list
+# --routing: the issue's 2:1 leaf-spine (16 hosts), pairwise all-to-all of
+# 15 MiB: 25 MiB on the busiest links split, 26 MiB hashed (test_routing.c)
+printf 'name: ls16\nfabric:\n  kind: fat-tree\n  tiers: 2\n  radix: 6\n  hosts: 16\n  down_up: [4, 2]\n  link: {bandwidth: 50 GB/s, latency: 0 ns}\n' >"$tmp/ls16.yaml"
+expect 0 "--routing split" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --algo pairwise --size 15MiB --json --out "$tmp/o"
+[ "$(jq '.time_us*1000|round' "$tmp/out")" = 524288 ] && [ "$(jq -r .routing_policy "$tmp/out")" = split ] && ok || bad "--routing split: $(jq -c '{time_us,routing_policy}' "$tmp/out")"
+expect 0 "--routing hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --algo pairwise --size 15MiB --routing hash --json --out "$tmp/o"
+[ "$(jq '.time_us*1000|round' "$tmp/out")" = 545260 ] && [ "$(jq -r .routing_policy "$tmp/out")" = hash ] && ok || bad "--routing hash: $(jq -c '{time_us,routing_policy}' "$tmp/out")"
+expect 0 "collective.routing: hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --set collective.routing=hash --pattern all-to-all --algo pairwise --size 15MiB --json --out "$tmp/o"
+[ "$(jq '.time_us*1000|round' "$tmp/out")" = 545260 ] && ok || bad "collective.routing: hash"
+expect 2 "--routing bad" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --size 15MiB --routing adaptive
+has "must be split or hash" "--routing bad"
+# a custom HGX routes over all four chips, like specs/hgx-h100.yaml
+expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
+a=$(jq .time_us "$tmp/out")
+expect 0 "nvswitch hgx" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
+[ "$a" = "$(jq .time_us "$tmp/out")" ] && ok || bad "custom hgx $a us vs $(jq .time_us "$tmp/out") us"
 expect 2 "unknown pattern" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allgather --size 1MiB
 expect 2 "missing size" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce
 expect 2 "size without unit" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1024

@@ -25,7 +25,7 @@ static run coll(const char *spec, const char *const *sets, const char *pattern, 
 	for (int64_t i = 0; i < fx.f.ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, n > 0 ? n : fx.f.ndev, size, 0};
-	fx_coll_time tm = {alpha < 0 ? 0 : alpha, alpha >= 0};
+	fx_coll_time tm = {alpha < 0 ? 0 : alpha, alpha >= 0, FX_ROUTE_SPLIT};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	out.rc = fx_coll_run(&fx.f, r, &q, &tm, &out.res, &fx.d);
 	ck_assert_msg(out.rc == 0, "%s %s/%s failed", spec, pattern, algo);
@@ -79,7 +79,7 @@ START_TEST(book_ring_vs_tree)
 	load_ok(&fx, "specs/hgx-h100.yaml", NULL);
 	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	fx_coll_req q = {"allreduce", "ring", ranks, 8, 0, 0};
-	fx_coll_time tm = {NVLINK_ALPHA, 1};
+	fx_coll_time tm = {NVLINK_ALPHA, 1, FX_ROUTE_SPLIT};
 	fx_router *rt = fx_router_new(&fx.f, 0);
 	double x = fx_coll_crossover(&fx.f, rt, &q, "ring", "tree", &tm, 1, 1e9, &fx.d);
 	/* 8 alpha = (6 - 14/8) M / B  ->  M = 696,282 B = 680 KiB */

@@ -31,7 +31,7 @@ static void place_ep(placed *t, const char *power, int ep, int instances, const 
 	ck_assert_msg(fixture_load(&t->fx, "place.yaml", y, NULL) == 0, "%s", t->fx.msg);
 	ck_assert_int_eq(fx_workload_place_parse(&t->fx.d, &t->fx.s, NULL, &t->w), 0);
 	ck_assert_int_eq(fx_power_parse(&t->fx.d, &t->fx.s, &t->pc), 0);
-	fx_place_opts o = {NULL, 10, {0, 0}};
+	fx_place_opts o = {NULL, 10, {0, 0, FX_ROUTE_SPLIT}};
 	t->rc = fx_place(&t->fx.f, &t->w, &t->pc, &o, &t->p, &t->fx.d);
 	fflush(t->fx.err);
 	rewind(t->fx.err);
