@@ -32,6 +32,8 @@ static void json_result(fx_json *j, const fx_coll_req *q, const fx_coll_algo *a,
 	fx_json_num(j, "algbw_GBps", res->algbw / 1e9);
 	fx_json_num(j, "busbw_GBps", res->busbw / 1e9);
 	fx_json_num(j, "sent_bytes", res->sent_bytes);
+	fx_json_int(j, "chunks", res->chunks);
+	fx_json_num(j, "chunk_bytes", res->chunk_bytes);
 	fx_json_str(j, "router", router);
 	fx_json_str(j, "routing_policy", fx_route_policy_name(tm->policy));
 	fx_json_num(j, "alpha_us", tm->alpha * 1e6);
@@ -141,6 +143,12 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	fx_table_cell(t, "%s%s", fmt(tm->alpha, FX_UNIT_TIME, b1),
 		      tm->alpha_replaces_latency ? " (replaces path latency)" : " + path latency");
 	fx_table_cell(t, "rounds"); fx_table_cell(t, "%lld", (long long)res.rounds);
+	if (res.chunks > 0) {
+		fx_table_cell(t, "pipeline");
+		fx_table_cell(t, "%lld chunks of %s%s", (long long)res.chunks,
+			      fmt(res.chunk_bytes, FX_UNIT_SIZE, b1),
+			      q->chunks > 0 ? " (--chunks)" : " (NCCL's tree chunking)");
+	}
 	fx_table_cell(t, "time"); fx_table_cell(t, "%.4f us", res.time * 1e6);
 	fx_table_cell(t, "algbw / busbw");
 	fx_table_cell(t, "%s / %s", fmt(res.algbw, FX_UNIT_BANDWIDTH, b1), fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
@@ -244,7 +252,9 @@ static const fx_opt coll_opts[] = {
 	{"ranks", "N", "the first N devices (default: all)"},
 	{"group", "G", "a group the spec defines (groups: or custom nodes' group:)"},
 	{"alpha", "T", "per-round overhead replacing spec overhead and path latency, e.g. 0.822us"},
-	{"chunks", "C", "pieces of pipelined algorithms (chain; default 8); allreduce/ktree: groups G"},
+	{"chunks", "C", "pieces of pipelined algorithms: chain (default 8); allreduce tree and dbtree "
+	 "(default NCCL's: 512 KiB chunks, smaller for short pipelines; 1 = unpipelined, book Eq. "
+	 "6-10); allreduce/ktree: groups G"},
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
 	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
 	 "(destination-mod-k)"},

@@ -132,6 +132,8 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
 	out->nround = s.n;
 	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+	out->chunks = s.chunks;
+	out->chunk_bytes = s.chunk_bytes;
 	int rc = 0;
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];

@@ -143,6 +143,8 @@ typedef struct fx_round {
 typedef struct fx_sched {
 	fx_round *r;
 	size_t n, cap;
+	int64_t chunks;       /* pipelined algorithms: chunks used (0: not pipelined) */
+	double chunk_bytes;   /* bytes per chunk per flow */
 } fx_sched;
 
 void fx_sched_release(fx_sched *s);
@@ -156,7 +158,8 @@ typedef struct fx_coll_req {
 	const int64_t *ranks;
 	int64_t n;
 	double size;
-	int64_t chunks;       /* pipelined algorithms: pieces (0 = algorithm default) */
+	int64_t chunks;       /* pipelined algorithms: pieces (0 = algorithm default;
+			       * trees: NCCL's, fx_coll_tree_chunks) */
 } fx_coll_req;
 
 /* WaferLLM's PLMR figures of a wafer-mesh collective (OSDI'25; the
@@ -223,6 +226,8 @@ typedef struct fx_coll_result {
 	double algbw, busbw;       /* bytes/s, as nccl-tests defines them */
 	fx_round_result *per_round;
 	size_t nround;
+	int64_t chunks;            /* pipelined algorithms: chunks used, else 0 */
+	double chunk_bytes;        /* bytes per chunk on each tree edge or link */
 	double *link_bytes;        /* [2 ne] bytes per directed link */
 	double *link_busy;         /* [2 ne] seconds each link is busy */
 } fx_coll_result;
@@ -243,6 +248,11 @@ void fx_coll_result_release(fx_coll_result *res);
  * the links.  algbw/busbw are those of the first group. */
 int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
 		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d);
+/* The chunks NCCL cuts a tree up-down of `bytes` (per tree) into, for a
+ * tree `depth` edges deep: 512 KiB chunks (4 MiB buffer / 8 steps), halved
+ * to keep the pipeline >= 8 x depth chunks long (down to 128 KiB), 4 x
+ * (64 KiB), 1 x (32 KiB); NCCL src/enqueue.cc. */
+int64_t fx_coll_tree_chunks(double bytes, int64_t depth);
 /* nccl-tests' bus bandwidth factor of a pattern for n ranks. */
 double fx_coll_bus_factor(const char *pattern, int64_t n);
 /* The size at which algorithms a and b take equal time (bisection over
