@@ -249,6 +249,8 @@ static const fx_opt coll_opts[] = {
 	{"pattern", "P", "allreduce, reduce-scatter, all-gather, all-to-all, broadcast, reduce, gemm-shift"},
 	{"algo", "A", "algorithm (default: the pattern's first; see --list)"},
 	{"size", "SIZE", "bytes per rank, e.g. '10 KiB' (all-to-all: what each rank sends in all)"},
+	{"sizes", "LO:HI:xF", "sweep sizes LO, LO*F, ... HI (1 B to 1 TiB), e.g. 8B:1GiB:x2; with "
+	 "--algo a,b,c or all (the default): nccl-tests tables, fastest per size, crossovers"},
 	{"ranks", "N", "the first N devices (default: all)"},
 	{"group", "G", "a group the spec defines (groups: or custom nodes' group:)"},
 	{"alpha", "T", "per-round overhead replacing spec overhead and path latency, e.g. 0.822us"},
@@ -272,18 +274,28 @@ int fx_cmd_collective(int argc, char **argv)
 			return list_algos();
 	int rc = fx_cli_parse(&c, "collective",
 			      "collective SPEC --pattern P [--algo A] --size SIZE [--ranks N | --group G] "
-			      "[--alpha T] [--links FILE.csv] [--json]", coll_opts, argc, argv);
+			      "[--alpha T] [--links FILE.csv] [--json]\n"
+			      "       fabricx collective SPEC --pattern P --sizes LO:HI:xF [--algo A,B,... | all]", coll_opts, argc, argv);
 	if (rc)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
 	const char *pattern = fx_cli_opt(&c, "pattern"), *algo = fx_cli_opt(&c, "algo");
 	const char *size = fx_cli_opt(&c, "size"), *tie = fx_cli_opt(&c, "tie");
+	const char *sizes = fx_cli_opt(&c, "sizes");
 	fx_coll_req q = {0};
 	fx_coll_time tm;
 	int64_t *ranks = NULL;
-	if (!pattern || !size)
-		rc = fx_diag_error(&c.d, NULL, "collective: --pattern and --size are required (see --help)");
+	if (!pattern || (!size && !sizes))
+		rc = fx_diag_error(&c.d, NULL, "collective: --pattern and --size (or --sizes) are "
+				   "required (see --help)");
+	else if (size && sizes)
+		rc = fx_diag_error(&c.d, NULL, "collective: give --size or --sizes, not both");
+	else if (sizes && (fx_cli_opt(&c, "versus") || fx_cli_opt(&c, "links")))
+		rc = fx_diag_error(&c.d, NULL, "collective: --sizes reports crossovers itself and "
+				   "takes no --versus or --links");
 	else if (!fx_coll_find(pattern, NULL))
 		rc = fx_diag_error(&c.d, NULL, "collective: unknown pattern '%s' (see --list)", pattern);
+	else if (sizes)
+		;  /* --algo a,b,c is checked by the sweep */
 	else if (algo && !fx_coll_find(pattern, algo))
 		rc = fx_diag_error(&c.d, NULL, "collective: no algorithm '%s' for %s (see --list)", algo, pattern);
 	else if (fx_cli_opt(&c, "versus") && !fx_coll_find(pattern, fx_cli_opt(&c, "versus")))
@@ -291,7 +303,7 @@ int fx_cmd_collective(int argc, char **argv)
 				   fx_cli_opt(&c, "versus"), pattern);
 	else if (tie && strcmp(tie, "split") && strcmp(tie, "plus"))
 		rc = fx_diag_error(&c.d, NULL, "collective: --tie must be split or plus, got '%s'", tie);
-	if (rc == 0)
+	if (rc == 0 && size)
 		rc = fx_cli_qty(&c, "--size", size, FX_UNIT_SIZE, &q.size);
 	/* a billion pieces is past any pipeline, and keeps n + chunks in range */
 	if (rc == 0 && fx_cli_opt(&c, "chunks"))
@@ -306,11 +318,14 @@ int fx_cmd_collective(int argc, char **argv)
 		rc = fx_cli_outdir(&c);
 	if (rc == 0) {
 		q.pattern = pattern;
-		q.algo = fx_coll_find(pattern, algo)->name;
+		q.algo = sizes ? NULL : fx_coll_find(pattern, algo)->name;
 		q.ranks = ranks;
 		fx_router *r = fx_router_new(&c.fab, tie && strcmp(tie, "plus") == 0);
 		fx_cli_begin(&c);
-		rc = run_one(&c, r, &q, &tm, fx_cli_opt(&c, "links"), fx_cli_opt(&c, "versus"));
+		if (sizes)
+			rc = fx_coll_sweep(&c, r, &q, &tm, algo, sizes);
+		else
+			rc = run_one(&c, r, &q, &tm, fx_cli_opt(&c, "links"), fx_cli_opt(&c, "versus"));
 		fx_cli_end(&c);
 		fx_router_free(r);
 	}

@@ -134,6 +134,26 @@ expect 0 "collective.routing: hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --
 [ "$(jq '.time_us*1000|round' "$tmp/out")" = 545260 ] && ok || bad "collective.routing: hash"
 expect 2 "--routing bad" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --size 15MiB --routing adaptive
 has "must be split or hash" "--routing bad"
+# --sizes: nccl-tests sweeps; the book's ring/tree crossover (§6.4.2, 8 alpha
+# = (6 - 14/8) M / B: M = 696,282 B) found between two sizes of the sweep
+expect 0 "--sizes ring,tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,tree --sizes 1KiB:1GiB:x2 --chunks 1 --alpha 0.822us --json --out "$tmp/o"
+[ "$(jq '.sweep|length' "$tmp/out")" = 42 ] && [ "$(jq '.crossovers[0].size_bytes|round' "$tmp/out")" = 696282 ] \
+  && [ "$(jq -r '.fastest[0].algo, .fastest[20].algo' "$tmp/out" | tr '\n' ' ')" = "tree ring " ] && ok || bad "--sizes crossover: $(jq -c .crossovers "$tmp/out")"
+if jq -e '.sweep[0] | (.size_bytes==1024) and (.time_us|type=="number") and (.algbw_GBps|type=="number")
+    and ((.busbw_GBps - .algbw_GBps * 1.75)|fabs < 1e-12) and (.max_link_bytes|type=="number") and (.algo=="ring")' "$tmp/out" >/dev/null; then ok; else bad "--sizes JSON row"; fi
+expect 0 "--sizes all, 1 B to 1 TiB" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1B:1TiB:x1024 --out "$tmp/o"
+grep -q "Fastest algorithm per size" "$tmp/out" && grep -q "allreduce/torus skipped" "$tmp/out" && [ "$(wc -l < "$tmp/o/hgx-h100/sweep-ring.csv")" = 6 ] \
+  && [ "$(head -1 "$tmp/o/hgx-h100/sweep.csv")" = "algo,size_bytes,time_us,algbw_GBps,busbw_GBps,max_link_bytes,rounds" ] && ok || bad "--sizes 1B:1TiB tables and CSV"
+expect 2 "--sizes past 1 TiB" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:2TiB
+has "at most 1 TiB" "--sizes past 1 TiB"
+expect 2 "--sizes bad step" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1MiB:+2
+has "must be xF" "--sizes bad step"
+expect 2 "--sizes no range" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB
+has "LO:HI" "--sizes no range"
+expect 2 "--sizes and --size" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1KiB --sizes 1KiB:1MiB
+expect 2 "--sizes unknown algo" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,bogus --sizes 1KiB:1MiB
+has "no algorithm 'bogus'" "--sizes unknown algo"
+expect 2 "--sizes with --versus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1MiB --versus tree
 # a custom HGX routes over all four chips, like specs/hgx-h100.yaml
 expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
 a=$(jq .time_us "$tmp/out")
