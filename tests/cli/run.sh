@@ -154,6 +154,11 @@ expect 2 "--sizes and --size" -- "$FABRICX" collective specs/hgx-h100.yaml --pat
 expect 2 "--sizes unknown algo" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,bogus --sizes 1KiB:1MiB
 has "no algorithm 'bogus'" "--sizes unknown algo"
 expect 2 "--sizes with --versus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1MiB --versus tree
+# multi-dimensional Swing (NSDI'24) on the 4x4x4 cube, and refused off a torus
+expect 0 "swing-torus" -- "$FABRICX" collective specs/tpu-v4-cube.yaml --pattern allreduce --algo swing-torus --size 64MiB --json --out "$tmp/o"
+[ "$(jq '.time_us < 450 and .rounds == 12' "$tmp/out")" = true ] && ok || bad "swing-torus on 4x4x4: $(jq .time_us "$tmp/out") us"
+expect 2 "swing-torus off a torus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo swing-torus --size 1MiB
+has "needs a torus" "swing-torus off a torus"
 # a custom HGX routes over all four chips, like specs/hgx-h100.yaml
 expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
 a=$(jq .time_us "$tmp/out")
