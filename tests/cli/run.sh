@@ -159,6 +159,10 @@ expect 0 "swing-torus" -- "$FABRICX" collective specs/tpu-v4-cube.yaml --pattern
 [ "$(jq '.time_us < 450 and .rounds == 12' "$tmp/out")" = true ] && ok || bad "swing-torus on 4x4x4: $(jq .time_us "$tmp/out") us"
 expect 2 "swing-torus off a torus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo swing-torus --size 1MiB
 has "needs a torus" "swing-torus off a torus"
+# the loads caption names the busiest link's bytes and utilisation, not the
+# message size (issue 14: cm384 all-to-all 32 MiB, busiest link 4.571 MiB)
+expect 0 "loads caption" -- "$FABRICX" render specs/cm384.yaml --view loads --format dot -o "$tmp/cm.dot" --out "$tmp/o"
+grep -q "busiest link 4.571 MiB, 99.1% busy" "$tmp/cm.dot" && ok || bad "loads caption: $(grep -o 'loads: [^<]*' "$tmp/cm.dot")"
 # a custom HGX routes over all four chips, like specs/hgx-h100.yaml
 expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
 a=$(jq .time_us "$tmp/out")
