@@ -33,6 +33,7 @@ static void json_result(fx_json *j, const fx_coll_req *q, const fx_coll_algo *a,
 	fx_json_num(j, "busbw_GBps", res->busbw / 1e9);
 	fx_json_num(j, "sent_bytes", res->sent_bytes);
 	fx_json_int(j, "chunks", res->chunks);
+	fx_json_str(j, "layout", res->plan);
 	fx_json_num(j, "chunk_bytes", res->chunk_bytes);
 	fx_json_str(j, "router", router);
 	fx_json_str(j, "routing_policy", fx_route_policy_name(tm->policy));
@@ -143,6 +144,10 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	fx_table_cell(t, "%s%s", fmt(tm->alpha, FX_UNIT_TIME, b1),
 		      tm->alpha_replaces_latency ? " (replaces path latency)" : " + path latency");
 	fx_table_cell(t, "rounds"); fx_table_cell(t, "%lld", (long long)res.rounds);
+	if (res.plan[0]) {
+		fx_table_cell(t, "layout");
+		fx_table_cell(t, "%s", res.plan);
+	}
 	if (res.chunks > 0) {
 		fx_table_cell(t, "pipeline");
 		fx_table_cell(t, "%lld chunks of %s%s", (long long)res.chunks,

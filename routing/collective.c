@@ -134,6 +134,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
+	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = 0;
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];

@@ -145,6 +145,8 @@ typedef struct fx_sched {
 	size_t n, cap;
 	int64_t chunks;       /* pipelined algorithms: chunks used (0: not pipelined) */
 	double chunk_bytes;   /* bytes per chunk per flow */
+	char plan[512];       /* how the algorithm laid itself out, for people
+			       * (e.g. the rings it found), or "" */
 } fx_sched;
 
 void fx_sched_release(fx_sched *s);
@@ -228,6 +230,7 @@ typedef struct fx_coll_result {
 	size_t nround;
 	int64_t chunks;            /* pipelined algorithms: chunks used, else 0 */
 	double chunk_bytes;        /* bytes per chunk on each tree edge or link */
+	char plan[512];            /* fx_sched.plan */
 	double *link_bytes;        /* [2 ne] bytes per directed link */
 	double *link_busy;         /* [2 ne] seconds each link is busy */
 } fx_coll_result;

@@ -163,6 +163,9 @@ has "needs a torus" "swing-torus off a torus"
 # message size (issue 14: cm384 all-to-all 32 MiB, busiest link 4.571 MiB)
 expect 0 "loads caption" -- "$FABRICX" render specs/cm384.yaml --view loads --format dot -o "$tmp/cm.dot" --out "$tmp/o"
 grep -q "busiest link 4.571 MiB, 99.1% busy" "$tmp/cm.dot" && ok || bad "loads caption: $(grep -o 'loads: [^<]*' "$tmp/cm.dot")"
+# DGX-1: rings over the NVLinks, 3 cycles both ways, at the link bound
+expect 0 "dgx1 rings" -- "$FABRICX" collective specs/dgx1.yaml --pattern allreduce --size 64MiB --json --out "$tmp/o"
+[ "$(jq '.time_us|round' "$tmp/out")" = 786 ] && jq -r .layout "$tmp/out" | grep -q "^3 rings over direct links" && ok || bad "dgx1 rings: $(jq -c '{time_us,layout}' "$tmp/out")"
 # a custom HGX routes over all four chips, like specs/hgx-h100.yaml
 expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
 a=$(jq .time_us "$tmp/out")

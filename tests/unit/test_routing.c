@@ -298,6 +298,43 @@ START_TEST(hash_conserves)
 }
 END_TEST
 
+/*
+ * Rings over the wires (issue 14): DGX-1's hybrid cube-mesh (specs/dgx1.yaml,
+ * 24 NVLinks of 25 GB/s in 16 bundles, 6 per GPU) splits into 3
+ * edge-disjoint Hamiltonian cycles, each run both ways: 6 rings, one per
+ * link direction.  Ring allreduce of 64 MiB then moves 2 (n-1)/n M = 112
+ * MiB per GPU over its 6 x 25 GB/s: 782.93 us, + 14 rounds x 200 ns =
+ * 785.74 us, the link bound (device order took 4.70 ms on one link).
+ */
+START_TEST(dgx1_rings_over_links)
+{
+	fixture fx;
+	load_ok(&fx, "specs/dgx1.yaml", NULL);
+	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	fx_coll_req q = {"allreduce", "ring", ranks, 8, 64 * MIB, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&fx.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
+	double bound = 1.75 * 64 * MIB / (6 * 25e9);
+	ck_assert_double_eq_tol(bound * 1e6, 782.93, 0.01);
+	ck_assert_double_eq_tol(res.time, bound + 14 * 200e-9, 1e-12);
+	ck_assert(res.time < 1.15 * bound);
+	ck_assert_msg(strstr(res.plan, "3 rings over direct links"), "%s", res.plan);
+	/* every flow takes one direct link: bytes on links = bytes sent */
+	ck_assert_double_eq_tol(res.total_link_bytes, res.sent_bytes, 1e-3);
+	fx_coll_result_release(&res);
+	/* four ranks (0-3: a K4 with bundles 1,1,2,2,1,2) still find rings */
+	q.n = 4;
+	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
+	ck_assert_msg(strstr(res.plan, "ring"), "%s", res.plan);
+	ck_assert_double_eq_tol(res.total_link_bytes, res.sent_bytes, 1e-3);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&fx);
+}
+END_TEST
+
 Suite *suite_routing(void)
 {
 	Suite *s = suite_create("routing");
@@ -309,6 +346,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, hash_vs_split_leaf_spine);
 	tcase_add_test(tc, hash_dmodk_spreads);
 	tcase_add_test(tc, hash_conserves);
+	tcase_add_test(tc, dgx1_rings_over_links);
 	suite_add_tcase(s, tc);
 	return s;
 }
