@@ -23,6 +23,8 @@ struct fx_router {
 	const router_kind *kind;
 	int tie_plus;
 	int hash;               /* FX_ROUTE_HASH: one path per flow */
+	int64_t *inc_off;       /* hash: incident edges of v, in edge order, are */
+	int64_t *inc_edge;      /* inc_edge[inc_off[v] .. inc_off[v+1]-1] */
 	int64_t *used;          /* directed links loaded since fx_router_used() */
 	size_t nused, capused;
 	/* dimension-order: difference arrays per (dimension, direction), over
@@ -345,20 +347,42 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
  * tables, which spreads destinations over every core of a multi-tier Clos.
  * A bundle keeps its links fluid (the model has one load per bundle).
  */
+/* Incident edges per vertex in edge order (CSR), built once: the hash walk
+ * visits them at every hop of every flow. */
+static void hash_incidence(fx_router *r)
+{
+	const fx_fabric *f = r->f;
+	if (r->inc_off)
+		return;
+	r->inc_off = fx_xcalloc((size_t)f->nv + 1, sizeof *r->inc_off);
+	r->inc_edge = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *r->inc_edge);
+	for (int64_t e = 0; e < f->ne; e++) {
+		r->inc_off[f->ends[2 * e] + 1]++;
+		r->inc_off[f->ends[2 * e + 1] + 1]++;
+	}
+	for (int64_t v = 0; v < f->nv; v++)
+		r->inc_off[v + 1] += r->inc_off[v];
+	int64_t *at = fx_xmalloc((size_t)(f->nv ? f->nv : 1) * sizeof *at);
+	memcpy(at, r->inc_off, (size_t)f->nv * sizeof *at);
+	for (int64_t e = 0; e < f->ne; e++) {
+		r->inc_edge[at[f->ends[2 * e]]++] = e;
+		r->inc_edge[at[f->ends[2 * e + 1]]++] = e;
+	}
+	free(at);
+}
+
 static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, double *load,
-			   igraph_vector_int_t *inc, fx_path_stats *st)
+			   fx_path_stats *st)
 {
 	const fx_fabric *f = r->f;
 	int64_t v = fl->src, x = fl->dst, hops = 0;
 	double lat = 0;
 	while (v != fl->dst) {
-		igraph_incident(&f->g, inc, v, IGRAPH_ALL);
-		igraph_vector_int_sort(inc);
 		int64_t k = 0, pick = -1;
 		for (int pass = 0; pass < 2 && pick < 0; pass++) {
 			int64_t at = 0, want = k ? x % k : 0;
-			for (igraph_integer_t t = 0; t < igraph_vector_int_size(inc); t++) {
-				int64_t e = VECTOR(*inc)[t], w = fx_fabric_other(f, e, v);
+			for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
+				int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
 				if (dist[w] != dist[v] - 1 || !(w == fl->dst || fx_fabric_relays(f, w)))
 					continue;
 				if (pass == 0) {
@@ -388,6 +412,8 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 		    fx_diag *d)
 {
 	const fx_fabric *f = r->f;
+	if (r->hash)
+		hash_incidence(r);
 	size_t *ord = order_flows(flows, n, 1);
 	igraph_vector_int_t inc;
 	igraph_vector_int_init(&inc, 0);
@@ -413,7 +439,7 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 				break;
 			}
 			if (r->hash) {
-				ecmp_hash_walk(r, fl, dist, load, &inc, st);
+				ecmp_hash_walk(r, fl, dist, load, st);
 				continue;
 			}
 			if (dist[fl->src] > st->max_hops)
@@ -548,6 +574,8 @@ void fx_router_free(fx_router *r)
 	free(r->queued);
 	free(r->bucket);
 	free(r->bucket_len);
+	free(r->inc_off);
+	free(r->inc_edge);
 	free(r);
 }
 
