@@ -339,7 +339,9 @@ int fx_cmd_collective(int argc, char **argv)
 }
 
 /* explore's section: the workload's collectives, or allreduce 10 KiB (ring
- * and tree) and all-to-all 32 MiB over all devices. */
+ * and tree) and all-to-all 32 MiB over all devices.  All-to-all is shown
+ * under both routing policies (fluid split and per-flow hash), the two
+ * ends of what ECMP gives. */
 int fx_report_collectives(fx_cli *c)
 {
 	static const fx_wl_coll dflt[] = {
@@ -353,8 +355,8 @@ int fx_report_collectives(fx_cli *c)
 	char b1[32], b2[32], nr[32];
 	int rc = 0;
 	fx_table *t = fx_table_new("collectives", c->nwl ? "Collectives (workload)" : "Collectives (defaults)",
-				   (const char *[]){"pattern", "algo", "ranks", "size", "rounds", "time",
-						    "busbw", "busiest link", NULL});
+				   (const char *[]){"pattern", "algo", "ranks", "size", "routing", "rounds",
+						    "time", "busbw", "busiest link", NULL});
 	if (c->json)
 		fx_json_arr_begin(&c->js, "collectives");
 	for (size_t i = 0; i < n && rc == 0; i++) {
@@ -368,49 +370,60 @@ int fx_report_collectives(fx_cli *c)
 		q.algo = fx_coll_find(w[i].pattern, w[i].algo)->name;
 		q.ranks = ranks;
 		q.size = w[i].size;
-		fx_coll_result res;
-		fx_diag quiet;  /* a power-of-two algorithm on other rank counts: say so in the row */
-		fx_diag_init(&quiet);
-		quiet.out = fopen("/dev/null", "w");
-		int bad = fx_coll_run(&c->fab, r, &q, &c->coll, &res, &quiet);
-		if (quiet.out)
-			fclose(quiet.out);
-		if (quiet.status == FX_EXIT_INTERNAL)
-			rc = fx_diag_internal(&c->d, "collective %s/%s failed", q.pattern, q.algo);
-		fx_diag_release(&quiet);
-		fx_table_cell(t, "%s", q.pattern);
-		fx_table_cell(t, "%s", q.algo);
-		fx_table_cell(t, "%lld", (long long)q.n);
-		fx_table_cell(t, "%s", fmt(q.size, FX_UNIT_SIZE, b1));
-		if (bad) {
-			fx_table_cell(t, "-");
-			fx_table_cell(t, "not applicable");
-			fx_table_cell(t, "-");
-			fx_table_cell(t, "-");
-		} else {
-			fx_table_cell(t, "%lld", (long long)res.rounds);
-			fx_table_cell(t, "%.3f us", res.time * 1e6);
-			size_t u = strlen(c->sum.colls);
-			snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s: %.3f us",
-				 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1), res.time * 1e6);
-			fx_table_cell(t, "%s", fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
-			fx_table_cell(t, "%s", fmt(res.max_link_bytes, FX_UNIT_SIZE, b2));
-		}
-		if (c->json) {
-			fx_json_obj_begin(&c->js, NULL);
+		int passes = strcmp(q.pattern, "all-to-all") == 0 ? 2 : 1;
+		for (int pass = 0; pass < passes && rc == 0; pass++) {
+			fx_coll_time tm = c->coll;
+			if (pass == 1)  /* the other end of ECMP */
+				tm.policy = tm.policy == FX_ROUTE_HASH ? FX_ROUTE_SPLIT : FX_ROUTE_HASH;
+			fx_coll_result res;
+			fx_diag quiet;  /* a power-of-two algorithm on other rank counts: say so in the row */
+			fx_diag_init(&quiet);
+			quiet.out = fopen("/dev/null", "w");
+			int bad = fx_coll_run(&c->fab, r, &q, &tm, &res, &quiet);
+			if (quiet.out)
+				fclose(quiet.out);
+			if (quiet.status == FX_EXIT_INTERNAL)
+				rc = fx_diag_internal(&c->d, "collective %s/%s failed", q.pattern, q.algo);
+			fx_diag_release(&quiet);
+			fx_table_cell(t, "%s", q.pattern);
+			fx_table_cell(t, "%s", q.algo);
+			fx_table_cell(t, "%lld", (long long)q.n);
+			fx_table_cell(t, "%s", fmt(q.size, FX_UNIT_SIZE, b1));
+			fx_table_cell(t, "%s", fx_route_policy_name(tm.policy));
 			if (bad) {
-				fx_json_str(&c->js, "pattern", q.pattern);
-				fx_json_str(&c->js, "algo", q.algo);
-				fx_json_int(&c->js, "ranks", q.n);
-				fx_json_num(&c->js, "size_bytes", q.size);
-				fx_json_null(&c->js, "time_us");
+				fx_table_cell(t, "-");
+				fx_table_cell(t, "not applicable");
+				fx_table_cell(t, "-");
+				fx_table_cell(t, "-");
 			} else {
-				json_result(&c->js, &q, fx_coll_find(q.pattern, q.algo), &res, fx_router_name(r), &c->coll);
+				fx_table_cell(t, "%lld", (long long)res.rounds);
+				fx_table_cell(t, "%.3f us", res.time * 1e6);
+				size_t u = strlen(c->sum.colls);
+				snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s%s: %.3f us",
+					 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1),
+					 passes > 1 ? (tm.policy == FX_ROUTE_HASH ? " hash" : " split") : "",
+					 res.time * 1e6);
+				fx_table_cell(t, "%s", fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
+				fx_table_cell(t, "%s", fmt(res.max_link_bytes, FX_UNIT_SIZE, b2));
 			}
-			fx_json_obj_end(&c->js);
+			if (c->json) {
+				fx_json_obj_begin(&c->js, NULL);
+				if (bad) {
+					fx_json_str(&c->js, "pattern", q.pattern);
+					fx_json_str(&c->js, "algo", q.algo);
+					fx_json_int(&c->js, "ranks", q.n);
+					fx_json_num(&c->js, "size_bytes", q.size);
+					fx_json_str(&c->js, "routing_policy", fx_route_policy_name(tm.policy));
+					fx_json_null(&c->js, "time_us");
+				} else {
+					json_result(&c->js, &q, fx_coll_find(q.pattern, q.algo), &res,
+						    fx_router_name(r), &tm);
+				}
+				fx_json_obj_end(&c->js);
+			}
+			if (!bad)
+				fx_coll_result_release(&res);
 		}
-		if (!bad)
-			fx_coll_result_release(&res);
 		free(ranks);
 	}
 	if (c->json)

@@ -340,11 +340,15 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 /*
  * The hash policy: the flow follows one path of the shortest-path DAG.  At
  * each vertex the next-hop ports (physical links to a neighbour one step
- * nearer, in edge order, a bundle of c links counting c ports) are numbered
- * 0..k-1, and the flow takes port x mod k, x starting at the destination's
- * vertex id and divided by k after every choice of more than one port: the
- * destination-mod-k rule of SimGrid's fat-tree and of D-mod-k switch
- * tables, which spreads destinations over every core of a multi-tier Clos.
+ * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
+ * the bundles: the first link of each bundle in edge order, then the
+ * second of those with two, and so on.  In switches the flow takes port x mod k, x starting at the
+ * destination's vertex id and divided by k after every choice of more than
+ * one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
+ * switch tables, which spreads destinations over every core of a
+ * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
+ * chips or planes) the port is (source + destination) mod k: pure D-mod-k
+ * there would bring every flow to a destination in on one of its planes.
  * A bundle keeps its links fluid (the model has one load per bundle).
  */
 /* Incident edges per vertex in edge order (CSR), built once: the hash walk
@@ -378,24 +382,33 @@ static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist,
 	int64_t v = fl->src, x = fl->dst, hops = 0;
 	double lat = 0;
 	while (v != fl->dst) {
-		int64_t k = 0, pick = -1;
-		for (int pass = 0; pass < 2 && pick < 0; pass++) {
-			int64_t at = 0, want = k ? x % k : 0;
-			for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
-				int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
-				if (dist[w] != dist[v] - 1 || !(w == fl->dst || fx_fabric_relays(f, w)))
-					continue;
-				if (pass == 0) {
-					k += f->e[e].count;
-				} else if (want < at + f->e[e].count) {
-					pick = e;
-					break;
-				} else {
-					at += f->e[e].count;
-				}
+		/* the next-hop ports: k physical links, the widest bundle c */
+		int64_t k = 0, c = 0, pick = -1;
+		for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
+			int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+			if (dist[w] == dist[v] - 1 && (w == fl->dst || fx_fabric_relays(f, w))) {
+				k += f->e[e].count;
+				if (f->e[e].count > c)
+					c = f->e[e].count;
 			}
 		}
-		if (k > 1)
+		/* the sender's own choice (its NIC, plane or chip) spreads by
+		 * source and destination; the switches' by destination.  Ports
+		 * are dealt round the bundles (one link of each, then the next),
+		 * so neighbouring numbers land on different neighbours */
+		int64_t want = (v == fl->src ? fl->src + fl->dst : x) % k;
+		for (int64_t j = 0; j < c && pick < 0; j++)
+			for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
+				int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+				if (dist[w] != dist[v] - 1 || !(w == fl->dst || fx_fabric_relays(f, w)) ||
+				    f->e[e].count <= j)
+					continue;
+				if (want-- == 0) {
+					pick = e;
+					break;
+				}
+			}
+		if (k > 1 && v != fl->src)
 			x /= k;
 		bump(r, load, fx_fabric_dirlink(f, pick, v), fl->bytes);
 		lat += f->e[pick].lat;

@@ -93,9 +93,10 @@ typedef struct fx_router fx_router;
 
 /* How equal-cost paths share a flow: split = fluid ECMP, every path its
  * share (the optimistic end); hash = every flow pinned to one path by a
- * deterministic rule (destination-mod-k at each choice, as SimGrid's
- * fat-tree and D-mod-k switch tables do; even-ring ties on lattices go +
- * for even destination coordinates, - for odd), the pessimistic end. */
+ * deterministic rule (destination-mod-k at each switch, as SimGrid's
+ * fat-tree and D-mod-k switch tables do, (source + destination) mod k at
+ * the sender; even-ring ties on lattices go + for even destination
+ * coordinates, - for odd), the pessimistic end. */
 typedef enum fx_route_policy { FX_ROUTE_SPLIT = 0, FX_ROUTE_HASH } fx_route_policy;
 
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus);

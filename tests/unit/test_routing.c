@@ -244,6 +244,28 @@ START_TEST(hash_dmodk_spreads)
 }
 END_TEST
 
+/*
+ * Hash at a multi-homed sender (HGX: 18 ports per GPU, 5/4/4/5 to chips
+ * 0-3, dealt round the chips: port p on chip p mod 4 for p < 16, 16 on
+ * chip 0, 17 on chip 3).  Sender s takes port (s + d) mod 18 to reach d:
+ * the 7 keys of a GPU lie in 8 consecutive numbers below 15 less one, so
+ * a chip gets at most 2 flows of M/7, and a 4-link chip gets 2 for every
+ * even s: 2 x (32 MiB / 7) / (4 x 25 GB/s) = 95.870 us, + 2 hops x 200 ns;
+ * split spreads over all 18: 74.565 us + 0.4 us.
+ */
+START_TEST(hash_multihomed_sender)
+{
+	fixture a;
+	load_ok(&a, "specs/hgx-h100.yaml", NULL);
+	double split = coll_time(&a.f, "all-to-all", "direct", 32 * MIB, FX_ROUTE_SPLIT, NULL);
+	double hash = coll_time(&a.f, "all-to-all", "direct", 32 * MIB, FX_ROUTE_HASH, NULL);
+	ck_assert_double_eq_tol(split, 32 * MIB / 450e9 + 400e-9, 1e-12);
+	ck_assert_double_eq_tol(hash, 2 * (32 * MIB / 7) / 100e9 + 400e-9, 1e-12);
+	ck_assert_double_eq_tol(hash * 1e6, 96.270, 0.001);
+	fixture_release(&a);
+}
+END_TEST
+
 /* Property: under hash every flow follows one path, so at every vertex the
  * loads balance (out - in = sent - received), and the bytes on links are
  * each flow's bytes times its hop count. */
@@ -345,6 +367,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, custom_leaf_spine);
 	tcase_add_test(tc, hash_vs_split_leaf_spine);
 	tcase_add_test(tc, hash_dmodk_spreads);
+	tcase_add_test(tc, hash_multihomed_sender);
 	tcase_add_test(tc, hash_conserves);
 	tcase_add_test(tc, dgx1_rings_over_links);
 	suite_add_tcase(s, tc);
