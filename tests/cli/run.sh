@@ -142,13 +142,62 @@ for spec in specs/*.yaml; do
 done
 
 # collective: book numbers through the CLI, files, and errors
-expect 0 "ring vs tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring --size 10KiB --alpha 0.822us --versus tree --json --out "$tmp/o"
+expect 0 "ring vs tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring --size 10KiB --alpha 0.822us --versus tree --chunks 1 --json --out "$tmp/o"
 [ "$(jq '.time_us*100|round' "$tmp/out")" = 1155 ] && [ "$(jq '.crossover_bytes/1024|round' "$tmp/out")" = 680 ] && ok || bad "book §6.4.2 through the CLI"
 expect 0 "--links" -- "$FABRICX" collective specs/tpu-v4-cube.yaml --pattern all-to-all --size 32MiB --links "$tmp/links.csv" --out "$tmp/o"
 [ "$(head -1 "$tmp/links.csv")" = "src,dst,bytes,busy_us,utilisation" ] && [ "$(wc -l < "$tmp/links.csv")" = 385 ] && ok || bad "--links CSV"
 expect 0 "ktree PLMR" -- "$FABRICX" collective specs/wse2.yaml --set 'fabric.grid=[660,4]' --pattern allreduce --algo ktree --chunks 22 --size 4KiB --json --out "$tmp/o"
 [ "$(jq .plmr.critical_hops "$tmp/out")" = 690 ] && [ "$(jq .plmr.routing_stages "$tmp/out")" = 27 ] && ok || bad "K-tree 660/22 PLMR"
 expect 0 "--list" -- "$FABRICX" collective --list
+# --routing: the issue's 2:1 leaf-spine (16 hosts), pairwise all-to-all of
+# 15 MiB: 25 MiB on the busiest links split, 26 MiB hashed (test_routing.c)
+printf 'name: ls16\nfabric:\n  kind: fat-tree\n  tiers: 2\n  radix: 6\n  hosts: 16\n  down_up: [4, 2]\n  link: {bandwidth: 50 GB/s, latency: 0 ns}\n' >"$tmp/ls16.yaml"
+expect 0 "--routing split" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --algo pairwise --size 15MiB --json --out "$tmp/o"
+[ "$(jq '.time_us*1000|round' "$tmp/out")" = 524288 ] && [ "$(jq -r .routing_policy "$tmp/out")" = split ] && ok || bad "--routing split: $(jq -c '{time_us,routing_policy}' "$tmp/out")"
+expect 0 "--routing hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --algo pairwise --size 15MiB --routing hash --json --out "$tmp/o"
+[ "$(jq '.time_us*1000|round' "$tmp/out")" = 545260 ] && [ "$(jq -r .routing_policy "$tmp/out")" = hash ] && ok || bad "--routing hash: $(jq -c '{time_us,routing_policy}' "$tmp/out")"
+expect 0 "collective.routing: hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --set collective.routing=hash --pattern all-to-all --algo pairwise --size 15MiB --json --out "$tmp/o"
+[ "$(jq '.time_us*1000|round' "$tmp/out")" = 545260 ] && ok || bad "collective.routing: hash"
+expect 2 "--routing bad" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --size 15MiB --routing adaptive
+has "must be split or hash" "--routing bad"
+# --sizes: nccl-tests sweeps; the book's ring/tree crossover (§6.4.2, 8 alpha
+# = (6 - 14/8) M / B: M = 696,282 B) found between two sizes of the sweep
+expect 0 "--sizes ring,tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,tree --sizes 1KiB:1GiB:x2 --chunks 1 --alpha 0.822us --json --out "$tmp/o"
+[ "$(jq '.sweep|length' "$tmp/out")" = 42 ] && [ "$(jq '.crossovers[0].size_bytes|round' "$tmp/out")" = 696282 ] \
+  && [ "$(jq -r '.fastest[0].algo, .fastest[20].algo' "$tmp/out" | tr '\n' ' ')" = "tree ring " ] && ok || bad "--sizes crossover: $(jq -c .crossovers "$tmp/out")"
+if jq -e '.sweep[0] | (.size_bytes==1024) and (.time_us|type=="number") and (.algbw_GBps|type=="number")
+    and ((.busbw_GBps - .algbw_GBps * 1.75)|fabs < 1e-12) and (.max_link_bytes|type=="number") and (.algo=="ring")' "$tmp/out" >/dev/null; then ok; else bad "--sizes JSON row"; fi
+expect 0 "--sizes all, 1 B to 1 TiB" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1B:1TiB:x1024 --out "$tmp/o"
+grep -q "Fastest algorithm per size" "$tmp/out" && grep -q "allreduce/torus skipped" "$tmp/out" && [ "$(wc -l < "$tmp/o/hgx-h100/sweep-ring.csv")" = 6 ] \
+  && [ "$(head -1 "$tmp/o/hgx-h100/sweep.csv")" = "algo,size_bytes,time_us,algbw_GBps,busbw_GBps,max_link_bytes,rounds" ] && ok || bad "--sizes 1B:1TiB tables and CSV"
+expect 2 "--sizes past 1 TiB" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:2TiB
+has "at most 1 TiB" "--sizes past 1 TiB"
+expect 2 "--sizes bad step" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1MiB:+2
+has "must be xF" "--sizes bad step"
+expect 2 "--sizes no range" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB
+has "LO:HI" "--sizes no range"
+expect 2 "--sizes and --size" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1KiB --sizes 1KiB:1MiB
+expect 2 "--sizes unknown algo" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,bogus --sizes 1KiB:1MiB
+has "no algorithm 'bogus'" "--sizes unknown algo"
+expect 2 "--sizes with --versus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1MiB --versus tree
+# multi-dimensional Swing (NSDI'24) on the 4x4x4 cube, and refused off a torus
+expect 0 "swing-torus" -- "$FABRICX" collective specs/tpu-v4-cube.yaml --pattern allreduce --algo swing-torus --size 64MiB --json --out "$tmp/o"
+[ "$(jq '.time_us < 450 and .rounds == 12' "$tmp/out")" = true ] && ok || bad "swing-torus on 4x4x4: $(jq .time_us "$tmp/out") us"
+expect 2 "swing-torus off a torus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo swing-torus --size 1MiB
+has "needs a torus" "swing-torus off a torus"
+# the loads caption names the busiest link's bytes and utilisation, not the
+# message size (issue 14: cm384 all-to-all 32 MiB, busiest link 4.571 MiB)
+expect 0 "loads caption" -- "$FABRICX" render specs/cm384.yaml --view loads --format dot -o "$tmp/cm.dot" --out "$tmp/o"
+grep -q "busiest link 4.571 MiB, 98.1% busy" "$tmp/cm.dot" && ok || bad "loads caption: $(grep -o 'loads: [^<]*' "$tmp/cm.dot")"
+# DGX-1: rings over the NVLinks, 3 cycles both ways, at the link bound (794 us
+# with the spec's sourced 0.822 us overhead per round, 783 us with none)
+expect 0 "dgx1 rings" -- "$FABRICX" collective specs/dgx1.yaml --pattern allreduce --size 64MiB --json --out "$tmp/o"
+[ "$(jq '.time_us|round' "$tmp/out")" = 794 ] && jq -r .layout "$tmp/out" | grep -q "^3 rings over direct links" && ok || bad "dgx1 rings: $(jq -c '{time_us,layout}' "$tmp/out")"
+# a custom HGX routes over all four chips, like specs/hgx-h100.yaml
+expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
+a=$(jq .time_us "$tmp/out")
+expect 0 "nvswitch hgx" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
+[ "$a" = "$(jq .time_us "$tmp/out")" ] && ok || bad "custom hgx $a us vs $(jq .time_us "$tmp/out") us"
 expect 2 "unknown pattern" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allgather --size 1MiB
 expect 2 "missing size" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce
 expect 2 "size without unit" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1024
