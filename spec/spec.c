@@ -484,20 +484,58 @@ out:
 	return rc;
 }
 
-const char *fx_spec_name(const fx_spec *s, char *buf, size_t len)
+char *fx_spec_name_new(const fx_spec *s, const fx_snode **from)
 {
 	const fx_snode *n = s->root ? fx_snode_get(s->root, "name") : NULL;
+	*from = NULL;
 	if (n && n->kind == FX_SNODE_SCALAR && *n->text) {
-		snprintf(buf, len, "%s", n->text);
-		return buf;
+		*from = n;
+		return fx_xstrdup(n->text);
 	}
 	const char *base = strrchr(s->file, '/');
 	base = base ? base + 1 : s->file;
-	snprintf(buf, len, "%s", base);
-	char *dot = strrchr(buf, '.');
-	if (dot && dot != buf)
-		*dot = '\0';
+	const char *dot = strrchr(base, '.');
+	return fx_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+}
+
+const char *fx_spec_name(const fx_spec *s, char *buf, size_t len)
+{
+	const fx_snode *from;
+	char *name = fx_spec_name_new(s, &from);
+	snprintf(buf, len, "%s", name);
+	free(name);
 	return buf;
+}
+
+const char *fx_name_check(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t len = strlen(name);
+	if (len == 0)
+		return "is empty";
+	if (len > FX_NAME_MAX)
+		return "is longer than " FX_STR(FX_NAME_MAX) " bytes";
+	if (name[0] == '.')
+		return "starts with '.'";
+	while (*p) {
+		int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
+			: (*p & 0xf8) == 0xf0 ? 4 : 0;
+		uint32_t cp = n == 1 ? *p : n == 2 ? *p & 0x1fu : n == 3 ? *p & 0x0fu : *p & 0x07u;
+		for (int i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return "is not valid UTF-8";
+			cp = cp << 6 | (p[i] & 0x3fu);
+		}
+		if (n == 0 || (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+			return "is not valid UTF-8";
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+			return "holds a control character (a tab, a newline, an escape ...)";
+		if (cp == '/')
+			return "contains '/'";
+		p += n;
+	}
+	return NULL;
 }
 
 const fx_snode *fx_snode_get(const fx_snode *map, const char *key)
