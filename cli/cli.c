@@ -61,7 +61,7 @@ static void usage(const fx_cli *c, const char *text, FILE *f)
 	}
 	fprintf(f, "common options:\n");
 	print_opts(common, f);
-	fprintf(f, "\nexit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible\n");
+	fprintf(f, "\nexit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible, 4 not decided\n");
 }
 
 static int find(const fx_opt *o, const char *name)

@@ -168,7 +168,7 @@ int fx_cmd_explore(int argc, char **argv)
 		if (rc == 0 && c.work.present) {
 			fprintf(c.md, "## Placement\n\n");
 			fx_json_obj_begin(&c.js, "placement");
-			rc = fx_report_place(&c, NULL, limit, &c.power, &pl);
+			rc = fx_report_place(&c, NULL, limit, 0, &c.power, &pl);
 			have_pl = rc == 0;
 			fx_json_obj_end(&c.js);
 		}

@@ -35,7 +35,7 @@ static void usage(FILE *f)
 	for (const command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fprintf(f, "\n'fabricx COMMAND --help' shows a command's options.\n"
-		   "exit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible\n");
+		   "exit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible, 4 not decided\n");
 }
 
 int fx_cmd_kinds(int argc, char **argv)

@@ -97,17 +97,19 @@ static int choices(fx_cli *c)
 	return fx_cli_table(c, t);
 }
 
-int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power_config *pc,
-		    fx_placement *keep)
+int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
+		    const fx_power_config *pc, fx_placement *keep)
 {
 	const fx_workload *w = &c->work;
-	fx_place_opts o = {lp, time_limit, c->coll};
+	fx_place_opts o = {.lp_path = lp, .time_limit = time_limit, .node_limit = node_limit,
+			     .tm = c->coll, .accel = c->accel.hbm > 0 ? &c->accel : NULL,
+			     .sessions = &c->sessions};
 	fx_placement p;
 	char b1[64], b2[32];
 	if (fx_place(&c->fab, w, pc, &o, &p, &c->d))
 		return -1;
 	int64_t D = fx_workload_devices(w);
-	fx_table *t = fx_table_new("placement", "Placement (GLPK MILP over nodes)",
+	fx_table *t = fx_table_new("placement", "Placement (instances on nodes)",
 				   (const char *[]){"instance", "devices", "nodes", "racks", "level",
 						    "tp hops/time", "ep hops/time", "pp hops/time",
 						    "comm per step", NULL});
@@ -144,22 +146,52 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power
 		else
 			fx_table_cell(t, "not possible here");
 	}
-	fx_table_cell(t, "objective"); fx_table_cell(t, "%.3f us per step (all instances)", p.objective * 1e6);
-	fx_table_cell(t, "bound"); fx_table_cell(t, "%.3f us", p.bound * 1e6);
+	/* the objective is a sum over instances: say so, beside the mean */
+	fx_table_cell(t, "objective");
+	fx_table_cell(t, "%lld instances x %.2f us = %.6g us of communication per step, summed",
+		      (long long)p.ninst, p.objective / (double)(p.ninst ? p.ninst : 1) * 1e6,
+		      p.objective * 1e6);
+	fx_table_cell(t, "bound");
+	if (isnan(p.bound))
+		fx_table_cell(t, "none proved");
+	else
+		fx_table_cell(t, "%.6g us (summed)", p.bound * 1e6);
 	fx_table_cell(t, "gap");
 	if (isnan(p.gap))
 		fx_table_cell(t, "unknown (no bound proved)");
 	else
 		fx_table_cell(t, "%.2f%% (objective over the proved bound)", 100 * p.gap);
 	fx_table_cell(t, "status"); fx_table_cell(t, "%s", p.status);
-	fx_table_cell(t, "model"); fx_table_cell(t, "%lld columns, %lld rows, solved in %.3f s",
-						  (long long)p.cols, (long long)p.rows, p.solve_seconds);
+	fx_table_cell(t, "method"); fx_table_cell(t, "%s", p.method);
+	fx_table_cell(t, "MILP");
+	if (p.cols)
+		fx_table_cell(t, "%lld columns, %lld rows", (long long)p.cols, (long long)p.rows);
+	else
+		fx_table_cell(t, "not needed");
+	fx_table_cell(t, "solved in"); fx_table_cell(t, "%.3f s of CPU", p.solve_seconds);
 	fx_table_cell(t, "nodes powered"); fx_table_cell(t, "%lld of %lld", (long long)p.nodes_used, (long long)c->fab.nnodes);
 	fx_table_cell(t, "power"); fx_table_cell(t, "%.4g kW", p.watts / 1e3);
+	fx_model_memory mm;
 	if (w->have_model) {
+		fx_model_memory_per_device(&w->model, w->dims[FX_GROUP_TP], w->dims[FX_GROUP_EP],
+					   w->dims[FX_GROUP_PP], w->dims[FX_GROUP_DP], p.ninst,
+					   c->accel.hbm > 0 ? &c->accel : NULL, &c->sessions, &mm);
 		fx_table_cell(t, "weights per device");
-		fx_table_cell(t, "%s", fx_unit_format(fx_model_weights_per_device(&w->model, w->dims[0], w->dims[1]),
-						     FX_UNIT_SIZE, b1, sizeof b1));
+		fx_table_cell(t, "%s", fx_unit_format(mm.weights, FX_UNIT_SIZE, b1, sizeof b1));
+		fx_table_cell(t, "KV cache per device");
+		fx_table_cell(t, "%s (%lld sessions of %lld tokens, its share)",
+			      fx_unit_format(mm.kv, FX_UNIT_SIZE, b1, sizeof b1), (long long)mm.sessions,
+			      (long long)mm.tokens);
+		fx_table_cell(t, "memory per device");
+		if (c->accel.hbm > 0) {
+			char b3[32];
+			fx_table_cell(t, "%s with the reserve, of %s HBM",
+				      fx_unit_format(mm.total, FX_UNIT_SIZE, b1, sizeof b1),
+				      fx_unit_format(c->accel.hbm, FX_UNIT_SIZE, b3, sizeof b3));
+		} else {
+			fx_table_cell(t, "%s (not checked: no workload.accelerator.hbm)",
+				      fx_unit_format(mm.total, FX_UNIT_SIZE, b1, sizeof b1));
+		}
 		fx_table_cell(t, "sent per device per token per layer");
 		fx_table_cell(t, "%s", fx_unit_format(fx_model_send_per_token(&w->model, w->dims[0], w->dims[1]),
 						     FX_UNIT_SIZE, b2, sizeof b2));
@@ -180,9 +212,24 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power
 	if (c->json) {
 		fx_json *j = &c->js;
 		fx_json_str(j, "status", p.status);
+		fx_json_str(j, "method", p.method);
 		fx_json_num(j, "objective_us", p.objective * 1e6);
+		fx_json_num(j, "objective_per_instance_us", p.objective / (double)(p.ninst ? p.ninst : 1) * 1e6);
 		fx_json_num(j, "bound_us", p.bound * 1e6);
 		fx_json_num(j, "gap", p.gap);
+		if (w->have_model) {
+			fx_json_obj_begin(j, "memory_per_device");
+			fx_json_num(j, "weights_bytes", mm.weights);
+			fx_json_num(j, "kv_bytes", mm.kv);
+			fx_json_num(j, "reserve_bytes", mm.reserve);
+			fx_json_num(j, "total_bytes", mm.total);
+			if (c->accel.hbm > 0)
+				fx_json_num(j, "hbm_bytes", c->accel.hbm);
+			else
+				fx_json_null(j, "hbm_bytes");
+			fx_json_int(j, "sessions", mm.sessions);
+			fx_json_obj_end(j);
+		}
 		fx_json_int(j, "devices_per_instance", D);
 		fx_json_obj_begin(j, "level_cost_us");
 		for (int L = 0; L < FX_LEVELS; L++) {
@@ -258,6 +305,7 @@ static const fx_opt place_opts[] = {
 	{"alpha", "T", "per-round overhead replacing spec overhead and path latency"},
 	{"lp", "FILE", "write the MILP in CPLEX LP format (glpsol --lp FILE re-solves it)"},
 	{"time-limit", "S", "seconds GLPK may search (default 10)"},
+	{"node-limit", "N", "branch-and-bound nodes GLPK may search (default: no limit)"},
 	{NULL, NULL, NULL},
 };
 
@@ -271,6 +319,7 @@ int fx_cmd_place(int argc, char **argv)
 	rc = fx_cli_load(&c);
 	fx_power_config pc;
 	double limit = 10;
+	long node_limit = 0;
 	if (rc == 0) {
 		pc = c.power;
 		const char *v;
@@ -284,6 +333,11 @@ int fx_cmd_place(int argc, char **argv)
 		}
 		if ((v = fx_cli_opt(&c, "time-limit")) && fx_cli_time_limit(&c, v, &limit))
 			rc = -1;
+		int64_t nl = 0;
+		if ((v = fx_cli_opt(&c, "node-limit")) &&
+		    fx_cli_int(&c, "--node-limit", v, 1, 1000000000, &nl))
+			rc = -1;
+		node_limit = (long)nl;
 		if ((v = fx_cli_opt(&c, "instances")) &&
 		    fx_cli_int(&c, "--instances", v, 1, 1000000, &c.work.instances))
 			rc = -1;
@@ -296,7 +350,7 @@ int fx_cmd_place(int argc, char **argv)
 		rc = fx_cli_outdir(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
-		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, &pc, NULL);
+		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, node_limit, &pc, NULL);
 		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);

@@ -85,7 +85,8 @@ static int placement(fx_cli *c, int64_t **instance, int64_t **group)
 		return fx_diag_error(&c->d, NULL, "%s: the spec has no workload to place, so there is no "
 				     "placement view (add 'workload: {scheme: {tp: 2, ep: 4}, ...}'; "
 				     "see docs/spec.md)", c->spec_path);
-	fx_place_opts o = {NULL, 10, c->coll};
+	fx_place_opts o = {.time_limit = 10, .tm = c->coll,
+			     .accel = c->accel.hbm > 0 ? &c->accel : NULL, .sessions = &c->sessions};
 	fx_placement p;
 	if (fx_place(f, &c->work, &c->power, &o, &p, &c->d))
 		return -1;

@@ -21,7 +21,7 @@ int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char 
 
 /* Places the workload (and the §6.7 deployment table when it applies).
  * With keep != NULL the placement is handed to the caller to release. */
-int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power_config *pc,
-		    fx_placement *keep);
+int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
+		    const fx_power_config *pc, fx_placement *keep);
 
 #endif

@@ -23,13 +23,18 @@ typedef struct fx_model {
 	int64_t expert_ffn;       /* intermediate size of one expert */
 	int64_t vocab;
 	int tied_embeddings;      /* input embedding shared with the output projection */
+	int ffn_plain;            /* FFN of two matrices (GPT-3: up, down) instead of
+				   * three (gated: SwiGLU's gate, up, down) */
 	double dtype_bytes;       /* weights and KV, e.g. 2 for BF16 */
 	double reduce_bytes;      /* element size of TP reductions, e.g. 4 (FP32, book §6.3.1) */
 } fx_model;
 
 /* Parses a `model:` map (keys as the struct, dtype and reduce_dtype:
- * bf16|fp16|fp8|fp32).  Required: layers, hidden, heads, vocab, and either
- * dense_ffn or all of experts, top_k, expert_ffn.  Defaults: kv_heads =
+ * bf16|fp16|fp8|fp32, ffn: gated|plain).  Required: layers, hidden, heads,
+ * vocab, and either dense_ffn or all of experts, top_k, expert_ffn; a
+ * dense model must say its ffn kind (a GPT-3 shape is 175 B parameters
+ * plain and 233 B gated, so no default is safe); MoE experts default to
+ * gated, as in every shipped MoE (Qwen3, DeepSeek-V3).  Defaults: kv_heads =
  * heads (must divide heads), head_dim = hidden / heads, dtype bf16,
  * reduce_dtype fp32, tied_embeddings false.  Returns 0, or -1 after
  * reporting every problem through d. */
@@ -50,6 +55,10 @@ double fx_model_params(const fx_model *m);
  * group's ceil(experts / ep), tp ways.  Norms and router on every device;
  * attention is copied in every EP group (§6.3.1). */
 double fx_model_weights_per_device(const fx_model *m, int64_t tp, int64_t ep);
+/* The same with the layers split into pp pipeline stages: the busiest
+ * stage holds ceil(layers / pp) layers and one vocabulary matrix (the
+ * embedding on the first stage, the output projection on the last). */
+double fx_model_weights_per_stage(const fx_model *m, int64_t tp, int64_t ep, int64_t pp);
 /* KV bytes per context token over all layers (book §6.1.2: 188 KiB). */
 double fx_model_kv_per_token(const fx_model *m);
 /* Bytes one device sends per token per layer in the TP x EP layout of
@@ -83,6 +92,30 @@ typedef struct fx_sessions {
 	double deadline;     /* seconds */
 	double min_on_time;  /* fraction, e.g. 0.75 */
 } fx_sessions;
+
+/* Memory one device of the busiest instance holds (bytes). */
+typedef struct fx_model_memory {
+	double weights;          /* fx_model_weights_per_stage */
+	double kv;               /* the KV of its sessions' share */
+	double reserve;          /* the accelerator's reserve */
+	double total;
+	int64_t sessions;        /* sessions of its attention group */
+	int64_t tokens;          /* context + steps of each */
+} fx_model_memory;
+
+/*
+ * Weights + KV + reserve per device for `instances` instances of
+ * TP x EP x PP x DP serving the sessions (s may be NULL or count 0: no
+ * KV).  Sessions go round-robin to instances, then to the DP replicas,
+ * then to the EP groups (attention is data-parallel across EP groups,
+ * book §6.3.1: it is copied in every one); a session's KV of context +
+ * steps tokens splits min(tp, kv_heads) ways and over the pipeline stages
+ * like the layers.  Activations are not modelled (at decode they are a
+ * few MiB against GiBs of weights and KV).
+ */
+void fx_model_memory_per_device(const fx_model *m, int64_t tp, int64_t ep, int64_t pp,
+				int64_t dp, int64_t instances, const fx_accel *a,
+				const fx_sessions *s, fx_model_memory *out);
 
 /* One deployment: `instances` instances of TP `tp` over the devices. */
 typedef struct fx_choice {

@@ -143,8 +143,36 @@ expect 0 "place hgx" -- "$FABRICX" place specs/hgx-h100.yaml --json --lp "$tmp/p
 grep -q "^Minimize" "$tmp/place.lp" && ok || bad "--lp writes CPLEX LP"
 expect 0 "place cm384" -- "$FABRICX" place specs/cm384.yaml --json --out "$tmp/o"
 [ "$(jq '.instances|length' "$tmp/out")" = 48 ] && [ "$(jq -r '.instances[0].level' "$tmp/out")" = node ] && ok || bad "place cm384"
+# infeasibility named by arithmetic (issue: devices and system power in
+# well under a second, no solver): whole messages
 expect 3 "place over capacity" -- "$FABRICX" place specs/cm384.yaml --instances 49
-grep -q "capacity (over by 8 devices)" "$tmp/err" && ok || bad "place capacity message: $(head -1 "$tmp/err")"
+first "fabricx: infeasible: no placement of 49 instances of 8 devices fits: devices: 49 instances x 8 devices = 392, the fabric has 384" "place capacity message"
+expect 3 "place over system power" -- "$FABRICX" place specs/cm384.yaml --budget 600kW
+first "fabricx: infeasible: no placement of 48 instances of 8 devices fits: system power: 48 instances need 48 nodes x 16.2 kW = 777.6 kW; the 600 kW budget powers 37 nodes = 37 instances" "place system power message"
+# memory is a constraint: Qwen3-235B-A22B (book §6.1.2: 470.2 GB) at TP2
+# puts 219 GiB of weights on each 80 GB H100; TP8 is the smallest that fits
+q235='workload.model={layers: 94, hidden: 4096, heads: 64, kv_heads: 4, head_dim: 128, experts: 128, top_k: 8, expert_ffn: 1536, vocab: 151936, dtype: bf16}'
+expect 3 "place Qwen3-235B TP2 on HGX" -- "$FABRICX" place specs/hgx-h100.yaml --set "$q235"
+first "fabricx: infeasible: no placement of 4 instances of 2 devices fits: memory: TP2 x EP1 x PP1 holds 219 GiB of weights + 11.75 GiB of KV cache + 2 GiB reserve = 232.7 GiB per device, over the 74.51 GiB of HBM" "place memory message"
+expect 0 "place Qwen3-235B TP8 on HGX" -- "$FABRICX" place specs/hgx-h100.yaml --set "$q235" --set workload.scheme.tp=8 --set workload.instances=1 --set workload.sessions.context=8184 --json
+[ "$(jq '.memory_per_device.weights_bytes' "$tmp/out")" = 58959617024 ] && ok || bad "TP8 weights per device (footnote 1: 58,959,617,024 B)"
+# placement at scale: proven optimal by the packing and its bound, contiguous
+for s in torus-16x16x16 mesh-32x32 fat-tree-1024 leaf-spine-512; do
+	expect 0 "place $s" -- "$FABRICX" place tests/specs/$s.yaml --json
+	[ "$(jq -r .status "$tmp/out")" = optimal ] && [ "$(jq '[.instances[]|.devices|(.[-1]-.[0]+1)==length]|all' "$tmp/out")" = true ] && ok || bad "place $s: optimal and contiguous"
+done
+expect 0 "place 1024 TP4 on 16^3" -- "$FABRICX" place tests/specs/torus-16x16x16.yaml --json
+[ "$(jq '.instances|length' "$tmp/out")" = 1024 ] && [ "$(jq '.gap < 1e-9' "$tmp/out")" = true ] && ok || bad "16^3: 1024 instances, gap 0"
+expect 0 "place TP16 across nodes" -- "$FABRICX" place tests/specs/fat-tree-1024.yaml --set workload.scheme.tp=16 --set workload.instances=60 --set 'workload.keep_within={tp: any}' --json
+[ "$(jq '[.instances[]|.devices|(.[-1]-.[0]+1)==length and .[0]%16==0]|all' "$tmp/out")" = true ] && [ "$(jq '[.instances[]|.nodes]|unique' -c "$tmp/out")" = "[2]" ] && ok || bad "TP16 on two neighbouring nodes"
+# honest statuses: the MILP cut off before any placement is "not decided"
+# (exit 4), never "infeasible"; a node limit makes the cut-off deterministic
+expect 4 "place not decided" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1
+first "fabricx: not decided: no placement of 1 instance of 8 devices found within 1 branch-and-bound node or 10 s, and none ruled out (raise --node-limit or --time-limit)" "not decided message"
+expect 0 "place decided by the MILP" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --json
+[ "$(jq -r .method "$tmp/out")" = "MILP, proven optimal" ] && ok || bad "ports budget: the MILP decides"
+expect 3 "place ports infeasible" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=10 us'
+has "binding (relaxing it alone makes room): switch ports" "ports explained by relaxation"
 expect 2 "place without workload" -- "$FABRICX" place specs/nvl72.yaml
 expect 0 "compare" -- "$FABRICX" compare specs/hgx-h100.yaml specs/tpu-v4-cube.yaml --power-cap 120kW --json --out "$tmp/o" --csv "$tmp/cmp.csv"
 [ "$(jq '.builds|length' "$tmp/out")" = 2 ] && [ -s "$tmp/cmp.csv" ] && [ -s "$tmp/o/compare/compare.csv" ] && ok || bad "compare"

@@ -417,7 +417,7 @@ START_TEST(test_every_spec_every_view)
 			if (view == FX_VIEW_PLACEMENT) {
 				fx_power_config pc;
 				fx_placement pl;
-				fx_place_opts po = {NULL, 10, {0, 0}};
+				fx_place_opts po = {.time_limit = 1000};
 				ck_assert_int_eq(fx_power_parse(&fx.d, &fx.s, &pc), 0);
 				ck_assert_int_eq(fx_place(&fx.f, &wl, &pc, &po, &pl, &fx.d), 0);
 				inst = fx_xmalloc((size_t)fx.f.ndev * sizeof *inst);
