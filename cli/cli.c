@@ -169,8 +169,11 @@ int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, dou
 	case FX_UNIT_OK:
 		if (v < 0)
 			return fx_diag_error(&c->d, NULL, "%s: '%s' must not be negative", opt, text);
-		if (v > 1e18)  /* as in specs: beyond any real system */
+		if (v > 1e18 || (v != 0 && v < 1e-18))  /* as in specs: beyond any real system */
 			return fx_diag_error(&c->d, NULL, "%s: '%s' is out of range", opt, text);
+		if (v == 0 && k == FX_UNIT_POWER)  /* budgets and caps: 0 W is not "none" */
+			return fx_diag_error(&c->d, NULL, "%s: '%s' must be more than 0 (leave the "
+					     "option out for no limit)", opt, text);
 		*out = v;
 		return 0;
 	case FX_UNIT_RANGE:
@@ -204,17 +207,14 @@ int fx_cli_int(fx_cli *c, const char *opt, const char *text, int64_t lo, int64_t
 int fx_cli_time_limit(fx_cli *c, const char *text, double *out)
 {
 	double v;
-	char *end;
-	v = strtod(text, &end);
-	if (end == text || *end) {  /* not a bare number: a time with its unit */
-		fx_unit_kind got = FX_UNIT_NONE;
-		if (fx_unit_parse(text, FX_UNIT_TIME, &v, &got) != FX_UNIT_OK)
-			return fx_diag_error(&c->d, NULL, "--time-limit: expected seconds, e.g. 10 or "
-					     "'500 ms', got '%s'", text);
-	}
-	if (!(v > 0) || v > FX_CLI_MAX_TIME_LIMIT)
+	fx_unit_kind got = FX_UNIT_NONE;
+	/* a bare decimal number of seconds, or a time with its unit; no hex,
+	 * no "inf" (fx_unit_parse takes decimal digits only) */
+	if ((fx_unit_parse(text, FX_UNIT_NONE, &v, &got) != FX_UNIT_OK &&
+	     fx_unit_parse(text, FX_UNIT_TIME, &v, &got) != FX_UNIT_OK) ||
+	    !(v > 0) || v > FX_CLI_MAX_TIME_LIMIT)
 		return fx_diag_error(&c->d, NULL, "--time-limit: expected more than 0 and at most %d "
-				     "seconds (a day), got '%s'", FX_CLI_MAX_TIME_LIMIT, text);
+				     "seconds (a day), bare (10) or with a unit ('500 ms'), got '%s'", FX_CLI_MAX_TIME_LIMIT, text);
 	*out = v;
 	return 0;
 }

@@ -768,7 +768,9 @@ int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int s
 		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
 	}
 	/* beyond any real system, and big enough to overflow sums */
-	if (!isfinite(v) || fabs(v) > 1e18)
+	/* ... or so small that a time or a ratio computed from it overflows
+	 * (5e-324 B/s made every time 'inf') */
+	if (!isfinite(v) || fabs(v) > 1e18 || (v != 0 && fabs(v) < 1e-18))
 		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
 	if (strict ? !(v > lo) : !(v >= lo))
 		return fx_snode_error(d, n, "'%s' must be %s %g, got '%s'", n->path,
