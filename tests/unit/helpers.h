@@ -39,5 +39,6 @@ Suite *suite_wafer(void);
 Suite *suite_power(void);
 Suite *suite_place(void);
 Suite *suite_render(void);
+Suite *suite_bisection(void);
 
 #endif
