@@ -203,4 +203,18 @@ awk 'BEGIN { printf "name: x\nv: &a "; for (i = 0; i < 100000; i++) printf "x"; 
 expect 2 "alias bomb by bytes" -- "$FABRICX" metrics "$tmp/bomb.yaml" --out "$tmp/o"
 has "spec expands to more than" "alias bytes message"
 
+# explicit rings: one breadth-first search per source per round is
+# counted before routing; 20,000 devices ran past 900 s, now refused
+awk 'BEGIN { n = 20000; print "name: ring\nfabric:\n  kind: custom\n  link: {bandwidth: 50 GB/s, latency: 200 ns}\n  nodes:";
+	for (i = 0; i < n; i++) printf "    - {name: d%d, type: device, node: 0}\n", i; print "  links:";
+	for (i = 0; i < n; i++) printf "    - {a: d%d, b: d%d}\n", i, (i + 1) % n }' >"$tmp/ring.yaml"
+expect 2 "allreduce on a 20,000-device custom ring" -- "$FABRICX" collective "$tmp/ring.yaml" --pattern allreduce --algo ring --size 1MiB --out "$tmp/o"
+has "routes by shortest paths on an explicit graph" "explicit-graph work message"
+# the session model's work is bounded by the keys' ranges; integers that
+# would overflow are refused or saturate (UBSan checks this under san-check)
+expect 2 "sessions.steps=2147483647" -- "$FABRICX" place specs/hgx-h100.yaml --set workload.sessions.steps=2147483647 --out "$tmp/o"
+has "must be between 1 and 1000000" "steps range"
+expect 2 "sessions.context near INT64_MAX" -- "$FABRICX" place specs/hgx-h100.yaml --set workload.sessions.context=9223372036854775000 --out "$tmp/o"
+expect 3 "a device product past 64 bits" -- "$FABRICX" place specs/cm384.yaml --set 'workload.scheme={tp: 1048576, ep: 1048576, pp: 1048576, dp: 1048576}' --out "$tmp/o"
+
 summary "hardening tests"
