@@ -164,6 +164,27 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 	return 0;
 }
 
+int fx_cli_opt_each(const fx_cli *c, const char *name, const char **vals, int cap)
+{
+	size_t len = strlen(name);
+	int n = 0;
+	for (int i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i], *v = NULL;
+		if (strncmp(a, "--", 2) != 0)
+			continue;
+		if (strncmp(a + 2, name, len) == 0 && a[2 + len] == '=')
+			v = a + 3 + len;
+		else if (strcmp(a + 2, name) == 0 && i + 1 < c->argc)
+			v = c->argv[++i];
+		else if (i + 1 < c->argc && !strchr(a, '=') && c->argv[i + 1][0] != '-')
+			i++;  /* another option's value: not a name to match */
+		if (v && n < cap)
+			vals[n] = v;
+		n += v != NULL;
+	}
+	return n;
+}
+
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out)
 {
 	fx_unit_kind got = FX_UNIT_NONE;

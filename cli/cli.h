@@ -104,6 +104,9 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *usage, const fx_opt *op
 		 int argc, char **argv);
 /* The value of the command's option `name`, or NULL. */
 const char *fx_cli_opt(const fx_cli *c, const char *name);
+/* Every value given to a repeatable option, in order: up to cap into
+ * vals; returns how many were given. */
+int fx_cli_opt_each(const fx_cli *c, const char *name, const char **vals, int cap);
 /* Loads the spec and builds its fabric. */
 int fx_cli_load(fx_cli *c);
 /* The same from spec text in memory; `name` stands for the file in
@@ -157,5 +160,7 @@ int fx_cmd_compare(int argc, char **argv);
 int fx_cmd_render(int argc, char **argv);
 int fx_cmd_transport(int argc, char **argv);
 int fx_cmd_pool(int argc, char **argv);
+int fx_cmd_slice(int argc, char **argv);
+int fx_cmd_reconfigure(int argc, char **argv);
 
 #endif

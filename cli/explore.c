@@ -321,18 +321,11 @@ static void md_head(fx_cli *c, FILE *md)
 static int skipped(fx_cli *c, int skip[NSECTIONS])
 {
 	int rc = 0;
+	const char *vals[64];
+	int nv = fx_cli_opt_each(c, "skip", vals, 64);
 	memset(skip, 0, NSECTIONS * sizeof *skip);
-	for (int i = 1; i < c->argc; i++) {
-		const char *v = NULL;
-		if (strcmp(c->argv[i], "--skip") == 0 && i + 1 < c->argc)
-			v = c->argv[++i];
-		else if (strncmp(c->argv[i], "--skip=", 7) == 0)
-			v = c->argv[i] + 7;
-		else if (strcmp(c->argv[i], "--set") == 0 || strcmp(c->argv[i], "--out") == 0)
-			i++;  /* a value, not an option */
-		if (!v)
-			continue;
-		char *list = fx_xstrdup(v), *save = NULL;
+	for (int i = 0; i < nv && i < 64; i++) {
+		char *list = fx_xstrdup(vals[i]), *save = NULL;
 		for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 			int k = 0;
 			while (k < NSECTIONS && strcmp(sections[k].name, w) != 0)

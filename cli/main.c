@@ -28,6 +28,8 @@ static const command commands[] = {
 	{"render", fx_cmd_render, "architecture diagrams: physical, loads, placement (Graphviz)"},
 	{"transport", fx_cmd_transport, "connection state per NIC and setup time: RC, UB, coherence"},
 	{"pool", fx_cmd_pool, "memory pooling: remote read bandwidth (Eq. 6-12) and borrowing"},
+	{"slice", fx_cmd_slice, "whether jobs' blocks of adjacent chips fit the idle ones (OCS too)"},
+	{"reconfigure", fx_cmd_reconfigure, "when reconnecting a group's links pays back (OCS)"},
 	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
 	{NULL, NULL, NULL},
 };
@@ -36,7 +38,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: fabricx COMMAND SPEC [options]\n\ncommands:\n");
 	for (const command *c = commands; c->name; c++)
-		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+		fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	fprintf(f, "\n'fabricx COMMAND --help' shows a command's options.\n"
 		   "exit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible, 4 not decided\n");
 }

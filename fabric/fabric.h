@@ -245,6 +245,19 @@ int fx_fabric_select(const fx_fabric *f, const char *expr, const char *where, ui
  * at its position. */
 int fx_fabric_select_node(const fx_fabric *f, const fx_snode *n, uint8_t *sel, fx_diag *d);
 
+/*
+ * Slices (the chapter "Supernodes" §6.5.4): the most disjoint blocks of
+ * shape[ndims] chips (any axis order; across the wrap on a torus) that fit
+ * the idle devices of a lattice, up to `jobs`, written to out[] with their
+ * count in *found.  The search is exhaustive: 0 when decided (fewer than
+ * `jobs` found is then proven), -1 when it ran out of max_steps first.
+ */
+typedef struct fx_slice {
+	int origin[FX_MAX_DIMS], extent[FX_MAX_DIMS];
+} fx_slice;
+int fx_lattice_slices(const fx_fabric *f, const uint8_t *idle, const int *shape, int jobs,
+		      long max_steps, fx_slice *out, int *found);
+
 /* Physical RAM of this machine in bytes (used for the default size limit). */
 double fx_fabric_default_limit(void);
 

@@ -254,6 +254,20 @@ expect 0 "pool" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json
 [ "$(jq '.read.usable_Bps/1e7|round' "$tmp/out")" = 436 ] && [ "$(jq '.read.inflight_to_fill' "$tmp/out")" = 1469 ] && [ "$(jq '.read.backlog' "$tmp/out")" = true ] && [ "$(jq -c '.loans' "$tmp/out")" = '[{"lender":1,"borrower":0,"bytes":20000000000}]' ] && ok || bad "pool: 4.36 GB/s, 1469, node 1 lends 20 GB"
 expect 3 "pool over capacity" -- "$FABRICX" pool specs/hgx-h100.yaml --tasks 200GB,100GB
 first "fabricx: infeasible: the tasks need 279.4 GiB in all, more than the 2 nodes' 149 GiB: borrowing moves memory, it adds none" "pool infeasible message"
+# §6.5.4: OCS reconfiguration pays back after 6 uses at 1 ms, 511 at 100 ms;
+# 8 chips' ring allreduce of 8 MiB goes from 293.6 to 97.9 us on 3 links
+expect 0 "reconfigure" -- "$FABRICX" reconfigure specs/tpu-v4-cube.yaml --set 'fabric.dims=[8]' --set packaging.devices_per_node=1 --set packaging.nodes_per_rack=8 --algo ring --size 8MiB --json
+[ "$(jq '[.transfer_before_us, .transfer_after_us, .saved_us]|map(.*10|round)' -c "$tmp/out")" = "[2936,979,1957]" ] && [ "$(jq -c '[.payback[].uses]' "$tmp/out")" = "[6,511]" ] && ok || bad "reconfigure: 293.6 -> 97.9 us, 6 and 511 uses"
+# §6.5.4 slices: two idle rows of a 4x4 grid host two 2x2 jobs, the same
+# eight chips as a checkerboard none; with OCS over 2x2 cubes, whole cubes
+g4="--set fabric.dims=[4,4] --set packaging.devices_per_node=1 --set packaging.nodes_per_rack=16"
+expect 0 "slice two rows" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --json
+[ "$(jq '.jobs_fit' "$tmp/out")" = 2 ] && ok || bad "two idle rows host two 2x2 jobs"
+expect 3 "slice checkerboard" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle x=0,y=0 --idle x=2,y=0 --idle x=1,y=1 --idle x=3,y=1 --idle x=0,y=2 --idle x=2,y=2 --idle x=1,y=3 --idle x=3,y=3
+first "fabricx: infeasible: 2 jobs of 2x2 adjacent chips do not fit the 8 idle chips: at most 0 do (every placement searched)" "checkerboard message"
+expect 0 "slice over OCS" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --cube 2x2 --json
+[ "$(jq '.idle_cubes' "$tmp/out")" = 2 ] && [ "$(jq '.jobs_fit' "$tmp/out")" = 2 ] && ok || bad "OCS: two idle cubes"
+expect 2 "slice off a lattice" -- "$FABRICX" slice specs/cm384.yaml --shape 2x2
 # honest statuses: the MILP cut off before any placement is "not decided"
 # (exit 4), never "infeasible"; a node limit makes the cut-off deterministic
 expect 4 "place not decided" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1
