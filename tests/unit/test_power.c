@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../../cli/compare.h"
 #include "../../power/power.h"
 #include "helpers.h"
 
@@ -307,6 +308,53 @@ START_TEST(shrink_every_kind)
 }
 END_TEST
 
+/* Bytes/s per direction over every link of CPU number `cpu`. */
+static double cpu_bandwidth(const fx_fabric *f, int64_t cpu)
+{
+	double bw = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		for (int k = 0; k < 2; k++) {
+			int64_t v = f->ends[2 * e + k];
+			if (f->v[v].type == FX_V_CPU && f->v[v].index == cpu)
+				bw += f->e[e].count * f->e[e].bw;
+		}
+	return bw;
+}
+
+/* hardware.md §1: about 160 GB/s per direction per Kunpeng CPU on UB;
+ * §2: 900 GB/s bidirectional (450 per direction) per Grace CPU. */
+START_TEST(cpu_links_published)
+{
+	fixture fx;
+	load_ok(&fx, "specs/cm384.yaml", NULL);
+	ck_assert_double_eq_tol(cpu_bandwidth(&fx.f, 0), 160e9, 0.001 * 160e9);
+	fixture_release(&fx);
+	load_ok(&fx, "specs/nvl72.yaml", NULL);
+	ck_assert_double_eq_tol(cpu_bandwidth(&fx.f, 0), 450e9, 1e-3);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* compare's SPEC@KEY=VALUE,... splits at top-level commas only. */
+START_TEST(variant_split)
+{
+	char buf[256];
+	const char *path, *sets[8];
+	ck_assert_int_eq(fx_cmp_split("specs/a.yaml", buf, sizeof buf, &path, sets, 8), 0);
+	ck_assert_str_eq(path, "specs/a.yaml");
+	ck_assert_int_eq(fx_cmp_split("dir@x/t.yaml@fabric.dims=[8,8,4],power={node: 1 kW, cpu: 2 W},"
+				      "name='a,b'", buf, sizeof buf, &path, sets, 8), 3);
+	ck_assert_str_eq(path, "dir@x/t.yaml");
+	ck_assert_str_eq(sets[0], "fabric.dims=[8,8,4]");
+	ck_assert_str_eq(sets[1], "power={node: 1 kW, cpu: 2 W}");
+	ck_assert_str_eq(sets[2], "name='a,b'");
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=[1,2", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=1,,b=2", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=1]", buf, sizeof buf, &path, sets, 8), -1);
+}
+END_TEST
+
 Suite *suite_power(void)
 {
 	Suite *s = suite_create("power");
@@ -325,6 +373,8 @@ Suite *suite_power(void)
 	tcase_add_test(tc, no_power_model);
 	tcase_add_test(tc, unknown_switch_role);
 	tcase_add_test(tc, shrink_every_kind);
+	tcase_add_test(tc, cpu_links_published);
+	tcase_add_test(tc, variant_split);
 	suite_add_tcase(s, tc);
 	return s;
 }
