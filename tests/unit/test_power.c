@@ -271,19 +271,28 @@ END_TEST
  * fat-tree and a custom graph say why they cannot. */
 START_TEST(shrink_every_kind)
 {
-	static const struct { const char *spec; int64_t ask, got; const char *set0; } cases[] = {
-		{"specs/cm384.yaml", 75, 72, "fabric.nodes=9"},              /* whole nodes of 8 */
-		{"specs/dgx-h100-256.yaml", 100, 96, "fabric.nodes=12"},     /* whole domains of 8 */
-		{"specs/nvl72.yaml", 70, 68, "fabric.devices=68"},           /* whole trays of 4 */
-		{"specs/torus-8x8x8.yaml", 300, 256, "fabric.dims=[8,8,4]"}, /* slabs of 64 */
-		{"specs/wse2.yaml", 757 * 10 + 5, 7570, "fabric.grid=[757,10]"},
-		{"specs/hgx-h100.yaml", 7, 0, NULL},                          /* one node of 8: nothing */
-		{"specs/fat-tree-k8.yaml", 64, -1, NULL},
-		{"specs/dgx1.yaml", 4, -1, NULL},
+	static const char *const leaf_spine = "fabric={kind: fat-tree, tiers: 2, radix: 16, hosts: 64, "
+					      "down_up: [8, 8], link: {bandwidth: 50 GB/s, latency: 200 ns}}";
+	static const struct {
+		const char *spec, *over;
+		int64_t ask, got;
+		const char *set0;
+	} cases[] = {
+		{"specs/cm384.yaml", NULL, 75, 72, "fabric.nodes=9"},              /* whole nodes of 8 */
+		{"specs/dgx-h100-256.yaml", NULL, 100, 96, "fabric.nodes=12"},     /* whole domains of 8 */
+		{"specs/nvl72.yaml", NULL, 70, 68, "fabric.devices=68"},           /* whole trays of 4 */
+		{"specs/torus-8x8x8.yaml", NULL, 300, 256, "fabric.dims=[8,8,4]"}, /* slabs of 64 */
+		{"specs/wse2.yaml", NULL, 757 * 10 + 5, 7570, "fabric.grid=[757,10]"},
+		{"specs/hgx-h100.yaml", NULL, 7, 0, NULL},                          /* one node of 8 */
+		{"specs/fat-tree-k8.yaml", NULL, 70, 64, "fabric.pods=4"},         /* pods of 16 hosts */
+		{"specs/fat-tree-k8.yaml", NULL, 15, 0, NULL},
+		{"specs/fat-tree-k8.yaml", leaf_spine, 50, 48, "fabric.hosts=48"}, /* leaves of 8 */
+		{"specs/dgx1.yaml", NULL, 4, -1, NULL},                             /* a custom graph */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		fixture fx;
-		load_ok(&fx, cases[i].spec, NULL);
+		const char *sets[FX_SHRINK_MAX_SETS + 2] = {cases[i].over};
+		load_ok(&fx, cases[i].spec, sets);
 		fx_shrink sh;
 		int rc = fx_fabric_shrink(&fx.f, &fx.s, cases[i].ask, &sh);
 		fixture_release(&fx);
@@ -298,9 +307,9 @@ START_TEST(shrink_every_kind)
 			continue;
 		}
 		ck_assert_str_eq(sh.set[0], cases[i].set0);
-		const char *sets[FX_SHRINK_MAX_SETS + 1] = {0};
-		for (int k = 0; k < sh.nsets; k++)
-			sets[k] = sh.set[k];
+		int k = cases[i].over ? 1 : 0;
+		for (int s = 0; s < sh.nsets; s++)
+			sets[k++] = sh.set[s];
 		load_ok(&fx, cases[i].spec, sets);
 		ck_assert_int_eq(fx.f.ndev, sh.devices);
 		fixture_release(&fx);
