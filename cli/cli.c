@@ -60,7 +60,7 @@ static void usage(const fx_cli *c, const char *text, FILE *f)
 	}
 	fprintf(f, "common options:\n");
 	print_opts(common, f);
-	fprintf(f, "\nexit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible\n");
+	fprintf(f, "\nexit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible, 4 not decided\n");
 }
 
 static int find(const fx_opt *o, const char *name)
@@ -92,6 +92,9 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 	fx_diag_init(&c->d);
 	c->cmd = cmd;
 	c->opts = opts;
+	c->argc = argc;
+	c->argv = argv;
+	c->fault.at = -1;  /* no failure injected */
 	c->out_root = "out";
 	c->max_mem = fx_fabric_default_limit();
 	for (int i = 1; i < argc; i++) {

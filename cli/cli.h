@@ -48,6 +48,8 @@ typedef struct fx_cli {
 	const fx_opt *opts;                  /* the command's own options */
 	const char *vals[FX_CLI_MAX_OPTS];   /* their values ("1" for flags) */
 	const char *spec_path;
+	int argc;                            /* the command line, from the command's */
+	char **argv;                         /* name on (reports record it) */
 	int json;
 	const char *sets[FX_CLI_MAX_SETS];
 	int nsets;
@@ -64,6 +66,7 @@ typedef struct fx_cli {
 	int have_accel, have_sessions;       /* workload.accelerator / .sessions */
 	fx_accel accel;
 	fx_sessions sessions;
+	fx_fault fault;                      /* place --fail-at (at < 0: none) */
 	int have_spec, have_fab;
 	char name[128];                      /* spec name */
 	char outdir[512];                    /* out/<name> */
@@ -147,5 +150,7 @@ int fx_cmd_power(int argc, char **argv);
 int fx_cmd_place(int argc, char **argv);
 int fx_cmd_compare(int argc, char **argv);
 int fx_cmd_render(int argc, char **argv);
+int fx_cmd_transport(int argc, char **argv);
+int fx_cmd_pool(int argc, char **argv);
 
 #endif

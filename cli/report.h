@@ -15,13 +15,19 @@ int fx_report_metrics(fx_cli *c, const char *cutspec);
 /* The workload's collectives, or the default three, on all devices. */
 int fx_report_collectives(fx_cli *c);
 
+/* collective --sizes: a size sweep of the algorithms in `algos` ("a,b,c",
+ * "all" or NULL for all of q's pattern) over `sizes` ("LO:HI:xF"), with the
+ * fastest per size and the crossovers (cli/sweep.c). */
+int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
+		  const char *algos, const char *sizes);
+
 /* What the power budget buys; budget/rack/nodes are option texts or NULL.
  * With --json its keys go into the object the caller has open. */
 int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char *nodes);
 
 /* Places the workload (and the §6.7 deployment table when it applies).
  * With keep != NULL the placement is handed to the caller to release. */
-int fx_report_place(fx_cli *c, const char *lp, double time_limit, const fx_power_config *pc,
-		    fx_placement *keep);
+int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
+		    const fx_power_config *pc, fx_placement *keep);
 
 #endif

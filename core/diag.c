@@ -20,6 +20,8 @@ void fx_diag_release(fx_diag *d)
 		free(d->src[i].text);
 	}
 	free(d->src);
+	free(d->last);
+	d->last = NULL;
 	d->src = NULL;
 	d->nsrc = d->capsrc = 0;
 }
@@ -106,7 +108,12 @@ static void vreport(fx_diag *d, const fx_loc *loc, const char *kind,
 		fprintf(d->out, "fabricx: %s: ", kind);
 	char *msg = fx_xvasprintf(fmt, ap);  /* messages quote user text: clean it */
 	put_clean(d->out, msg, strlen(msg));
-	free(msg);
+	if (strcmp(kind, "note") != 0) {
+		free(d->last);
+		d->last = msg;
+	} else {
+		free(msg);
+	}
 	fputc('\n', d->out);
 	if (loc && loc->file)
 		show_line(d, loc);
@@ -115,9 +122,11 @@ static void vreport(fx_diag *d, const fx_loc *loc, const char *kind,
 static int count(fx_diag *d, int status)
 {
 	d->nerr++;
-	/* bad input outranks infeasibility; an internal error outranks both */
-	if (d->status == 0 || status == FX_EXIT_INTERNAL ||
-	    (status == FX_EXIT_INPUT && d->status == FX_EXIT_INFEASIBLE))
+	/* an internal error outranks bad input, which outranks a proof of
+	 * infeasibility, which outranks an open question */
+	static const int rank[] = {[FX_EXIT_UNDECIDED] = 1, [FX_EXIT_INFEASIBLE] = 2,
+				   [FX_EXIT_INPUT] = 3, [FX_EXIT_INTERNAL] = 4};
+	if (d->status == 0 || rank[status] > rank[d->status])
 		d->status = status;
 	return d->nerr <= d->max_shown;
 }
@@ -150,6 +159,17 @@ int fx_diag_infeasible(fx_diag *d, const char *fmt, ...)
 		va_list ap;
 		va_start(ap, fmt);
 		vreport(d, NULL, "infeasible", fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+int fx_diag_undecided(fx_diag *d, const char *fmt, ...)
+{
+	if (count(d, FX_EXIT_UNDECIDED)) {
+		va_list ap;
+		va_start(ap, fmt);
+		vreport(d, NULL, "not decided", fmt, ap);
 		va_end(ap);
 	}
 	return -1;

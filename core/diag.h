@@ -25,7 +25,9 @@ enum {
 	FX_EXIT_OK = 0,
 	FX_EXIT_INTERNAL = 1,   /* a bug or an environment failure */
 	FX_EXIT_INPUT = 2,      /* bad spec, bad option, missing file */
-	FX_EXIT_INFEASIBLE = 3  /* the request is valid but nothing fits */
+	FX_EXIT_INFEASIBLE = 3, /* the request is valid and proven not to fit */
+	FX_EXIT_UNDECIDED = 4   /* not decided within a limit (time, model size):
+				 * never reported as infeasible */
 };
 
 /* A position in a named source; line and col are 1-based, 0 = unknown. */
@@ -45,6 +47,8 @@ typedef struct fx_diag {
 	int nerr;               /* errors reported so far */
 	int max_shown;          /* stop printing after this many (still counted) */
 	int status;             /* exit status the errors call for (FX_EXIT_*) */
+	char *last;             /* the last message reported, without position
+				 * (explore records it as a section's reason) */
 	fx_diag_source *src;
 	size_t nsrc, capsrc;
 } fx_diag;
@@ -64,6 +68,9 @@ int fx_diag_internal(fx_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Reports an infeasible request (exit status 3). Returns -1. */
 int fx_diag_infeasible(fx_diag *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Reports a question not decided within a limit (exit status 4). Returns -1. */
+int fx_diag_undecided(fx_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A note attached to the previous message; no count, no status change. */
 void fx_diag_note(fx_diag *d, const fx_loc *loc, const char *fmt, ...)

@@ -24,5 +24,7 @@ char *fx_xstrndup(const char *s, size_t n);
 /* printf into a fresh string the caller frees. */
 char *fx_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *fx_xvasprintf(const char *fmt, va_list ap);
+/* The policy above, for allocations made elsewhere (open_memstream). */
+_Noreturn void fx_xalloc_failed(void);
 
 #endif

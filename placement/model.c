@@ -5,8 +5,9 @@
  *
  *   per layer  Q and O projections   2 x hidden x heads x head_dim
  *              K and V projections   2 x hidden x kv_heads x head_dim
- *              dense FFN (SwiGLU)    3 x hidden x dense_ffn
- *              routed experts        experts x 3 x hidden x expert_ffn
+ *              dense FFN             3 x hidden x dense_ffn (gated,
+ *                                    SwiGLU), 2 x when plain (GPT-3)
+ *              routed experts        experts x 3 (or 2) x hidden x expert_ffn
  *              router                hidden x experts
  *              RMSNorms              2 x hidden (input, post-attention)
  *              q_norm, k_norm        2 x head_dim
@@ -34,14 +35,20 @@ static double kv_proj_params(const fx_model *m)
 	return 2.0 * (double)m->hidden * (double)m->kv_heads * (double)m->head_dim;
 }
 
+/* Matrices of one FFN: gate, up and down when gated; up and down plain. */
+static double ffn_mats(const fx_model *m)
+{
+	return m->ffn_plain ? 2.0 : 3.0;
+}
+
 static double dense_ffn_params(const fx_model *m)
 {
-	return 3.0 * (double)m->hidden * (double)m->dense_ffn;
+	return ffn_mats(m) * (double)m->hidden * (double)m->dense_ffn;
 }
 
 static double expert_params(const fx_model *m)
 {
-	return 3.0 * (double)m->hidden * (double)m->expert_ffn;
+	return ffn_mats(m) * (double)m->hidden * (double)m->expert_ffn;
 }
 
 static double router_params(const fx_model *m)
@@ -89,7 +96,7 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 {
 	static const char *const keys[] = {
 		"layers", "hidden", "heads", "kv_heads", "head_dim", "dense_ffn", "experts",
-		"top_k", "expert_ffn", "vocab", "tied_embeddings", "dtype", "reduce_dtype", NULL};
+		"top_k", "expert_ffn", "vocab", "tied_embeddings", "dtype", "reduce_dtype", "ffn", NULL};
 	const int64_t big = INT64_C(1) << 30;
 	memset(m, 0, sizeof *m);
 	m->dtype_bytes = 2;
@@ -148,6 +155,21 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 		rc |= fx_snode_error(d, k, "'%s' must be at most experts (%lld), got %lld", k->path,
 				     (long long)m->experts, (long long)m->top_k);
 	}
+	const fx_snode *ffn = fx_snode_get(map, "ffn");
+	const char *fk;
+	if (ffn && fx_snode_str(d, ffn, &fk) == 0) {
+		if (strcmp(fk, "plain") == 0)
+			m->ffn_plain = 1;
+		else if (strcmp(fk, "gated") != 0)
+			rc |= fx_snode_error(d, ffn, "'%s' must be gated (SwiGLU: gate, up, down) or "
+					     "plain (up, down), got '%s'", ffn->path, fk);
+	} else if (ffn) {
+		rc = -1;
+	} else if (fx_snode_get(map, "dense_ffn")) {
+		rc |= fx_diag_error(d, &map->loc,
+				    "missing key '%s%sffn' (a dense FFN is gated, as SwiGLU, or "
+				    "plain, as GPT-3: say which)", map->path, *map->path ? "." : "");
+	}
 	if (nmoe == 0 && !fx_snode_get(map, "dense_ffn"))
 		rc |= fx_diag_error(d, &map->loc,
 				    "'%s' has no FFN: give dense_ffn, or experts, top_k and "
@@ -181,6 +203,40 @@ double fx_model_weights_per_device(const fx_model *m, int64_t tp, int64_t ep)
 		       router_params(m) + norm_params(m);
 	double all = (double)m->layers * layer + vocab_params(m) / t + (double)m->hidden;
 	return all * m->dtype_bytes;
+}
+
+double fx_model_weights_per_stage(const fx_model *m, int64_t tp, int64_t ep, int64_t pp)
+{
+	if (pp <= 1)
+		return fx_model_weights_per_device(m, tp, ep);
+	if (tp < 1 || ep < 1)
+		return NAN;
+	double all = fx_model_weights_per_device(m, tp, ep) / m->dtype_bytes;
+	double vocab = vocab_params(m) / (double)tp, layer = (all - vocab - (double)m->hidden) /
+							       (double)m->layers;
+	double stage = ceil((double)m->layers / (double)pp);
+	return (stage * layer + (double)m->vocab * (double)m->hidden / (double)tp +
+		(double)m->hidden) * m->dtype_bytes;
+}
+
+void fx_model_memory_per_device(const fx_model *m, int64_t tp, int64_t ep, int64_t pp,
+				int64_t dp, int64_t instances, const fx_accel *a,
+				const fx_sessions *s, fx_model_memory *out)
+{
+	memset(out, 0, sizeof *out);
+	out->weights = fx_model_weights_per_stage(m, tp, ep, pp);
+	out->reserve = a ? a->reserve : 0;
+	if (s && s->count > 0 && instances > 0) {
+		int64_t per = (s->count + instances - 1) / instances;
+		per = (per + dp - 1) / dp;
+		per = (per + ep - 1) / ep;
+		out->sessions = per;
+		out->tokens = s->context + (s->steps > 0 ? s->steps : 0);
+		double layers = pp > 1 ? ceil((double)m->layers / (double)pp) / (double)m->layers : 1;
+		out->kv = (double)per * fx_model_kv_per_token(m) * (double)out->tokens /
+			  min_d((double)tp, (double)m->kv_heads) * layers;
+	}
+	out->total = out->weights + out->kv + out->reserve;
 }
 
 double fx_model_kv_per_token(const fx_model *m)
@@ -304,4 +360,37 @@ size_t fx_model_choices(const fx_model *m, const fx_accel *a, const fx_sessions 
 	for (int64_t p = 1; p <= devices && p <= m->heads && n < cap; p *= 2)
 		choose(m, a, s, devices, p, t_ar, ctx, &out[n++]);
 	return n;
+}
+
+void fx_model_choice_fault(const fx_choice *c, const fx_sessions *s, int64_t devices,
+			   const fx_fault *f, fx_choice *out, double *done)
+{
+	*out = *c;
+	out->finish = 0;
+	out->on_time = 0;
+	if (!c->fits || c->instances < 1)
+		return;
+	int64_t hit = f->card / c->tp;  /* the instance holding the card */
+	double S = c->session_time;
+	for (int64_t i = 0; i < s->count; i++) {
+		int64_t k = i % c->instances, j = i / c->instances;  /* instance, position */
+		double end = (double)(j + 1) * S;
+		if (k == hit) {
+			/* the session running at the failure (the j0-th) and those
+			 * after it start over from at + stall */
+			double j0 = floor(f->at / S);
+			if ((double)j >= j0 && f->at < (double)(j + 1) * S)
+				end = f->at + f->stall + ((double)j - j0 + 1) * S;
+		}
+		if (done)
+			done[i] = end;
+		if (end > out->finish)
+			out->finish = end;
+		if (end <= s->deadline)
+			out->on_time++;
+	}
+	out->meets = (double)out->on_time >= s->min_on_time * (double)s->count - 1e-9;
+	out->cost = (double)devices * out->finish;
+	out->cost_per_on_time = out->on_time ? out->cost / (double)out->on_time
+					     : (s->count ? INFINITY : 0);
 }

@@ -23,13 +23,18 @@ typedef struct fx_model {
 	int64_t expert_ffn;       /* intermediate size of one expert */
 	int64_t vocab;
 	int tied_embeddings;      /* input embedding shared with the output projection */
+	int ffn_plain;            /* FFN of two matrices (GPT-3: up, down) instead of
+				   * three (gated: SwiGLU's gate, up, down) */
 	double dtype_bytes;       /* weights and KV, e.g. 2 for BF16 */
 	double reduce_bytes;      /* element size of TP reductions, e.g. 4 (FP32, book §6.3.1) */
 } fx_model;
 
 /* Parses a `model:` map (keys as the struct, dtype and reduce_dtype:
- * bf16|fp16|fp8|fp32).  Required: layers, hidden, heads, vocab, and either
- * dense_ffn or all of experts, top_k, expert_ffn.  Defaults: kv_heads =
+ * bf16|fp16|fp8|fp32, ffn: gated|plain).  Required: layers, hidden, heads,
+ * vocab, and either dense_ffn or all of experts, top_k, expert_ffn; a
+ * dense model must say its ffn kind (a GPT-3 shape is 175 B parameters
+ * plain and 233 B gated, so no default is safe); MoE experts default to
+ * gated, as in every shipped MoE (Qwen3, DeepSeek-V3).  Defaults: kv_heads =
  * heads (must divide heads), head_dim = hidden / heads, dtype bf16,
  * reduce_dtype fp32, tied_embeddings false.  Returns 0, or -1 after
  * reporting every problem through d. */
@@ -50,6 +55,10 @@ double fx_model_params(const fx_model *m);
  * group's ceil(experts / ep), tp ways.  Norms and router on every device;
  * attention is copied in every EP group (§6.3.1). */
 double fx_model_weights_per_device(const fx_model *m, int64_t tp, int64_t ep);
+/* The same with the layers split into pp pipeline stages: the busiest
+ * stage holds ceil(layers / pp) layers and one vocabulary matrix (the
+ * embedding on the first stage, the output projection on the last). */
+double fx_model_weights_per_stage(const fx_model *m, int64_t tp, int64_t ep, int64_t pp);
 /* KV bytes per context token over all layers (book §6.1.2: 188 KiB). */
 double fx_model_kv_per_token(const fx_model *m);
 /* Bytes one device sends per token per layer in the TP x EP layout of
@@ -83,6 +92,30 @@ typedef struct fx_sessions {
 	double deadline;     /* seconds */
 	double min_on_time;  /* fraction, e.g. 0.75 */
 } fx_sessions;
+
+/* Memory one device of the busiest instance holds (bytes). */
+typedef struct fx_model_memory {
+	double weights;          /* fx_model_weights_per_stage */
+	double kv;               /* the KV of its sessions' share */
+	double reserve;          /* the accelerator's reserve */
+	double total;
+	int64_t sessions;        /* sessions of its attention group */
+	int64_t tokens;          /* context + steps of each */
+} fx_model_memory;
+
+/*
+ * Weights + KV + reserve per device for `instances` instances of
+ * TP x EP x PP x DP serving the sessions (s may be NULL or count 0: no
+ * KV).  Sessions go round-robin to instances, then to the DP replicas,
+ * then to the EP groups (attention is data-parallel across EP groups,
+ * book §6.3.1: it is copied in every one); a session's KV of context +
+ * steps tokens splits min(tp, kv_heads) ways and over the pipeline stages
+ * like the layers.  Activations are not modelled (at decode they are a
+ * few MiB against GiBs of weights and KV).
+ */
+void fx_model_memory_per_device(const fx_model *m, int64_t tp, int64_t ep, int64_t pp,
+				int64_t dp, int64_t instances, const fx_accel *a,
+				const fx_sessions *s, fx_model_memory *out);
 
 /* One deployment: `instances` instances of TP `tp` over the devices. */
 typedef struct fx_choice {
@@ -139,5 +172,28 @@ double fx_model_session_finish(const fx_choice *c, int64_t i);
  */
 size_t fx_model_choices(const fx_model *m, const fx_accel *a, const fx_sessions *s,
 			int64_t devices, fx_allreduce_time t_ar, void *ctx, fx_choice *out, size_t cap);
+
+/* A card failure injected into a deployment's timeline (§6.7.2). */
+typedef struct fx_fault {
+	int64_t card;        /* device index in the node, 0-based */
+	double at;           /* seconds after the sessions arrive */
+	double stall;        /* seconds the instance holding the card stops */
+} fx_fault;
+
+/*
+ * The choice c (from fx_model_choices over `devices` devices) with fault f:
+ * the instance holding the card (card / tp) stops at f->at; it resumes at
+ * at + stall and redoes the session it was running from that session's
+ * start, its later sessions following; the other instances run on (the
+ * failure is isolated within an instance).  A fault while the instance is
+ * idle costs nothing.  Fills finish (the last), on_time, meets, cost
+ * (devices x finish: failure stalls and redos are billed, Eq. 6-13's
+ * numerator) and cost_per_on_time; writes each session's finish to
+ * done[0 .. s->count) when done != NULL.  Book: TP2 x 4 with card 0 failing
+ * at 20 ms for 40 ms finishes at 119.1 / 119.1 / 119.1 / 179.1 ms, 1.433
+ * GPU-s, 0.478 per on-time session.
+ */
+void fx_model_choice_fault(const fx_choice *c, const fx_sessions *s, int64_t devices,
+			   const fx_fault *f, fx_choice *out, double *done);
 
 #endif

@@ -1,29 +1,8 @@
 /*
- * The placement MILP (see placement.h for the model in words).
- *
- * Columns, for instance i, node n, rack r, level L (node, rack, any):
- *   x[i][n]  integer  units of instance i on node n (a unit = the block of
- *                     consecutive devices that must share a node, e.g. a
- *                     TP group)
- *   y[i][n]  binary   instance i uses node n
- *   z[i][r]  binary   instance i uses rack r
- *   w[n]     binary   node n is powered
- *   l[i][L]  binary   instance i spans level L
- * Rows, by family (the families are what infeasibility is explained by):
- *   place        sum_n x[i][n] = units per instance
- *   capacity     sum_i unit x[i][n] <= devices per node * w[n]
- *   link         x[i][n] <= units * y[i][n];  y[i][n] <= z[i][rack(n)]
- *   level        sum_L l[i][L] = 1;  sum_n y[i][n] <= 1 unless l = rack or
- *                any;  sum_r z[i][r] <= 1 unless l = any
- *   rules        keep_within for the instance
- *   failure      instances share no node (or rack)
- *   rack power   powered nodes of a rack within its budget
- *   cooling      ... and under the air limit when there is no liquid
- *   power        all powered nodes within the system budget
- * Objective: sum_i sum_L cost[L] l[i][L], the per-step communication time
- * of an instance at each level measured by routing its group collectives
- * on the fabric, plus a tie-break of a millionth per node used so
- * placements stay compact.
+ * fx_place: the placement, decided cheapest first (place_internal.h):
+ * arithmetic, then a packing checked against a bound, then the MILP for
+ * what is left open.  This file measures what an instance costs at each
+ * level and turns the chosen plan into devices.
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,37 +13,13 @@
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "../solver/solver.h"
-#include "placement.h"
-
-enum family { F_PLACE, F_CAP, F_LINK, F_LEVEL, F_RULE, F_FAIL, F_RACKP, F_COOL, F_POWER, F_PORTS,
-	      F_FAMILIES };
-
-static const char *const family_name[F_FAMILIES] = {
-	"placement", "capacity", "links", "levels", "keep_within rules", "failure domain",
-	"rack power", "cooling", "system power", "switch ports"};
-
-typedef struct ctx {
-	const fx_fabric *f;
-	const fx_workload *w;
-	const fx_power_config *pc;
-	const fx_place_opts *o;
-	int64_t N, R, g, unit, U, I, D;
-	int64_t *node_rack;      /* [N] */
-	int64_t *node_dev;       /* [N * g] devices of each node, in order */
-	double pnode;            /* one node, all in */
-	double pinfra;           /* infrastructure per powered node (pro rata) */
-	double rack_limit;       /* W, 0 = none */
-	double cost[FX_LEVELS];
-	int ok[FX_LEVELS];
-	double cross[FX_LEVELS]; /* bytes per step a unit sends out of its node, by level */
-	double *uplink;          /* [N] bytes/s the node's ports carry out of it */
-} ctx;
+#include "place_internal.h"
 
 /* ---- measuring an instance's communication at a placement ---- */
 
 /* Groups of kind k over an instance laid out on devs (instance order:
  * dp, pp, ep, tp with tp fastest).  Fills q[] (ranks point into buf). */
-static size_t groups_of(const ctx *c, fx_group_kind k, const int64_t *devs, int64_t *buf,
+static size_t groups_of(const fx_pctx *c, fx_group_kind k, const int64_t *devs, int64_t *buf,
 			fx_coll_req *q)
 {
 	const int64_t *dm = c->w->dims;
@@ -100,7 +55,7 @@ static double leaving_nodes(const fx_fabric *f, const double *link_bytes)
 
 /* Per-step time of every group kind of an instance on devs, and the bytes
  * it sends out of nodes per step (through the nodes' switch ports). */
-static int measure(const ctx *c, fx_router *rt, const int64_t *devs, fx_place_group *out,
+static int measure(const fx_pctx *c, fx_router *rt, const int64_t *devs, fx_place_group *out,
 		   double *total, double *cross, fx_diag *d)
 {
 	int64_t *buf = fx_xmalloc((size_t)c->D * sizeof *buf);
@@ -140,7 +95,7 @@ static int measure(const ctx *c, fx_router *rt, const int64_t *devs, fx_place_gr
 /* A representative layout of one instance at a level, units filled node
  * by node: one node; the fewest nodes (at least two) of rack 0; or half in
  * rack 0 and half in rack 1.  Returns 0 when the fabric has no room for it. */
-static int representative(const ctx *c, fx_level L, int64_t *devs)
+static int representative(const fx_pctx *c, fx_level L, int64_t *devs)
 {
 	int64_t per_node = c->g / c->unit;  /* units a node holds */
 	if (per_node == 0)
@@ -189,261 +144,7 @@ static int representative(const ctx *c, fx_level L, int64_t *devs)
 	return placed == c->U;
 }
 
-/* ---- the model ---- */
-
-typedef struct cols {
-	int *x, *y, *z, *w, *l, *cr;
-} cols;
-
-#define X(i, n) (k->x[(i) * c->N + (n)])
-#define Y(i, n) (k->y[(i) * c->N + (n)])
-#define Z(i, r) (k->z[(i) * c->R + (r)])
-#define LV(i, L) (k->l[(i) * FX_LEVELS + (L)])
-
-typedef struct rowbuf {
-	int n, cap;
-	int *idx;
-	double *val;
-} rowbuf;
-
-static void rb_add(rowbuf *b, int col, double v)
-{
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 16;
-		b->idx = fx_xrealloc(b->idx, (size_t)b->cap * sizeof *b->idx);
-		b->val = fx_xrealloc(b->val, (size_t)b->cap * sizeof *b->val);
-	}
-	b->idx[b->n] = col;
-	b->val[b->n++] = v;
-}
-
-/* Adds a row; in the elastic family it gets slack columns (cost 1 each)
- * that let it be violated, so the solve measures by how much. */
-static void row(fx_lp *lp, const char *name, double lo, double hi, rowbuf *b, int fam, int elastic)
-{
-	if (fam == elastic) {
-		if (hi < FX_LP_INF)
-			rb_add(b, fx_lp_col(lp, "slack_up", FX_LP_CONTINUOUS, 0, FX_LP_INF, 1), -1);
-		if (lo > -FX_LP_INF)
-			rb_add(b, fx_lp_col(lp, "slack_lo", FX_LP_CONTINUOUS, 0, FX_LP_INF, 1), 1);
-	}
-	fx_lp_row(lp, name, lo, hi, b->n, b->idx, b->val);
-	b->n = 0;
-}
-
-static fx_lp *build(const ctx *c, int elastic, cols *k)
-{
-	const fx_workload *w = c->w;
-	int feasibility = elastic >= 0;  /* minimise violation only */
-	fx_lp *lp = fx_lp_new("fabricx_place", 0);
-	char nm[64];
-	int64_t I = c->I, N = c->N, R = c->R;
-	k->x = fx_xmalloc((size_t)(I * N) * sizeof *k->x);
-	k->y = fx_xmalloc((size_t)(I * N) * sizeof *k->y);
-	k->z = fx_xmalloc((size_t)(I * R) * sizeof *k->z);
-	k->w = fx_xmalloc((size_t)N * sizeof *k->w);
-	k->l = fx_xmalloc((size_t)(I * FX_LEVELS) * sizeof *k->l);
-	double tie = 1e-6 * (c->cost[FX_LEVEL_NODE] > 0 ? c->cost[FX_LEVEL_NODE] : 1e-6);
-	for (int64_t i = 0; i < I; i++) {
-		for (int64_t n = 0; n < N; n++) {
-			snprintf(nm, sizeof nm, "x_%lld_%lld", (long long)i, (long long)n);
-			X(i, n) = fx_lp_col(lp, nm, FX_LP_INTEGER, 0, (double)c->U, 0);
-			snprintf(nm, sizeof nm, "y_%lld_%lld", (long long)i, (long long)n);
-			Y(i, n) = fx_lp_col(lp, nm, FX_LP_BINARY, 0, 1, feasibility ? 0 : tie);
-		}
-		for (int64_t r = 0; r < R; r++) {
-			snprintf(nm, sizeof nm, "z_%lld_%lld", (long long)i, (long long)r);
-			Z(i, r) = fx_lp_col(lp, nm, FX_LP_BINARY, 0, 1, 0);
-		}
-		for (int L = 0; L < FX_LEVELS; L++) {
-			snprintf(nm, sizeof nm, "l_%lld_%s", (long long)i, fx_level_name((fx_level)L));
-			LV(i, L) = fx_lp_col(lp, nm, FX_LP_BINARY, 0, c->ok[L] ? 1 : 0,
-					     feasibility || !c->ok[L] ? 0 : c->cost[L]);
-		}
-	}
-	for (int64_t n = 0; n < N; n++) {
-		snprintf(nm, sizeof nm, "w_%lld", (long long)n);
-		k->w[n] = fx_lp_col(lp, nm, FX_LP_BINARY, 0, 1, 0);
-	}
-	rowbuf b = {0};
-	/* switch ports: cr[i][n] >= what instance i sends out of node n per
-	 * step at the level it takes (cross[L] per unit); every node's ports
-	 * must carry their share within workload.comm_budget */
-	k->cr = NULL;
-	if (w->comm_budget > 0) {
-		k->cr = fx_xmalloc((size_t)(I * N) * sizeof *k->cr);
-		for (int64_t i = 0; i < I; i++)
-			for (int64_t n = 0; n < N; n++) {
-				snprintf(nm, sizeof nm, "out_%lld_%lld", (long long)i, (long long)n);
-				int cr = k->cr[i * N + n] = fx_lp_col(lp, nm, FX_LP_CONTINUOUS, 0, FX_LP_INF, 0);
-				for (int L = 0; L < FX_LEVELS; L++) {
-					double bu = c->cross[L] / 1e6;  /* MB per unit */
-					if (!c->ok[L] || bu <= 0)
-						continue;
-					/* cr >= bu x - bu U (1 - l_L) */
-					rb_add(&b, cr, 1);
-					rb_add(&b, X(i, n), -bu);
-					rb_add(&b, LV(i, L), -bu * (double)c->U);
-					snprintf(nm, sizeof nm, "sends_%lld_%lld_%s", (long long)i, (long long)n,
-						 fx_level_name((fx_level)L));
-					row(lp, nm, -bu * (double)c->U, FX_LP_INF, &b, F_LINK, elastic);
-				}
-			}
-		for (int64_t n = 0; n < N; n++) {
-			if (c->uplink[n] <= 0)
-				continue;
-			for (int64_t i = 0; i < I; i++)  /* microseconds of the node's ports */
-				rb_add(&b, k->cr[i * N + n], 1e6 / c->uplink[n] * 1e6);
-			snprintf(nm, sizeof nm, "ports_%lld", (long long)n);
-			row(lp, nm, -FX_LP_INF, w->comm_budget * 1e6, &b, F_PORTS, elastic);
-		}
-	}
-	for (int64_t i = 0; i < I; i++) {
-		for (int64_t n = 0; n < N; n++)
-			rb_add(&b, X(i, n), 1);
-		snprintf(nm, sizeof nm, "place_%lld", (long long)i);
-		row(lp, nm, (double)c->U, (double)c->U, &b, F_PLACE, elastic);
-		for (int64_t n = 0; n < N; n++) {
-			rb_add(&b, X(i, n), 1);
-			rb_add(&b, Y(i, n), -(double)c->U);
-			snprintf(nm, sizeof nm, "uses_%lld_%lld", (long long)i, (long long)n);
-			row(lp, nm, -FX_LP_INF, 0, &b, F_LINK, elastic);
-			rb_add(&b, Y(i, n), 1);
-			rb_add(&b, Z(i, c->node_rack[n]), -1);
-			snprintf(nm, sizeof nm, "inrack_%lld_%lld", (long long)i, (long long)n);
-			row(lp, nm, -FX_LP_INF, 0, &b, F_LINK, elastic);
-		}
-		for (int L = 0; L < FX_LEVELS; L++)
-			rb_add(&b, LV(i, L), 1);
-		snprintf(nm, sizeof nm, "level_%lld", (long long)i);
-		row(lp, nm, 1, 1, &b, F_LEVEL, elastic);
-		/* at node level one node: sum y + N l_node <= N + 1 */
-		for (int64_t n = 0; n < N; n++)
-			rb_add(&b, Y(i, n), 1);
-		rb_add(&b, LV(i, FX_LEVEL_NODE), (double)N);
-		snprintf(nm, sizeof nm, "onenode_%lld", (long long)i);
-		row(lp, nm, -FX_LP_INF, (double)N + 1, &b, F_LEVEL, elastic);
-		for (int64_t r = 0; r < R; r++)
-			rb_add(&b, Z(i, r), 1);
-		rb_add(&b, LV(i, FX_LEVEL_NODE), (double)R);
-		rb_add(&b, LV(i, FX_LEVEL_RACK), (double)R);
-		snprintf(nm, sizeof nm, "onerack_%lld", (long long)i);
-		row(lp, nm, -FX_LP_INF, (double)R + 1, &b, F_LEVEL, elastic);
-		if (w->keep_instance == FX_LEVEL_NODE) {
-			rb_add(&b, LV(i, FX_LEVEL_NODE), 1);
-			snprintf(nm, sizeof nm, "keep_node_%lld", (long long)i);
-			row(lp, nm, 1, FX_LP_INF, &b, F_RULE, elastic);
-		} else if (w->keep_instance == FX_LEVEL_RACK) {
-			rb_add(&b, LV(i, FX_LEVEL_ANY), 1);
-			snprintf(nm, sizeof nm, "keep_rack_%lld", (long long)i);
-			row(lp, nm, -FX_LP_INF, 0, &b, F_RULE, elastic);
-		}
-	}
-	for (int64_t n = 0; n < N; n++) {
-		for (int64_t i = 0; i < I; i++)
-			rb_add(&b, X(i, n), (double)c->unit);
-		rb_add(&b, k->w[n], -(double)c->g);
-		snprintf(nm, sizeof nm, "capacity_%lld", (long long)n);
-		row(lp, nm, -FX_LP_INF, 0, &b, F_CAP, elastic);
-		if (w->failure_domain == FX_LEVEL_NODE) {
-			for (int64_t i = 0; i < I; i++)
-				rb_add(&b, Y(i, n), 1);
-			snprintf(nm, sizeof nm, "failure_node_%lld", (long long)n);
-			row(lp, nm, -FX_LP_INF, 1, &b, F_FAIL, elastic);
-		}
-	}
-	for (int64_t r = 0; r < R; r++) {
-		if (w->failure_domain == FX_LEVEL_RACK) {
-			for (int64_t i = 0; i < I; i++)
-				rb_add(&b, Z(i, r), 1);
-			snprintf(nm, sizeof nm, "failure_rack_%lld", (long long)r);
-			row(lp, nm, -FX_LP_INF, 1, &b, F_FAIL, elastic);
-		}
-		/* rack power and cooling, in kW so slack reads in kW */
-		double limits[2] = {c->pc->rack_budget, c->pc->liquid ? 0 : c->pc->air_limit};
-		for (int t = 0; t < 2; t++) {
-			if (limits[t] <= 0)
-				continue;
-			for (int64_t n = 0; n < N; n++)
-				if (c->node_rack[n] == r)
-					rb_add(&b, k->w[n], c->pnode / 1e3);
-			snprintf(nm, sizeof nm, "%s_%lld", t ? "cooling" : "rackpower", (long long)r);
-			row(lp, nm, -FX_LP_INF, limits[t] / 1e3, &b, t ? F_COOL : F_RACKP, elastic);
-		}
-	}
-	if (c->pc->budget > 0) {
-		for (int64_t n = 0; n < N; n++)
-			rb_add(&b, k->w[n], (c->pnode + c->pinfra) / 1e3);
-		row(lp, "power", -FX_LP_INF, (c->pc->budget - c->pc->fixed) / 1e3, &b, F_POWER, elastic);
-	}
-	free(b.idx);
-	free(b.val);
-	return lp;
-}
-
-static void cols_free(cols *k)
-{
-	free(k->x);
-	free(k->y);
-	free(k->z);
-	free(k->w);
-	free(k->l);
-	free(k->cr);
-}
-
-/* Nothing fits: relax each family in turn; those whose relaxation alone
- * makes room bind, and the elastic objective says by how much. */
-static int explain(const ctx *c, fx_diag *d)
-{
-	static const struct { enum family f; const char *unit; } fams[] = {
-		{F_CAP, "devices"}, {F_RULE, "instances"}, {F_FAIL, "instances"},
-		{F_RACKP, "kW"}, {F_COOL, "kW"}, {F_POWER, "kW"}, {F_PORTS, "us of port time per step"}};
-	char msg[1024] = "", open_[256] = "";
-	size_t used = 0, oused = 0;
-	int found = 0;
-	/* the relaxations share one more --time-limit, each taking what the
-	 * ones before left, so explaining costs at most as much as the search
-	 * (most take milliseconds; one cut off is reported as undecided) */
-	size_t nfam = sizeof fams / sizeof fams[0];
-	struct timespec t0, now;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (size_t t = 0; t < nfam; t++) {
-		cols k;
-		fx_lp *lp = build(c, fams[t].f, &k);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		double spent = (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec);
-		double left = c->o->time_limit - spent;
-		fx_lp_opts o = {left > 0.01 ? left : 0.01, 0};
-		fx_lp_status st = fx_lp_solve(lp, &o);
-		if (st == FX_LP_OPTIMAL || st == FX_LP_FEASIBLE) {
-			double v = fx_lp_objective(lp);
-			used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s (over by %.4g %s)",
-						 found ? "; " : "", family_name[fams[t].f], v, fams[t].unit);
-			found++;
-		} else if (st == FX_LP_NO_SOLUTION) {  /* cut off: say so, claim nothing */
-			oused += (size_t)snprintf(open_ + oused, sizeof open_ - oused, "%s%s",
-						  oused ? ", " : "", family_name[fams[t].f]);
-		}
-		fx_lp_free(lp);
-		cols_free(&k);
-	}
-	if (oused)
-		used += (size_t)snprintf(msg + used, sizeof msg - used, "%snot decided in the %.3g s "
-					 "the explanations share (raise --time-limit): %s",
-					 found ? "; " : "", c->o->time_limit, open_);
-	if (!found && !oused)
-		return fx_diag_infeasible(d, "no placement of %lld instance%s of %lld devices fits, and "
-					  "relaxing any one family of constraints does not help",
-					  (long long)c->I, c->I > 1 ? "s" : "", (long long)c->D);
-	if (!found)
-		return fx_diag_infeasible(d, "no placement of %lld instance%s of %lld devices fits; %s",
-					  (long long)c->I, c->I > 1 ? "s" : "", (long long)c->D, msg);
-	return fx_diag_infeasible(d, "no placement of %lld instance%s of %lld devices fits; binding "
-				  "(relaxing it alone makes room): %s",
-				  (long long)c->I, c->I > 1 ? "s" : "", (long long)c->D, msg);
-}
-
-static int setup(ctx *c, fx_diag *d)
+static int setup(fx_pctx *c, fx_diag *d)
 {
 	const fx_fabric *f = c->f;
 	c->N = f->nnodes;
@@ -481,31 +182,29 @@ static int setup(ctx *c, fx_diag *d)
 		if (n >= 0 && n < c->N && n != f->v[to].node)
 			c->uplink[n] += f->e[e].count * f->e[e].bw;
 	}
+	c->P = c->g / c->unit;
+	c->rack_nodes = fx_xcalloc((size_t)c->R + 1, sizeof *c->rack_nodes);
+	for (int64_t n = 0; n < c->N; n++)
+		c->rack_nodes[c->node_rack[n]]++;
 	c->pnode = fx_power_node(c->pc, f);
 	c->pinfra = c->N ? fx_power_of(c->pc, f, c->N).infra / (double)c->N : 0;
+	/* the nodes the budgets power: the system's, and each rack's (its
+	 * power budget, and the air limit when there is no liquid cooling) */
+	double per = c->pnode + c->pinfra;
+	c->sys_max = INT64_MAX;
+	if (c->pc->budget > 0 && per > 0) {
+		double n = floor((c->pc->budget - c->pc->fixed) / per + 1e-9);
+		c->sys_max = n < 0 ? 0 : n < 9e18 ? (int64_t)n : INT64_MAX;
+	}
+	int64_t rmax = INT64_MAX;
+	double limits[2] = {c->pc->rack_budget, c->pc->liquid ? 0 : c->pc->air_limit};
+	for (int t = 0; t < 2; t++)
+		if (limits[t] > 0 && c->pnode > 0 && floor(limits[t] / c->pnode + 1e-9) < (double)rmax)
+			rmax = (int64_t)floor(limits[t] / c->pnode + 1e-9);
+	c->rack_max = fx_xmalloc((size_t)(c->R + 1) * sizeof *c->rack_max);
+	for (int64_t r = 0; r < c->R; r++)
+		c->rack_max[r] = rmax < c->rack_nodes[r] ? rmax : c->rack_nodes[r];
 	return 0;
-}
-
-/* GLPK's memory for the model, estimated before building it from the
- * column and row counts of the header comment: about 200 bytes per row and
- * column and 150 per nonzero (the matrix, the presolved copy, the LU
- * factors), held to the run's memory limit (--max-memory). */
-static int check_size(const ctx *c, fx_diag *d)
-{
-	double I = (double)c->I, N = (double)c->N, R = (double)c->R;
-	double cols = 2 * I * N + I * R + N + FX_LEVELS * I;
-	double rows = I + N + 2 * I * N + (2.0 + FX_LEVELS) * I + 2 * R + 2 + I * (R + 2);
-	double nnz = 7 * I * N + 3 * I * R + 2 * N + 3 * FX_LEVELS * I;
-	double bytes = 200 * (rows + cols) + 150 * nnz;
-	if (c->f->max_bytes <= 0 || bytes <= c->f->max_bytes)
-		return 0;
-	char need[32], have[32];
-	fx_unit_format(bytes, FX_UNIT_SIZE, need, sizeof need);
-	fx_unit_format(c->f->max_bytes, FX_UNIT_SIZE, have, sizeof have);
-	return fx_diag_error(d, NULL, "the placement model of %lld instances on %lld nodes has about "
-			     "%.3g columns and %.3g rows and needs about %s of memory, over the "
-			     "limit of %s (see --max-memory; fewer instances, or larger nodes)",
-			     (long long)c->I, (long long)c->N, cols, rows, need, have);
 }
 
 static int by_first_device(const void *a, const void *b)
@@ -515,19 +214,169 @@ static int by_first_device(const void *a, const void *b)
 	return (p > q) - (p < q);
 }
 
+/* The MILP's solution as a plan. */
+static void read_milp(const fx_pctx *c, const fx_lp *lp, const int *x, fx_plan *p)
+{
+	fx_plan_init(p, c->I);
+	for (int64_t i = 0; i < c->I; i++) {
+		for (int64_t n = 0; n < c->N; n++) {
+			int64_t u = (int64_t)llround(fx_lp_value(lp, x[i * c->N + n]));
+			if (u > 0)
+				fx_plan_add(p, n, u);
+		}
+		fx_plan_end_instance(p);
+	}
+}
+
+/* The MILP's memory, estimated from its size before building it: about
+ * 200 bytes per row and column and 150 per nonzero (the matrix, the
+ * presolved copy, the LU factors).  Past the run's memory limit
+ * (--max-memory) or FX_PLACE_MILP_COLS columns it is not built: the
+ * packing stands with its bound, or the question stays open. */
+#define FX_PLACE_MILP_COLS 200000
+static int milp_affordable(const fx_pctx *c, double *cols)
+{
+	double rows, nnz;
+	fx_place_milp_size(c, cols, &rows, &nnz);
+	double bytes = 200 * (rows + *cols) + 150 * nnz;
+	return *cols <= FX_PLACE_MILP_COLS && (c->f->max_bytes <= 0 || bytes <= c->f->max_bytes);
+}
+
+static const char *limit_status(const fx_pctx *c)
+{
+	return c->o->node_limit > 0 ? "feasible (search limit)" : "feasible (time limit)";
+}
+
+/* Searches with the MILP what the packing left open.  *plan holds the
+ * packing (have = 1) or nothing; on return it holds the best plan found. */
+static int search(fx_pctx *c, fx_plan *plan, int *have, double *bound, fx_placement *out,
+		  fx_diag *d)
+{
+	double cols;
+	if (!milp_affordable(c, &cols)) {
+		if (*have) {
+			out->status = "feasible (model too large to prove)";
+			return 0;
+		}
+		return fx_diag_undecided(d, "no placement of %lld instance%s of %lld devices found by "
+					 "packing, and the MILP (about %.3g columns) is too large to search "
+					 "(over %d columns or --max-memory); nothing is proven either way",
+					 (long long)c->I, c->I == 1 ? "" : "s", (long long)c->D, cols, FX_PLACE_MILP_COLS);
+	}
+	int *x;
+	fx_lp *lp = fx_place_milp(c, -1, &x);
+	out->cols = fx_lp_ncols(lp);
+	out->rows = fx_lp_nrows(lp);
+	fx_lp_opts so = {c->o->time_limit, 0, c->o->node_limit};
+	clock_t t0 = clock();
+	fx_lp_status st = fx_lp_solve(lp, &so);
+	out->solve_seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	int rc = 0;
+	if (st == FX_LP_OPTIMAL || st == FX_LP_FEASIBLE) {
+		fx_plan m;
+		read_milp(c, lp, x, &m);
+		char why[128];
+		if (!fx_plan_valid(c, &m, why, sizeof why)) {
+			rc = fx_diag_internal(d, "the placement MILP's solution breaks a constraint: %s", why);
+			fx_plan_release(&m);
+		} else if (!*have || fx_plan_cost(c, &m) < fx_plan_cost(c, plan) * (1 - 1e-12)) {
+			if (*have)
+				fx_plan_release(plan);
+			*plan = m;
+			*have = 1;
+		} else {
+			fx_plan_release(&m);
+		}
+		double b = fx_lp_bound(lp);
+		if (st == FX_LP_OPTIMAL)
+			b = fx_plan_cost(c, plan);
+		if (isfinite(b) && !(b <= *bound))
+			*bound = b;
+		out->status = st == FX_LP_OPTIMAL ? "optimal" : limit_status(c);
+		out->method = st == FX_LP_OPTIMAL ? "MILP, proven optimal" : "MILP, cut off by its limit";
+	} else if (st == FX_LP_NO_SOLUTION) {
+		double b = fx_lp_bound(lp);
+		if (isfinite(b) && !(b <= *bound))
+			*bound = b;
+		if (*have)
+			out->status = limit_status(c);
+		else if (c->o->node_limit > 0)
+			rc = fx_diag_undecided(d, "no placement of %lld instance%s of %lld devices found "
+					       "within %ld branch-and-bound node%s or %.3g s, and none ruled "
+					       "out (raise --node-limit or --time-limit)", (long long)c->I,
+					       c->I == 1 ? "" : "s", (long long)c->D, c->o->node_limit,
+					       c->o->node_limit == 1 ? "" : "s", c->o->time_limit);
+		else
+			rc = fx_diag_undecided(d, "no placement of %lld instance%s of %lld devices found "
+					       "within the %.3g s time limit, and none ruled out (raise "
+					       "--time-limit)", (long long)c->I, c->I == 1 ? "" : "s", (long long)c->D,
+					       c->o->time_limit);
+	} else if (st == FX_LP_INFEASIBLE) {
+		rc = *have ? fx_diag_internal(d, "the placement MILP calls a valid packing infeasible")
+			   : fx_place_explain(c, d);
+	} else {
+		rc = fx_diag_internal(d, "the placement model failed to solve (%s)", fx_lp_status_name(st));
+	}
+	fx_lp_free(lp);
+	free(x);
+	return rc;
+}
+
+/* The plan as devices, levels, per-instance costs and powered racks. */
+static int lay_out(const fx_pctx *c, fx_router *rt, const fx_plan *plan, fx_placement *out,
+		   fx_diag *d)
+{
+	int rc = 0;
+	out->ninst = c->I;
+	out->inst = fx_xcalloc((size_t)c->I, sizeof *out->inst);
+	int64_t *fill = fx_xcalloc((size_t)c->N + 1, sizeof *fill);
+	for (int64_t i = 0; i < c->I && rc == 0; i++) {
+		fx_place_instance *pi = &out->inst[i];
+		pi->devices = fx_xmalloc((size_t)c->D * sizeof *pi->devices);
+		int64_t placed = 0;
+		for (int64_t s = plan->first[i]; s < plan->first[i + 1]; s++) {
+			int64_t n = plan->node[s];
+			for (int64_t u = 0; u < plan->units[s] && placed < c->U; u++, placed++)
+				for (int64_t j = 0; j < c->unit; j++)
+					pi->devices[placed * c->unit + j] = c->node_dev[n * c->g + fill[n]++];
+		}
+		pi->level = fx_plan_level(c, plan, i, &pi->nodes, &pi->racks);
+		double cross;
+		rc = measure(c, rt, pi->devices, pi->group, &pi->comm_time, &cross, d);
+		out->objective += c->cost[pi->level];
+	}
+	/* identical instances are interchangeable: number them in device
+	 * order so instance 0 sits on the first devices */
+	if (rc == 0)
+		qsort(out->inst, (size_t)c->I, sizeof *out->inst, by_first_device);
+	out->nracks = c->R;
+	out->rack = fx_xcalloc((size_t)(c->R ? c->R : 1), sizeof *out->rack);
+	for (int64_t r = 0; r < c->R; r++)
+		out->rack[r].rack = r;
+	for (int64_t n = 0; n < c->N; n++)
+		if (fill[n] > 0) {
+			out->nodes_used++;
+			out->rack[c->node_rack[n]].nodes_used++;
+			out->rack[c->node_rack[n]].watts += c->pnode;
+		}
+	for (int64_t r = 0; r < c->R; r++)
+		out->rack[r].liquid = out->rack[r].watts > c->pc->air_limit;
+	out->watts = (double)out->nodes_used * (c->pnode + c->pinfra) + c->pc->fixed;
+	free(fill);
+	return rc;
+}
+
 int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc,
 	     const fx_place_opts *o, fx_placement *out, fx_diag *d)
 {
 	memset(out, 0, sizeof *out);
-	ctx c;
+	fx_pctx c;
 	memset(&c, 0, sizeof c);
 	c.f = f;
 	c.w = w;
 	c.pc = pc;
 	c.o = o;
 	int rc = setup(&c, d);
-	if (rc == 0)
-		rc = check_size(&c, d);
 	fx_router *rt = fx_router_new(f, 0);
 	int64_t *devs = fx_xmalloc((size_t)(c.D ? c.D : 1) * sizeof *devs);
 	/* what an instance costs at each level, routed on the fabric */
@@ -540,92 +389,59 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 		out->level_cost[L] = c.cost[L];
 		out->level_ok[L] = c.ok[L];
 	}
-	cols k = {0};
-	fx_lp *lp = NULL;
-	if (rc == 0) {
-		lp = build(&c, -1, &k);
-		out->cols = fx_lp_ncols(lp);
-		out->rows = fx_lp_nrows(lp);
-		if (o->lp_path && fx_lp_write(lp, o->lp_path))
-			rc = fx_diag_error(d, NULL, "--lp: cannot write '%s'", o->lp_path);
-	}
-	if (rc == 0) {
-		fx_lp_opts so = {o->time_limit, 0};
-		clock_t t0 = clock();
-		fx_lp_status st = fx_lp_solve(lp, &so);
-		out->solve_seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
-		if (st == FX_LP_INFEASIBLE)
-			rc = explain(&c, d);
-		else if (st == FX_LP_NO_SOLUTION)
-			rc = fx_diag_infeasible(d, "no placement found within the %.3g s time limit "
-						"(raise --time-limit)", o->time_limit);
-		else if (st != FX_LP_OPTIMAL && st != FX_LP_FEASIBLE)
-			rc = fx_diag_internal(d, "the placement model failed to solve (%s)", fx_lp_status_name(st));
-		else
-			out->status = st == FX_LP_OPTIMAL ? "optimal" : "feasible (time limit)";
-	}
-	if (rc == 0) {
-		/* read the levels, and lay the units on nodes in order */
-		out->ninst = c.I;
-		out->inst = fx_xcalloc((size_t)c.I, sizeof *out->inst);
-		int64_t *fill = fx_xcalloc((size_t)c.N, sizeof *fill);
-		uint8_t *rack_used = fx_xcalloc((size_t)c.R + 1, 1);
-		for (int64_t i = 0; i < c.I && rc == 0; i++) {
-			fx_place_instance *pi = &out->inst[i];
-			pi->devices = fx_xmalloc((size_t)c.D * sizeof *pi->devices);
-			int64_t placed = 0;
-			memset(rack_used, 0, (size_t)c.R + 1);
-			for (int64_t n = 0; n < c.N; n++) {
-				int64_t units = (int64_t)llround(fx_lp_value(lp, k.x[i * c.N + n]));
-				if (units > 0) {
-					pi->nodes++;
-					if (!rack_used[c.node_rack[n]]++)
-						pi->racks++;
-				}
-				for (int64_t u = 0; u < units && placed < c.U; u++, placed++)
-					for (int64_t j = 0; j < c.unit; j++)
-						pi->devices[placed * c.unit + j] = c.node_dev[n * c.g + fill[n]++];
-			}
-			pi->level = pi->nodes <= 1 ? FX_LEVEL_NODE : pi->racks <= 1 ? FX_LEVEL_RACK : FX_LEVEL_ANY;
-			double cross;
-			rc = measure(&c, rt, pi->devices, pi->group, &pi->comm_time, &cross, d);
-			out->objective += c.cost[pi->level];
+	if (rc == 0)
+		rc = fx_place_arith(&c, o->accel, o->sessions, d);
+	if (rc == 0 && o->lp_path) {
+		double cols;
+		int *x;
+		if (!milp_affordable(&c, &cols)) {
+			rc = fx_diag_error(d, NULL, "--lp: the MILP would have about %.3g columns, too "
+					   "large to write (at most %d, within --max-memory)", cols,
+					   FX_PLACE_MILP_COLS);
+		} else {
+			fx_lp *lp = fx_place_milp(&c, -1, &x);
+			if (fx_lp_write(lp, o->lp_path))
+				rc = fx_diag_error(d, NULL, "--lp: cannot write '%s'", o->lp_path);
+			fx_lp_free(lp);
+			free(x);
 		}
-		/* identical instances are interchangeable: number them in device
-		 * order so instance 0 sits on the first devices */
-		qsort(out->inst, (size_t)c.I, sizeof *out->inst, by_first_device);
-		out->bound = fx_lp_bound(lp);
-		if (out->bound > out->objective)
-			out->bound = out->objective;
-		/* GLPK's relative gap; NAN when no bound was proved */
-		out->gap = isfinite(out->bound) ? (out->objective - out->bound) /
-						  (fabs(out->objective) + 1e-300) : NAN;
-		/* powered nodes and racks */
-		out->nracks = c.R;
-		out->rack = fx_xcalloc((size_t)(c.R ? c.R : 1), sizeof *out->rack);
-		for (int64_t r = 0; r < c.R; r++)
-			out->rack[r].rack = r;
-		for (int64_t n = 0; n < c.N; n++)
-			if (fill[n] > 0) {
-				out->nodes_used++;
-				out->rack[c.node_rack[n]].nodes_used++;
-				out->rack[c.node_rack[n]].watts += c.pnode;
-			}
-		for (int64_t r = 0; r < c.R; r++)
-			out->rack[r].liquid = out->rack[r].watts > pc->air_limit;
-		out->watts = (double)out->nodes_used * (c.pnode + c.pinfra) + pc->fixed;
-		free(fill);
-		free(rack_used);
 	}
-	if (lp) {
-		fx_lp_free(lp);
-		cols_free(&k);
+	fx_plan plan = {0};
+	int have = 0;
+	if (rc == 0) {
+		clock_t t0 = clock();
+		have = fx_place_pack(&c, &plan);
+		double bound = fx_place_bound(&c);
+		out->solve_seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+		out->status = "optimal";
+		out->method = "packing, proven optimal by the level-count bound";
+		int proven = have && isfinite(bound) &&
+			     fx_plan_cost(&c, &plan) <= bound * (1 + 1e-9) + 1e-15;
+		if (proven)  /* equal up to rounding: the packing's cost is the optimum */
+			bound = fx_plan_cost(&c, &plan);
+		if (!proven) {
+			out->method = "packing, not proven optimal";
+			rc = search(&c, &plan, &have, &bound, out, d);
+		}
+		if (rc == 0)
+			rc = lay_out(&c, rt, &plan, out, d);
+		if (rc == 0) {
+			out->bound = isfinite(bound) && bound < out->objective ? bound : out->objective;
+			if (!isfinite(bound))
+				out->bound = NAN;
+			out->gap = isfinite(out->bound) ? (out->objective - out->bound) /
+							  (fabs(out->objective) + 1e-300) : NAN;
+		}
 	}
+	if (have)
+		fx_plan_release(&plan);
 	fx_router_free(rt);
 	free(devs);
 	free(c.node_rack);
 	free(c.node_dev);
 	free(c.uplink);
+	free(c.rack_nodes);
+	free(c.rack_max);
 	if (rc)
 		fx_placement_release(out);
 	return rc;

@@ -24,9 +24,16 @@
  * The model is aggregated at node level: nodes of a fabric are alike, so an
  * instance's cost depends only on whether it sits in one node, in one rack
  * or across racks, and that cost is measured by routing the instance's
- * group collectives on the real fabric at each level.  The MILP is small
- * (instances x nodes) and solves to optimality in seconds at CloudMatrix384
- * scale.
+ * group collectives on the real fabric at each level.  The placement is
+ * decided cheapest first: closed-form necessary conditions (devices,
+ * power, racks, cooling, memory) name what binds with the arithmetic; a
+ * packing in fabric order is checked against a bound from counting the
+ * instances each level can hold, which proves most placements optimal in
+ * one pass (a 16x16x16 torus with 1,024 instances in milliseconds); the
+ * GLPK MILP (instances x nodes) searches only what is left open, under
+ * the time limit.  A time-out keeps the packing ("feasible (time limit)"
+ * with its gap) or, with none, is "not decided" (exit 4), never
+ * "infeasible".
  *
  * Ownership: fx_workload and fx_placement are filled by the callee and
  * released by the caller with their _release functions.
@@ -112,7 +119,9 @@ typedef struct fx_placement {
 	double gap;                     /* (objective - bound) / objective: 0 when
 					 * optimal, > 0 when the time limit cut the
 					 * search short */
-	const char *status;             /* "optimal", "feasible (time limit)" */
+	const char *status;             /* "optimal", "feasible (time limit)",
+					 * "feasible (model too large to prove)" */
+	const char *method;             /* how it was found and proven */
 	int64_t nodes_used;
 	double watts;
 	fx_place_rack *rack;
@@ -124,11 +133,18 @@ typedef struct fx_placement {
 typedef struct fx_place_opts {
 	const char *lp_path;            /* write the model (CPLEX LP) here */
 	double time_limit;              /* seconds */
+	long node_limit;                /* MILP branch-and-bound nodes; 0 = none
+					 * (deterministic, for tests and --node-limit) */
 	fx_coll_time tm;                /* the collective time model */
+	const fx_accel *accel;          /* memory per device is checked against
+					 * accel->hbm; NULL or hbm 0: not checked */
+	const fx_sessions *sessions;    /* their KV counts in that memory; may be NULL */
 } fx_place_opts;
 
-/* Places the workload.  Nothing fits: exit status 3 through d, naming the
- * constraint family that binds (relaxing each in turn) and by how much. */
+/* Places the workload.  Nothing fits: exit status 3 through d, naming
+ * each closed-form limit that fails with its numbers, or else the
+ * constraint family that binds (relaxing each in turn) and by how much.
+ * Not decided within the time limit or the model size: exit status 4. */
 int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc,
 	     const fx_place_opts *o, fx_placement *out, fx_diag *d);
 void fx_placement_release(fx_placement *p);

@@ -4,43 +4,162 @@
  * n-1 more all-gather.  Every round is the same, so each phase is one round
  * repeated.  Hierarchical allreduce runs rings inside nodes and across them.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/xalloc.h"
 #include "internal.h"
 
-static void ring_phase(fx_sched *s, const fx_coll_req *q, double bytes, const char *label)
+/*
+ * Rings over the wires (explicit graphs, as NCCL searches them): on a
+ * custom fabric whose ranks are joined by direct links, up to RING_MAX
+ * Hamiltonian cycles over those links, edge-disjoint as far as each
+ * bundle's link count allows (depth-first search from rank 0, fattest
+ * bundles first, within a search budget), each run in both directions, so
+ * a link carries one ring each way.  The data is split evenly over the
+ * 2R rings, which run at once (NCCL's channels).  Elsewhere, or when no
+ * cycle is found, the one ring in rank order.
+ */
+#define RING_MAX 8
+#define RING_MAX_RANKS 64
+#define RING_BUDGET 20000    /* DFS expansions per cycle: bounded work on big graphs */
+
+typedef struct ring_search {
+	int64_t n;
+	int32_t *cap;         /* [n x n] direct links left between ranks */
+	int64_t *path;
+	uint8_t *seen;
+	int64_t budget;
+} ring_search;
+
+static int ring_dfs(ring_search *rs, int64_t depth)
+{
+	int64_t n = rs->n, u = rs->path[depth - 1];
+	if (depth == n)
+		return rs->cap[u * n + rs->path[0]] > 0;
+	if (--rs->budget < 0)
+		return 0;
+	/* candidates, fattest bundles first, then lowest rank */
+	int64_t *cand = fx_xmalloc((size_t)n * sizeof *cand), m = 0;
+	for (int64_t v = 0; v < n; v++)
+		if (!rs->seen[v] && rs->cap[u * n + v] > 0) {
+			int64_t j = m++;
+			while (j > 0 && rs->cap[u * n + cand[j - 1]] < rs->cap[u * n + v]) {
+				cand[j] = cand[j - 1];
+				j--;
+			}
+			cand[j] = v;
+		}
+	int found = 0;
+	for (int64_t i = 0; i < m && !found; i++) {
+		rs->seen[cand[i]] = 1;
+		rs->path[depth] = cand[i];
+		found = ring_dfs(rs, depth + 1);
+		if (!found)
+			rs->seen[cand[i]] = 0;
+	}
+	free(cand);
+	return found;
+}
+
+/* Fills rings[k * n + i] (rank indexes) and returns the number of
+ * undirected cycles found (0: use rank order). */
+static int64_t phys_rings(const fx_fabric *f, const fx_coll_req *q, int64_t *rings)
+{
+	int64_t n = q->n;
+	if (!f->builder || strcmp(f->builder->kind, "custom") != 0 || n < 3 || n > RING_MAX_RANKS)
+		return 0;
+	ring_search rs = {n, fx_xcalloc((size_t)(n * n), sizeof *rs.cap),
+			  fx_xmalloc((size_t)n * sizeof *rs.path), fx_xcalloc((size_t)n, 1), 0};
+	int64_t *at = fx_xmalloc((size_t)f->nv * sizeof *at);
+	for (int64_t v = 0; v < f->nv; v++)
+		at[v] = -1;
+	for (int64_t i = 0; i < n; i++)
+		at[q->ranks[i]] = i;
+	for (int64_t e = 0; e < f->ne; e++) {
+		int64_t a = at[f->ends[2 * e]], b = at[f->ends[2 * e + 1]];
+		if (a >= 0 && b >= 0) {
+			rs.cap[a * n + b] += f->e[e].count;
+			rs.cap[b * n + a] += f->e[e].count;
+		}
+	}
+	int64_t k = 0;
+	for (; k < RING_MAX; k++) {
+		memset(rs.seen, 0, (size_t)n);
+		rs.path[0] = 0;
+		rs.seen[0] = 1;
+		rs.budget = RING_BUDGET;
+		if (!ring_dfs(&rs, 1))
+			break;
+		for (int64_t i = 0; i < n; i++) {
+			int64_t a = rs.path[i], b = rs.path[(i + 1) % n];
+			rings[k * n + i] = a;
+			rs.cap[a * n + b]--;
+			rs.cap[b * n + a]--;
+		}
+	}
+	free(at);
+	free(rs.cap);
+	free(rs.path);
+	free(rs.seen);
+	return k;
+}
+
+/* One phase (n-1 identical rounds) over the rings: `bytes` is what each
+ * rank sends per round in all, split over the rings. */
+static void ring_phase(const fx_fabric *f, fx_sched *s, const fx_coll_req *q, double bytes,
+		       const char *label)
 {
 	if (q->n < 2)
 		return;
-	fx_round *r = fx_sched_round(s, q->n - 1, label);
-	for (int64_t i = 0; i < q->n; i++)
-		fx_sched_flow(r, q, i, (i + 1) % q->n, bytes);
+	int64_t n = q->n;
+	int64_t *rings = fx_xmalloc((size_t)(RING_MAX * n) * sizeof *rings);
+	int64_t k = phys_rings(f, q, rings);
+	fx_round *r = fx_sched_round(s, n - 1, label);
+	if (k == 0) {
+		for (int64_t i = 0; i < n; i++)
+			fx_sched_flow(r, q, i, (i + 1) % n, bytes);
+	} else {
+		double b = bytes / (double)(2 * k);
+		for (int64_t c = 0; c < k; c++)
+			for (int64_t i = 0; i < n; i++) {
+				int64_t a = rings[c * n + i], z = rings[c * n + (i + 1) % n];
+				fx_sched_flow(r, q, a, z, b);  /* forward */
+				fx_sched_flow(r, q, z, a, b);  /* and the reverse ring */
+			}
+		/* say which rings: "3 rings x 2 directions: 0-1-..., ..." */
+		size_t len = (size_t)snprintf(s->plan, sizeof s->plan, "%lld ring%s over direct links, "
+					      "both directions (%lld channels):", (long long)k,
+					      k > 1 ? "s" : "", (long long)(2 * k));
+		for (int64_t c = 0; c < k && len < sizeof s->plan; c++)
+			for (int64_t i = 0; i <= n && len < sizeof s->plan; i++)
+				len += (size_t)snprintf(s->plan + len, sizeof s->plan - len, "%s%lld",
+							i == 0 ? " " : "-", (long long)rings[c * n + i % n]);
+	}
+	free(rings);
 }
 
 static int ar_ring(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
 {
-	(void)f;
 	(void)d;
-	ring_phase(s, q, q->size / (double)q->n, "reduce-scatter");
-	ring_phase(s, q, q->size / (double)q->n, "all-gather");
+	ring_phase(f, s, q, q->size / (double)q->n, "reduce-scatter");
+	ring_phase(f, s, q, q->size / (double)q->n, "all-gather");
 	return 0;
 }
 
 static int rs_ring(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
 {
-	(void)f;
 	(void)d;
-	ring_phase(s, q, q->size / (double)q->n, "reduce-scatter");
+	ring_phase(f, s, q, q->size / (double)q->n, "reduce-scatter");
 	return 0;
 }
 
 static int ag_ring(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
 {
-	(void)f;
 	(void)d;
-	ring_phase(s, q, q->size / (double)q->n, "all-gather");
+	ring_phase(f, s, q, q->size / (double)q->n, "all-gather");
 	return 0;
 }
 
@@ -122,11 +241,25 @@ static int ar_hier(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 	return rc;
 }
 
-const fx_coll_algo fx_ar_ring = {"allreduce", "ring", "ring reduce-scatter + all-gather (book Eq. 6-9)",
-				 ar_ring, twice_ring, NULL, fx_flows_2n};
+/* n flows per phase, or 2n per ring pair over the wires */
+static double flows_ring(const fx_fabric *f, const fx_coll_req *q)
+{
+	int64_t *rings = fx_xmalloc((size_t)(RING_MAX * (q->n > 0 ? q->n : 1)) * sizeof *rings);
+	int64_t k = phys_rings(f, q, rings);
+	free(rings);
+	return (double)q->n * (double)(k ? 2 * k : 1);
+}
+
+static double flows_ring2(const fx_fabric *f, const fx_coll_req *q)
+{
+	return 2 * flows_ring(f, q);
+}
+
+const fx_coll_algo fx_ar_ring = {"allreduce", "ring", "ring reduce-scatter + all-gather (book Eq. 6-9); on explicit graphs rings over the direct links",
+				 ar_ring, twice_ring, NULL, flows_ring2};
 const fx_coll_algo fx_ar_hier = {"allreduce", "hier", "ring inside nodes, ring across nodes on M/g, ring inside nodes",
 				 ar_hier, twice_ring, NULL, fx_flows_4n};
 const fx_coll_algo fx_rs_ring = {"reduce-scatter", "ring", "n-1 rounds of M/n to the next rank",
-				 rs_ring, once_ring, NULL, fx_flows_1n};
+				 rs_ring, once_ring, NULL, flows_ring};
 const fx_coll_algo fx_ag_ring = {"all-gather", "ring", "n-1 rounds of M/n to the next rank",
-				 ag_ring, once_ring, NULL, fx_flows_1n};
+				 ag_ring, once_ring, NULL, flows_ring};

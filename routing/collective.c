@@ -12,9 +12,9 @@
 
 const fx_coll_algo *const fx_coll_algos[] = {
 	&fx_ar_ring, &fx_ar_tree, &fx_ar_rhd, &fx_ar_swing, &fx_ar_torus, &fx_ar_hier,
-	&fx_ar_dbtree,
-	&fx_rs_ring, &fx_rs_rec, &fx_rs_swing,
-	&fx_ag_ring, &fx_ag_rec, &fx_ag_swing,
+	&fx_ar_dbtree, &fx_ar_swing_torus, &fx_ar_rec_torus,
+	&fx_rs_ring, &fx_rs_rec, &fx_rs_swing, &fx_rs_swing_torus, &fx_rs_rec_torus,
+	&fx_ag_ring, &fx_ag_rec, &fx_ag_swing, &fx_ag_swing_torus, &fx_ag_rec_torus,
 	&fx_a2a_direct, &fx_a2a_pairwise,
 	&fx_bc_tree, &fx_bc_chain,
 	&fx_rd_tree, &fx_rd_chain,
@@ -132,6 +132,9 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
 	out->nround = s.n;
 	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+	out->chunks = s.chunks;
+	out->chunk_bytes = s.chunk_bytes;
+	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = 0;
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];
@@ -221,10 +224,22 @@ static int check_size(const fx_fabric *f, const fx_coll_req *q, double nflow, do
 			     need, have);
 }
 
+int fx_route_policy_parse(const char *s, fx_route_policy *out)
+{
+	if (strcmp(s, "split") == 0)
+		*out = FX_ROUTE_SPLIT;
+	else if (strcmp(s, "hash") == 0)
+		*out = FX_ROUTE_HASH;
+	else
+		return -1;
+	return 0;
+}
+
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
 	memset(out, 0, sizeof *out);
+	fx_router_set_policy(r, tm->policy);
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	if (!a)
 		return fx_diag_error(d, NULL, "unknown collective %s/%s", q->pattern,
@@ -278,6 +293,7 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 			left[g] = each[g].r[0].repeat;
 	}
 	fx_sched m = {0};
+	fx_router_set_policy(r, tm->policy);
 	while (rc == 0) {
 		/* the next merged round lasts as long as the shortest run of
 		 * identical rounds among the groups still going */
@@ -315,17 +331,24 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
-	static const char *const keys[] = {"overhead", "includes_path_latency", NULL};
+	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", NULL};
 	const fx_snode *c;
+	const char *pol = NULL;
 	tm->alpha = 0;
 	tm->alpha_replaces_latency = 0;
+	tm->policy = FX_ROUTE_SPLIT;
 	if (fx_spec_map(d, spec->root, "collective", 0, &c))
 		return -1;
 	if (!c)
 		return 0;
-	return fx_spec_keys(d, c, keys) |
-	       fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
-	       fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency);
+	int rc = fx_spec_keys(d, c, keys) |
+		 fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
+		 fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency) |
+		 fx_spec_str_opt(d, c, "routing", &pol);
+	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
+		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
+				    "got '%s'", fx_snode_get(c, "routing")->path, pol);
+	return rc;
 }
 
 static double time_of(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const char *algo,

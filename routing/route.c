@@ -3,7 +3,7 @@
  *
  *   dimension-order (torus, mesh, wafer-mesh)  routing/route.c: dor_*
  *   ecmp (fat-tree, nvswitch, ub)              routing/route.c: ecmp_*
- *   shortest-path (custom)                     routing/route.c: sp_*
+ *   ecmp (custom: any vertex may relay)        routing/route.c: ecmp_*
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +22,9 @@ struct fx_router {
 	const fx_fabric *f;
 	const router_kind *kind;
 	int tie_plus;
+	int hash;               /* FX_ROUTE_HASH: one path per flow */
+	int64_t *inc_off;       /* hash: incident edges of v, in edge order, are */
+	int64_t *inc_edge;      /* inc_edge[inc_off[v] .. inc_off[v+1]-1] */
 	int64_t *used;          /* directed links loaded since fx_router_used() */
 	size_t nused, capused;
 	/* dimension-order: difference arrays per (dimension, direction), over
@@ -43,8 +46,6 @@ struct fx_router {
 	int64_t *bucket_len;
 	int64_t max_cached;
 	int64_t ncached;
-	/* shortest-path */
-	igraph_vector_int_t inbound;
 };
 
 /* Adds bytes to directed link l, remembering links that were empty so the
@@ -116,6 +117,11 @@ static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *h
 		if (!f->wrap[i]) {
 			int h = abs(y[i] - x[i]);
 			dor_segment(r, i, y[i] > x[i] ? 0 : 1, base, stride, x[i], h, m);
+			*hops += h;
+		} else if (2 * fwd == k && r->hash) {
+			/* pinned: even destination coordinates go +, odd go - */
+			int h = fwd;
+			dor_segment(r, i, y[i] % 2, base, stride, x[i], h, m);
 			*hops += h;
 		} else if (2 * fwd == k && !r->tie_plus) {
 			/* the two equal ways round an even ring share the traffic:
@@ -204,6 +210,8 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 				double share[2] = {0, 0};  /* + way, - way */
 				if (!f->wrap[i])
 					share[b > a ? 0 : 1] = 1;
+				else if (2 * fwd == k && r->hash)
+					share[b % 2] = 1;
 				else if (2 * fwd == k && !r->tie_plus)
 					share[0] = share[1] = 0.5;
 				else if (fwd <= k - fwd)
@@ -329,10 +337,96 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 	return ord;
 }
 
+/*
+ * The hash policy: the flow follows one path of the shortest-path DAG.  At
+ * each vertex the next-hop ports (physical links to a neighbour one step
+ * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
+ * the bundles: the first link of each bundle in edge order, then the
+ * second of those with two, and so on.  In switches the flow takes port x mod k, x starting at the
+ * destination's vertex id and divided by k after every choice of more than
+ * one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
+ * switch tables, which spreads destinations over every core of a
+ * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
+ * chips or planes) the port is (source + destination) mod k: pure D-mod-k
+ * there would bring every flow to a destination in on one of its planes.
+ * A bundle keeps its links fluid (the model has one load per bundle).
+ */
+/* Incident edges per vertex in edge order (CSR), built once: the hash walk
+ * visits them at every hop of every flow. */
+static void hash_incidence(fx_router *r)
+{
+	const fx_fabric *f = r->f;
+	if (r->inc_off)
+		return;
+	r->inc_off = fx_xcalloc((size_t)f->nv + 1, sizeof *r->inc_off);
+	r->inc_edge = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *r->inc_edge);
+	for (int64_t e = 0; e < f->ne; e++) {
+		r->inc_off[f->ends[2 * e] + 1]++;
+		r->inc_off[f->ends[2 * e + 1] + 1]++;
+	}
+	for (int64_t v = 0; v < f->nv; v++)
+		r->inc_off[v + 1] += r->inc_off[v];
+	int64_t *at = fx_xmalloc((size_t)(f->nv ? f->nv : 1) * sizeof *at);
+	memcpy(at, r->inc_off, (size_t)f->nv * sizeof *at);
+	for (int64_t e = 0; e < f->ne; e++) {
+		r->inc_edge[at[f->ends[2 * e]]++] = e;
+		r->inc_edge[at[f->ends[2 * e + 1]]++] = e;
+	}
+	free(at);
+}
+
+static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, double *load,
+			   fx_path_stats *st)
+{
+	const fx_fabric *f = r->f;
+	int64_t v = fl->src, x = fl->dst, hops = 0;
+	double lat = 0;
+	while (v != fl->dst) {
+		/* the next-hop ports: k physical links, the widest bundle c */
+		int64_t k = 0, c = 0, pick = -1;
+		for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
+			int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+			if (dist[w] == dist[v] - 1 && (w == fl->dst || fx_fabric_relays(f, w))) {
+				k += f->e[e].count;
+				if (f->e[e].count > c)
+					c = f->e[e].count;
+			}
+		}
+		/* the sender's own choice (its NIC, plane or chip) spreads by
+		 * source and destination; the switches' by destination.  Ports
+		 * are dealt round the bundles (one link of each, then the next),
+		 * so neighbouring numbers land on different neighbours */
+		int64_t want = (v == fl->src ? fl->src + fl->dst : x) % k;
+		for (int64_t j = 0; j < c && pick < 0; j++)
+			for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
+				int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+				if (dist[w] != dist[v] - 1 || !(w == fl->dst || fx_fabric_relays(f, w)) ||
+				    f->e[e].count <= j)
+					continue;
+				if (want-- == 0) {
+					pick = e;
+					break;
+				}
+			}
+		if (k > 1 && v != fl->src)
+			x /= k;
+		bump(r, load, fx_fabric_dirlink(f, pick, v), fl->bytes);
+		lat += f->e[pick].lat;
+		hops++;
+		v = fx_fabric_other(f, pick, v);
+	}
+	if (hops > st->max_hops)
+		st->max_hops = hops;
+	if (lat > st->max_latency)
+		st->max_latency = lat;
+}
+
 static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		    fx_diag *d)
 {
 	const fx_fabric *f = r->f;
+	if (r->hash)
+		hash_incidence(r);
 	size_t *ord = order_flows(flows, n, 1);
 	igraph_vector_int_t inc;
 	igraph_vector_int_init(&inc, 0);
@@ -356,6 +450,10 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 						   fx_fabric_vertex_name(f, fl->src, a, sizeof a),
 						   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
 				break;
+			}
+			if (r->hash) {
+				ecmp_hash_walk(r, fl, dist, load, st);
+				continue;
 			}
 			if (dist[fl->src] > st->max_hops)
 				st->max_hops = dist[fl->src];
@@ -412,58 +510,10 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 	return rc;
 }
 
-/* ---------------- shortest paths on explicit graphs ---------------- */
-
-static int sp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
-		  fx_diag *d)
-{
-	const fx_fabric *f = r->f;
-	size_t *ord = order_flows(flows, n, 0);
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0;) {
-		int64_t src = flows[ord[i]].src;
-		/* one BFS tree from src (igraph), then walk back from each dst */
-		if (igraph_get_shortest_paths(&f->g, NULL, NULL, src, igraph_vss_all(), IGRAPH_ALL,
-					      NULL, &r->inbound) != IGRAPH_SUCCESS) {
-			rc = fx_diag_internal(d, "igraph shortest paths failed");
-			break;
-		}
-		for (; i < n && flows[ord[i]].src == src; i++) {
-			const fx_flow *fl = &flows[ord[i]];
-			if (fl->dst == src || fl->bytes == 0)
-				continue;
-			int64_t v = fl->dst, hops = 0;
-			double lat = 0;
-			while (v != src) {
-				int64_t e = VECTOR(r->inbound)[v];
-				if (e < 0) {
-					char a[64], b[64];
-					rc = fx_diag_error(d, NULL, "no route from '%s' to '%s'",
-							   fx_fabric_vertex_name(f, src, a, sizeof a),
-							   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
-					break;
-				}
-				int64_t u = fx_fabric_other(f, e, v);
-				bump(r, load, fx_fabric_dirlink(f, e, u), fl->bytes);
-				lat += f->e[e].lat;
-				hops++;
-				v = u;
-			}
-			if (hops > st->max_hops)
-				st->max_hops = hops;
-			if (lat > st->max_latency)
-				st->max_latency = lat;
-		}
-	}
-	free(ord);
-	return rc;
-}
-
 /* ---------------- the table ---------------- */
 
 static const router_kind dor = {"dimension-order", dor_add};
 static const router_kind ecmp = {"ecmp", ecmp_add};
-static const router_kind sp = {"shortest-path", sp_add};
 
 static const struct { const char *fabric_kind; const router_kind *router; } routes[] = {
 	{"torus", &dor},
@@ -472,7 +522,9 @@ static const struct { const char *fabric_kind; const router_kind *router; } rout
 	{"fat-tree", &ecmp},
 	{"nvswitch", &ecmp},
 	{"ub", &ecmp},
-	{"custom", &sp},
+	/* explicit graphs: ECMP over the same relay-aware shortest-path DAG,
+	 * so a custom Clos or HGX routes like its structured twin */
+	{"custom", &ecmp},
 };
 
 /* Per-destination ECMP tables are cached up to this many bytes. */
@@ -487,7 +539,7 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 		if (strcmp(routes[i].fabric_kind, f->builder->kind) == 0)
 			r->kind = routes[i].router;
 	if (!r->kind)
-		r->kind = &sp;
+		r->kind = &ecmp;
 	if (r->kind == &dor) {
 		r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
 		r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
@@ -511,8 +563,6 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 		r->bucket = fx_xmalloc((size_t)f->nv * sizeof *r->bucket);
 		r->bucket_len = fx_xcalloc(1, sizeof *r->bucket_len);
 		r->max_cached = (int64_t)(ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
-	} else {
-		igraph_vector_int_init(&r->inbound, 0);
 	}
 	return r;
 }
@@ -537,8 +587,8 @@ void fx_router_free(fx_router *r)
 	free(r->queued);
 	free(r->bucket);
 	free(r->bucket_len);
-	if (r->kind == &sp)
-		igraph_vector_int_destroy(&r->inbound);
+	free(r->inc_off);
+	free(r->inc_edge);
 	free(r);
 }
 
@@ -548,6 +598,16 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 	*links = r->used;
 	r->nused = 0;  /* the caller reads them before the next add */
 	return n;
+}
+
+void fx_router_set_policy(fx_router *r, fx_route_policy p)
+{
+	r->hash = p == FX_ROUTE_HASH;
+}
+
+const char *fx_route_policy_name(fx_route_policy p)
+{
+	return p == FX_ROUTE_HASH ? "hash" : "split";
 }
 
 const char *fx_router_name(const fx_router *r)
@@ -571,16 +631,15 @@ int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_st
 	st->max_latency = 0;
 	if (r->kind == &dor)
 		return dor_all_pairs(r, bytes, load, st);
-	/* one destination (ECMP) or source (shortest paths) at a time keeps the
-	 * flow list at n - 1 */
+	/* one destination at a time keeps the flow list at n - 1 */
 	fx_flow *fl = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *fl);
 	int rc = 0;
 	for (int64_t x = 0; x < f->ndev && rc == 0; x++) {
 		size_t m = 0;
 		for (int64_t y = 0; y < f->ndev; y++)
 			if (y != x) {
-				fl[m].src = r->kind == &ecmp ? y : x;
-				fl[m].dst = r->kind == &ecmp ? x : y;
+				fl[m].src = y;
+				fl[m].dst = x;
 				fl[m++].bytes = bytes;
 			}
 		fx_path_stats one = {0, 0};

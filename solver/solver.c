@@ -51,6 +51,7 @@ struct fx_lp {
 	fx_lp_status status;
 	double bound;
 	double t0, limit_ms;    /* during fx_lp_solve: start (glp_time) and limit */
+	long nodes, node_limit; /* branch-and-bound nodes selected, and the limit */
 	double gap;
 	int *ind;               /* 1-based scratch for one row, as GLPK wants it */
 	double *val;
@@ -448,6 +449,12 @@ static void on_tree(glp_tree *T, void *info)
 	fx_lp *lp = info;
 	if (glp_ios_reason(T) != GLP_ISELECT)
 		return;
+	/* a node limit stops the search where a time limit would, but at the
+	 * same place on every machine (tests use it) */
+	if (lp->node_limit > 0 && ++lp->nodes > lp->node_limit) {
+		glp_ios_terminate(T);
+		return;
+	}
 	glp_prob *Q = glp_ios_get_prob(T);
 	int p = glp_ios_best_node(T), found = glp_mip_status(Q) == GLP_FEAS;
 	if (!p && !found)
@@ -523,7 +530,7 @@ static fx_lp_status solve_mip(fx_lp *lp, double gap)
 	 * be unbounded: "no dual feasible solution" here means infeasible. */
 	if (rc == GLP_ENODFS)
 		return FX_LP_INFEASIBLE;
-	if (rc == GLP_ETMLIM)
+	if (rc == GLP_ETMLIM || rc == GLP_ESTOP)
 		return st == GLP_FEAS ? FX_LP_FEASIBLE : FX_LP_NO_SOLUTION;
 	fail("glp_intopt failed (code %d, status %d)", rc, st);
 	return FX_LP_ERROR;
@@ -561,6 +568,8 @@ fx_lp_status fx_lp_solve(fx_lp *lp, const fx_lp_opts *opts)
 	}
 	lp->limit_ms = limit * 1000;
 	lp->gap = gap;
+	lp->nodes = 0;
+	lp->node_limit = opts && opts->node_limit > 0 ? opts->node_limit : 0;
 	if (guard(solve, lp))
 		return lp->status = FX_LP_ERROR;
 	fx_lp_status s = lp->status;

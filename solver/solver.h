@@ -54,6 +54,9 @@ int fx_lp_nrows(const fx_lp *lp);
 typedef struct fx_lp_opts {
 	double time_limit;   /* seconds; 0 = none */
 	double mip_gap;      /* relative; 0 = prove optimality */
+	long node_limit;     /* branch-and-bound nodes; 0 = none.  Stops like the
+			      * time limit (FEASIBLE or NO_SOLUTION), but at the
+			      * same node on every machine */
 } fx_lp_opts;
 
 /* Solves (MIP if any column is integer or binary, else LP).  opts may be

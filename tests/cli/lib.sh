@@ -22,6 +22,13 @@ expect() {
 	fi
 }
 
+# first LINE DESCRIPTION: the last command's stderr starts with exactly LINE
+first() {
+	if [ "$(head -n 1 "$tmp/err")" = "$1" ]; then ok; else
+		bad "$2: got '$(head -n 1 "$tmp/err")'"
+	fi
+}
+
 # has PATTERN DESCRIPTION: the last command's stderr holds PATTERN
 has() {
 	if grep -q -- "$1" "$tmp/err"; then ok; else

@@ -314,6 +314,54 @@ START_TEST(q32_deployment_table)
 }
 END_TEST
 
+/* §6.7.2: card 0 fails at 20 ms, its instance stalls 40 ms and redoes its
+ * session.  Four TP2 instances: 119 / 119 / 119 / 179.1 ms, 75 % on time,
+ * 8 x 0.1791 = 1.433 GPU-s, 1.433 / 3 = 0.478 per on-time session, 2.0x
+ * the fault-free 0.238.  Two TP4: 64 / 124 / 128 / 188 ms, 0.500 per
+ * on-time session.  One TP8: 101 / 142 / 184 / 225 ms, one on time.
+ * Energy at 10.2 kW per DGX H100 (§6.5.2) without a fault: TP2 runs
+ * 119.1 ms = 1.21 kJ, TP4 127.6 ms = 1.30 kJ. */
+START_TEST(q32_fault_timeline)
+{
+	fx_choice c[8], f;
+	ck_assert_uint_eq(fx_model_choices(&qwen32, &h100, &four, 8, ring_ar, NULL, c, 8), 4);
+	fx_fault fault = {0, 0.020, 0.040};
+	double done[4];
+	static const struct {
+		double finish[4];  /* by session, ms */
+		int64_t on_time;
+		double per;
+	} want[] = {
+		{{179.1, 119.1, 119.1, 119.1}, 3, 0.478},
+		{{123.8, 63.8, 187.6, 127.6}, 3, 0.500},
+		{{101.2, 142.4, 183.5, 224.7}, 1, 1.798},
+	};
+	for (int i = 0; i < 3; i++) {
+		fx_model_choice_fault(&c[i + 1], &four, 8, &fault, &f, done);
+		for (int k = 0; k < 4; k++)
+			PRINTED(done[k] * 1e3, want[i].finish[k], 0.1);
+		ck_assert_int_eq(f.on_time, want[i].on_time);
+		PRINTED(f.cost_per_on_time, want[i].per, 0.001);
+	}
+	fx_model_choice_fault(&c[1], &four, 8, &fault, &f, NULL);
+	PRINTED(f.cost, 1.433, 0.001);
+	PRINTED(f.cost_per_on_time / c[1].cost_per_on_time, 2.0, 0.05);
+	ck_assert_int_eq(f.meets, 1);
+	/* a fault after the instance's work is done costs nothing */
+	fx_fault late = {0, 0.200, 0.040};
+	fx_model_choice_fault(&c[1], &four, 8, &late, &f, NULL);
+	ck_assert_double_eq(f.finish, c[1].finish);
+	/* a card of another instance: instance 3 (cards 6-7) under TP2 */
+	fx_fault other = {7, 0.020, 0.040};
+	fx_model_choice_fault(&c[1], &four, 8, &other, &f, done);
+	PRINTED(done[3] * 1e3, 179.1, 0.1);
+	PRINTED(done[0] * 1e3, 119.1, 0.1);
+	/* energy: node power x occupied time */
+	PRINTED(10.2e3 * c[1].finish / 1e3, 1.21, 0.01);
+	PRINTED(10.2e3 * c[2].finish / 1e3, 1.30, 0.01);
+}
+END_TEST
+
 /* ---- parsing ---- */
 
 typedef struct parsed {
@@ -385,7 +433,7 @@ START_TEST(parse_book_models)
 
 	parse(&p,
 	      "model: {layers: 64, hidden: 5120, heads: 64, kv_heads: 8, dense_ffn: 25600,\n"
-	      "        vocab: 151936}\n",
+	      "        vocab: 151936, ffn: gated}\n",
 	      &m);
 	ck_assert_msg(p.rc == 0, "%s", p.msg);
 	ck_assert_int_eq(m.head_dim, 80);  /* hidden / heads by default */
@@ -395,7 +443,7 @@ START_TEST(parse_book_models)
 
 	/* defaults: kv_heads = heads, bf16, fp32 reductions; fp8 weights */
 	parse(&p, "model: {layers: 2, hidden: 64, heads: 4, vocab: 100, dense_ffn: 128,\n"
-		  "        dtype: fp8, reduce_dtype: bf16, tied_embeddings: true}\n", &m);
+		  "        dtype: fp8, reduce_dtype: bf16, tied_embeddings: true, ffn: gated}\n", &m);
 	ck_assert_msg(p.rc == 0, "%s", p.msg);
 	ck_assert_int_eq(m.kv_heads, 4);
 	ck_assert_int_eq(m.head_dim, 16);
@@ -415,7 +463,7 @@ START_TEST(parse_errors)
 	parsed p;
 	fx_model m;
 	parse(&p, "model:\n  layers: 4\n  hidden: 64\n  heads: 4\n  vocab: 10\n  dense_ffn: 8\n"
-		  "  dtype: int4\n  kv_head: 2\n", &m);
+		  "  dtype: int4\n  kv_head: 2\n  ffn: gated\n", &m);
 	ck_assert_int_eq(p.rc, -1);
 	HAS(&p, "m.yaml:7:10: error: 'model.dtype' must be bf16, fp16, fp8 or fp32, got 'int4'");
 	HAS(&p, "m.yaml:8:3: error: unknown key 'kv_head' in 'model'");
@@ -451,7 +499,7 @@ START_TEST(parse_errors)
 	parsed_release(&p);
 
 	parse(&p, "model:\n  layers: 0\n  hidden: 64\n  heads: 4\n  vocab: 10\n  dense_ffn: 8\n"
-		  "  tied_embeddings: yes\n", &m);
+		  "  tied_embeddings: yes\n  ffn: gated\n", &m);
 	ck_assert_int_eq(p.rc, -1);
 	HAS(&p, "m.yaml:2:11: error: 'model.layers' must be between 1 and");
 	HAS(&p, "'model.tied_embeddings' must be true or false, got 'yes'");
@@ -461,6 +509,88 @@ START_TEST(parse_errors)
 	ck_assert_int_eq(p.rc, -1);
 	HAS(&p, "'model' must be a map, got a list");
 	parsed_release(&p);
+
+	/* a dense FFN says its kind: no silent gating */
+	parse(&p, "model:\n  layers: 4\n  hidden: 64\n  heads: 4\n  vocab: 10\n  dense_ffn: 8\n", &m);
+	ck_assert_int_eq(p.rc, -1);
+	HAS(&p, "m.yaml:2:3: error: missing key 'model.ffn' (a dense FFN is gated, as SwiGLU, or "
+		"plain, as GPT-3: say which)");
+	parsed_release(&p);
+	parse(&p, "model:\n  layers: 4\n  hidden: 64\n  heads: 4\n  vocab: 10\n  dense_ffn: 8\n"
+		  "  ffn: swiglu\n", &m);
+	ck_assert_int_eq(p.rc, -1);
+	HAS(&p, "m.yaml:7:8: error: 'model.ffn' must be gated (SwiGLU: gate, up, down) or plain "
+		"(up, down), got 'swiglu'");
+	parsed_release(&p);
+}
+END_TEST
+
+/* GPT-3 (Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96
+ * heads, d_ff = 4 d_model, 50257-token vocabulary, tied embeddings) is
+ * 175 B parameters with its plain FFN: per layer 4 d^2 attention + 8 d^2
+ * FFN = 12 d^2 = 1,811,939,328, x 96 = 173.95 B, + 0.62 B embedding.
+ * Gated it would be 16 d^2 per layer, 232.5 B: the figure a dense model
+ * silently taken as gated used to give. */
+START_TEST(gpt3_plain_ffn)
+{
+	parsed p;
+	fx_model m;
+	parse(&p, "model: {layers: 96, hidden: 12288, heads: 96, dense_ffn: 49152, vocab: 50257,\n"
+		  "        tied_embeddings: true, ffn: plain}\n", &m);
+	ck_assert_msg(p.rc == 0, "%s", p.msg);
+	double d = 12288, layer = 12 * d * d + 2 * d + 2 * 128;  /* + norms, q/k norms */
+	ck_assert_double_eq_tol(fx_model_params(&m), 96 * layer + 50257 * d + d, 1);
+	ck_assert(fx_model_params(&m) > 174.5e9 && fx_model_params(&m) < 174.7e9);
+	m.ffn_plain = 0;
+	ck_assert(fx_model_params(&m) > 232.3e9 && fx_model_params(&m) < 232.6e9);
+	parsed_release(&p);
+}
+END_TEST
+
+/* Pipeline stages split the layers: Qwen3-32B under TP2 holds 30.51 GiB
+ * per device (64 layers); under TP2 x PP2 the busiest stage holds 32
+ * layers and one vocabulary matrix.  By hand: per layer, TP2 attention
+ * (Q,O: 2 x 5120 x 64 x 128 / 2 = 41,943,040; K,V: 2 x 5120 x 8 x 128 / 2
+ * = 5,242,880), FFN 3 x 5120 x 25600 / 2 = 196,608,000, norms 2 x 5120 +
+ * 2 x 128 = 10,496: 243,804,416; x 32 = 7,801,741,312; vocab 151,936 x
+ * 5120 / 2 = 388,956,160; final norm 5,120: 8,190,702,592 parameters =
+ * 16,381,405,184 bytes in BF16. */
+START_TEST(pipeline_stage_weights)
+{
+	double tp2 = fx_model_weights_per_device(&qwen32, 2, 1);
+	ck_assert_double_eq_tol(tp2 / (1 << 30), 30.51, 0.005);
+	ck_assert_double_eq(fx_model_weights_per_stage(&qwen32, 2, 1, 1), tp2);
+	ck_assert_double_eq(fx_model_weights_per_stage(&qwen32, 2, 1, 2), 16381405184.0);
+	/* 3 stages of 64 layers: the busiest holds 22 */
+	ck_assert(fx_model_weights_per_stage(&qwen32, 2, 1, 3) <
+		  fx_model_weights_per_stage(&qwen32, 2, 1, 2));
+}
+END_TEST
+
+/* Memory per device: Qwen3-235B-A22B (470.2 GB, book §6.1.2) under TP2
+ * holds 235.14 GB of weights per device (half, plus the norms and routers
+ * every device keeps), 219 GiB, over an H100's 80 GB before any
+ * KV; under TP8 x EP1 it holds 58.96 GB (footnote 1) and one session of
+ * 8192 tokens adds 8192 x 188 KiB / min(8, 4) = 376 MiB per device. */
+START_TEST(memory_per_device)
+{
+	fx_accel a = {80e9, 3.35e12, 989.4e12, 2.0 * (1 << 30)};
+	fx_sessions s = {4, 8184, 8, 0.13, 0.75};
+	fx_model_memory mm;
+	fx_model_memory_per_device(&qwen235, 2, 1, 1, 1, 1, &a, NULL, &mm);
+	ck_assert(mm.weights > 235.1e9 && mm.weights < 235.2e9);
+	ck_assert_double_eq_tol(mm.weights / (1 << 30), 219.0, 0.05);
+	ck_assert(mm.total > a.hbm);
+	fx_model_memory_per_device(&qwen235, 8, 1, 1, 1, 1, &a, &s, &mm);
+	ck_assert_double_eq(mm.weights, 58959617024.0);
+	ck_assert_int_eq(mm.sessions, 4);
+	ck_assert_int_eq(mm.tokens, 8192);
+	/* 4 sessions x 8192 tokens x 188 KiB / 4 KV-head ways */
+	ck_assert_double_eq(mm.kv, 4.0 * 8192 * 188 * 1024 / 4);
+	ck_assert_double_eq(mm.total, mm.weights + mm.kv + a.reserve);
+	/* two instances split the sessions; EP2 splits each instance's again */
+	fx_model_memory_per_device(&qwen235, 8, 2, 1, 1, 2, &a, &s, &mm);
+	ck_assert_int_eq(mm.sessions, 1);
 }
 END_TEST
 
@@ -569,10 +699,14 @@ Suite *suite_model(void)
 	tcase_add_test(tc, q32_eq_6_5);
 	tcase_add_test(tc, q32_tp16);
 	tcase_add_test(tc, q32_deployment_table);
+	tcase_add_test(tc, q32_fault_timeline);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parse");
 	tcase_add_test(tc, parse_book_models);
 	tcase_add_test(tc, parse_errors);
+	tcase_add_test(tc, gpt3_plain_ffn);
+	tcase_add_test(tc, pipeline_stage_weights);
+	tcase_add_test(tc, memory_per_device);
 	tcase_add_test(tc, parse_flops);
 	suite_add_tcase(s, tc);
 	return s;

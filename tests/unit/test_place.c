@@ -24,6 +24,8 @@ typedef struct placed {
 	int rc;
 } placed;
 
+static long node_limit;  /* MILP nodes; 0 = none (a test's deterministic limit) */
+
 static void place_ep(placed *t, const char *power, int ep, int instances, const char *extra)
 {
 	char y[2048];
@@ -31,7 +33,30 @@ static void place_ep(placed *t, const char *power, int ep, int instances, const 
 	ck_assert_msg(fixture_load(&t->fx, "place.yaml", y, NULL) == 0, "%s", t->fx.msg);
 	ck_assert_int_eq(fx_workload_place_parse(&t->fx.d, &t->fx.s, NULL, &t->w), 0);
 	ck_assert_int_eq(fx_power_parse(&t->fx.d, &t->fx.s, &t->pc), 0);
-	fx_place_opts o = {NULL, 10, {0, 0}};
+	fx_place_opts o = {.time_limit = 1000, .node_limit = node_limit};
+	t->rc = fx_place(&t->fx.f, &t->w, &t->pc, &o, &t->p, &t->fx.d);
+	fflush(t->fx.err);
+	rewind(t->fx.err);
+	size_t n = fread(t->fx.msg, 1, sizeof t->fx.msg - 1, t->fx.err);
+	t->fx.msg[n] = '\0';
+}
+
+/* TP-only instances of tp devices, TP kept within a node. */
+static void place_tp(placed *t, int tp, int instances)
+{
+	char y[2048];
+	snprintf(y, sizeof y,
+		 "fabric: {kind: nvswitch, nodes: 4, devices: 4, switches: 2, switch_ports: 16,\n"
+		 "         device_links: 2, uplinks_per_switch: 2, spine_switches: 2, spine_ports: 8,\n"
+		 "         link: {bandwidth: 25 GB/s, latency: 200 ns}}\n"
+		 "packaging: {devices_per_node: 4, nodes_per_rack: 2}\n"
+		 "power: {node: 10 kW}\n"
+		 "workload: {scheme: {tp: %d}, instances: %d,\n"
+		 "  groups: {tp: {collective: allreduce, bytes: 64 KiB, count: 2}}}\n", tp, instances);
+	ck_assert_msg(fixture_load(&t->fx, "place.yaml", y, NULL) == 0, "%s", t->fx.msg);
+	ck_assert_int_eq(fx_workload_place_parse(&t->fx.d, &t->fx.s, NULL, &t->w), 0);
+	ck_assert_int_eq(fx_power_parse(&t->fx.d, &t->fx.s, &t->pc), 0);
+	fx_place_opts o = {.time_limit = 1000, .node_limit = node_limit};
 	t->rc = fx_place(&t->fx.f, &t->w, &t->pc, &o, &t->p, &t->fx.d);
 	fflush(t->fx.err);
 	rewind(t->fx.err);
@@ -141,42 +166,64 @@ START_TEST(levels_from_routing)
 }
 END_TEST
 
-/* Nothing fits: exit 3, and the message names the family that binds and
- * by how much. */
+/* Nothing fits: exit 3, and the message gives the arithmetic of each
+ * limit that fails (by hand from the base spec: 4 nodes of 4 devices, 2
+ * per rack, 10 kW each; an instance is 2 TP groups kept within a node);
+ * what arithmetic cannot settle (the ports) the relaxations name. */
 START_TEST(infeasible_explained)
 {
 	placed t;
 	place(&t, "", 5, "");  /* 20 devices on 16 */
 	ck_assert_int_eq(t.rc, -1);
 	ck_assert_int_eq(t.fx.d.status, FX_EXIT_INFEASIBLE);
-	ck_assert_msg(strstr(t.fx.msg, "binding (relaxing it alone makes room): capacity (over by 4 devices)"),
-		      "%s", t.fx.msg);
+	ck_assert_msg(strstr(t.fx.msg, "no placement of 5 instances of 4 devices fits: devices: 5 "
+			      "instances x 4 devices = 20, the fabric has 16\n"), "%s", t.fx.msg);
 	done(&t);
 
 	place(&t, ", rack_budget: 15 kW", 3, "");  /* one node per rack: 8 devices; a third node puts 20 kW in a rack */
 	ck_assert_int_eq(t.rc, -1);
-	ck_assert_msg(strstr(t.fx.msg, "rack power (over by 5 kW)"), "%s", t.fx.msg);
+	ck_assert_msg(strstr(t.fx.msg, "fits: rack power: 15 kW per rack powers 1 node of 10 kW each; "
+			      "the 2 racks power 2 nodes = 2 instances, 3 asked\n"), "%s", t.fx.msg);
 	done(&t);
 
 	place(&t, ", budget: 25 kW", 3, "");  /* two nodes in all */
 	ck_assert_int_eq(t.rc, -1);
-	ck_assert_msg(strstr(t.fx.msg, "system power (over by 5 kW)"), "%s", t.fx.msg);
+	ck_assert_msg(strstr(t.fx.msg, "fits: system power: 3 instances need 3 nodes x 10 kW = 30 kW; "
+			      "the 25 kW budget powers 2 nodes = 2 instances\n"), "%s", t.fx.msg);
 	done(&t);
 
 	place(&t, ", liquid: false, air_limit: 15 kW", 3, "");
 	ck_assert_int_eq(t.rc, -1);
-	ck_assert_msg(strstr(t.fx.msg, "cooling (over by 5 kW)"), "%s", t.fx.msg);
+	ck_assert_msg(strstr(t.fx.msg, "fits: cooling (air only): 15 kW per rack powers 1 node of 10 kW "
+			      "each; the 2 racks power 2 nodes = 2 instances, 3 asked\n"), "%s", t.fx.msg);
 	done(&t);
 
 	place(&t, "", 3, ", failure_domain: rack");  /* two racks, three instances */
 	ck_assert_int_eq(t.rc, -1);
-	ck_assert_msg(strstr(t.fx.msg, "failure domain (over by 1 instances)"), "%s", t.fx.msg);
+	ck_assert_msg(strstr(t.fx.msg, "fits: failure domain rack: each instance needs a rack of its "
+			      "own; the fabric's 2 racks hold 2 instances, 3 asked\n"), "%s", t.fx.msg);
+	done(&t);
+
+	/* instances that may share no node: 4 nodes hold 4 (10 of 16 devices) */
+	place_ep(&t, "", 1, 5, ", failure_domain: node");
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "fits: failure domain node: each instance needs 1 whole node of "
+			      "its own; 4 nodes hold 4 instances, 5 asked\n"), "%s", t.fx.msg);
+	done(&t);
+
+	/* TP3 groups kept within 4-device nodes: one per node, a device idle */
+	place_tp(&t, 3, 5);
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "no placement of 5 instances of 3 devices fits: capacity: a node "
+			      "holds 1 group of 3 devices kept within a node and an instance is 1 such "
+			      "group: 4 nodes hold 4 instances, 5 asked\n"), "%s", t.fx.msg);
 	done(&t);
 
 	/* an instance of 8 must span two nodes: kept within one, the rule binds */
 	place_ep(&t, "", 4, 1, ", keep_within: {tp: node, instance: node}");
 	ck_assert_int_eq(t.rc, -1);
-	ck_assert_msg(strstr(t.fx.msg, "keep_within rules (over by 1 instances)"), "%s", t.fx.msg);
+	ck_assert_msg(strstr(t.fx.msg, "fits: keep_within instance: node: an instance of 8 devices "
+			      "does not fit a node of 4\n"), "%s", t.fx.msg);
 	done(&t);
 
 	/* its traffic out of each node (EP all-reduce across the two nodes)

@@ -278,7 +278,7 @@ static double *loads(const fx_fabric *f, int64_t nranks)
 	for (int64_t i = 0; i < nranks; i++)
 		ranks[i] = i;
 	fx_coll_req q = {"all-to-all", "direct", ranks, nranks, 32.0 * 1024 * 1024, 0};
-	fx_coll_time tm = {0, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
 	fx_coll_result res;
 	fx_router *r = fx_router_new(f, 0);
 	fx_diag d;
@@ -417,7 +417,7 @@ START_TEST(test_every_spec_every_view)
 			if (view == FX_VIEW_PLACEMENT) {
 				fx_power_config pc;
 				fx_placement pl;
-				fx_place_opts po = {NULL, 10, {0, 0}};
+				fx_place_opts po = {.time_limit = 1000};
 				ck_assert_int_eq(fx_power_parse(&fx.d, &fx.s, &pc), 0);
 				ck_assert_int_eq(fx_place(&fx.f, &wl, &pc, &po, &pl, &fx.d), 0);
 				inst = fx_xmalloc((size_t)fx.f.ndev * sizeof *inst);

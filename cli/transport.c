@@ -1,0 +1,184 @@
+/*
+ * fabricx transport: the connection state a NIC keeps and the time to set
+ * up every connection, for per-pair reliable connections (RoCE RC), UB's
+ * endpoint + channel and a cache-coherent directory (the chapter
+ * "Supernodes" §6.5.5, Figs 6-40 and 6-41).  Hosts default to the spec's
+ * CPUs (CloudMatrix384: 192 Kunpeng hosts), else its nodes.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../access/access.h"
+#include "../core/units.h"
+#include "cli.h"
+
+static const fx_opt opts[] = {
+	{"hosts", "H", "hosts in the interconnect (default: the spec's CPUs, else its nodes)"},
+	{"endpoints", "A", "application endpoints per host (default 8)"},
+	{"cache", "SIZE", "the NIC's on-chip cache for connection state (default 256 KiB)"},
+	{"lines", "W", "cache lines a coherence directory tracks (default 1048576)"},
+	{"syscall", "T", "one system call (default 5 us)"},
+	{"rtt", "T", "one out-of-band round trip (default 500 us)"},
+	{"cores", "N", "cores the setup is parallelised over (default 32)"},
+	{"local", "N", "local endpoints to connect (default 1024)"},
+	{"remote", "M", "remote endpoints to connect (default 1024)"},
+	{NULL, NULL, NULL},
+};
+
+/* Whole-number options into doubles. */
+static int count_opt(fx_cli *c, const char *name, int64_t lo, double *out)
+{
+	const char *v = fx_cli_opt(c, name);
+	int64_t n;
+	char opt[32];
+	snprintf(opt, sizeof opt, "--%s", name);
+	if (!v)
+		return 0;
+	if (fx_cli_int(c, opt, v, lo, INT64_C(1) << 40, &n))
+		return -1;
+	*out = (double)n;
+	return 0;
+}
+
+static int qty_opt(fx_cli *c, const char *name, fx_unit_kind k, double *out)
+{
+	const char *v = fx_cli_opt(c, name);
+	char opt[32];
+	snprintf(opt, sizeof opt, "--%s", name);
+	if (!v)
+		return 0;
+	if (fx_cli_qty(c, opt, v, k, out))
+		return -1;
+	if (!(*out > 0))
+		return fx_diag_error(&c->d, NULL, "%s: '%s' must be positive", opt, v);
+	return 0;
+}
+
+typedef double (*state_fn)(const fx_transport *, double);
+
+static int report(fx_cli *c, const fx_transport *t, double hosts, double n, double m)
+{
+	static const struct { const char *name, *key; state_fn f; } schemes[] = {
+		{"per-pair connections (RoCE RC)", "per_pair", fx_transport_pair_state},
+		{"endpoint + channel (UB)", "ub", fx_transport_ub_state},
+		{"coherence directory (NVLink-style)", "directory", fx_transport_directory_state},
+	};
+	char b1[32], b2[32];
+	fx_table *tb = fx_table_new("transport_state", "Connection state per NIC (book §6.5.5)",
+				    (const char *[]){"scheme", "state", "of the cache", "hosts the cache holds", NULL});
+	if (c->json) {
+		fx_json_num(&c->js, "hosts", hosts);
+		fx_json_num(&c->js, "endpoints", t->endpoints);
+		fx_json_num(&c->js, "cache_bytes", t->cache);
+		fx_json_obj_begin(&c->js, "state");
+	}
+	for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
+		double s = schemes[i].f(t, hosts), fit = fx_transport_hosts_in_cache(t, schemes[i].f);
+		fx_table_cell(tb, "%s", schemes[i].name);
+		fx_table_cell(tb, "%s", fx_unit_format(s, FX_UNIT_SIZE, b1, sizeof b1));
+		fx_table_cell(tb, "%.3gx", s / t->cache);
+		fx_table_cell(tb, "%.0f", fit);
+		if (c->json) {
+			fx_json_obj_begin(&c->js, schemes[i].key);
+			fx_json_num(&c->js, "state_bytes", s);
+			fx_json_num(&c->js, "hosts_in_cache", fit);
+			fx_json_obj_end(&c->js);
+		}
+	}
+	if (c->json)
+		fx_json_obj_end(&c->js);
+	int rc = fx_cli_table(c, tb);
+
+	double ps = fx_transport_pair_setup(t, n, m), us = fx_transport_ub_setup(t, n, m);
+	tb = fx_table_new("transport_setup", "Connection setup (book §6.5.5)",
+			  (const char *[]){"scheme", "objects", "serial", "parallel", NULL});
+	fx_table_cell(tb, "per-pair connections");
+	fx_table_cell(tb, "%.0f connections", n * m);
+	fx_table_cell(tb, "%s", fx_unit_format(ps, FX_UNIT_TIME, b1, sizeof b1));
+	fx_table_cell(tb, "%s on %.0f cores", fx_unit_format(ps / t->cores, FX_UNIT_TIME, b2, sizeof b2), t->cores);
+	fx_table_cell(tb, "endpoint + channel");
+	fx_table_cell(tb, "%.0f objects", n + m);
+	fx_table_cell(tb, "%s", fx_unit_format(us, FX_UNIT_TIME, b1, sizeof b1));
+	fx_table_cell(tb, "%s on %.0f cores", fx_unit_format(us / t->cores, FX_UNIT_TIME, b2, sizeof b2), t->cores);
+	rc |= fx_cli_table(c, tb);
+	if (c->json) {
+		fx_json_obj_begin(&c->js, "setup");
+		fx_json_num(&c->js, "local", n);
+		fx_json_num(&c->js, "remote", m);
+		fx_json_num(&c->js, "cores", t->cores);
+		fx_json_num(&c->js, "per_pair_connections", n * m);
+		fx_json_num(&c->js, "per_pair_serial_s", ps);
+		fx_json_num(&c->js, "per_pair_parallel_s", ps / t->cores);
+		fx_json_num(&c->js, "ub_objects", n + m);
+		fx_json_num(&c->js, "ub_serial_s", us);
+		fx_json_num(&c->js, "ub_parallel_s", us / t->cores);
+		fx_json_obj_end(&c->js);
+	}
+
+	/* the curves of Figs 6-40 and 6-41, for plotting */
+	tb = fx_table_new("transport_curve", "State per NIC and setup time against hosts H (N = M = H)",
+			  (const char *[]){"H", "per-pair", "UB", "directory", "per-pair setup",
+					   "UB setup", NULL});
+	if (c->json)
+		fx_json_arr_begin(&c->js, "curve");
+	for (double h = 2; h <= 4096; h *= 2) {
+		double s[3] = {fx_transport_pair_state(t, h), fx_transport_ub_state(t, h),
+			       fx_transport_directory_state(t, h)};
+		double su[2] = {fx_transport_pair_setup(t, h, h) / t->cores,
+				fx_transport_ub_setup(t, h, h) / t->cores};
+		fx_table_cell(tb, "%.0f", h);
+		for (int k = 0; k < 3; k++)
+			fx_table_cell(tb, "%s", fx_unit_format(s[k], FX_UNIT_SIZE, b1, sizeof b1));
+		for (int k = 0; k < 2; k++)
+			fx_table_cell(tb, "%s", fx_unit_format(su[k], FX_UNIT_TIME, b1, sizeof b1));
+		if (c->json) {
+			fx_json_obj_begin(&c->js, NULL);
+			fx_json_num(&c->js, "hosts", h);
+			fx_json_num(&c->js, "per_pair_bytes", s[0]);
+			fx_json_num(&c->js, "ub_bytes", s[1]);
+			fx_json_num(&c->js, "directory_bytes", s[2]);
+			fx_json_num(&c->js, "per_pair_setup_parallel_s", su[0]);
+			fx_json_num(&c->js, "ub_setup_parallel_s", su[1]);
+			fx_json_obj_end(&c->js);
+		}
+	}
+	if (c->json)
+		fx_json_arr_end(&c->js);
+	return rc | fx_cli_table(c, tb);
+}
+
+int fx_cmd_transport(int argc, char **argv)
+{
+	fx_cli c;
+	int rc = fx_cli_parse(&c, "transport", "transport SPEC [--hosts H] [--endpoints A] [--cache SIZE] [--json]",
+			      opts, argc, argv);
+	if (rc)
+		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
+	rc = fx_cli_load(&c);
+	fx_transport t;
+	fx_transport_defaults(&t);
+	double hosts = 0, n = 1024, m = 1024;
+	if (rc == 0) {
+		hosts = (double)(c.fab.ncpu > 0 ? c.fab.ncpu : c.fab.nnodes);
+		rc |= count_opt(&c, "hosts", 1, &hosts);
+		rc |= count_opt(&c, "endpoints", 1, &t.endpoints);
+		rc |= count_opt(&c, "lines", 1, &t.lines);
+		rc |= count_opt(&c, "cores", 1, &t.cores);
+		rc |= count_opt(&c, "local", 1, &n);
+		rc |= count_opt(&c, "remote", 1, &m);
+		rc |= qty_opt(&c, "cache", FX_UNIT_SIZE, &t.cache);
+		rc |= qty_opt(&c, "syscall", FX_UNIT_TIME, &t.syscall);
+		rc |= qty_opt(&c, "rtt", FX_UNIT_TIME, &t.rtt);
+		if (rc == 0 && hosts < 1)
+			rc = fx_diag_error(&c.d, NULL, "%s: no hosts (the spec has no CPUs or nodes; give --hosts)",
+					   c.spec_path);
+	}
+	if (rc == 0)
+		rc = fx_cli_outdir(&c);
+	if (rc == 0) {
+		fx_cli_begin(&c);
+		rc = report(&c, &t, hosts, n, m);
+		fx_cli_end(&c);
+	}
+	return fx_cli_finish(&c, rc);
+}
