@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 
@@ -147,6 +148,9 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 				return fx_diag_error(&c->d, NULL, "%s: too many --set options", cmd);
 			c->sets[c->nsets++] = val;
 		} else if (strcmp(name, "out") == 0) {
+			if (!*val)  /* "" + "/name" would be /name */
+				return fx_diag_error(&c->d, NULL, "%s: option '--out' needs a folder, got an "
+						     "empty string (use --out . for this folder)", cmd);
 			c->out_root = val;
 		} else if (strcmp(name, "max-memory") == 0) {
 			if (fx_cli_qty(c, "--max-memory", val, FX_UNIT_SIZE, &c->max_mem))
@@ -168,8 +172,11 @@ int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, dou
 	case FX_UNIT_OK:
 		if (v < 0)
 			return fx_diag_error(&c->d, NULL, "%s: '%s' must not be negative", opt, text);
-		if (v > 1e18)  /* as in specs: beyond any real system */
+		if (v > 1e18 || (v != 0 && v < 1e-18))  /* as in specs: beyond any real system */
 			return fx_diag_error(&c->d, NULL, "%s: '%s' is out of range", opt, text);
+		if (v == 0 && k == FX_UNIT_POWER)  /* budgets and caps: 0 W is not "none" */
+			return fx_diag_error(&c->d, NULL, "%s: '%s' must be more than 0 (leave the "
+					     "option out for no limit)", opt, text);
 		*out = v;
 		return 0;
 	case FX_UNIT_RANGE:
@@ -203,17 +210,14 @@ int fx_cli_int(fx_cli *c, const char *opt, const char *text, int64_t lo, int64_t
 int fx_cli_time_limit(fx_cli *c, const char *text, double *out)
 {
 	double v;
-	char *end;
-	v = strtod(text, &end);
-	if (end == text || *end) {  /* not a bare number: a time with its unit */
-		fx_unit_kind got = FX_UNIT_NONE;
-		if (fx_unit_parse(text, FX_UNIT_TIME, &v, &got) != FX_UNIT_OK)
-			return fx_diag_error(&c->d, NULL, "--time-limit: expected seconds, e.g. 10 or "
-					     "'500 ms', got '%s'", text);
-	}
-	if (!(v > 0) || v > FX_CLI_MAX_TIME_LIMIT)
+	fx_unit_kind got = FX_UNIT_NONE;
+	/* a bare decimal number of seconds, or a time with its unit; no hex,
+	 * no "inf" (fx_unit_parse takes decimal digits only) */
+	if ((fx_unit_parse(text, FX_UNIT_NONE, &v, &got) != FX_UNIT_OK &&
+	     fx_unit_parse(text, FX_UNIT_TIME, &v, &got) != FX_UNIT_OK) ||
+	    !(v > 0) || v > FX_CLI_MAX_TIME_LIMIT)
 		return fx_diag_error(&c->d, NULL, "--time-limit: expected more than 0 and at most %d "
-				     "seconds (a day), got '%s'", FX_CLI_MAX_TIME_LIMIT, text);
+				     "seconds (a day), bare (10) or with a unit ('500 ms'), got '%s'", FX_CLI_MAX_TIME_LIMIT, text);
 	*out = v;
 	return 0;
 }
@@ -239,10 +243,23 @@ static int check_root(fx_cli *c)
 		return -1;
 	for (size_t i = 0; n && i < n->n; i++)
 		rc |= fx_snode_str(&c->d, n->items[i], &s);
-	n = fx_snode_get(r, "name");
-	if (rc == 0 && n && (strchr(n->text, '/') || n->text[0] == '.'))
-		rc = fx_snode_error(&c->d, n, "'name' is used as a directory under out/: it must not "
-				    "contain '/' or start with '.'");
+	if (rc)
+		return rc;
+	/* one rule for the folder name, wherever it comes from */
+	char *name = fx_spec_name_new(&c->spec, &n);
+	const char *why = fx_name_check(name);
+	if (why && n)
+		rc = fx_snode_error(&c->d, n, "'name' is used as a folder under out/, but it %s (a name "
+				    "is 1 to %d bytes of printable UTF-8, without '/' or a leading '.')",
+				    why, FX_NAME_MAX);
+	else if (why)
+		rc = fx_diag_error(&c->d, NULL, "%s: the spec's name comes from its file name, '%s', "
+				   "which is used as a folder under out/, but it %s (a name is 1 to %d "
+				   "bytes of printable UTF-8, without '/' or a leading '.'); give the "
+				   "spec a 'name:'", c->spec_path, name, why, FX_NAME_MAX);
+	else
+		memcpy(c->name, name, strlen(name) + 1);  /* fits: FX_NAME_MAX < sizeof c->name */
+	free(name);
 	return rc;
 }
 
@@ -254,7 +271,6 @@ static int load_rest(fx_cli *c)
 	for (int i = 0; i < c->nsets; i++)
 		if (fx_spec_set(&c->spec, c->sets[i], &c->d))
 			return -1;
-	fx_spec_name(&c->spec, c->name, sizeof c->name);
 	int rc = check_root(c);
 	rc |= fx_power_parse(&c->d, &c->spec, &c->power);
 	rc |= fx_coll_time_parse(&c->d, &c->spec, &c->coll);
@@ -283,24 +299,29 @@ int fx_cli_load_text(fx_cli *c, const char *name, const char *text)
 
 int fx_cli_mkdirs(const char *path)
 {
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(buf, 0777) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+	return fx_mkdirs(path);
 }
 
 int fx_cli_outdir(fx_cli *c)
 {
-	snprintf(c->outdir, sizeof c->outdir, "%s/%s", c->out_root, c->name);
-	if (fx_cli_mkdirs(c->outdir))
-		return fx_diag_error(&c->d, NULL, "cannot create output directory '%s': %s", c->outdir,
+	size_t len = strlen(c->out_root) + 1 + strlen(c->name);
+	if (len > FX_CLI_OUTDIR_MAX)
+		return fx_diag_error(&c->d, NULL, "the output folder '%s/%s' is %zu bytes long, over "
+				     "fabricx's limit of %d (a shorter --out)", c->out_root, c->name,
+				     len, FX_CLI_OUTDIR_MAX);
+	size_t rl = strlen(c->out_root);
+	memcpy(c->outdir, c->out_root, rl);
+	c->outdir[rl] = '/';
+	memcpy(c->outdir + rl + 1, c->name, strlen(c->name) + 1);
+	struct stat st;
+	if (lstat(c->outdir, &st) == 0 && S_ISLNK(st.st_mode))
+		return fx_diag_error(&c->d, NULL, "cannot write into '%s': it is a symbolic link, "
+				     "which fabricx does not follow (remove it, or give --out the "
+				     "folder it points to)", c->outdir);
+	if (fx_mkdirs(c->outdir))
+		return fx_diag_error(&c->d, NULL, "cannot create output folder '%s': %s", c->outdir,
 				     strerror(errno));
+	fx_outfile_sweep(c->outdir);
 	return 0;
 }
 

@@ -29,6 +29,9 @@
 
 #define FX_CLI_MAX_OPTS 32
 #define FX_CLI_MAX_SETS 64
+/* out/<name> is refused past this many bytes, never cut; the commands
+ * append file names of at most 64 bytes to it in buffers of 600. */
+#define FX_CLI_OUTDIR_MAX 511
 
 typedef struct fx_opt {
 	const char *name;   /* long name without dashes */
@@ -68,8 +71,8 @@ typedef struct fx_cli {
 	fx_sessions sessions;
 	fx_fault fault;                      /* place --fail-at (at < 0: none) */
 	int have_spec, have_fab;
-	char name[128];                      /* spec name */
-	char outdir[512];                    /* out/<name> */
+	char name[FX_NAME_MAX + 1];          /* spec name (fx_name_check) */
+	char outdir[FX_CLI_OUTDIR_MAX + 1];  /* out/<name> */
 	fx_json js;
 	FILE *json_buf;                      /* --json: the object, until finish */
 	char *json_text;
@@ -108,7 +111,9 @@ int fx_cli_load(fx_cli *c);
 int fx_cli_load_text(fx_cli *c, const char *name, const char *text);
 /* mkdir -p; 0 or -1 with errno. */
 int fx_cli_mkdirs(const char *path);
-/* Creates out/<name>/ if needed. */
+/* Creates out/<name>/ if needed (refused when longer than
+ * FX_CLI_OUTDIR_MAX or a symbolic link) and sweeps temporaries that killed
+ * runs left there. */
 int fx_cli_outdir(fx_cli *c);
 /* Starts a command's output: with --json the object (name and spec keys),
  * else the header line "name: kind fabric, spec"; fx_cli_end closes it. */

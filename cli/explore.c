@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/outdir.h"
+#include "../core/outfile.h"
 #include "../core/sha256.h"
 #include "../core/units.h"
 #include "../core/version.h"
@@ -365,8 +365,8 @@ static int write_report(fx_cli *c, const char *md_text, size_t md_len, const cha
 			bad = 1;
 			e = errno;
 		}
-		if (bad) {
-			fx_diag_internal(&c->d, "cannot write '%s': %s", path, strerror(e));
+		if (bad) {  /* the place cannot take it (full, too large): as every writer */
+			fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(e));
 			free(path);
 			return -1;
 		}
@@ -434,14 +434,15 @@ int fx_cmd_explore(int argc, char **argv)
 	if (rc == 0 && (v = fx_cli_opt(&c, "node-limit")))
 		rc = fx_cli_int(&c, "--node-limit", v, 1, 1000000000, &nl);
 	e.node_limit = (long)nl;
-	fx_outdir od = {.lock_fd = -1};
-	const char *what = NULL;
-	if (rc == 0 && fx_outdir_begin(&od, c.out_root, c.name, &what))
-		rc = fx_diag_error(&c.d, NULL, "cannot prepare '%s/%s': %s: %s", c.out_root, c.name,
-				   what ? what : "?", errno == ELOOP ? "a symbolic link (refused: the "
-				   "report folder is replaced whole, not followed)" : strerror(errno));
-	if (rc == 0 && snprintf(c.outdir, sizeof c.outdir, "%s", od.stage) >= (int)sizeof c.outdir)
-		rc = fx_diag_error(&c.d, NULL, "output path '%s' is too long", od.stage);
+	fx_outdir od = {.lock = -1};
+	if (rc == 0 && fx_outdir_begin(&od, c.out_root, c.name))
+		rc = fx_diag_error(&c.d, NULL, "cannot prepare '%s/%s': %s", c.out_root, c.name,
+				   errno == ELOOP ? "a symbolic link (refused: the report folder is "
+				   "replaced whole, not followed)" : strerror(errno));
+	if (rc == 0 && snprintf(c.outdir, sizeof c.outdir, "%s", od.work) >= (int)sizeof c.outdir) {
+		rc = fx_diag_error(&c.d, NULL, "output path '%s' is too long", od.work);
+		fx_outdir_abort(&od);
+	}
 	if (rc)
 		return fx_cli_finish(&c, rc);
 
@@ -503,10 +504,10 @@ int fx_cmd_explore(int argc, char **argv)
 	fclose(md);
 
 	int wrc = write_report(&c, mdt, md_len, json, json_len);
-	char *final = fx_xstrdup(od.final);
+	char *final = fx_xstrdup(od.path);
 	if (wrc == 0 && fx_outdir_commit(&od))
-		wrc = fx_diag_internal(&c.d, "cannot replace '%s' with the new report: %s", final,
-				       strerror(errno));
+		wrc = fx_diag_error(&c.d, NULL, "cannot replace '%s' with the new report: %s", final,
+				    strerror(errno));
 	else if (wrc)
 		fx_outdir_abort(&od);
 	if (wrc == 0) {

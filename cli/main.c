@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/version.h"
+#include "../core/outfile.h"
 #include "cli.h"
 
 #define FX_VERSION "0.1.0"
@@ -52,7 +53,26 @@ int fx_cmd_kinds(int argc, char **argv)
 	return 0;
 }
 
+/* Standard output is a file like any other: a full disk, a closed pipe or
+ * /dev/full must not pass for success.  Returns the exit status. */
+static int finish_stdout(int status)
+{
+	int e = fx_stdout_close();
+	if (!e)
+		return status;
+	fprintf(stderr, "fabricx: error: cannot write to standard output: %s\n", strerror(e));
+	return status ? status : FX_EXIT_INTERNAL;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	fx_stdout_wrap();
+	return finish_stdout(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
 	fx_cli_init();
 	if (argc < 2) {

@@ -1,25 +1,32 @@
+#define _GNU_SOURCE  /* fopencookie, renameat2, flock */
 #include "outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "xalloc.h"
 
-/* Temporaries open right now, for the signal handler: fixed storage, since
- * a handler may only call async-signal-safe functions (unlink, raise). */
+#define TMP_PREFIX ".fxtmp."
+
+/* Temporaries open right now, for the signal handler, which may only call
+ * async-signal-safe functions (unlink, raise): each entry is set only once
+ * its string is whole. */
 #define MAX_PENDING 16
-#define TMP_MAX_LEN 1024
-static char pending[MAX_PENDING][TMP_MAX_LEN];
-static volatile sig_atomic_t pending_used[MAX_PENDING];
+static char *volatile pending[MAX_PENDING];
 static int handlers_set;
 
 static void on_signal(int sig)
 {
 	for (int i = 0; i < MAX_PENDING; i++)
-		if (pending_used[i])
+		if (pending[i])
 			unlink(pending[i]);
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -40,75 +47,416 @@ static void set_handlers(void)
 		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
 			sigaction(sigs[i], &sa, NULL);
 	}
+	/* past RLIMIT_FSIZE a write fails with EFBIG, which is reported and
+	 * cleaned up, instead of the signal killing the run mid-file */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
-static char *tmp_name(const char *path)
+/* ---- the FILE: writes to a descriptor, keeping the first errno ---- */
+
+typedef struct cookie {
+	int fd;
+	int err;
+} cookie;
+
+static ssize_t ck_write(void *c, const char *buf, size_t len)
+{
+	cookie *k = c;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = write(k->fd, buf + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!k->err)
+				k->err = w < 0 ? errno : ENOSPC;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+static int ck_close(void *c)
+{
+	cookie *k = c;
+	int rc = close(k->fd);
+	if (rc && !k->err && errno != EINTR)
+		k->err = errno;
+	k->fd = -1;
+	return k->err ? -1 : 0;
+}
+
+static FILE *cookie_file(fx_outfile *o, int fd)
+{
+	cookie *k = fx_xcalloc(1, sizeof *k);
+	k->fd = fd;
+	cookie_io_functions_t io = {NULL, ck_write, NULL, ck_close};
+	FILE *f = fopencookie(k, "w", io);
+	if (!f) {
+		int e = errno;
+		close(fd);
+		free(k);
+		errno = e;
+		return NULL;
+	}
+	o->cookie = k;
+	return f;
+}
+
+/* Standard output through the same kind of cookie, so its first failed
+ * write is known by its real errno however much was printed after it. */
+static cookie stdout_ck = {1, 0};
+
+void fx_stdout_wrap(void)
+{
+	cookie_io_functions_t io = {NULL, ck_write, NULL, ck_close};
+	FILE *f = fopencookie(&stdout_ck, "w", io);
+	if (!f)
+		return;  /* the plain stdout still has its error flag */
+	setvbuf(f, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
+	fflush(stdout);
+	stdout = f;
+}
+
+int fx_stdout_close(void)
+{
+	int e = 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		e = stdout_ck.err ? stdout_ck.err : errno ? errno : EIO;
+	if (fclose(stdout) != 0 && !e)
+		e = stdout_ck.err ? stdout_ck.err : errno ? errno : EIO;
+	return e;
+}
+
+/* ---- temporaries ---- */
+
+static mode_t file_mode(void)
+{
+	static mode_t mode = (mode_t)-1;
+	if (mode == (mode_t)-1) {
+		mode_t m = umask(0);
+		umask(m);
+		mode = 0666 & ~m;
+	}
+	return mode;
+}
+
+/* DIR/ of path, with its slash ("" for a bare name). */
+static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path + 1) : 0;
-	return fx_xasprintf("%.*s.%s.tmp.%ld", dirlen, path, path + dirlen, (long)getpid());
+	return fx_xstrndup(path, slash ? (size_t)(slash - path + 1) : 0);
+}
+
+static int take_slot(char *tmp)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = tmp;
+			return i;
+		}
+	return -1;  /* no signal cleanup for this one; the next sweep removes it */
 }
 
 FILE *fx_outfile_open(fx_outfile *o, const char *path)
 {
 	memset(o, 0, sizeof *o);
 	o->slot = -1;
-	char *tmp = tmp_name(path);
-	if (strlen(tmp) >= TMP_MAX_LEN) {
-		free(tmp);
-		errno = ENAMETOOLONG;
+	size_t len = strlen(path);
+	if (len == 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (path[len - 1] == '/') {
+		errno = EISDIR;
 		return NULL;
 	}
 	set_handlers();
-	int slot = -1;
-	for (int i = 0; i < MAX_PENDING && slot < 0; i++)
-		if (!pending_used[i])
-			slot = i;
-	if (slot >= 0) {
-		memcpy(pending[slot], tmp, strlen(tmp) + 1);
-		pending_used[slot] = 1;
+	struct stat st, target;
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			/* through a link only to a device or a pipe (/dev/stdout) */
+			if (stat(path, &target) != 0 || !(S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode))) {
+				errno = ELOOP;
+				return NULL;
+			}
+			st = target;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return NULL;
+		}
+		if (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
+			errno = EPERM;
+			return NULL;
+		}
+		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+			int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			if (fd < 0)
+				return NULL;
+			o->f = cookie_file(o, fd);
+			if (o->f)
+				o->path = fx_xstrdup(path);
+			return o->f;
+		}
+	} else if (errno != ENOENT) {
+		return NULL;
 	}
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
+	char *dir = dir_of(path);
+	char *tmp = fx_xasprintf("%s" TMP_PREFIX "%ld.XXXXXX", dir, (long)getpid());
+	free(dir);
+	int fd = mkstemp(tmp);
+	if (fd < 0 || fchmod(fd, file_mode()) != 0) {
 		int e = errno;
-		if (slot >= 0)
-			pending_used[slot] = 0;
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		free(tmp);
 		errno = e;
 		return NULL;
 	}
-	o->f = f;
+	o->slot = take_slot(tmp);
+	o->f = cookie_file(o, fd);
+	if (!o->f) {
+		int e = errno;
+		unlink(tmp);
+		if (o->slot >= 0)
+			pending[o->slot] = NULL;
+		free(tmp);
+		o->slot = -1;
+		errno = e;
+		return NULL;
+	}
 	o->tmp = tmp;
 	o->path = fx_xstrdup(path);
-	o->slot = slot;
-	return f;
+	return o->f;
 }
 
 int fx_outfile_close(fx_outfile *o, int ok)
 {
 	if (!o->f)
 		return 0;
-	int failed = ferror(o->f) != 0;
-	int e = failed ? EIO : 0;
-	if (fclose(o->f) != 0 && !failed) {
-		failed = 1;
+	cookie *k = o->cookie;
+	int e = 0;
+	if (fflush(o->f) != 0 || ferror(o->f))
+		e = k->err ? k->err : EIO;
+	if (fclose(o->f) != 0 && !e)
+		e = k->err ? k->err : EIO;
+	if (ok && !e && o->tmp && rename(o->tmp, o->path) != 0)
 		e = errno;
-	}
-	if (ok && !failed && rename(o->tmp, o->path) != 0) {
-		failed = 1;
-		e = errno;
-	}
-	if (!ok || failed)
+	if (o->tmp && (!ok || e))
 		unlink(o->tmp);
 	if (o->slot >= 0)
-		pending_used[o->slot] = 0;
+		pending[o->slot] = NULL;
 	free(o->tmp);
 	free(o->path);
+	free(k);
 	memset(o, 0, sizeof *o);
 	o->slot = -1;
-	if (failed && ok) {
+	if (e && ok) {
 		errno = e;
 		return -1;
 	}
 	return 0;
+}
+
+/* The PID in a temporary's name: ".fxtmp.PID.XXXXXX", or the older
+ * ".NAME.tmp.PID"; 0 when the name is not one of ours. */
+static long tmp_pid(const char *name)
+{
+	char *end;
+	if (strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
+		long pid = strtol(name + strlen(TMP_PREFIX), &end, 10);
+		return *end == '.' && strlen(end) == 7 && pid > 0 ? pid : 0;
+	}
+	const char *t = name[0] == '.' ? strstr(name, ".tmp.") : NULL;
+	if (!t)
+		return 0;
+	long pid = strtol(t + 5, &end, 10);
+	return *end == '\0' && end > t + 5 && pid > 0 ? pid : 0;
+}
+
+void fx_outfile_sweep(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	DIR *dp = fdopendir(dfd);
+	if (!dp) {
+		close(dfd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		long pid = tmp_pid(de->d_name);
+		struct stat st;
+		if (pid <= 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;  /* alive (or not ours to ask about): leave it */
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			unlinkat(dfd, de->d_name, 0);
+	}
+	closedir(dp);
+}
+
+/* ---- folders ---- */
+
+int fx_mkdirs(const char *path)
+{
+	if (!*path) {
+		errno = ENOENT;
+		return -1;
+	}
+	char *buf = fx_xstrdup(path);
+	int rc = 0;
+	for (char *p = buf + 1; *p && rc == 0; p++)
+		if (*p == '/' && p[-1] != '/') {
+			*p = '\0';
+			if (mkdir(buf, 0777) && errno != EEXIST)
+				rc = -1;
+			*p = '/';
+		}
+	if (rc == 0 && mkdir(buf, 0777) && errno != EEXIST)
+		rc = -1;
+	struct stat st;
+	if (rc == 0 && (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		if (rc == 0 && errno != ENOENT)
+			errno = ENOTDIR;
+		rc = -1;
+	}
+	int e = errno;
+	free(buf);
+	errno = e;
+	return rc;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(p);
+	else
+		unlink(p);
+	return 0;
+}
+
+/* rm -r without following links. */
+static void remove_tree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Folders a killed run left beside ROOT/NAME; the caller holds the lock. */
+static void sweep_dirs(const char *root, const char *name)
+{
+	DIR *dp = opendir(root);
+	if (!dp)
+		return;
+	char *prefix = fx_xasprintf(".%s.new.", name);
+	size_t plen = strlen(prefix);
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		if (strncmp(de->d_name, prefix, plen) != 0 || strlen(de->d_name) != plen + 6)
+			continue;
+		char *p = fx_xasprintf("%s/%s", root, de->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(p);
+		free(p);
+	}
+	free(prefix);
+	closedir(dp);
+	fx_outfile_sweep(root);
+}
+
+static void outdir_free(fx_outdir *d)
+{
+	if (d->lock >= 0)
+		close(d->lock);  /* releases the flock */
+	free(d->path);
+	free(d->work);
+	d->path = d->work = NULL;
+	d->lock = -1;
+}
+
+int fx_outdir_begin(fx_outdir *d, const char *root, const char *name)
+{
+	memset(d, 0, sizeof *d);
+	d->lock = -1;
+	if (fx_mkdirs(root))
+		return -1;
+	char *lock = fx_xasprintf("%s/.%s.lock", root, name);
+	d->lock = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	free(lock);
+	int e;
+	while (d->lock >= 0 && flock(d->lock, LOCK_EX) != 0)
+		if (errno != EINTR)
+			goto fail;
+	if (d->lock < 0)
+		goto fail;
+	sweep_dirs(root, name);
+	d->path = fx_xasprintf("%s/%s", root, name);
+	struct stat st;
+	if (lstat(d->path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+		goto fail;
+	}
+	d->work = fx_xasprintf("%s/.%s.new.XXXXXX", root, name);
+	if (!mkdtemp(d->work))
+		goto fail;
+	chmod(d->work, 0777 & ~(file_mode() ^ 0666));  /* as mkdir would */
+	return 0;
+fail:
+	e = errno;
+	free(d->work);
+	d->work = NULL;
+	outdir_free(d);
+	errno = e;
+	return -1;
+}
+
+int fx_outdir_commit(fx_outdir *d)
+{
+	int rc = 0;
+	if (renameat2(AT_FDCWD, d->work, AT_FDCWD, d->path, RENAME_EXCHANGE) == 0) {
+		remove_tree(d->work);  /* now the previous folder */
+	} else if (errno == ENOENT) {
+		rc = rename(d->work, d->path);
+	} else if (errno == EINVAL || errno == ENOSYS) {
+		/* no atomic exchange here: move the old folder aside first */
+		char *root = dir_of(d->path);
+		char *old = fx_xasprintf("%s%s", root, strrchr(d->work, '/') + 1);
+		free(root);
+		memcpy(old + strlen(old) - 6, "XXXXXX", 6);
+		rc = mkdtemp(old) ? rmdir(old) : -1;  /* a fresh name the sweep knows */
+		if (rc == 0)
+			rc = rename(d->path, old);
+		if (rc == 0 && (rc = rename(d->work, d->path)) != 0) {
+			int e = errno;
+			rename(old, d->path);
+			errno = e;
+		}
+		if (rc == 0)
+			remove_tree(old);
+		free(old);
+	} else {
+		rc = -1;
+	}
+	int e = errno;
+	if (rc)
+		remove_tree(d->work);
+	outdir_free(d);
+	errno = e;
+	return rc;
+}
+
+void fx_outdir_abort(fx_outdir *d)
+{
+	if (d->work)
+		remove_tree(d->work);
+	outdir_free(d);
 }

@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 void *fx_xmalloc(size_t n);
 void *fx_xcalloc(size_t count, size_t size);
@@ -26,5 +27,20 @@ char *fx_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *fx_xvasprintf(const char *fmt, va_list ap);
 /* The policy above, for allocations made elsewhere (open_memstream). */
 _Noreturn void fx_xalloc_failed(void);
+
+/* Checked arithmetic on counts from a spec: the exact result, or INT64_MAX
+ * (INT64_MIN) where it would overflow, so a sum or product of huge but
+ * legal values is refused by a later range check instead of wrapping. */
+static inline int64_t fx_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+static inline int64_t fx_mul_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : r;
+}
 
 #endif

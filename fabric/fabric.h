@@ -160,8 +160,10 @@ typedef struct fx_builder {
 	/* Writes a readable name for vertex v (may be NULL for the default). */
 	void (*vertex_name)(const fx_fabric *f, int64_t v, char *buf, size_t len);
 	/* Assigns each device to side 0 or 1 of the canonical bisection and
-	 * returns 1, or returns 0 when this fabric has no canonical balanced
-	 * split (odd sizes, custom graphs): a heuristic is used instead. */
+	 * returns 1 when that split is proven minimal, 2 when it is only a
+	 * balanced split that bounds the bisection (a lattice whose bounds do
+	 * not meet), or 0 when this fabric has no canonical balanced split
+	 * (custom graphs): a heuristic is used instead. */
 	int (*halves)(const fx_fabric *f, uint8_t *side);
 	/* Closed-form bandwidth (bytes/s per direction) and physical links of
 	 * the canonical bisection, checked against igraph's max-flow; returns
@@ -171,6 +173,10 @@ typedef struct fx_builder {
 	 * of the kind (fab is the spec's `fabric` map); 0, or -1 when the kind
 	 * cannot shrink this fabric (out->rule says why).  NULL: cannot shrink. */
 	int (*shrink)(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out);
+	/* 1: an explicit graph, routed by shortest-path searches with no
+	 * structure to exploit, so a collective's routing work is counted
+	 * before it runs (routing/collective.c); 0: routed from structure */
+	int explicit_graph;
 } fx_builder;
 
 /* The registry: every kind, in documentation order; NULL-terminated. */

@@ -339,7 +339,13 @@ static void release(void *params)
 }
 
 const fx_builder fx_builder_custom = {
-	"custom", "explicit graph of named devices, switches and cpus",
-	sizeof(custom_params), parse, size, build, release, NULL, NULL, NULL,
-	NULL,  /* an explicit graph has no increments to shrink by */
+	.kind = "custom",
+	.summary = "explicit graph of named devices, switches and cpus",
+	.params_size = sizeof(custom_params),
+	.parse = parse,
+	.size = size,
+	.build = build,
+	.release = release,
+	/* an explicit graph has no increments to shrink by */
+	.explicit_graph = 1,
 };

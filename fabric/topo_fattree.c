@@ -283,7 +283,13 @@ static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, 
 }
 
 const fx_builder fx_builder_fattree = {
-	"fat-tree", "folded Clos of switch chips: k-ary three-tier, or two/three tiers with port splits",
-	sizeof(fattree_params), parse, size, build, NULL, NULL, fx_fb_halves_by_index, bisection,
-	shrink,
+	.kind = "fat-tree",
+	.summary = "folded Clos of switch chips: k-ary three-tier, or two/three tiers with port splits",
+	.params_size = sizeof(fattree_params),
+	.parse = parse,
+	.size = size,
+	.build = build,
+	.halves = fx_fb_halves_by_index,
+	.bisection = bisection,
+	.shrink = shrink,
 };

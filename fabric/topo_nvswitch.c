@@ -295,7 +295,15 @@ static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, 
 }
 
 const fx_builder fx_builder_nvswitch = {
-	"nvswitch", "NVLink switch domains (HGX H100, GB200 NVL72), optionally joined by a spine tier",
-	sizeof(nvs_params), parse, size, build, release, vname, fx_fb_halves_by_index, bisection,
-	shrink,
+	.kind = "nvswitch",
+	.summary = "NVLink switch domains (HGX H100, GB200 NVL72), optionally joined by a spine tier",
+	.params_size = sizeof(nvs_params),
+	.parse = parse,
+	.size = size,
+	.build = build,
+	.release = release,
+	.vertex_name = vname,
+	.halves = fx_fb_halves_by_index,
+	.bisection = bisection,
+	.shrink = shrink,
 };

@@ -170,7 +170,14 @@ static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, 
 }
 
 const fx_builder fx_builder_ub = {
-	"ub", "Unified Bus two-level switching in independent planes (CloudMatrix384)",
-	sizeof(ub_params), parse, size, build, NULL, vname, fx_fb_halves_by_index, bisection,
-	shrink,
+	.kind = "ub",
+	.summary = "Unified Bus two-level switching in independent planes (CloudMatrix384)",
+	.params_size = sizeof(ub_params),
+	.parse = parse,
+	.size = size,
+	.build = build,
+	.vertex_name = vname,
+	.halves = fx_fb_halves_by_index,
+	.bisection = bisection,
+	.shrink = shrink,
 };

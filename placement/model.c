@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../core/xalloc.h"
 #include "model.h"
 
 /* ---- parameter groups (counts, not bytes) ---- */
@@ -231,7 +232,7 @@ void fx_model_memory_per_device(const fx_model *m, int64_t tp, int64_t ep, int64
 		per = (per + dp - 1) / dp;
 		per = (per + ep - 1) / ep;
 		out->sessions = per;
-		out->tokens = s->context + (s->steps > 0 ? s->steps : 0);
+		out->tokens = fx_add_sat(s->context, s->steps > 0 ? s->steps : 0);
 		double layers = pp > 1 ? ceil((double)m->layers / (double)pp) / (double)m->layers : 1;
 		out->kv = (double)per * fx_model_kv_per_token(m) * (double)out->tokens /
 			  min_d((double)tp, (double)m->kv_heads) * layers;
@@ -275,7 +276,7 @@ double fx_model_step_flops(const fx_model *m, int64_t s)
 {
 	/* 2 FLOPs per weight; QK^T and PV over s + 1 positions per query head */
 	double attn = 4.0 * (double)m->layers * (double)m->heads * (double)m->head_dim *
-		      (double)(s + 1);
+		      ((double)s + 1);
 	return 2.0 * read_params(m) + attn;
 }
 
@@ -285,7 +286,7 @@ double fx_model_local_time(const fx_model *m, const fx_accel *a, int64_t p, int6
 		return NAN;
 	double kv_ways = min_d((double)p, (double)m->kv_heads);
 	double v = fx_model_read_per_token(m) / (double)p +
-		   fx_model_kv_per_token(m) * (double)(s + 1) / kv_ways;
+		   fx_model_kv_per_token(m) * ((double)s + 1) / kv_ways;
 	double t = v / a->hbm_bw;
 	if (a->flops > 0) {
 		double f = fx_model_step_flops(m, s) / (double)p / a->flops;
@@ -325,7 +326,7 @@ static void choose(const fx_model *m, const fx_accel *a, const fx_sessions *s,
 	memset(c, 0, sizeof *c);
 	c->tp = p;
 	c->instances = devices / p;
-	int64_t final = s->context + (s->steps > 0 ? s->steps : 0);
+	int64_t final = fx_add_sat(s->context, s->steps > 0 ? s->steps : 0);
 	c->capacity = fx_model_sessions_fit(m, a, p, final);
 	int64_t per = s->count > 0 ? (s->count + c->instances - 1) / c->instances : 0;
 	c->fits = c->capacity >= per;
@@ -336,7 +337,7 @@ static void choose(const fx_model *m, const fx_accel *a, const fx_sessions *s,
 	double comm = 2.0 * (double)m->layers * c->allreduce_time;
 	c->step_time = fx_model_local_time(m, a, p, s->context) + comm;
 	for (int64_t k = 0; k < s->steps; k++)
-		c->session_time += fx_model_local_time(m, a, p, s->context + k) + comm;
+		c->session_time += fx_model_local_time(m, a, p, fx_add_sat(s->context, k)) + comm;
 
 	if (!c->fits)
 		return;

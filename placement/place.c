@@ -378,7 +378,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 	c.o = o;
 	int rc = setup(&c, d);
 	fx_router *rt = fx_router_new(f, 0);
-	int64_t *devs = fx_xmalloc((size_t)(c.D ? c.D : 1) * sizeof *devs);
+	int64_t *devs = fx_xmalloc((size_t)(rc == 0 && c.D ? c.D : 1) * sizeof *devs);  /* not after setup failed */
 	/* what an instance costs at each level, routed on the fabric */
 	for (int L = 0; rc == 0 && L < FX_LEVELS; L++) {
 		c.ok[L] = representative(&c, (fx_level)L, devs);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/xalloc.h"
 #include "placement.h"
 
 const char *fx_level_name(fx_level l)
@@ -23,7 +24,7 @@ int64_t fx_workload_devices(const fx_workload *w)
 {
 	int64_t n = 1;
 	for (int k = 0; k < FX_GROUP_KINDS; k++)
-		n *= w->dims[k];
+		n = fx_mul_sat(n, w->dims[k]);  /* 2^20 each overflowed */
 	return n;
 }
 
@@ -169,9 +170,9 @@ int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_ses
 		rc |= fx_spec_keys(d, n, skeys);
 		s->steps = 1;
 		s->min_on_time = 1;
-		rc |= fx_spec_int(d, n, "count", 1, INT32_MAX, &s->count);
-		rc |= fx_spec_int(d, n, "context", 0, INT64_MAX, &s->context);
-		rc |= fx_spec_int_opt(d, n, "steps", 1, INT32_MAX, &s->steps);
+		rc |= fx_spec_int(d, n, "count", 1, 10000000, &s->count);  /* bounded: model work is O(count + steps) */
+		rc |= fx_spec_int(d, n, "context", 0, (int64_t)1 << 40, &s->context);
+		rc |= fx_spec_int_opt(d, n, "steps", 1, 1000000, &s->steps);
 		rc |= fx_spec_qty_opt(d, n, "deadline", FX_UNIT_TIME, 0, 1, &s->deadline);
 		const fx_snode *m = fx_snode_get(n, "min_on_time");
 		if (m) {

@@ -268,17 +268,26 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 			if (rc && d->nerr == 0)
 				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
 			if (rc == 0) {
-				rc = gvRender(gvc, g, format, out) != 0 ? -1 : 0;
+				/* to memory, then through our writer: Graphviz's own
+				 * writer calls exit(1) when a write fails (a full disk) */
+				char *data = NULL;
+				unsigned int len = 0;
+				rc = gvRenderData(gvc, g, format, &data, &len) != 0 ? -1 : 0;
 				rc |= gv_check(d, "output");
 				if (rc && d->nerr == 0)
-					rc = fx_diag_internal(d, "render: Graphviz could not write %s", format);
+					rc = fx_diag_internal(d, "render: Graphviz could not produce %s", format);
+				if (rc == 0 && fwrite(data, 1, len, out) != len)
+					rc = -1;  /* reported with the real errno at the close */
+				if (data)
+					gvFreeRenderData(data);
 			}
 			gvFreeLayout(gvc, g);
 			gv_check(d, "clean-up");
 		}
 	}
 	/* no half-written pictures: the old one stays until the new is whole */
-	if (out && fx_outfile_close(&of, rc == 0) && rc == 0)
+	int werr = out && ferror(out);
+	if (out && fx_outfile_close(&of, rc == 0 || werr) && (rc == 0 || werr))
 		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
 	if (g)
 		agclose(g);

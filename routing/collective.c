@@ -122,6 +122,50 @@ void fx_coll_result_release(fx_coll_result *res)
 	memset(res, 0, sizeof *res);
 }
 
+/*
+ * ECMP on explicit graphs builds one shortest-path table per destination
+ * (a breadth-first search over the graph, cached across rounds up to the
+ * router's cache), so a ring collective over n devices of a custom ring
+ * costs n searches of O(n): quadratic (1k, 2k, 4k devices: 0.26, 0.67,
+ * 2.2 s; 20k devices would take minutes and past the cache rebuild the
+ * tables).  The distinct destinations are counted before any is routed and
+ * a schedule past ROUTE_MAX_WORK vertex and edge visits is refused (about
+ * 10 s at the measured 2.6e7 visits a second of the searches), whatever the
+ * memory estimate allows.  Structured fabrics route in closed form and are
+ * not counted.
+ */
+#define ROUTE_MAX_WORK 2.5e8
+
+static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
+		      int64_t n, fx_diag *d)
+{
+	(void)r;
+	if (!f->builder->explicit_graph || f->nv == 0)
+		return 0;
+	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
+	double searches = 0, per = (double)f->nv + (double)f->ne;
+	for (size_t i = 0; i < s->n; i++) {
+		const fx_round *rd = &s->r[i];
+		for (size_t k = 0; k < rd->n; k++) {
+			int64_t dst = rd->flows[k].dst;
+			if (dst >= 0 && dst < f->nv && !seen[dst]) {
+				seen[dst] = 1;
+				searches++;
+			}
+		}
+		if (rd->all_pairs > 0)
+			searches = (double)f->ndev;
+	}
+	free(seen);
+	if (searches * per <= ROUTE_MAX_WORK)
+		return 0;
+	return fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on an explicit "
+			     "graph: %.3g searches over %.3g vertices and edges, about %.3g steps, "
+			     "past fabricx's limit of %.3g (fewer ranks, or an algorithm with fewer "
+			     "rounds)", pattern, (long long)n, searches, per, searches * per,
+			     ROUTE_MAX_WORK);
+}
+
 /* Routes every round of s and times it; releases s. */
 static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *pattern, int64_t n,
 		     double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
@@ -135,7 +179,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
-	int rc = 0;
+	int rc = route_work(f, r, &s, pattern, n, d);
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];
 		fx_round_result *rr = &out->per_round[i];

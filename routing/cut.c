@@ -413,22 +413,24 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 		return 0;
 	}
 	uint8_t *side = fx_xcalloc((size_t)f->nv, 1);
-	int exact = f->builder->halves && f->builder->halves(f, side);
+	/* halves: 1 a proven bisection, 2 a canonical split that only bounds it */
+	int canon = f->builder->halves ? f->builder->halves(f, side) : 0;
+	int exact = canon == 1;
 	double links = 0;
 	double formula = exact && f->builder->bisection ? f->builder->bisection(f, &links) : -1;
 	int rc = 0;
 	int large = f->nv + f->ne > MAXFLOW_CONFIRM_LIMIT;
 	if (large && formula < 0) {
-		linear_bound(f, exact, side, out);
+		linear_bound(f, canon != 0, side, out);
 		free(side);
 		out->exact = 0;
 		out->method = "bound";
-		out->how = exact ? "canonical split, its edge cut; too large for max-flow"
+		out->how = canon ? "canonical split, its edge cut; too large for max-flow"
 				 : "device-order or breadth-first split, its edge cut; too large for spectral + max-flow";
 		out->per_device = out->bandwidth / ((double)f->ndev / 2);
 		return 0;
 	}
-	if (!exact)
+	if (!canon)
 		rc = heuristic_halves(f, side, d);
 	for (int64_t v = f->ndev; v < f->nv; v++)
 		side[v] = 2;  /* switches and CPUs belong to neither half */
@@ -451,7 +453,7 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 	out->method = exact ? "exact" : "bound";
 	out->how = out->confirmed ? "closed form = igraph max-flow"
 		   : exact && formula >= 0 ? "closed form; too large for max-flow"
-		   : exact ? "canonical split, igraph max-flow"
+		   : canon ? "canonical split, igraph max-flow"
 			   : "spectral + Kernighan-Lin split, igraph max-flow";
 	out->formula = formula;
 	out->per_device = out->bandwidth / ((double)f->ndev / 2);

@@ -27,12 +27,26 @@
 #define ALIAS_SLACK 10000
 #define MAX_NODES 4000000
 #define MAX_KEYS 10000
+/*
+ * Bounds on the text itself, checked before libyaml sees it: a spec file
+ * holds at most MAX_SPEC_BYTES (and must be a regular file or a pipe, not
+ * /dev/zero); flow collections ('[', '{') nest at most MAX_DEPTH deep,
+ * found by a byte scan, since libyaml's tokenizer is quadratic in that
+ * depth (100,000 '[' took 65 s); and the tree, aliases expanded, holds at
+ * most BYTES_GROWTH times the text plus BYTES_SLACK bytes of scalars,
+ * keys and paths, so a megabyte of aliases to a long scalar cannot expand
+ * into gigabytes.
+ */
+#define MAX_SPEC_BYTES (8 << 20)
+#define BYTES_GROWTH 32
+#define BYTES_SLACK (8u << 20)
 
 typedef struct loader {
 	fx_diag *d;
 	const char *file;
 	yaml_document_t *doc;
 	size_t nodes, max_nodes;
+	size_t bytes, max_bytes;  /* scalar, key and path bytes in the tree */
 	unsigned char *open;    /* [document nodes] 1 while being converted */
 	int failed;
 } loader;
@@ -106,6 +120,15 @@ static fx_snode *convert(loader *L, yaml_node_t *y, const char *path, int depth)
 	if (depth > MAX_DEPTH || ++L->nodes > L->max_nodes) {
 		if (!L->failed)
 			fx_diag_error(L->d, &loc, "spec nests too deeply or expands too many aliases at '%s'",
+				      *path ? path : "(top)");
+		L->failed = 1;
+		return NULL;
+	}
+	L->bytes += strlen(path) + 1 + (y->type == YAML_SCALAR_NODE ? y->data.scalar.length : 0);
+	if (L->bytes > L->max_bytes) {
+		if (!L->failed)
+			fx_diag_error(L->d, &loc, "spec expands to more than %zu MiB of text at '%s' "
+				      "(aliases to long values, or very long keys)", L->max_bytes >> 20,
 				      *path ? path : "(top)");
 		L->failed = 1;
 		return NULL;
@@ -223,6 +246,50 @@ static fx_loc error_loc(const char *name, const char *text, const yaml_parser_t 
 	return offset_loc(name, text, n > 0 ? n - 1 : 0);
 }
 
+/* Whether a '[', '{' or quote at text[i] starts a token: only then does it
+ * open a flow collection or a quoted scalar ("it's" and "a[1" are plain). */
+static int token_start(const char *text, size_t i)
+{
+	while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t'))
+		i--;
+	return i == 0 || strchr("\n\r:,[{-?", text[i - 1]) != NULL;
+}
+
+/* The byte scan: refuses flow collections nested past MAX_DEPTH before
+ * libyaml's tokenizer, quadratic in that depth, runs.  Quoted scalars and
+ * comments are skipped; anything it misreads, libyaml then reports. */
+static int depth_scan(const char *name, const char *text, fx_diag *d)
+{
+	int depth = 0;
+	for (size_t i = 0; text[i]; i++) {
+		char ch = text[i];
+		if (ch == '#' && (i == 0 || strchr(" \t\n\r", text[i - 1]))) {
+			while (text[i + 1] && text[i + 1] != '\n')
+				i++;
+		} else if ((ch == '"' || ch == '\'') && token_start(text, i)) {
+			for (i++; text[i]; i++) {
+				if (ch == '"' && text[i] == '\\' && text[i + 1])
+					i++;
+				else if (text[i] == ch && !(ch == '\'' && text[i + 1] == '\''))
+					break;
+				else if (ch == '\'' && text[i] == '\'')
+					i++;
+			}
+			if (!text[i])
+				return 0;
+		} else if ((ch == '[' || ch == '{') && (depth > 0 || token_start(text, i))) {
+			if (++depth > MAX_DEPTH) {
+				fx_loc l = offset_loc(name, text, i);
+				return fx_diag_error(d, &l, "spec nests more than %d levels deep here",
+						     MAX_DEPTH);
+			}
+		} else if ((ch == ']' || ch == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
 /* Parses text into a tree whose paths start at base. NULL after reporting. */
 static fx_snode *parse(const char *name, const char *text, const char *base, fx_diag *d)
 {
@@ -231,6 +298,8 @@ static fx_snode *parse(const char *name, const char *text, const char *base, fx_
 	fx_snode *root = NULL;
 
 	name = fx_diag_add_source(d, name, text);  /* positions point at diag's copy */
+	if (depth_scan(name, text, d))
+		return NULL;
 	if (!yaml_parser_initialize(&p)) {
 		fx_diag_internal(d, "cannot initialise the YAML parser");
 		return NULL;
@@ -252,7 +321,8 @@ static fx_snode *parse(const char *name, const char *text, const char *base, fx_
 		fx_diag_error(d, &l, "empty document");
 	} else {
 		size_t ndoc = (size_t)(doc.nodes.top - doc.nodes.start);
-		loader L = {d, name, &doc, 0, ALIAS_GROWTH * ndoc + ALIAS_SLACK, NULL, 0};
+		loader L = {d, name, &doc, 0, ALIAS_GROWTH * ndoc + ALIAS_SLACK, 0,
+			    BYTES_GROWTH * strlen(text) + BYTES_SLACK, NULL, 0};
 		if (L.max_nodes > MAX_NODES)
 			L.max_nodes = MAX_NODES;
 		L.open = fx_xcalloc(ndoc ? ndoc : 1, 1);
@@ -310,16 +380,26 @@ int fx_spec_load(fx_spec *s, const char *path, fx_diag *d)
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return fx_diag_error(d, &l, "cannot read spec: it is a directory");
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return fx_diag_error(d, &l, "cannot read spec: it is a device or a socket, not a file");
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_SPEC_BYTES)
+		return fx_diag_error(d, &l, "spec is %lld bytes, over the limit of %d MiB",
+				     (long long)st.st_size, MAX_SPEC_BYTES >> 20);
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return fx_diag_error(d, &l, "cannot open spec: %s", strerror(errno));
 	size_t cap = 4096, len = 0;
 	char *buf = fx_xmalloc(cap);
 	size_t r;
-	while ((r = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+	while (len <= MAX_SPEC_BYTES && (r = fread(buf + len, 1, cap - len - 1, f)) > 0) {
 		len += r;
 		if (cap - len - 1 == 0)
 			buf = fx_xrealloc(buf, cap *= 2);
+	}
+	if (len > MAX_SPEC_BYTES) {  /* a pipe that keeps going, or a file that grew */
+		fclose(f);
+		free(buf);
+		return fx_diag_error(d, &l, "spec is over the limit of %d MiB", MAX_SPEC_BYTES >> 20);
 	}
 	int err = ferror(f);
 	fclose(f);
@@ -484,20 +564,58 @@ out:
 	return rc;
 }
 
-const char *fx_spec_name(const fx_spec *s, char *buf, size_t len)
+char *fx_spec_name_new(const fx_spec *s, const fx_snode **from)
 {
 	const fx_snode *n = s->root ? fx_snode_get(s->root, "name") : NULL;
+	*from = NULL;
 	if (n && n->kind == FX_SNODE_SCALAR && *n->text) {
-		snprintf(buf, len, "%s", n->text);
-		return buf;
+		*from = n;
+		return fx_xstrdup(n->text);
 	}
 	const char *base = strrchr(s->file, '/');
 	base = base ? base + 1 : s->file;
-	snprintf(buf, len, "%s", base);
-	char *dot = strrchr(buf, '.');
-	if (dot && dot != buf)
-		*dot = '\0';
+	const char *dot = strrchr(base, '.');
+	return fx_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+}
+
+const char *fx_spec_name(const fx_spec *s, char *buf, size_t len)
+{
+	const fx_snode *from;
+	char *name = fx_spec_name_new(s, &from);
+	snprintf(buf, len, "%s", name);
+	free(name);
 	return buf;
+}
+
+const char *fx_name_check(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t len = strlen(name);
+	if (len == 0)
+		return "is empty";
+	if (len > FX_NAME_MAX)
+		return "is longer than " FX_STR(FX_NAME_MAX) " bytes";
+	if (name[0] == '.')
+		return "starts with '.'";
+	while (*p) {
+		int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
+			: (*p & 0xf8) == 0xf0 ? 4 : 0;
+		uint32_t cp = n == 1 ? *p : n == 2 ? *p & 0x1fu : n == 3 ? *p & 0x0fu : *p & 0x07u;
+		for (int i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return "is not valid UTF-8";
+			cp = cp << 6 | (p[i] & 0x3fu);
+		}
+		if (n == 0 || (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+			return "is not valid UTF-8";
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+			return "holds a control character (a tab, a newline, an escape ...)";
+		if (cp == '/')
+			return "contains '/'";
+		p += n;
+	}
+	return NULL;
 }
 
 const fx_snode *fx_snode_get(const fx_snode *map, const char *key)
@@ -650,7 +768,9 @@ int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int s
 		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
 	}
 	/* beyond any real system, and big enough to overflow sums */
-	if (!isfinite(v) || fabs(v) > 1e18)
+	/* ... or so small that a time or a ratio computed from it overflows
+	 * (5e-324 B/s made every time 'inf') */
+	if (!isfinite(v) || fabs(v) > 1e18 || (v != 0 && fabs(v) < 1e-18))
 		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
 	if (strict ? !(v > lo) : !(v >= lo))
 		return fx_snode_error(d, n, "'%s' must be %s %g, got '%s'", n->path,

@@ -59,8 +59,24 @@ int fx_spec_load_text(fx_spec *s, const char *name, const char *text, fx_diag *d
 int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d);
 void fx_spec_release(fx_spec *s);
 
-/* The spec's `name`, or the file's base name without extension. */
+/* The spec's `name`, or the file's base name without extension, malloc'd;
+ * *from is the `name` node, or NULL when the name comes from the file. */
+char *fx_spec_name_new(const fx_spec *s, const fx_snode **from);
+/* The same into buf (cut at len: for display only; check the whole name
+ * with fx_name_check before it names anything). */
 const char *fx_spec_name(const fx_spec *s, char *buf, size_t len);
+
+/*
+ * The name rule: a spec's name becomes a folder, out/<name>, so it must be
+ * 1 to FX_NAME_MAX bytes of printable UTF-8 (no control characters), with
+ * no '/' and no leading '.' (which would be hidden, or be "." or "..").  A
+ * name that breaks it is refused, never cut or rewritten.  Returns NULL
+ * when name obeys the rule, else what is wrong ("starts with '.'").
+ */
+#define FX_NAME_MAX 100
+#define FX_STR_(x) #x
+#define FX_STR(x) FX_STR_(x)
+const char *fx_name_check(const char *name);
 
 /* The value under key in map, or NULL. */
 const fx_snode *fx_snode_get(const fx_snode *map, const char *key);

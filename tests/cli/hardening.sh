@@ -74,14 +74,14 @@ if jq -e '(.placement // .) | (.gap|type=="number") and (.status=="optimal") and
 # written with its status and reason, the others complete, exit 3; the
 # folder is replaced whole, so nothing of an earlier run is left looking
 # current, and folders left by killed runs are swept
-mkdir -p "$tmp/o/cm384" "$tmp/o/.cm384.new-killed"
+mkdir -p "$tmp/o/cm384" "$tmp/o/.cm384.new.killed"
 echo "earlier report" >"$tmp/o/cm384/report.md"
 echo "stale" >"$tmp/o/cm384/stale.csv"
 expect 3 "explore with an infeasible placement" -- "$FABRICX" explore specs/cm384.yaml --set workload.instances=1000 --out "$tmp/o"
 [ "$(jq -r .sections.placement.status "$tmp/o/cm384/report.json")" = infeasible ] && [ "$(jq -r '[.sections[]|.status]|map(select(.=="ok"))|length' "$tmp/o/cm384/report.json")" = 5 ] && ok || bad "infeasible placement: a report with its status, the rest ok"
 grep -q "^| placement | infeasible | no placement of 1000 instances of 8 devices fits: devices: 1000 instances x 8 devices = 8000, the fabric has 384 |" "$tmp/o/cm384/report.md" && ok || bad "report.md names the placement's status and reason"
 [ ! -e "$tmp/o/cm384/stale.csv" ] && ! grep -q "earlier report" "$tmp/o/cm384/report.md" && ok || bad "explore replaces its folder whole"
-[ -z "$(ls -A "$tmp/o" | grep -e '\.new-' -e '\.old')" ] && ok || bad "staging folders swept: $(ls -A "$tmp/o")"
+[ -z "$(ls -A "$tmp/o" | grep -e '\.new' -e '\.old')" ] && ok || bad "staging folders swept: $(ls -A "$tmp/o")"
 # a symbolic link at out/<name> is refused, not followed
 mkdir -p "$tmp/elsewhere" "$tmp/l" && ln -s "$tmp/elsewhere" "$tmp/l/cm384"
 expect 2 "explore into a symlinked folder" -- "$FABRICX" explore specs/cm384.yaml --out "$tmp/l"
@@ -118,5 +118,113 @@ if [ "$(id -u)" != 0 ]; then
 	expect 2 "unwritable out/" -- "$FABRICX" metrics specs/nvl72.yaml --out "$tmp/ro"
 	has "cannot" "unwritable out/ message"
 fi
+
+# ---- outputs stay where they belong ----
+# a spec's name, from name: or the file name, obeys one rule: refused, never cut
+mkdir -p "$tmp/names" && cd "$tmp/names" || exit 1
+sed '/^name:/d' "$OLDPWD/specs/tpu-v4-cube.yaml" >base.yaml
+for n in ... .. . 'a	b'; do
+	cp base.yaml "$n.yaml"
+	expect 2 "spec file '$n.yaml' without name:" -- "$FABRICX" metrics "$n.yaml" --out o
+done
+has "give the spec a 'name:'" "file-name rule message"
+[ ! -e o ] && [ -z "$(ls -A "$tmp/names" | grep -v yaml)" ] && ok || bad "a refused name wrote something"
+cd "$OLDPWD" || exit 1
+expect 2 "--out ''" -- "$FABRICX" metrics specs/nvl72.yaml --out ''
+has "option '--out' needs a folder" "--out '' message"
+long=$(printf 'd%.0s' $(seq 520))
+expect 2 "out/<name> past 511 bytes" -- "$FABRICX" metrics specs/nvl72.yaml --out "$tmp/$long"
+has "over fabricx's limit of 511" "long --out is refused, not cut"
+# a symlinked out/<name> is refused, its target untouched
+mkdir -p "$tmp/victim" "$tmp/ln"
+ln -s "$tmp/victim" "$tmp/ln/nvl72"
+expect 2 "symlinked out/<name>" -- "$FABRICX" metrics specs/nvl72.yaml --out "$tmp/ln"
+has "symbolic link" "symlinked out/<name> message"
+[ -z "$(ls -A "$tmp/victim")" ] && ok || bad "wrote through a symlinked out/<name>"
+# -o onto special files: written in place, never replaced
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+expect 0 "-o FIFO" -- "$FABRICX" render specs/nvl72.yaml --format dot -o "$tmp/fifo" --out "$tmp/o"
+wait "$reader"
+[ -p "$tmp/fifo" ] && grep -q "digraph\|graph" "$tmp/fifo.out" && ok || bad "-o FIFO replaced or not written"
+ln -s /dev/null "$tmp/null-link"
+expect 0 "-o symlink to /dev/null" -- "$FABRICX" render specs/nvl72.yaml --format dot -o "$tmp/null-link" --out "$tmp/o"
+[ -L "$tmp/null-link" ] && [ -c /dev/null ] && ok || bad "-o symlink to /dev/null replaced"
+echo precious >"$tmp/precious"
+ln -s "$tmp/precious" "$tmp/reg-link"
+expect 2 "-o symlink to a regular file" -- "$FABRICX" render specs/nvl72.yaml --format dot -o "$tmp/reg-link" --out "$tmp/o"
+[ -L "$tmp/reg-link" ] && [ "$(cat "$tmp/precious")" = precious ] && ok || bad "-o followed or replaced a symlink"
+mkdir -p "$tmp/adir"
+expect 2 "-o adir/" -- "$FABRICX" render specs/nvl72.yaml --format dot -o "$tmp/adir/" --out "$tmp/o"
+has "Is a directory" "-o dir/ message"
+# the longest legal file name still has a legal temporary
+n255=$(printf 'f%.0s' $(seq 251)).dot
+expect 0 "-o with a 255-byte name" -- "$FABRICX" render specs/nvl72.yaml --format dot -o "$tmp/$n255" --out "$tmp/o"
+[ -s "$tmp/$n255" ] && ok || bad "255-byte -o name not written"
+# stale temporaries of dead runs are swept; a live run's are left alone
+mkdir -p "$tmp/o/nvl72"
+dead=$(sh -c 'echo $$')
+touch "$tmp/o/nvl72/.fxtmp.$dead.AbCdEf" "$tmp/o/nvl72/.fxtmp.$$.AbCdEf"
+expect 0 "metrics sweeps stale temporaries" -- "$FABRICX" metrics specs/nvl72.yaml --out "$tmp/o"
+[ ! -e "$tmp/o/nvl72/.fxtmp.$dead.AbCdEf" ] && [ -e "$tmp/o/nvl72/.fxtmp.$$.AbCdEf" ] && ok || bad "stale temporary sweep"
+rm -f "$tmp/o/nvl72/.fxtmp.$$.AbCdEf"
+
+# ---- every write checked, stdout included ----
+for cmd in "metrics --json" "metrics" "kinds"; do
+	# shellcheck disable=SC2086
+	set -- $cmd
+	if [ "$1" = kinds ]; then expect 1 "kinds >/dev/full" -- sh -c '"$0" kinds >/dev/full' "$FABRICX"
+	else expect 1 "$cmd >/dev/full" -- sh -c '"$0" "$@" >/dev/full' "$FABRICX" "$@" specs/nvl72.yaml --out "$tmp/o"; fi
+	has "cannot write to standard output: No space left on device" "$cmd >/dev/full message"
+done
+# a file-size limit is an error with its errno, not a kill, and leaves no temporary
+rm -rf "$tmp/o"
+expect 2 "explore past ulimit -f" -- sh -c 'ulimit -f 1; exec "$0" explore specs/nvl72.yaml --no-diagrams --out "$1"' "$FABRICX" "$tmp/o"
+has "File too large" "EFBIG reported"
+leftover=$(find "$tmp/o" -name '.fxtmp.*' | head -3)
+[ -z "$leftover" ] && ok || bad "ulimit -f left temporaries: $leftover"
+# a full disk (a 64 KiB tmpfs; needs root to mount)
+if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
+	expect 2 "render onto a full disk" -- "$FABRICX" render specs/cm384.yaml --detail full --out "$tmp/full"
+	has "No space left on device" "ENOSPC reported"
+	leftover=$(find "$tmp/full" -name '.fxtmp.*' | head -3)
+	[ -z "$leftover" ] && ok || bad "full disk left temporaries: $leftover"
+	[ ! -e "$tmp/full/cm384/physical.svg" ] && ok || bad "full disk left a partial svg"
+	umount "$tmp/full"
+else
+	echo "skipped: the full-disk test needs root to mount a tmpfs"
+fi
+
+# ---- bounded input ----
+expect 2 "metrics /dev/zero" -- "$FABRICX" metrics /dev/zero
+has "not a file" "/dev/zero message"
+expect 2 "a pipe past 8 MiB" -- sh -c 'head -c 9000000 /dev/zero | "$0" metrics /dev/stdin' "$FABRICX"
+has "over the limit of 8 MiB" "size limit message"
+# 100,000 nested '[' (200 KB): refused by the byte scan, before libyaml's
+# quadratic tokenizer (65 s before); the same through --set
+awk 'BEGIN { printf "name: x\nfabric:\n  kind: torus\n  dims: "; for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "" }' >"$tmp/deep.yaml"
+expect 2 "100,000 nested [" -- "$FABRICX" metrics "$tmp/deep.yaml" --out "$tmp/o"
+has "nests more than 64 levels deep" "nesting scan message"
+expect 2 "100,000 nested [ by --set" -- "$FABRICX" metrics specs/nvl72.yaml --set "fabric.dims=$(head -c 100000 /dev/zero | tr '\0' '[')" --out "$tmp/o"
+has "nests more than 64 levels deep" "nesting scan message (--set)"
+# aliases counted in bytes: 200 aliases to a 100 KB scalar would be 20 MB
+awk 'BEGIN { printf "name: x\nv: &a "; for (i = 0; i < 100000; i++) printf "x"; printf "\nw: ["; for (i = 0; i < 200; i++) printf "*a, "; print "*a]" }' >"$tmp/bomb.yaml"
+expect 2 "alias bomb by bytes" -- "$FABRICX" metrics "$tmp/bomb.yaml" --out "$tmp/o"
+has "spec expands to more than" "alias bytes message"
+
+# explicit rings: one breadth-first search per source per round is
+# counted before routing; 20,000 devices ran past 900 s, now refused
+awk 'BEGIN { n = 20000; print "name: ring\nfabric:\n  kind: custom\n  link: {bandwidth: 50 GB/s, latency: 200 ns}\n  nodes:";
+	for (i = 0; i < n; i++) printf "    - {name: d%d, type: device, node: 0}\n", i; print "  links:";
+	for (i = 0; i < n; i++) printf "    - {a: d%d, b: d%d}\n", i, (i + 1) % n }' >"$tmp/ring.yaml"
+expect 2 "allreduce on a 20,000-device custom ring" -- "$FABRICX" collective "$tmp/ring.yaml" --pattern allreduce --algo ring --size 1MiB --out "$tmp/o"
+has "routes by shortest paths on an explicit graph" "explicit-graph work message"
+# the session model's work is bounded by the keys' ranges; integers that
+# would overflow are refused or saturate (UBSan checks this under san-check)
+expect 2 "sessions.steps=2147483647" -- "$FABRICX" place specs/hgx-h100.yaml --set workload.sessions.steps=2147483647 --out "$tmp/o"
+has "must be between 1 and 1000000" "steps range"
+expect 2 "sessions.context near INT64_MAX" -- "$FABRICX" place specs/hgx-h100.yaml --set workload.sessions.context=9223372036854775000 --out "$tmp/o"
+expect 3 "a device product past 64 bits" -- "$FABRICX" place specs/cm384.yaml --set 'workload.scheme={tp: 1048576, ep: 1048576, pp: 1048576, dp: 1048576}' --out "$tmp/o"
 
 summary "hardening tests"

@@ -3,6 +3,7 @@
 # directory at the repository root.
 FABRICX=${FABRICX:-./fabricx}
 cd "$(dirname "$0")/../.." || exit 1
+case $FABRICX in /*) ;; */*) FABRICX=$PWD/$FABRICX ;; esac  # tests may cd
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0

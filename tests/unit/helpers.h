@@ -41,5 +41,6 @@ Suite *suite_place(void);
 Suite *suite_render(void);
 Suite *suite_access(void);
 Suite *suite_routing(void);
+Suite *suite_bisection(void);
 
 #endif

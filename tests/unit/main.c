@@ -29,6 +29,7 @@ int main(void)
 	srunner_add_suite(sr, suite_render());
 	srunner_add_suite(sr, suite_access());
 	srunner_add_suite(sr, suite_routing());
+	srunner_add_suite(sr, suite_bisection());
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	int ran = srunner_ntests_run(sr);
