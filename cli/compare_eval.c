@@ -59,7 +59,10 @@ int fx_cmp_split(const char *arg, char *buf, size_t len, const char **path, cons
 static int load(fx_cli *c, const char *path, const fx_cmp_opts *o, const char *const *vsets, int nv,
 		const fx_shrink *sh)
 {
-	char *argv[FX_CLI_MAX_SETS * 2 + 16];
+	/* the common options (at most 2 x FX_CLI_MAX_SETS + 4, see
+	 * fx_cmd_compare), the variant's and the shrink's --set pairs;
+	 * fx_cli_parse refuses more than FX_CLI_MAX_SETS overrides in all */
+	char *argv[2 * FX_CLI_MAX_SETS + 4 + 2 * (FX_CLI_MAX_SETS / 2) + 2 * FX_SHRINK_MAX_SETS + 2];
 	int argc = 0;
 	argv[argc++] = "compare";
 	argv[argc++] = (char *)path;
@@ -224,8 +227,8 @@ int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r)
 		r->t_us[i] = NAN;
 	int nv = fx_cmp_split(arg, buf, sizeof buf, &path, vs, FX_CLI_MAX_SETS / 2);
 	if (nv < 0) {
-		fprintf(stderr, "fabricx: error: compare: '%s': expected SPEC@KEY=VALUE[,KEY=VALUE...] with "
-			"no empty or unbalanced override\n", arg);
+		fprintf(stderr, "fabricx: error: compare: '%s': expected SPEC@KEY=VALUE[,KEY=VALUE...]: at "
+			"most %d overrides, none empty, brackets and quotes closed\n", arg, FX_CLI_MAX_SETS / 2);
 		return FX_EXIT_INPUT;
 	}
 	fx_cli c;

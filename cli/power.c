@@ -58,7 +58,9 @@ static int summary_table(fx_cli *c, const fx_power_config *pc, const fx_power_pl
 		fx_table_cell(t, "n/a for %lld devices", (long long)p->devices_per_node);
 	fx_table_cell(t, "install increment"); fx_table_cell(t, "%lld node%s", (long long)pc->install_nodes,
 							    pc->install_nodes > 1 ? "s" : "");
-	fx_table_cell(t, "most devices"); fx_table_cell(t, "%lld", (long long)p->max_devices);
+	/* a given build (--nodes) has its devices; otherwise the budget's most */
+	fx_table_cell(t, "%s", strcmp(p->limited_by, "given") ? "most devices" : "devices");
+	fx_table_cell(t, "%lld", (long long)p->max_devices);
 	fx_table_cell(t, "nodes"); fx_table_cell(t, "%lld of %lld", (long long)p->max_nodes, (long long)c->fab.nnodes);
 	fx_table_cell(t, "limited by"); fx_table_cell(t, "%s", fx_power_limit_text(p));
 	if (p->over_budget) {

@@ -61,6 +61,23 @@ static int parse_switch(fx_diag *d, const fx_snode *p, fx_power_config *c)
 	return rc;
 }
 
+/* `optics`: per optical link, or {module, modules_per_link} so the sourced
+ * figure (one module's power) and the count (modules at both ends over the
+ * links a module carries) each stay visible in the spec. */
+static int parse_optics(fx_diag *d, const fx_snode *p, fx_power_config *c)
+{
+	static const char *const keys[] = {"module", "modules_per_link", NULL};
+	const fx_snode *o = fx_snode_get(p, "optics");
+	if (!o || o->kind != FX_SNODE_MAP)
+		return fx_spec_qty_opt(d, p, "optics", FX_UNIT_POWER, 0, 0, &c->optics);
+	double module = 0, per = 0;
+	int rc = fx_spec_keys(d, o, keys);
+	rc |= fx_spec_qty(d, o, "module", FX_UNIT_POWER, 0, 0, &module);
+	rc |= fx_spec_qty(d, o, "modules_per_link", FX_UNIT_NONE, 0, 1, &per);
+	c->optics = module * per;
+	return rc;
+}
+
 /* packaging.switches: {ROLE: {chips_per_box, boxes_per_rack, cooling}} */
 static int parse_switch_racks(fx_diag *d, const fx_spec *spec, fx_power_config *c)
 {
@@ -114,7 +131,7 @@ int fx_power_parse(fx_diag *d, const fx_spec *spec, fx_power_config *c)
 	rc |= fx_spec_qty_opt(d, p, "node_overhead", FX_UNIT_POWER, 0, 0, &c->node_overhead);
 	rc |= fx_spec_qty_opt(d, p, "cpu", FX_UNIT_POWER, 0, 0, &c->cpu);
 	rc |= parse_switch(d, p, c);
-	rc |= fx_spec_qty_opt(d, p, "optics", FX_UNIT_POWER, 0, 0, &c->optics);
+	rc |= parse_optics(d, p, c);
 	rc |= fx_spec_qty_opt(d, p, "copper", FX_UNIT_POWER, 0, 0, &c->copper);
 	rc |= fx_spec_qty_opt(d, p, "fixed", FX_UNIT_POWER, 0, 0, &c->fixed);
 	rc |= fx_spec_qty_opt(d, p, "budget", FX_UNIT_POWER, 0, 1, &c->budget);

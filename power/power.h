@@ -9,7 +9,8 @@
  *   cpu: 300 W             per CPU (when `node` is not given)
  *   switch: 100 W          per switch chip outside nodes' totals, or a map
  *                          per switch role: {L2: 200 W, L1: 0 W}
- *   optics: 9 W            per optical link (the modules at both ends)
+ *   optics: 9 W            per optical link (the modules at both ends), or
+ *                          {module: 17 W, modules_per_link: 0.5}
  *   copper: 0 W            per copper link
  *   fixed: 0 W             supporting power P0 (Eq. 6-11)
  *   budget: 120 kW         system budget Pb

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../../cli/compare.h"
 #include "../../power/power.h"
 #include "helpers.h"
 
@@ -270,19 +271,28 @@ END_TEST
  * fat-tree and a custom graph say why they cannot. */
 START_TEST(shrink_every_kind)
 {
-	static const struct { const char *spec; int64_t ask, got; const char *set0; } cases[] = {
-		{"specs/cm384.yaml", 75, 72, "fabric.nodes=9"},              /* whole nodes of 8 */
-		{"specs/dgx-h100-256.yaml", 100, 96, "fabric.nodes=12"},     /* whole domains of 8 */
-		{"specs/nvl72.yaml", 70, 68, "fabric.devices=68"},           /* whole trays of 4 */
-		{"specs/torus-8x8x8.yaml", 300, 256, "fabric.dims=[8,8,4]"}, /* slabs of 64 */
-		{"specs/wse2.yaml", 757 * 10 + 5, 7570, "fabric.grid=[757,10]"},
-		{"specs/hgx-h100.yaml", 7, 0, NULL},                          /* one node of 8: nothing */
-		{"specs/fat-tree-k8.yaml", 64, -1, NULL},
-		{"specs/dgx1.yaml", 4, -1, NULL},
+	static const char *const leaf_spine = "fabric={kind: fat-tree, tiers: 2, radix: 16, hosts: 64, "
+					      "down_up: [8, 8], link: {bandwidth: 50 GB/s, latency: 200 ns}}";
+	static const struct {
+		const char *spec, *over;
+		int64_t ask, got;
+		const char *set0;
+	} cases[] = {
+		{"specs/cm384.yaml", NULL, 75, 72, "fabric.nodes=9"},              /* whole nodes of 8 */
+		{"specs/dgx-h100-256.yaml", NULL, 100, 96, "fabric.nodes=12"},     /* whole domains of 8 */
+		{"specs/nvl72.yaml", NULL, 70, 68, "fabric.devices=68"},           /* whole trays of 4 */
+		{"specs/torus-8x8x8.yaml", NULL, 300, 256, "fabric.dims=[8,8,4]"}, /* slabs of 64 */
+		{"specs/wse2.yaml", NULL, 757 * 10 + 5, 7570, "fabric.grid=[757,10]"},
+		{"specs/hgx-h100.yaml", NULL, 7, 0, NULL},                          /* one node of 8 */
+		{"specs/fat-tree-k8.yaml", NULL, 70, 64, "fabric.pods=4"},         /* pods of 16 hosts */
+		{"specs/fat-tree-k8.yaml", NULL, 15, 0, NULL},
+		{"specs/fat-tree-k8.yaml", leaf_spine, 50, 48, "fabric.hosts=48"}, /* leaves of 8 */
+		{"specs/dgx1.yaml", NULL, 4, -1, NULL},                             /* a custom graph */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		fixture fx;
-		load_ok(&fx, cases[i].spec, NULL);
+		const char *sets[FX_SHRINK_MAX_SETS + 2] = {cases[i].over};
+		load_ok(&fx, cases[i].spec, sets);
 		fx_shrink sh;
 		int rc = fx_fabric_shrink(&fx.f, &fx.s, cases[i].ask, &sh);
 		fixture_release(&fx);
@@ -297,13 +307,60 @@ START_TEST(shrink_every_kind)
 			continue;
 		}
 		ck_assert_str_eq(sh.set[0], cases[i].set0);
-		const char *sets[FX_SHRINK_MAX_SETS + 1] = {0};
-		for (int k = 0; k < sh.nsets; k++)
-			sets[k] = sh.set[k];
+		int k = cases[i].over ? 1 : 0;
+		for (int s = 0; s < sh.nsets; s++)
+			sets[k++] = sh.set[s];
 		load_ok(&fx, cases[i].spec, sets);
 		ck_assert_int_eq(fx.f.ndev, sh.devices);
 		fixture_release(&fx);
 	}
+}
+END_TEST
+
+/* Bytes/s per direction over every link of CPU number `cpu`. */
+static double cpu_bandwidth(const fx_fabric *f, int64_t cpu)
+{
+	double bw = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		for (int k = 0; k < 2; k++) {
+			int64_t v = f->ends[2 * e + k];
+			if (f->v[v].type == FX_V_CPU && f->v[v].index == cpu)
+				bw += f->e[e].count * f->e[e].bw;
+		}
+	return bw;
+}
+
+/* hardware.md §1: about 160 GB/s per direction per Kunpeng CPU on UB;
+ * §2: 900 GB/s bidirectional (450 per direction) per Grace CPU. */
+START_TEST(cpu_links_published)
+{
+	fixture fx;
+	load_ok(&fx, "specs/cm384.yaml", NULL);
+	ck_assert_double_eq_tol(cpu_bandwidth(&fx.f, 0), 160e9, 0.001 * 160e9);
+	fixture_release(&fx);
+	load_ok(&fx, "specs/nvl72.yaml", NULL);
+	ck_assert_double_eq_tol(cpu_bandwidth(&fx.f, 0), 450e9, 1e-3);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* compare's SPEC@KEY=VALUE,... splits at top-level commas only. */
+START_TEST(variant_split)
+{
+	char buf[256];
+	const char *path, *sets[8];
+	ck_assert_int_eq(fx_cmp_split("specs/a.yaml", buf, sizeof buf, &path, sets, 8), 0);
+	ck_assert_str_eq(path, "specs/a.yaml");
+	ck_assert_int_eq(fx_cmp_split("dir@x/t.yaml@fabric.dims=[8,8,4],power={node: 1 kW, cpu: 2 W},"
+				      "name='a,b'", buf, sizeof buf, &path, sets, 8), 3);
+	ck_assert_str_eq(path, "dir@x/t.yaml");
+	ck_assert_str_eq(sets[0], "fabric.dims=[8,8,4]");
+	ck_assert_str_eq(sets[1], "power={node: 1 kW, cpu: 2 W}");
+	ck_assert_str_eq(sets[2], "name='a,b'");
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=[1,2", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=1,,b=2", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=1]", buf, sizeof buf, &path, sets, 8), -1);
 }
 END_TEST
 
@@ -325,6 +382,8 @@ Suite *suite_power(void)
 	tcase_add_test(tc, no_power_model);
 	tcase_add_test(tc, unknown_switch_role);
 	tcase_add_test(tc, shrink_every_kind);
+	tcase_add_test(tc, cpu_links_published);
+	tcase_add_test(tc, variant_split);
 	suite_add_tcase(s, tc);
 	return s;
 }
