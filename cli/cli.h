@@ -162,5 +162,6 @@ int fx_cmd_transport(int argc, char **argv);
 int fx_cmd_pool(int argc, char **argv);
 int fx_cmd_slice(int argc, char **argv);
 int fx_cmd_reconfigure(int argc, char **argv);
+int fx_cmd_failures(int argc, char **argv);
 
 #endif

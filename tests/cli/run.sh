@@ -268,6 +268,18 @@ first "fabricx: infeasible: 2 jobs of 2x2 adjacent chips do not fit the 8 idle c
 expect 0 "slice over OCS" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --cube 2x2 --json
 [ "$(jq '.idle_cubes' "$tmp/out")" = 2 ] && [ "$(jq '.jobs_fit' "$tmp/out")" = 2 ] && ok || bad "OCS: two idle cubes"
 expect 2 "slice off a lattice" -- "$FABRICX" slice specs/cm384.yaml --shape 2x2
+# failures (issue 17): a k=4 fat-tree losing one of its 4 core switches
+# keeps 3/4 of its bisection; CloudMatrix384 losing one of a plane's 16 L2
+# chips loses 1/16 of that plane's share (1/112 of 7 planes); NVL72 losing
+# one of its 18 switch chips loses 1/18 of each GPU's bandwidth
+expect 0 "failures k=4" -- "$FABRICX" failures specs/fat-tree-k8.yaml --set fabric.k=4 --json
+[ "$(jq '.failures[]|select(.element|test("core"))|.bisection_kept' "$tmp/out")" = 0.75 ] && ok || bad "k=4: one core switch keeps 3/4"
+expect 0 "failures cm384" -- "$FABRICX" failures specs/cm384.yaml --json
+[ "$(jq '.failures[]|select(.element|test("L2"))|(1-.bisection_kept)*112*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "cm384: one L2 chip, 1/16 of a plane"
+expect 0 "failures nvl72" -- "$FABRICX" failures specs/nvl72.yaml --json
+[ "$(jq '.failures[0]|(1-.worst_device_kept)*18*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "nvl72: one switch chip, 1/18 of each GPU"
+expect 2 "failures without switches" -- "$FABRICX" failures specs/torus-8x8x8.yaml
+first "fabricx: error: failures: specs/torus-8x8x8.yaml has no switch chips (try --kind link)" "failures on a torus message"
 # honest statuses: the MILP cut off before any placement is "not decided"
 # (exit 4), never "infeasible"; a node limit makes the cut-off deterministic
 expect 4 "place not decided" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1

@@ -1,0 +1,231 @@
+/*
+ * fabricx failures: what losing one element does to the fabric (the
+ * chapter "Supernodes" §6.7.2: a failure's scope depends on what shares
+ * it).  For each class of switch chips (a role: leaf, spine, a plane's L2
+ * chips, NVSwitch chips) and each class of links (a tier), one element is
+ * failed and the fabric measured again: the max-flow across the canonical
+ * bisection split, and each device's bandwidth into the fabric (the
+ * worst device's share kept).  Chips of one role and links of one tier are
+ * structurally equivalent in every structured kind, so one of each is
+ * evaluated (said in the output); `--all` evaluates every chip instead.
+ *
+ * Book-style checks (tests/cli/run.sh): a k=4 fat-tree losing one of its
+ * 4 core switches keeps 3/4 of its bisection; CloudMatrix384 losing one of
+ * a plane's 16 L2 chips loses 1/16 of that plane's share; NVL72 losing one
+ * of its 18 switch chips loses 1/18 of each GPU's bandwidth.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/units.h"
+#include "../core/xalloc.h"
+#include "cli.h"
+
+static const fx_opt opts[] = {
+	{"kind", "K", "what fails: switch (default) or link"},
+	{"all", NULL, "evaluate every switch chip, not one per role"},
+	{NULL, NULL, NULL},
+};
+
+typedef struct measure {
+	double bisection;      /* bytes/s across the canonical split */
+	double worst_inject;   /* least bandwidth of a device into the fabric */
+	double mean_inject;
+} measure;
+
+/* Bandwidth a device reaches the other devices with: the sum of its links
+ * to anything but CPUs (a host's link feeds that host, not the fabric). */
+static void inject(const fx_fabric *f, double *worst, double *mean)
+{
+	double *sum = fx_xcalloc((size_t)f->nv + 1, sizeof *sum);
+	for (int64_t e = 0; e < f->ne; e++)
+		for (int k = 0; k < 2; k++)
+			if (f->v[f->ends[2 * e + 1 - k]].type != FX_V_CPU)
+				sum[f->ends[2 * e + k]] += f->e[e].bw * f->e[e].count;
+	*worst = INFINITY;
+	*mean = 0;
+	int64_t n = 0;
+	for (int64_t v = 0; v < f->nv; v++) {
+		if (f->v[v].type != FX_V_DEVICE)
+			continue;
+		if (sum[v] < *worst)
+			*worst = sum[v];
+		*mean += sum[v];
+		n++;
+	}
+	*mean = n ? *mean / (double)n : 0;
+	free(sum);
+}
+
+static int measure_now(fx_cli *c, const uint8_t *side, measure *m)
+{
+	fx_cut cut;
+	if (fx_route_cut(&c->fab, side, &cut, &c->d))
+		return -1;
+	m->bisection = cut.bandwidth;
+	inject(&c->fab, &m->worst_inject, &m->mean_inject);
+	return 0;
+}
+
+/* Fails the edges marked in dead (bandwidth 0), measures, restores. */
+static int measure_failed(fx_cli *c, const uint8_t *side, const uint8_t *dead, measure *m)
+{
+	fx_fabric *f = &c->fab;
+	double *bw = fx_xmalloc((size_t)(f->ne + 1) * sizeof *bw);
+	for (int64_t e = 0; e < f->ne; e++) {
+		bw[e] = f->e[e].bw;
+		if (dead[e])
+			f->e[e].bw = 0;
+	}
+	int rc = measure_now(c, side, m);
+	for (int64_t e = 0; e < f->ne; e++)
+		f->e[e].bw = bw[e];
+	free(bw);
+	return rc;
+}
+
+typedef struct row {
+	char what[160];
+	int64_t equivalent;    /* elements this row stands for */
+	measure m;
+} row;
+
+static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
+{
+	char b[2][32];
+	fx_table_cell(t, "%s", r->what);
+	fx_table_cell(t, "%lld", (long long)r->equivalent);
+	fx_table_cell(t, "%s", fx_unit_format(r->m.bisection, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]));
+	fx_table_cell(t, "%.4g%%", base->bisection > 0 ? 100 * r->m.bisection / base->bisection : 100);
+	fx_table_cell(t, "%s", fx_unit_format(r->m.worst_inject, FX_UNIT_BANDWIDTH, b[1], sizeof b[1]));
+	fx_table_cell(t, "%.4g%%", base->worst_inject > 0 ? 100 * r->m.worst_inject / base->worst_inject : 100);
+	if (c->json) {
+		fx_json_obj_begin(&c->js, NULL);
+		fx_json_str(&c->js, "element", r->what);
+		fx_json_int(&c->js, "equivalent", r->equivalent);
+		fx_json_num(&c->js, "bisection_Bps", r->m.bisection);
+		fx_json_num(&c->js, "bisection_kept", base->bisection > 0 ? r->m.bisection / base->bisection : 1);
+		fx_json_num(&c->js, "worst_device_Bps", r->m.worst_inject);
+		fx_json_num(&c->js, "worst_device_kept",
+			    base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1);
+		fx_json_obj_end(&c->js);
+	}
+}
+
+/* One row per switch role (its first chip), or per chip with --all. */
+static int switches(fx_cli *c, const uint8_t *side, const measure *base, fx_table *t)
+{
+	const fx_fabric *f = &c->fab;
+	uint8_t *dead = fx_xcalloc((size_t)f->ne + 1, 1);
+	int rc = 0, all = fx_cli_opt(c, "all") != NULL;
+	int *done = fx_xcalloc((size_t)f->nroles + 1, sizeof *done);
+	for (int64_t v = 0; v < f->nv && rc == 0; v++) {
+		int role = f->v[v].role;
+		if (f->v[v].type != FX_V_SWITCH || role < 0 || (!all && done[role]))
+			continue;
+		done[role] = 1;
+		memset(dead, 0, (size_t)f->ne);
+		for (int64_t e = 0; e < f->ne; e++)
+			dead[e] = f->ends[2 * e] == v || f->ends[2 * e + 1] == v;
+		row r = {.equivalent = all ? 1 : f->roles[role].count};
+		char name[48];
+		fx_fabric_vertex_name(f, v, name, sizeof name);
+		snprintf(r.what, sizeof r.what, "%s (%s)", name, f->roles[role].name);
+		rc = measure_failed(c, side, dead, &r.m);
+		if (rc == 0)
+			emit(c, t, &r, base);
+	}
+	free(done);
+	free(dead);
+	return rc;
+}
+
+/* One row per link tier: one physical link of its first bundle. */
+static int links(fx_cli *c, const uint8_t *side, const measure *base, fx_table *t)
+{
+	fx_fabric *f = &c->fab;
+	int rc = 0;
+	int done[128] = {0};
+	for (int64_t e = 0; e < f->ne && rc == 0; e++) {
+		int tier = f->e[e].tier;
+		if (tier < 0 || tier >= 128 || done[tier])
+			continue;
+		done[tier] = 1;
+		int64_t n = 0;
+		for (int64_t g = 0; g < f->ne; g++)
+			n += f->e[g].tier == tier ? f->e[g].count : 0;
+		row r = {.equivalent = n};
+		char a[48], b[48];
+		fx_fabric_vertex_name(f, f->ends[2 * e], a, sizeof a);
+		fx_fabric_vertex_name(f, f->ends[2 * e + 1], b, sizeof b);
+		snprintf(r.what, sizeof r.what, "one link %s-%s (tier %d)", a, b, tier);
+		double bw = f->e[e].bw;  /* one physical link of the bundle fails */
+		f->e[e].bw = bw * (double)(f->e[e].count - 1) / (double)f->e[e].count;
+		rc = measure_now(c, side, &r.m);
+		f->e[e].bw = bw;
+		if (rc == 0)
+			emit(c, t, &r, base);
+	}
+	return rc;
+}
+
+int fx_cmd_failures(int argc, char **argv)
+{
+	fx_cli c;
+	int rc = fx_cli_parse(&c, "failures", "failures SPEC [--kind switch|link] [--all] [--json]", opts,
+			      argc, argv);
+	if (rc)
+		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
+	rc = fx_cli_load(&c);
+	const char *kind = fx_cli_opt(&c, "kind");
+	if (!kind)
+		kind = "switch";
+	if (rc == 0 && strcmp(kind, "switch") && strcmp(kind, "link"))
+		rc = fx_diag_error(&c.d, NULL, "--kind: '%s' must be switch or link", kind);
+	if (rc == 0 && !c.fab.builder->halves)
+		rc = fx_diag_error(&c.d, NULL, "failures: a %s fabric has no canonical split to measure "
+				   "(structured kinds only)", c.fab.builder->kind);
+	if (rc == 0 && strcmp(kind, "switch") == 0 && c.fab.nsw == 0)
+		rc = fx_diag_error(&c.d, NULL, "failures: %s has no switch chips (try --kind link)",
+				   c.spec_path);
+	uint8_t *side = NULL;
+	measure base;
+	if (rc == 0) {
+		side = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+		for (int64_t v = 0; v < c.fab.nv; v++)
+			side[v] = 2;
+		rc = c.fab.builder->halves(&c.fab, side) ? 0 : fx_diag_error(&c.d, NULL, "failures: no canonical split (an odd number of devices)");
+	}
+	if (rc == 0)
+		rc = measure_now(&c, side, &base);
+	if (rc == 0)
+		rc = fx_cli_outdir(&c);
+	if (rc == 0) {
+		fx_cli_begin(&c);
+		char b[2][32];
+		if (!fx_cli_text(&c) && c.json) {
+			fx_json_num(&c.js, "bisection_Bps", base.bisection);
+			fx_json_num(&c.js, "worst_device_Bps", base.worst_inject);
+			fx_json_str(&c.js, "kind", kind);
+			fx_json_arr_begin(&c.js, "failures");
+		} else {
+			printf("intact: %s across the canonical split; each device reaches the fabric with %s "
+			       "or more\n%s\n\n",
+			       fx_unit_format(base.bisection, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]),
+			       fx_unit_format(base.worst_inject, FX_UNIT_BANDWIDTH, b[1], sizeof b[1]),
+			       fx_cli_opt(&c, "all") || strcmp(kind, "link") == 0 ? "" :
+			       "one chip per role is failed: chips of a role are structurally equivalent here");
+		}
+		fx_table *t = fx_table_new("failures", "One element failed",
+					   (const char *[]){"failed", "alike", "bisection", "kept",
+							    "worst device", "kept", NULL});
+		rc = strcmp(kind, "switch") == 0 ? switches(&c, side, &base, t) : links(&c, side, &base, t);
+		if (c.json)
+			fx_json_arr_end(&c.js);
+		rc |= fx_cli_table(&c, t);
+		fx_cli_end(&c);
+	}
+	free(side);
+	return fx_cli_finish(&c, rc);
+}
