@@ -28,20 +28,6 @@ static const fx_opt opts[] = {
 	{NULL, NULL, NULL},
 };
 
-static int qty(fx_cli *c, const char *name, fx_unit_kind k, double *out)
-{
-	const char *v = fx_cli_opt(c, name);
-	char opt[32];
-	snprintf(opt, sizeof opt, "--%s", name);
-	if (!v)
-		return 0;
-	if (fx_cli_qty(c, opt, v, k, out))
-		return -1;
-	if (!(*out > 0))
-		return fx_diag_error(&c->d, NULL, "%s: '%s' must be positive", opt, v);
-	return 0;
-}
-
 static int reads(fx_cli *c, double path, double lat, double q, double u, double bytes,
 		 double period)
 {
@@ -189,20 +175,14 @@ int fx_cmd_pool(int argc, char **argv)
 	double need[256] = {100e9, 60e9, 40e9, 40e9};
 	int64_t n = 4;
 	if (rc == 0) {
-		rc |= qty(&c, "path", FX_UNIT_BANDWIDTH, &path);
-		rc |= qty(&c, "latency", FX_UNIT_TIME, &lat);
-		rc |= qty(&c, "txn", FX_UNIT_SIZE, &q);
-		rc |= qty(&c, "bytes", FX_UNIT_SIZE, &bytes);
-		rc |= qty(&c, "period", FX_UNIT_TIME, &period);
-		rc |= qty(&c, "node-memory", FX_UNIT_SIZE, &node);
+		rc |= fx_cli_qty_opt(&c, "path", FX_UNIT_BANDWIDTH, &path);
+		rc |= fx_cli_qty_opt(&c, "latency", FX_UNIT_TIME, &lat);
+		rc |= fx_cli_qty_opt(&c, "txn", FX_UNIT_SIZE, &q);
+		rc |= fx_cli_qty_opt(&c, "bytes", FX_UNIT_SIZE, &bytes);
+		rc |= fx_cli_qty_opt(&c, "period", FX_UNIT_TIME, &period);
+		rc |= fx_cli_qty_opt(&c, "node-memory", FX_UNIT_SIZE, &node);
+		rc |= fx_cli_count_opt(&c, "inflight", 1, INT64_C(1) << 40, &u);
 		const char *v;
-		int64_t k;
-		if ((v = fx_cli_opt(&c, "inflight"))) {
-			if (fx_cli_int(&c, "--inflight", v, 1, INT64_C(1) << 40, &k))
-				rc = -1;
-			else
-				u = (double)k;
-		}
 		if ((v = fx_cli_opt(&c, "tasks")) && (n = tasks(&c, v, need, 256)) < 0)
 			rc = -1;
 	}

@@ -25,35 +25,6 @@ static const fx_opt opts[] = {
 	{NULL, NULL, NULL},
 };
 
-/* Whole-number options into doubles. */
-static int count_opt(fx_cli *c, const char *name, int64_t lo, double *out)
-{
-	const char *v = fx_cli_opt(c, name);
-	int64_t n;
-	char opt[32];
-	snprintf(opt, sizeof opt, "--%s", name);
-	if (!v)
-		return 0;
-	if (fx_cli_int(c, opt, v, lo, INT64_C(1) << 40, &n))
-		return -1;
-	*out = (double)n;
-	return 0;
-}
-
-static int qty_opt(fx_cli *c, const char *name, fx_unit_kind k, double *out)
-{
-	const char *v = fx_cli_opt(c, name);
-	char opt[32];
-	snprintf(opt, sizeof opt, "--%s", name);
-	if (!v)
-		return 0;
-	if (fx_cli_qty(c, opt, v, k, out))
-		return -1;
-	if (!(*out > 0))
-		return fx_diag_error(&c->d, NULL, "%s: '%s' must be positive", opt, v);
-	return 0;
-}
-
 typedef double (*state_fn)(const fx_transport *, double);
 
 static int report(fx_cli *c, const fx_transport *t, double hosts, double n, double m)
@@ -160,15 +131,15 @@ int fx_cmd_transport(int argc, char **argv)
 	double hosts = 0, n = 1024, m = 1024;
 	if (rc == 0) {
 		hosts = (double)(c.fab.ncpu > 0 ? c.fab.ncpu : c.fab.nnodes);
-		rc |= count_opt(&c, "hosts", 1, &hosts);
-		rc |= count_opt(&c, "endpoints", 1, &t.endpoints);
-		rc |= count_opt(&c, "lines", 1, &t.lines);
-		rc |= count_opt(&c, "cores", 1, &t.cores);
-		rc |= count_opt(&c, "local", 1, &n);
-		rc |= count_opt(&c, "remote", 1, &m);
-		rc |= qty_opt(&c, "cache", FX_UNIT_SIZE, &t.cache);
-		rc |= qty_opt(&c, "syscall", FX_UNIT_TIME, &t.syscall);
-		rc |= qty_opt(&c, "rtt", FX_UNIT_TIME, &t.rtt);
+		rc |= fx_cli_count_opt(&c, "hosts", 1, INT64_C(1) << 40, &hosts);
+		rc |= fx_cli_count_opt(&c, "endpoints", 1, INT64_C(1) << 40, &t.endpoints);
+		rc |= fx_cli_count_opt(&c, "lines", 1, INT64_C(1) << 40, &t.lines);
+		rc |= fx_cli_count_opt(&c, "cores", 1, INT64_C(1) << 40, &t.cores);
+		rc |= fx_cli_count_opt(&c, "local", 1, INT64_C(1) << 40, &n);
+		rc |= fx_cli_count_opt(&c, "remote", 1, INT64_C(1) << 40, &m);
+		rc |= fx_cli_qty_opt(&c, "cache", FX_UNIT_SIZE, &t.cache);
+		rc |= fx_cli_qty_opt(&c, "syscall", FX_UNIT_TIME, &t.syscall);
+		rc |= fx_cli_qty_opt(&c, "rtt", FX_UNIT_TIME, &t.rtt);
 		if (rc == 0 && hosts < 1)
 			rc = fx_diag_error(&c.d, NULL, "%s: no hosts (the spec has no CPUs or nodes; give --hosts)",
 					   c.spec_path);
