@@ -4,8 +4,9 @@
  * it).  For each class of switch chips (a role: leaf, spine, a plane's L2
  * chips, NVSwitch chips) and each class of links (a tier), one element is
  * failed and the fabric measured again: the max-flow across the canonical
- * bisection split, and each device's bandwidth into the fabric (the
- * worst device's share kept).  Chips of one role and links of one tier are
+ * bisection split, each device's bandwidth into the fabric (the worst
+ * device's share kept), and the blast radius: devices slowed, and devices
+ * cut off.  Chips of one role and links of one tier are
  * structurally equivalent in every structured kind, so one of each is
  * evaluated (said in the output); `--all` evaluates every chip instead.
  *
@@ -32,11 +33,13 @@ typedef struct measure {
 	double bisection;      /* bytes/s across the canonical split */
 	double worst_inject;   /* least bandwidth of a device into the fabric */
 	double mean_inject;
+	double *each;          /* [nv] each device's bandwidth into the fabric */
 } measure;
 
 /* Bandwidth a device reaches the other devices with: the sum of its links
- * to anything but CPUs (a host's link feeds that host, not the fabric). */
-static void inject(const fx_fabric *f, double *worst, double *mean)
+ * to anything but CPUs (a host's link feeds that host, not the fabric).
+ * sum[v] is left for the caller, who frees it. */
+static void inject(const fx_fabric *f, double *worst, double *mean, double **each)
 {
 	double *sum = fx_xcalloc((size_t)f->nv + 1, sizeof *sum);
 	for (int64_t e = 0; e < f->ne; e++)
@@ -55,7 +58,7 @@ static void inject(const fx_fabric *f, double *worst, double *mean)
 		n++;
 	}
 	*mean = n ? *mean / (double)n : 0;
-	free(sum);
+	*each = sum;
 }
 
 static int measure_now(fx_cli *c, const uint8_t *side, measure *m)
@@ -64,7 +67,7 @@ static int measure_now(fx_cli *c, const uint8_t *side, measure *m)
 	if (fx_route_cut(&c->fab, side, &cut, &c->d))
 		return -1;
 	m->bisection = cut.bandwidth;
-	inject(&c->fab, &m->worst_inject, &m->mean_inject);
+	inject(&c->fab, &m->worst_inject, &m->mean_inject, &m->each);
 	return 0;
 }
 
@@ -91,15 +94,31 @@ typedef struct row {
 	measure m;
 } row;
 
+/* The blast radius: devices that lost bandwidth, and those cut off. */
+static void hit(const fx_fabric *f, const measure *base, const measure *m, int64_t *slower,
+		int64_t *cut_off)
+{
+	*slower = *cut_off = 0;
+	for (int64_t v = 0; v < f->nv; v++) {
+		if (f->v[v].type != FX_V_DEVICE)
+			continue;
+		*slower += m->each[v] < base->each[v] * (1 - 1e-12) && m->each[v] > 0;
+		*cut_off += m->each[v] <= 0 && base->each[v] > 0;
+	}
+}
+
 static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
 {
 	char b[2][32];
+	int64_t slower, cut_off;
+	hit(&c->fab, base, &r->m, &slower, &cut_off);
 	fx_table_cell(t, "%s", r->what);
 	fx_table_cell(t, "%lld", (long long)r->equivalent);
 	fx_table_cell(t, "%s", fx_unit_format(r->m.bisection, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]));
 	fx_table_cell(t, "%.4g%%", base->bisection > 0 ? 100 * r->m.bisection / base->bisection : 100);
 	fx_table_cell(t, "%s", fx_unit_format(r->m.worst_inject, FX_UNIT_BANDWIDTH, b[1], sizeof b[1]));
 	fx_table_cell(t, "%.4g%%", base->worst_inject > 0 ? 100 * r->m.worst_inject / base->worst_inject : 100);
+	fx_table_cell(t, "%lld slower, %lld cut off", (long long)slower, (long long)cut_off);
 	if (c->json) {
 		fx_json_obj_begin(&c->js, NULL);
 		fx_json_str(&c->js, "element", r->what);
@@ -109,6 +128,8 @@ static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
 		fx_json_num(&c->js, "worst_device_Bps", r->m.worst_inject);
 		fx_json_num(&c->js, "worst_device_kept",
 			    base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1);
+		fx_json_int(&c->js, "devices_slower", slower);
+		fx_json_int(&c->js, "devices_cut_off", cut_off);
 		fx_json_obj_end(&c->js);
 	}
 }
@@ -135,6 +156,7 @@ static int switches(fx_cli *c, const uint8_t *side, const measure *base, fx_tabl
 		rc = measure_failed(c, side, dead, &r.m);
 		if (rc == 0)
 			emit(c, t, &r, base);
+		free(r.m.each);
 	}
 	free(done);
 	free(dead);
@@ -166,6 +188,7 @@ static int links(fx_cli *c, const uint8_t *side, const measure *base, fx_table *
 		f->e[e].bw = bw;
 		if (rc == 0)
 			emit(c, t, &r, base);
+		free(r.m.each);
 	}
 	return rc;
 }
@@ -197,8 +220,9 @@ int fx_cmd_failures(int argc, char **argv)
 			side[v] = 2;
 		rc = c.fab.builder->halves(&c.fab, side) ? 0 : fx_diag_error(&c.d, NULL, "failures: no canonical split (an odd number of devices)");
 	}
+	int base_ok = 0;
 	if (rc == 0)
-		rc = measure_now(&c, side, &base);
+		base_ok = (rc = measure_now(&c, side, &base)) == 0;
 	if (rc == 0)
 		rc = fx_cli_outdir(&c);
 	if (rc == 0) {
@@ -219,7 +243,7 @@ int fx_cmd_failures(int argc, char **argv)
 		}
 		fx_table *t = fx_table_new("failures", "One element failed",
 					   (const char *[]){"failed", "alike", "bisection", "kept",
-							    "worst device", "kept", NULL});
+							    "worst device", "kept", "devices hit", NULL});
 		rc = strcmp(kind, "switch") == 0 ? switches(&c, side, &base, t) : links(&c, side, &base, t);
 		if (c.json)
 			fx_json_arr_end(&c.js);
@@ -227,5 +251,7 @@ int fx_cmd_failures(int argc, char **argv)
 		fx_cli_end(&c);
 	}
 	free(side);
+	if (base_ok)
+		free(base.each);
 	return fx_cli_finish(&c, rc);
 }

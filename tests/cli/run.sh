@@ -276,6 +276,8 @@ expect 0 "failures k=4" -- "$FABRICX" failures specs/fat-tree-k8.yaml --set fabr
 [ "$(jq '.failures[]|select(.element|test("core"))|.bisection_kept' "$tmp/out")" = 0.75 ] && ok || bad "k=4: one core switch keeps 3/4"
 expect 0 "failures cm384" -- "$FABRICX" failures specs/cm384.yaml --json
 [ "$(jq '.failures[]|select(.element|test("L2"))|(1-.bisection_kept)*112*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "cm384: one L2 chip, 1/16 of a plane"
+# blast radius: an L1 chip serves its node's 8 NPUs (one TP2 x EP4 instance)
+[ "$(jq -c '.failures[]|select(.element|test("L1"))|[.devices_slower,.devices_cut_off]' "$tmp/out")" = "[8,0]" ] && ok || bad "cm384: an L1 chip slows its node's 8 NPUs"
 expect 0 "failures nvl72" -- "$FABRICX" failures specs/nvl72.yaml --json
 [ "$(jq '.failures[0]|(1-.worst_device_kept)*18*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "nvl72: one switch chip, 1/18 of each GPU"
 expect 2 "failures without switches" -- "$FABRICX" failures specs/torus-8x8x8.yaml
