@@ -3,6 +3,13 @@
  * wafer-scale mesh of processing elements (Cerebras WSE, WaferLLM's PLMR
  * model).  Devices are numbered x0 + d0*(x1 + d1*(x2 ...)), the order igraph's
  * square lattice uses.
+ *
+ * Tori and meshes may be packaged in blocks of the lattice rather than in
+ * device order: node_shape [2, 2, 1] makes each 2x2x1 block a node (a TPU v4
+ * tray), rack_shape [4, 4, 4] each 4x4x4 block a rack (a TPU v4 cube), with
+ * nodes numbered rack by rack.  rack_link gives the links that join two
+ * racks their own bandwidth, latency and medium (TPU v4: copper inside a
+ * cube, optics through the OCS between cubes), wrap-around links included.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,9 @@ typedef struct lattice_params {
 	int wrap[FX_MAX_DIMS];
 	int64_t count;          /* links_per_neighbor */
 	fx_linkspec link;
+	int64_t node_shape[FX_MAX_DIMS], rack_shape[FX_MAX_DIMS];
+	int have_node_shape, have_rack_shape, have_rack_link;
+	fx_linkspec rack_link;  /* links between racks */
 	/* wafer-mesh only */
 	double pe_memory, routing_latency;
 	int64_t routes_per_pe;
@@ -63,9 +73,42 @@ static int parse_wrap(fx_diag *d, const fx_snode *fab, int dflt, lattice_params 
 	return rc;
 }
 
+/* A block shape under `key`: one extent per dimension, each dividing the
+ * lattice's (and `outer`'s, when given, dividing that). */
+static int parse_shape(fx_diag *d, const fx_snode *fab, const char *key, const lattice_params *p,
+		       const int64_t *inner, int64_t *out, int *have)
+{
+	const fx_snode *n = fx_snode_get(fab, key);
+	*have = n != NULL;
+	if (!n)
+		return 0;
+	int64_t *v;
+	size_t nv;
+	if (fx_spec_int_list(d, fab, key, 1, INT32_MAX, &v, &nv))
+		return -1;
+	int rc = 0;
+	if (nv != p->ndims)
+		rc = fx_snode_error(d, n, "'%s' must give %zu extents (one per dimension), got %zu",
+				    n->path, p->ndims, nv);
+	for (size_t i = 0; rc == 0 && i < nv; i++) {
+		if (p->dims[i] % v[i])
+			rc = fx_snode_error(d, n->items[i], "'%s' (%lld) must divide dimension %zu of the "
+					    "lattice (%lld)", n->items[i]->path, (long long)v[i], i,
+					    (long long)p->dims[i]);
+		else if (inner && v[i] % inner[i])
+			rc = fx_snode_error(d, n->items[i], "'%s' (%lld) must be a multiple of the node "
+					    "shape's %lld", n->items[i]->path, (long long)v[i],
+					    (long long)inner[i]);
+		out[i] = v[i];
+	}
+	free(v);
+	return rc;
+}
+
 static int parse_grid(fx_diag *d, const fx_snode *fab, lattice_params *p, int wrap)
 {
-	static const char *const keys[] = {"kind", "dims", "wrap", "links_per_neighbor", "link", NULL};
+	static const char *const keys[] = {"kind", "dims", "wrap", "links_per_neighbor", "link",
+					   "node_shape", "rack_shape", "rack_link", NULL};
 	int rc = fx_spec_keys(d, fab, keys);
 	p->count = 1;
 	if (parse_dims(d, fab, "dims", p))
@@ -73,6 +116,20 @@ static int parse_grid(fx_diag *d, const fx_snode *fab, lattice_params *p, int wr
 	rc |= parse_wrap(d, fab, wrap, p);
 	rc |= fx_spec_int_opt(d, fab, "links_per_neighbor", 1, 1 << 20, &p->count);
 	rc |= fx_linkspec_get(d, fab, "link", 1, &p->link);
+	for (size_t i = 0; i < p->ndims; i++)
+		p->node_shape[i] = p->rack_shape[i] = 1;
+	rc |= parse_shape(d, fab, "node_shape", p, NULL, p->node_shape, &p->have_node_shape);
+	if (rc == 0)
+		rc |= parse_shape(d, fab, "rack_shape", p, p->node_shape, p->rack_shape,
+				  &p->have_rack_shape);
+	p->have_rack_link = fx_snode_get(fab, "rack_link") != NULL;
+	if (p->have_rack_link) {
+		if (!p->have_rack_shape)
+			rc |= fx_snode_error(d, fx_snode_get(fab, "rack_link"), "'%s.rack_link' needs "
+					     "'%s.rack_shape' to say where racks end", fab->path, fab->path);
+		else
+			rc |= fx_linkspec_get(d, fab, "rack_link", 1, &p->rack_link);
+	}
 	return rc;
 }
 
@@ -120,11 +177,45 @@ static void lattice_size(const void *params, fx_fabric_size *sz)
 	}
 }
 
+/* Nodes and racks as blocks of the lattice: rack = the index of the
+ * device's rack_shape block, node = rack x nodes per rack + the index of
+ * its node_shape block inside the rack; links between racks take
+ * rack_link. */
+static void lattice_package(const lattice_params *p, fx_fabric *f)
+{
+	int D = (int)p->ndims, x[FX_MAX_DIMS];
+	int64_t per_rack = 1;
+	for (int i = 0; i < D; i++)
+		per_rack *= p->rack_shape[i] / p->node_shape[i];
+	for (int64_t v = 0; v < f->ndev; v++) {
+		fx_fabric_coords(f, v, x);
+		int64_t rack = 0, node = 0;
+		for (int i = D - 1; i >= 0; i--) {
+			rack = rack * (p->dims[i] / p->rack_shape[i]) + x[i] / p->rack_shape[i];
+			int64_t in = (x[i] % p->rack_shape[i]) / p->node_shape[i];
+			node = node * (p->rack_shape[i] / p->node_shape[i]) + in;
+		}
+		f->v[v].node = (int32_t)(rack * per_rack + node);
+		f->v[v].rack = p->have_rack_shape ? (int32_t)rack : -1;
+	}
+	if (!p->have_rack_link)
+		return;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (f->v[f->ends[2 * e]].rack != f->v[f->ends[2 * e + 1]].rack) {
+			f->e[e].bw = p->rack_link.bw;
+			f->e[e].lat = p->rack_link.lat;
+			f->e[e].medium = (uint8_t)p->rack_link.medium;
+			f->e[e].tier = 1;
+		}
+}
+
 static int lattice_build(const void *params, fx_fabric *f, fx_diag *d)
 {
 	const lattice_params *p = params;
 	(void)d;
 	fx_fb_lattice(f, (int)p->ndims, p->dims, p->wrap, &p->link, (int)p->count);
+	if (p->have_node_shape || p->have_rack_shape)
+		lattice_package(p, f);
 	/* a torus is vertex-transitive; a mesh is not (corners differ) */
 	int all = 1;
 	for (size_t i = 0; i < p->ndims; i++)
@@ -188,6 +279,22 @@ static double lattice_bisection(const fx_fabric *f, double *links)
 			best = i;
 	if (best < 0 || f->ne == 0)
 		return -1;
+	int uniform = 1;
+	for (int64_t e = 1; e < f->ne && uniform; e++)
+		uniform = f->e[e].bw == f->e[0].bw;
+	if (!uniform) {  /* link classes (rack_link): sum what the plane cuts */
+		uint8_t *side = fx_xmalloc((size_t)f->ndev);
+		lattice_halves(f, side);
+		double bw = 0;
+		*links = 0;
+		for (int64_t e = 0; e < f->ne; e++)
+			if (side[f->ends[2 * e]] != side[f->ends[2 * e + 1]]) {
+				*links += f->e[e].count;
+				bw += f->e[e].count * f->e[e].bw;
+			}
+		free(side);
+		return bw;
+	}
 	*links = (double)plane_cut(f, best) * f->e[0].count;
 	return *links * f->e[0].bw;
 }

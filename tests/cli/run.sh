@@ -166,6 +166,11 @@ grep -q "busiest link 4.571 MiB, 99.1% busy" "$tmp/cm.dot" && ok || bad "loads c
 # DGX-1: rings over the NVLinks, 3 cycles both ways, at the link bound
 expect 0 "dgx1 rings" -- "$FABRICX" collective specs/dgx1.yaml --pattern allreduce --size 64MiB --json --out "$tmp/o"
 [ "$(jq '.time_us|round' "$tmp/out")" = 786 ] && jq -r .layout "$tmp/out" | grep -q "^3 rings over direct links" && ok || bad "dgx1 rings: $(jq -c '{time_us,layout}' "$tmp/out")"
+# torus packaging as blocks: a TPU v4 cube of the 16^3 pod cuts 96 links
+expect 0 "v4 pod cube cut" -- "$FABRICX" metrics tests/specs/tpu-v4-pod.yaml --cut rack=0:rest --json --out "$tmp/o"
+[ "$(jq '.cut.links, .racks, .nodes' "$tmp/out" | tr '\n' ' ')" = "96 64 1024 " ] && ok || bad "v4 pod cube cut: $(jq -c '{cut,racks,nodes}' "$tmp/out")"
+expect 0 "v4 pod slab cut" -- "$FABRICX" metrics tests/specs/tpu-v4-pod.yaml --set 'fabric.rack_shape=[16,4,1]' --set 'fabric.node_shape=[4,1,1]' --cut rack=0:rest --json --out "$tmp/o"
+[ "$(jq '.cut.links' "$tmp/out")" = 160 ] && ok || bad "v4 pod slab cut: $(jq -c .cut "$tmp/out")"
 # a custom HGX routes over all four chips, like specs/hgx-h100.yaml
 expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
 a=$(jq .time_us "$tmp/out")

@@ -357,6 +357,59 @@ START_TEST(dgx1_rings_over_links)
 }
 END_TEST
 
+/*
+ * Torus packaging as blocks (issue 14: a TPU v4 tray is 2x2x1, a rack the
+ * 4x4x4 cube).  On a 16^3 pod: 1,024 trays, 64 cubes; a cube's cut is its
+ * six 4x4 faces = 96 links (device order gave a 16x4x1 slab: 160); the
+ * links between cubes (each cube's 96, shared by two: 64 x 96 / 2 = 3,072)
+ * take rack_link.  The bisection plane at x = 8 (and the wrap at 16 -> 0)
+ * lies on cube faces: 2 x 256 = 512 rack links, at rack_link's 25 GB/s.
+ */
+START_TEST(torus_packaging_blocks)
+{
+	static const char *const pod =
+		"name: v4pod\nfabric:\n  kind: torus\n  dims: [16, 16, 16]\n"
+		"  node_shape: [2, 2, 1]\n  rack_shape: [4, 4, 4]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n"
+		"  rack_link: {bandwidth: 25 GB/s, latency: 500 ns, medium: optical}\n";
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "pod.yaml", pod, NULL) == 0, "%s", a.msg);
+	const fx_fabric *f = &a.f;
+	ck_assert_int_eq(f->nnodes, 1024);
+	ck_assert_int_eq(f->nracks, 64);
+	/* (0,0,0), (1,0,0), (0,1,0), (1,1,0) share a tray; (0,0,1) does not */
+	ck_assert_int_eq(f->v[0].node, f->v[1].node);
+	ck_assert_int_eq(f->v[0].node, f->v[16].node);
+	ck_assert_int_eq(f->v[0].node, f->v[17].node);
+	ck_assert_int_ne(f->v[0].node, f->v[256].node);
+	ck_assert_int_eq(f->v[0].rack, f->v[3 + 3 * 16 + 3 * 256].rack);
+	ck_assert_int_ne(f->v[0].rack, f->v[4].rack);
+	int64_t optical = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (f->e[e].medium == FX_MEDIUM_OPTICAL) {
+			optical++;
+			ck_assert_double_eq(f->e[e].bw, 25e9);
+		}
+	ck_assert_int_eq(optical, 3072);
+	uint8_t *side = calloc((size_t)f->nv, 1), *sel = calloc((size_t)f->nv, 1);
+	ck_assert_int_eq(fx_fabric_select(f, "rack=0", "t", sel, &a.d), 0);
+	for (int64_t v = 0; v < f->nv; v++)
+		side[v] = sel[v] ? 0 : 1;
+	fx_cut c;
+	ck_assert_int_eq(fx_route_cut(f, side, &c, &a.d), 0);
+	ck_assert_double_eq(c.links, 96);
+	ck_assert_double_eq(c.bandwidth, 96 * 25e9);
+	fx_cut b;
+	ck_assert_int_eq(fx_route_bisection(f, &b, &a.d), 0);
+	ck_assert_double_eq(b.links, 512);
+	ck_assert_double_eq(b.bandwidth, 512 * 25e9);
+	ck_assert(b.confirmed);
+	free(side);
+	free(sel);
+	fixture_release(&a);
+}
+END_TEST
+
 Suite *suite_routing(void)
 {
 	Suite *s = suite_create("routing");
@@ -370,6 +423,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, hash_multihomed_sender);
 	tcase_add_test(tc, hash_conserves);
 	tcase_add_test(tc, dgx1_rings_over_links);
+	tcase_add_test(tc, torus_packaging_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }
