@@ -107,6 +107,39 @@ static int64_t phys_rings(const fx_fabric *f, const fx_coll_req *q, int64_t *rin
 	return k;
 }
 
+/*
+ * A 2-D mesh in device order is a poor ring: every row ends with a flow
+ * back across the whole row.  With every device a rank and an even side,
+ * the ring is a Hamiltonian cycle of the grid instead, each step one hop:
+ * along row 0, then snaking over columns 1..W-1 of the other rows, and
+ * home down column 0 (rows and columns swapped when only W is even).
+ * Fills order[] (rank indexes) and returns 1, or 0 when it does not apply.
+ */
+static int mesh_snake(const fx_fabric *f, const fx_coll_req *q, int64_t *order)
+{
+	if (!f->builder || strcmp(f->builder->kind, "mesh") != 0 || f->ndims != 2 ||
+	    q->n != f->ndev || f->dims[0] < 2 || f->dims[1] < 2)
+		return 0;
+	for (int64_t i = 0; i < q->n; i++)
+		if (q->ranks[i] != i)
+			return 0;
+	int swap = f->dims[1] % 2 != 0;  /* snake along the even side */
+	int64_t W = f->dims[swap ? 1 : 0], H = f->dims[swap ? 0 : 1];
+	if (H % 2)
+		return 0;
+	int64_t k = 0;
+#define AT(x, y) (swap ? (y) + (int64_t)f->dims[0] * (x) : (x) + (int64_t)f->dims[0] * (y))
+	for (int64_t x = 0; x < W; x++)
+		order[k++] = AT(x, 0);
+	for (int64_t y = 1; y < H; y++)
+		for (int64_t i = 0; i < W - 1; i++)
+			order[k++] = AT(y % 2 ? W - 1 - i : 1 + i, y);
+	for (int64_t y = H - 1; y >= 1; y--)
+		order[k++] = AT(0, y);
+#undef AT
+	return 1;
+}
+
 /* One phase (n-1 identical rounds) over the rings: `bytes` is what each
  * rank sends per round in all, split over the rings. */
 static void ring_phase(const fx_fabric *f, fx_sched *s, const fx_coll_req *q, double bytes,
@@ -118,7 +151,12 @@ static void ring_phase(const fx_fabric *f, fx_sched *s, const fx_coll_req *q, do
 	int64_t *rings = fx_xmalloc((size_t)(RING_MAX * n) * sizeof *rings);
 	int64_t k = phys_rings(f, q, rings);
 	fx_round *r = fx_sched_round(s, n - 1, label);
-	if (k == 0) {
+	if (k == 0 && mesh_snake(f, q, rings)) {
+		for (int64_t i = 0; i < n; i++)
+			fx_sched_flow(r, q, rings[i], rings[(i + 1) % n], bytes);
+		snprintf(s->plan, sizeof s->plan, "a ring snaking over the %dx%d mesh, one hop a step",
+			 f->dims[0], f->dims[1]);
+	} else if (k == 0) {
 		for (int64_t i = 0; i < n; i++)
 			fx_sched_flow(r, q, i, (i + 1) % n, bytes);
 	} else {

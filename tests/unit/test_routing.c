@@ -410,6 +410,57 @@ START_TEST(torus_packaging_blocks)
 }
 END_TEST
 
+/*
+ * Rings on a 2-D mesh snake over the grid (issue 14: device order walks
+ * back across every row).  8x8 mesh, 50 GB/s, 200 ns: every ring step is
+ * one hop, so 2 (63/64) 64 MiB / 50 GB/s = 2642.41 us + 126 x 200 ns =
+ * 2667.61 us, and the bytes on links equal the bytes sent.  A 5x5 mesh
+ * has no Hamiltonian cycle (odd sides) and keeps device order.
+ */
+START_TEST(mesh_snake_ring)
+{
+	static const char *const mesh =
+		"name: m\nfabric:\n  kind: mesh\n  dims: [8, 8]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	const char *odd[] = {"fabric.dims=[5,5]", NULL};
+	const char *tall[] = {"fabric.dims=[5,4]", NULL};
+	fixture a;
+	ck_assert_int_eq(fixture_load(&a, "m.yaml", mesh, NULL), 0);
+	int64_t ranks[64];
+	for (int i = 0; i < 64; i++)
+		ranks[i] = i;
+	fx_coll_req q = {"allreduce", "ring", ranks, 64, 64 * MIB, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&a.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	ck_assert_double_eq_tol(res.time, 2 * 63.0 / 64 * 64 * MIB / 50e9 + 126 * 200e-9, 1e-12);
+	ck_assert_double_eq_tol(res.total_link_bytes, res.sent_bytes, 1e-3);
+	ck_assert_msg(strstr(res.plan, "snaking"), "%s", res.plan);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+	/* 5x4: the even side is y, so the snake runs along columns */
+	ck_assert_int_eq(fixture_load(&a, "m.yaml", mesh, tall), 0);
+	q.n = 20;
+	r = fx_router_new(&a.f, 0);
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	ck_assert_double_eq_tol(res.total_link_bytes, res.sent_bytes, 1e-3);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+	ck_assert_int_eq(fixture_load(&a, "m.yaml", mesh, odd), 0);
+	q.n = 25;
+	r = fx_router_new(&a.f, 0);
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	ck_assert_str_eq(res.plan, "");
+	ck_assert(res.total_link_bytes > res.sent_bytes);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+}
+END_TEST
+
 Suite *suite_routing(void)
 {
 	Suite *s = suite_create("routing");
@@ -424,6 +475,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, hash_conserves);
 	tcase_add_test(tc, dgx1_rings_over_links);
 	tcase_add_test(tc, torus_packaging_blocks);
+	tcase_add_test(tc, mesh_snake_ring);
 	suite_add_tcase(s, tc);
 	return s;
 }
