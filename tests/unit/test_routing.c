@@ -411,6 +411,36 @@ START_TEST(torus_packaging_blocks)
 END_TEST
 
 /*
+ * Trees over the wires: on DGX-1 the double binary tree in rank order puts
+ * tree edges on single NVLinks and on pairs with no link (2 -> 4, 5 -> 3):
+ * 2400.48 us for 64 MiB.  Swapping tree positions while the steady step's
+ * busiest link drops ends at ranks 0 3 2 4 1 7 6 5 (a local optimum, the
+ * busiest link 0.6 of rank order's): 1450.17 us.  No tree beats the
+ * injection bound: each rank sends 2 x 64 MiB over 6 x 25 GB/s = 894.8 us.
+ */
+START_TEST(dgx1_tree_over_links)
+{
+	fixture fx;
+	load_ok(&fx, "specs/dgx1.yaml", NULL);
+	double t = coll_time(&fx.f, "allreduce", "dbtree", 64 * MIB, FX_ROUTE_SPLIT, NULL);
+	ck_assert_double_eq_tol(t * 1e6, 1450.17, 0.01);
+	ck_assert(t < 0.65 * 2400.48e-6);
+	ck_assert(t > 2 * 64 * MIB / 150e9);
+	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	fx_coll_req q = {"allreduce", "dbtree", ranks, 8, 64 * MIB, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&fx.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
+	ck_assert_msg(strstr(res.plan, "rank at position 0..7: 0 3 2 4 1 7 6 5"), "%s", res.plan);
+	ck_assert_double_eq_tol(res.sent_bytes, 2 * 7 * 64 * MIB, 1);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&fx);
+}
+END_TEST
+
+/*
  * Rings on a 2-D mesh snake over the grid (issue 14: device order walks
  * back across every row).  8x8 mesh, 50 GB/s, 200 ns: every ring step is
  * one hop, so 2 (63/64) 64 MiB / 50 GB/s = 2642.41 us + 126 x 200 ns =
@@ -476,6 +506,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, dgx1_rings_over_links);
 	tcase_add_test(tc, torus_packaging_blocks);
 	tcase_add_test(tc, mesh_snake_ring);
+	tcase_add_test(tc, dgx1_tree_over_links);
 	suite_add_tcase(s, tc);
 	return s;
 }
