@@ -90,7 +90,18 @@ static void lattice_hops(const fx_fabric *f, fx_hops *h)
 	}
 	h->far_a = 0;
 	h->far_b = b;
-	h->far_latency = f->ne ? (double)far * f->e[0].lat : 0;
+	/* the farthest pair's dimension-order path, link by link: tori with a
+	 * rack link class (rack_link) have hops of two latencies */
+	h->far_latency = 0;
+	int64_t v = 0;
+	for (int i = 0; i < f->ndims; i++)
+		for (int64_t t = 0; t < far_b_coord[i]; t++) {
+			int64_t e = f->plus_edge[v * f->ndims + i];
+			if (e < 0)
+				break;
+			h->far_latency += f->e[e].lat;
+			v = fx_fabric_other(f, e, v);
+		}
 	h->method = "exact: convolution of per-dimension distances";
 	h->sources = 0;
 }

@@ -404,6 +404,13 @@ START_TEST(torus_packaging_blocks)
 	ck_assert_double_eq(b.links, 512);
 	ck_assert_double_eq(b.bandwidth, 512 * 25e9);
 	ck_assert(b.confirmed);
+	/* the farthest pair (0,0,0)-(8,8,8): 8 hops a dimension, 2 of them
+	 * across cube faces (3->4, 7->8): 3 x (6 x 200 + 2 x 500 ns) = 6.6 us */
+	fx_hops h;
+	ck_assert_int_eq(fx_route_hops(f, &h, &a.d), 0);
+	ck_assert_int_eq(h.diameter, 24);
+	ck_assert_double_eq_tol(h.far_latency, 6.6e-6, 1e-15);
+	fx_hops_release(&h);
 	free(side);
 	free(sel);
 	fixture_release(&a);
