@@ -12,7 +12,8 @@
 
 const fx_coll_algo *const fx_coll_algos[] = {
 	&fx_ar_ring, &fx_ar_tree, &fx_ar_rhd, &fx_ar_swing, &fx_ar_torus, &fx_ar_hier,
-	&fx_ar_dbtree, &fx_ar_swing_torus, &fx_ar_rec_torus,
+	&fx_ar_dbtree, &fx_ar_swing_torus, &fx_ar_rec_torus, &fx_ar_swing_torus_lat,
+	&fx_ar_rec_torus_lat,
 	&fx_rs_ring, &fx_rs_rec, &fx_rs_swing, &fx_rs_swing_torus, &fx_rs_rec_torus,
 	&fx_ag_ring, &fx_ag_rec, &fx_ag_swing, &fx_ag_swing_torus, &fx_ag_rec_torus,
 	&fx_a2a_direct, &fx_a2a_pairwise,

@@ -28,6 +28,6 @@ extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_
 	fx_ag_swing, fx_a2a_direct, fx_a2a_pairwise, fx_bc_tree, fx_bc_chain, fx_rd_tree,
 	fx_rd_chain, fx_ar_pipeline, fx_ar_mesh_ring, fx_ar_ktree, fx_gemm_cannon, fx_gemm_summa,
 	fx_gemm_meshgemm, fx_ar_swing_torus, fx_rs_swing_torus, fx_ag_swing_torus, fx_ar_rec_torus,
-	fx_rs_rec_torus, fx_ag_rec_torus;
+	fx_rs_rec_torus, fx_ag_rec_torus, fx_ar_swing_torus_lat, fx_ar_rec_torus_lat;
 
 #endif
