@@ -9,7 +9,9 @@
  * tray), rack_shape [4, 4, 4] each 4x4x4 block a rack (a TPU v4 cube), with
  * nodes numbered rack by rack.  rack_link gives the links that join two
  * racks their own bandwidth, latency and medium (TPU v4: copper inside a
- * cube, optics through the OCS between cubes), wrap-around links included.
+ * cube, optics through the OCS between cubes), wrap-around links included;
+ * dim_link gives each dimension its own, wrap_link the wrap-around links.
+ * Precedence: rack_link, then wrap_link, then dim_link, then link.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +27,10 @@ typedef struct lattice_params {
 	int64_t count;          /* links_per_neighbor */
 	fx_linkspec link;
 	int64_t node_shape[FX_MAX_DIMS], rack_shape[FX_MAX_DIMS];
-	int have_node_shape, have_rack_shape, have_rack_link;
+	int have_node_shape, have_rack_shape, have_rack_link, have_dim_link, have_wrap_link;
 	fx_linkspec rack_link;  /* links between racks */
+	fx_linkspec dim_link[FX_MAX_DIMS];  /* per dimension (dim_link) */
+	fx_linkspec wrap_link;  /* wrap-around links */
 	/* wafer-mesh only */
 	double pe_memory, routing_latency;
 	int64_t routes_per_pe;
@@ -108,7 +112,8 @@ static int parse_shape(fx_diag *d, const fx_snode *fab, const char *key, const l
 static int parse_grid(fx_diag *d, const fx_snode *fab, lattice_params *p, int wrap)
 {
 	static const char *const keys[] = {"kind", "dims", "wrap", "links_per_neighbor", "link",
-					   "node_shape", "rack_shape", "rack_link", NULL};
+					   "dim_link", "wrap_link", "node_shape", "rack_shape",
+					   "rack_link", NULL};
 	int rc = fx_spec_keys(d, fab, keys);
 	p->count = 1;
 	if (parse_dims(d, fab, "dims", p))
@@ -122,6 +127,17 @@ static int parse_grid(fx_diag *d, const fx_snode *fab, lattice_params *p, int wr
 	if (rc == 0)
 		rc |= parse_shape(d, fab, "rack_shape", p, p->node_shape, p->rack_shape,
 				  &p->have_rack_shape);
+	const fx_snode *dl = fx_snode_get(fab, "dim_link");
+	p->have_dim_link = dl != NULL;
+	if (dl && (dl->kind != FX_SNODE_SEQ || dl->n != p->ndims))
+		rc |= fx_snode_error(d, dl, "'%s' must list %zu link maps, one per dimension", dl->path,
+				     p->ndims);
+	else
+		for (size_t i = 0; dl && i < p->ndims; i++)
+			rc |= fx_linkspec_parse(d, dl->items[i], 1, &p->dim_link[i]);
+	p->have_wrap_link = fx_snode_get(fab, "wrap_link") != NULL;
+	if (p->have_wrap_link)
+		rc |= fx_linkspec_get(d, fab, "wrap_link", 1, &p->wrap_link);
 	p->have_rack_link = fx_snode_get(fab, "rack_link") != NULL;
 	if (p->have_rack_link) {
 		if (!p->have_rack_shape)
@@ -177,6 +193,14 @@ static void lattice_size(const void *params, fx_fabric_size *sz)
 	}
 }
 
+static void set_link(fx_link *l, const fx_linkspec *ls, int tier)
+{
+	l->bw = ls->bw;
+	l->lat = ls->lat;
+	l->medium = (uint8_t)ls->medium;
+	l->tier = (int8_t)tier;
+}
+
 /* Nodes and racks as blocks of the lattice: rack = the index of the
  * device's rack_shape block, node = rack x nodes per rack + the index of
  * its node_shape block inside the rack; links between racks take
@@ -201,12 +225,27 @@ static void lattice_package(const lattice_params *p, fx_fabric *f)
 	if (!p->have_rack_link)
 		return;
 	for (int64_t e = 0; e < f->ne; e++)
-		if (f->v[f->ends[2 * e]].rack != f->v[f->ends[2 * e + 1]].rack) {
-			f->e[e].bw = p->rack_link.bw;
-			f->e[e].lat = p->rack_link.lat;
-			f->e[e].medium = (uint8_t)p->rack_link.medium;
-			f->e[e].tier = 1;
+		if (f->v[f->ends[2 * e]].rack != f->v[f->ends[2 * e + 1]].rack)
+			set_link(&f->e[e], &p->rack_link, 1);
+}
+
+/* Per-dimension links (dim_link) and wrap-around links (wrap_link, from
+ * the last position of a line back to the first). */
+static void lattice_link_classes(const lattice_params *p, fx_fabric *f)
+{
+	int D = (int)p->ndims, x[FX_MAX_DIMS];
+	for (int64_t v = 0; v < f->ndev; v++) {
+		fx_fabric_coords(f, v, x);
+		for (int i = 0; i < D; i++) {
+			int64_t e = f->plus_edge[v * D + i];
+			if (e < 0)
+				continue;
+			if (p->have_wrap_link && f->wrap[i] && x[i] == f->dims[i] - 1)
+				set_link(&f->e[e], &p->wrap_link, 1);
+			else if (p->have_dim_link)
+				set_link(&f->e[e], &p->dim_link[i], 0);
 		}
+	}
 }
 
 static int lattice_build(const void *params, fx_fabric *f, fx_diag *d)
@@ -214,6 +253,8 @@ static int lattice_build(const void *params, fx_fabric *f, fx_diag *d)
 	const lattice_params *p = params;
 	(void)d;
 	fx_fb_lattice(f, (int)p->ndims, p->dims, p->wrap, &p->link, (int)p->count);
+	if (p->have_dim_link || p->have_wrap_link)
+		lattice_link_classes(p, f);
 	if (p->have_node_shape || p->have_rack_shape)
 		lattice_package(p, f);
 	/* a torus is vertex-transitive; a mesh is not (corners differ) */
@@ -251,15 +292,48 @@ static int64_t plane_cut(const fx_fabric *f, int i)
 	return f->ndev / f->dims[i] * (f->wrap[i] ? 2 : 1);
 }
 
-/* The best balanced cut of a lattice is a plane across the dimension whose
- * cut crosses fewest lines: 2N/k links on a torus, N/k on a mesh, with k the
- * largest even extent. */
+/* Bandwidth of the plane cut across dimension i (k even): the links from
+ * position k/2 - 1 to k/2 and, wrapping, from k - 1 to 0. */
+static double plane_bw(const fx_fabric *f, int i)
+{
+	int x[FX_MAX_DIMS], k = f->dims[i];
+	double bw = 0;
+	for (int64_t v = 0; v < f->ndev; v++) {
+		int64_t e = f->plus_edge[v * f->ndims + i];
+		if (e < 0)
+			continue;
+		fx_fabric_coords(f, v, x);
+		if (x[i] == k / 2 - 1 || x[i] == k - 1)
+			bw += f->e[e].count * f->e[e].bw;
+	}
+	return bw;
+}
+
+/* The dimension to cut: with one link class the one crossing fewest lines
+ * (2N/k links on a torus, N/k on a mesh, k the largest even extent); with
+ * several (dim_link, wrap_link, rack_link) the plane of least bandwidth. */
+static int lattice_best_dim(const fx_fabric *f)
+{
+	int uniform = 1, best = -1;
+	for (int64_t e = 1; e < f->ne && uniform; e++)
+		uniform = f->e[e].bw == f->e[0].bw && f->e[e].count == f->e[0].count;
+	double bb = 0;
+	for (int i = 0; i < f->ndims; i++) {
+		if (f->dims[i] % 2)
+			continue;
+		double c = uniform ? (double)plane_cut(f, i) : plane_bw(f, i);
+		if (best < 0 || c < bb) {
+			best = i;
+			bb = c;
+		}
+	}
+	return best;
+}
+
+/* The best balanced cut of a lattice is a plane across one dimension. */
 static int lattice_halves(const fx_fabric *f, uint8_t *side)
 {
-	int best = -1;
-	for (int i = 0; i < f->ndims; i++)
-		if (f->dims[i] % 2 == 0 && (best < 0 || plane_cut(f, i) < plane_cut(f, best)))
-			best = i;
+	int best = lattice_best_dim(f);
 	if (best < 0)
 		return 0;
 	int x[FX_MAX_DIMS];
@@ -273,10 +347,7 @@ static int lattice_halves(const fx_fabric *f, uint8_t *side)
 /* Closed form: 2N/k links on a torus, N/k on a mesh (k the cut extent). */
 static double lattice_bisection(const fx_fabric *f, double *links)
 {
-	int best = -1;
-	for (int i = 0; i < f->ndims; i++)
-		if (f->dims[i] % 2 == 0 && (best < 0 || plane_cut(f, i) < plane_cut(f, best)))
-			best = i;
+	int best = lattice_best_dim(f);
 	if (best < 0 || f->ne == 0)
 		return -1;
 	int uniform = 1;

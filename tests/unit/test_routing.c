@@ -448,6 +448,40 @@ START_TEST(dgx1_tree_over_links)
 END_TEST
 
 /*
+ * Link classes per dimension and for wrap-around links.  A 4x4 torus with
+ * x links of 100 GB/s / 100 ns, y links of 25 GB/s / 300 ns and wrap links
+ * of 10 GB/s: the plane across x cuts 4 x 100 + 4 x 10 = 440 GB/s, across
+ * y 4 x 25 + 4 x 10 = 140 GB/s, the bisection (confirmed by max-flow); the
+ * farthest pair (0,0)-(2,2) is 2 x 100 + 2 x 300 ns = 800 ns away.
+ */
+START_TEST(torus_link_classes)
+{
+	static const char *const t =
+		"name: dl\nfabric:\n  kind: torus\n  dims: [4, 4]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n"
+		"  dim_link: [{bandwidth: 100 GB/s, latency: 100 ns},"
+		" {bandwidth: 25 GB/s, latency: 300 ns, medium: optical}]\n"
+		"  wrap_link: {bandwidth: 10 GB/s, latency: 1 us, medium: optical}\n";
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "dl.yaml", t, NULL) == 0, "%s", a.msg);
+	fx_cut b;
+	ck_assert_int_eq(fx_route_bisection(&a.f, &b, &a.d), 0);
+	ck_assert_double_eq_tol(b.bandwidth, 140e9, 1);
+	ck_assert_double_eq(b.links, 8);
+	ck_assert(b.confirmed);
+	fx_hops h;
+	ck_assert_int_eq(fx_route_hops(&a.f, &h, &a.d), 0);
+	ck_assert_double_eq_tol(h.far_latency, 800e-9, 1e-18);
+	fx_hops_release(&h);
+	int64_t wraps = 0;
+	for (int64_t e = 0; e < a.f.ne; e++)
+		wraps += a.f.e[e].bw == 10e9;
+	ck_assert_int_eq(wraps, 8);
+	fixture_release(&a);
+}
+END_TEST
+
+/*
  * Rings on a 2-D mesh snake over the grid (issue 14: device order walks
  * back across every row).  8x8 mesh, 50 GB/s, 200 ns: every ring step is
  * one hop, so 2 (63/64) 64 MiB / 50 GB/s = 2642.41 us + 126 x 200 ns =
@@ -512,6 +546,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, hash_conserves);
 	tcase_add_test(tc, dgx1_rings_over_links);
 	tcase_add_test(tc, torus_packaging_blocks);
+	tcase_add_test(tc, torus_link_classes);
 	tcase_add_test(tc, mesh_snake_ring);
 	tcase_add_test(tc, dgx1_tree_over_links);
 	suite_add_tcase(s, tc);
