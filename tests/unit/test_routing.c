@@ -193,6 +193,25 @@ START_TEST(custom_leaf_spine)
 }
 END_TEST
 
+/* Issue 14: 1 GiB allreduce on the 64-host leaf-spine.  Ring: each round
+ * sends 16 MiB over every host link, 126 rounds of 16 MiB / 50 GB/s + 4
+ * hops x 200 ns = 42.379 ms.  The pipelined double binary tree (1,024
+ * chunks of 512 KiB per tree) approaches its 2M/B = 42.95 ms bound (it took
+ * 365 ms unpipelined). */
+START_TEST(dbtree_leaf_spine_1gib)
+{
+	fixture a;
+	ck_assert_int_eq(fixture_load(&a, "ls.yaml", leaf_spine, NULL), 0);
+	double ring = coll_time(&a.f, "allreduce", "ring", 1024 * MIB, 0, NULL);
+	double tree = coll_time(&a.f, "allreduce", "dbtree", 1024 * MIB, 0, NULL);
+	ck_assert_double_eq_tol(ring, 126 * (16 * MIB / 50e9 + 800e-9), 1e-9);
+	double bound = 2 * 1024 * MIB / 50e9;
+	ck_assert(tree > bound);
+	ck_assert(tree < 1.05 * bound);
+	fixture_release(&a);
+}
+END_TEST
+
 /*
  * Pairwise all-to-all on a 2:1 leaf-spine of 16 hosts (4 leaves of 4
  * hosts, 2 spines, 50 GB/s, no latency), b = M/15 per flow.  In round s
@@ -540,6 +559,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, custom_twins_route_alike);
 	tcase_add_test(tc, custom_hgx_uses_every_chip);
 	tcase_add_test(tc, custom_leaf_spine);
+	tcase_add_test(tc, dbtree_leaf_spine_1gib);
 	tcase_add_test(tc, hash_vs_split_leaf_spine);
 	tcase_add_test(tc, hash_dmodk_spreads);
 	tcase_add_test(tc, hash_multihomed_sender);
