@@ -107,6 +107,60 @@ static int64_t phys_rings(const fx_fabric *f, const fx_coll_req *q, int64_t *rin
 	return k;
 }
 
+/* Seconds the busiest link of one ring step needs: k cycles both ways
+ * (k = 0: rank order), each rank sending 1 byte in all. */
+static double ring_step_cost(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
+			     const int64_t *rings, int64_t k, double *load)
+{
+	int64_t n = q->n, m = 0;
+	fx_flow *fl = fx_xmalloc((size_t)(2 * (k ? k : 1) * n) * sizeof *fl);
+	for (int64_t i = 0; i < n; i++)
+		if (k == 0)
+			fl[m++] = (fx_flow){q->ranks[i], q->ranks[(i + 1) % n], 1.0};
+		else
+			for (int64_t c = 0; c < k; c++) {
+				int64_t a = q->ranks[rings[c * n + i]], z = q->ranks[rings[c * n + (i + 1) % n]];
+				fl[m++] = (fx_flow){a, z, 0.5 / (double)k};
+				fl[m++] = (fx_flow){z, a, 0.5 / (double)k};
+			}
+	fx_path_stats st;
+	fx_diag quiet;  /* a pair with no route: never chosen, and not reported */
+	fx_diag_init(&quiet);
+	quiet.out = fopen("/dev/null", "w");
+	double worst = !quiet.out || fx_router_add(r, fl, (size_t)m, load, &st, &quiet) ? 1e300 : 0;
+	if (quiet.out)
+		fclose(quiet.out);
+	fx_diag_release(&quiet);
+	const int64_t *used;
+	size_t nu = fx_router_used(r, &used);
+	for (size_t u = 0; u < nu; u++) {
+		int64_t l = used[u];
+		double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
+		if (b > worst)
+			worst = b;
+		load[l] = 0;
+	}
+	free(fl);
+	return worst;
+}
+
+/* The rings to run: the cycles over direct links when they make a step's
+ * busiest link lighter than rank order does (a custom graph may also join
+ * its devices through faster switches), else none (rank order). */
+static int64_t ring_layout(const fx_fabric *f, const fx_coll_req *q, int64_t *rings)
+{
+	int64_t k = phys_rings(f, q, rings);
+	if (k == 0)
+		return 0;
+	fx_router *r = fx_router_new(f, 0);
+	double *load = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof *load);
+	double wires = ring_step_cost(f, r, q, rings, k, load);
+	double order = ring_step_cost(f, r, q, rings, 0, load);
+	free(load);
+	fx_router_free(r);
+	return wires < order ? k : 0;
+}
+
 /*
  * A 2-D mesh in device order is a poor ring: every row ends with a flow
  * back across the whole row.  With every device a rank and an even side,
@@ -149,7 +203,7 @@ static void ring_phase(const fx_fabric *f, fx_sched *s, const fx_coll_req *q, do
 		return;
 	int64_t n = q->n;
 	int64_t *rings = fx_xmalloc((size_t)(RING_MAX * n) * sizeof *rings);
-	int64_t k = phys_rings(f, q, rings);
+	int64_t k = ring_layout(f, q, rings);
 	fx_round *r = fx_sched_round(s, n - 1, label);
 	if (k == 0 && mesh_snake(f, q, rings)) {
 		for (int64_t i = 0; i < n; i++)
@@ -283,7 +337,7 @@ static int ar_hier(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 static double flows_ring(const fx_fabric *f, const fx_coll_req *q)
 {
 	int64_t *rings = fx_xmalloc((size_t)(RING_MAX * (q->n > 0 ? q->n : 1)) * sizeof *rings);
-	int64_t k = phys_rings(f, q, rings);
+	int64_t k = ring_layout(f, q, rings);
 	free(rings);
 	return (double)q->n * (double)(k ? 2 * k : 1);
 }
