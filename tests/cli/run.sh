@@ -181,6 +181,9 @@ fi
 expect 2 "--plot pdf" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 8B:1GiB:x2 --plot "$tmp/sweep.pdf"
 has "must end in .svg or .png" "--plot pdf"
 expect 2 "--plot without --sizes" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1MiB --plot "$tmp/sweep.svg"
+# custom switches report ports per role (leaf 8 down + 4 up of 12, spine 8 of 8)
+expect 0 "custom roles" -- "$FABRICX" metrics tests/specs/leaf-spine-custom.yaml --json --out "$tmp/o"
+[ "$(jq -c '[.switch_roles[] | [.role, .tier, .radix, .down_ports, .up_ports]]' "$tmp/out")" = '[["leaf",1,12,8,4],["spine",2,8,8,0]]' ] && ok || bad "custom roles: $(jq -c .switch_roles "$tmp/out")"
 # a custom HGX routes over all four chips, like specs/hgx-h100.yaml
 expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
 a=$(jq .time_us "$tmp/out")
