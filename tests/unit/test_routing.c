@@ -501,6 +501,29 @@ START_TEST(torus_link_classes)
 END_TEST
 
 /*
+ * Ranks over the wires for recursive halving-doubling on DGX-1: rank order
+ * takes 4698.82 us for 64 MiB (its first, largest step on single links).
+ * Swapping ranks' devices while the summed busiest-link time drops ends at
+ * devices 5 1 2 3 4 0 6 7: step 1's pairs (5,1) (2,3) (4,0) (6,7) are
+ * double NVLinks, 32 MiB / 50 GB/s; step 2's worst is a single link, 16
+ * MiB / 25 GB/s (1-3, 4-6; 5-2 and 0-7 go two ways through others); step
+ * 3's are single links, 8 MiB / 25 GB/s.  Twice that, + 2 x (1 + 2 + 1)
+ * hops x 200 ns: 3357.04 us.
+ */
+START_TEST(dgx1_rhd_over_links)
+{
+	fixture fx;
+	load_ok(&fx, "specs/dgx1.yaml", NULL);
+	double t = coll_time(&fx.f, "allreduce", "rhd", 64 * MIB, FX_ROUTE_SPLIT, NULL);
+	double want = 2 * (32 * MIB / 50e9 + 16 * MIB / 25e9 + 8 * MIB / 25e9) + 8 * 200e-9;
+	ck_assert_double_eq_tol(t, want, 1e-12);
+	ck_assert_double_eq_tol(t * 1e6, 3357.04, 0.01);
+	ck_assert(t < 0.75 * 4698.82e-6);
+	fixture_release(&fx);
+}
+END_TEST
+
+/*
  * Rings on a 2-D mesh snake over the grid (issue 14: device order walks
  * back across every row).  8x8 mesh, 50 GB/s, 200 ns: every ring step is
  * one hop, so 2 (63/64) 64 MiB / 50 GB/s = 2642.41 us + 126 x 200 ns =
@@ -569,6 +592,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, torus_link_classes);
 	tcase_add_test(tc, mesh_snake_ring);
 	tcase_add_test(tc, dgx1_tree_over_links);
+	tcase_add_test(tc, dgx1_rhd_over_links);
 	suite_add_tcase(s, tc);
 	return s;
 }
