@@ -339,20 +339,6 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 	return ord;
 }
 
-/*
- * The hash policy: the flow follows one path of the shortest-path DAG.  At
- * each vertex the next-hop ports (physical links to a neighbour one step
- * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
- * the bundles: the first link of each bundle in edge order, then the
- * second of those with two, and so on.  In switches the flow takes port x mod k, x starting at the
- * destination's vertex id and divided by k after every choice of more than
- * one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
- * switch tables, which spreads destinations over every core of a
- * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
- * chips or planes) the port is (source + destination) mod k: pure D-mod-k
- * there would bring every flow to a destination in on one of its planes.
- * A bundle keeps its links fluid (the model has one load per bundle).
- */
 /* Incident edges per vertex in edge order (CSR), built once: the hash walk
  * visits them at every hop of every flow. */
 static void hash_incidence(fx_router *r)
@@ -377,6 +363,20 @@ static void hash_incidence(fx_router *r)
 	free(at);
 }
 
+/*
+ * The hash policy: the flow follows one path of the shortest-path DAG.  At
+ * each vertex the next-hop ports (physical links to a neighbour one step
+ * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
+ * the bundles: the first link of each bundle in edge order, then the
+ * second of those with two, and so on.  In switches the flow takes port
+ * x mod k, x starting at the destination's vertex id and divided by k after
+ * every choice of more than one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
+ * switch tables, which spreads destinations over every core of a
+ * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
+ * chips or planes) the port is (source + destination) mod k: pure D-mod-k
+ * there would bring every flow to a destination in on one of its planes.
+ * A bundle keeps its links fluid (the model has one load per bundle).
+ */
 static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, double *load,
 			   fx_path_stats *st)
 {
