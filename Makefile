@@ -11,7 +11,7 @@
 #
 # Objects go to $(BUILD)/ (build/ by default; build-san/ for sanitizers).
 
-DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq
+DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq gnuplot-nox
 PKGS     := igraph yaml-0.1 libcgraph libgvc
 
 BUILD    ?= build

@@ -23,6 +23,8 @@ struct fx_router {
 	const router_kind *kind;
 	int tie_plus;
 	int hash;               /* FX_ROUTE_HASH: one path per flow */
+	double hop_lat;         /* dimension-order: seconds per hop, the slowest
+				 * link class's (tori with rack_link) */
 	int64_t *inc_off;       /* hash: incident edges of v, in edge order, are */
 	int64_t *inc_edge;      /* inc_edge[inc_off[v] .. inc_off[v+1]-1] */
 	int64_t *used;          /* directed links loaded since fx_router_used() */
@@ -150,7 +152,7 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 {
 	const fx_fabric *f = r->f;
 	(void)d;
-	double lat = f->ne ? f->e[0].lat : 0;
+	double lat = r->hop_lat;
 	for (size_t q = 0; q < n; q++) {
 		if (flows[q].src == flows[q].dst || flows[q].bytes == 0)
 			continue;
@@ -241,7 +243,7 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 		free(line);
 	}
 	st->max_hops = far;
-	st->max_latency = far * (f->ne ? f->e[0].lat : 0);
+	st->max_latency = far * r->hop_lat;
 	return 0;
 }
 
@@ -337,20 +339,6 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 	return ord;
 }
 
-/*
- * The hash policy: the flow follows one path of the shortest-path DAG.  At
- * each vertex the next-hop ports (physical links to a neighbour one step
- * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
- * the bundles: the first link of each bundle in edge order, then the
- * second of those with two, and so on.  In switches the flow takes port x mod k, x starting at the
- * destination's vertex id and divided by k after every choice of more than
- * one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
- * switch tables, which spreads destinations over every core of a
- * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
- * chips or planes) the port is (source + destination) mod k: pure D-mod-k
- * there would bring every flow to a destination in on one of its planes.
- * A bundle keeps its links fluid (the model has one load per bundle).
- */
 /* Incident edges per vertex in edge order (CSR), built once: the hash walk
  * visits them at every hop of every flow. */
 static void hash_incidence(fx_router *r)
@@ -375,6 +363,20 @@ static void hash_incidence(fx_router *r)
 	free(at);
 }
 
+/*
+ * The hash policy: the flow follows one path of the shortest-path DAG.  At
+ * each vertex the next-hop ports (physical links to a neighbour one step
+ * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
+ * the bundles: the first link of each bundle in edge order, then the
+ * second of those with two, and so on.  In switches the flow takes port
+ * x mod k, x starting at the destination's vertex id and divided by k after
+ * every choice of more than one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
+ * switch tables, which spreads destinations over every core of a
+ * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
+ * chips or planes) the port is (source + destination) mod k: pure D-mod-k
+ * there would bring every flow to a destination in on one of its planes.
+ * A bundle keeps its links fluid (the model has one load per bundle).
+ */
 static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, double *load,
 			   fx_path_stats *st)
 {
@@ -541,6 +543,9 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 	if (!r->kind)
 		r->kind = &ecmp;
 	if (r->kind == &dor) {
+		for (int64_t e = 0; e < f->ne; e++)
+			if (f->e[e].lat > r->hop_lat)
+				r->hop_lat = f->e[e].lat;
 		r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
 		r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
 		/* link position v of a line: + runs v -> v+1, - runs v+1 -> v */

@@ -193,6 +193,24 @@ grep -q "busiest link 4.571 MiB, 98.1% busy" "$tmp/cm.dot" && ok || bad "loads c
 # with the spec's sourced 0.822 us overhead per round, 783 us with none)
 expect 0 "dgx1 rings" -- "$FABRICX" collective specs/dgx1.yaml --pattern allreduce --size 64MiB --json --out "$tmp/o"
 [ "$(jq '.time_us|round' "$tmp/out")" = 794 ] && jq -r .layout "$tmp/out" | grep -q "^3 rings over direct links" && ok || bad "dgx1 rings: $(jq -c '{time_us,layout}' "$tmp/out")"
+# torus packaging as blocks: a TPU v4 cube of the 16^3 pod cuts 96 links
+expect 0 "v4 pod cube cut" -- "$FABRICX" metrics tests/specs/tpu-v4-pod.yaml --cut rack=0:rest --json --out "$tmp/o"
+[ "$(jq '.cut.links, .racks, .nodes' "$tmp/out" | tr '\n' ' ')" = "96 64 1024 " ] && ok || bad "v4 pod cube cut: $(jq -c '{cut,racks,nodes}' "$tmp/out")"
+expect 0 "v4 pod slab cut" -- "$FABRICX" metrics tests/specs/tpu-v4-pod.yaml --set 'fabric.rack_shape=[16,4,1]' --set 'fabric.node_shape=[4,1,1]' --cut rack=0:rest --json --out "$tmp/o"
+[ "$(jq '.cut.links' "$tmp/out")" = 160 ] && ok || bad "v4 pod slab cut: $(jq -c .cut "$tmp/out")"
+# --plot: gnuplot (Debian gnuplot-nox, make deps) draws the sweep
+if command -v gnuplot >/dev/null 2>&1; then
+	expect 0 "--plot svg" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,dbtree --sizes 8B:1GiB:x2 --plot "$tmp/sweep.svg" --out "$tmp/o"
+	grep -q "<svg" "$tmp/sweep.svg" && grep -q "busbw (GB/s)" "$tmp/sweep.svg" && grep -q ">dbtree<" "$tmp/sweep.svg" && ok || bad "--plot svg"
+else
+	echo "skip: --plot (no gnuplot; make deps installs gnuplot-nox)"
+fi
+expect 2 "--plot pdf" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 8B:1GiB:x2 --plot "$tmp/sweep.pdf"
+has "must end in .svg or .png" "--plot pdf"
+expect 2 "--plot without --sizes" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1MiB --plot "$tmp/sweep.svg"
+# custom switches report ports per role (leaf 8 down + 4 up of 12, spine 8 of 8)
+expect 0 "custom roles" -- "$FABRICX" metrics tests/specs/leaf-spine-custom.yaml --json --out "$tmp/o"
+[ "$(jq -c '[.switch_roles[] | [.role, .tier, .radix, .down_ports, .up_ports]]' "$tmp/out")" = '[["leaf",1,12,8,4],["spine",2,8,8,0]]' ] && ok || bad "custom roles: $(jq -c .switch_roles "$tmp/out")"
 # a custom HGX routes over all four chips, like specs/hgx-h100.yaml
 expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
 a=$(jq .time_us "$tmp/out")
