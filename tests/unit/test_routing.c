@@ -576,6 +576,49 @@ START_TEST(mesh_snake_ring)
 }
 END_TEST
 
+/* The all-pairs fast path on lattices (difference arrays per line) gives
+ * exactly the loads of routing every ordered pair one by one, on tori and
+ * meshes of odd and even sides, with ties split, sent the plus way, or
+ * hashed. */
+START_TEST(lattice_all_pairs_equals_per_flow)
+{
+	static const char *const shapes[] = {"[5]", "[6]", "[2]", "[4, 3]", "[3, 4]", "[2, 5, 2]", "[6, 4]"};
+	static const char *const kinds[] = {"torus", "mesh"};
+	for (size_t k = 0; k < 2; k++)
+		for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+			for (int mode = 0; mode < 3; mode++) {  /* split, --tie plus, hash */
+				char y[256];
+				snprintf(y, sizeof y, "name: l\nfabric:\n  kind: %s\n  dims: %s\n"
+					 "  link: {bandwidth: 10 GB/s, latency: 100 ns}\n", kinds[k], shapes[s]);
+				fixture a;
+				ck_assert_msg(fixture_load(&a, "l.yaml", y, NULL) == 0, "%s", a.msg);
+				const fx_fabric *f = &a.f;
+				size_t nl = (size_t)(2 * f->ne);
+				double *fast = calloc(nl, sizeof *fast), *slow = calloc(nl, sizeof *slow);
+				fx_router *r = fx_router_new(f, mode == 1);
+				if (mode == 2)
+					fx_router_set_policy(r, FX_ROUTE_HASH);
+				fx_path_stats st;
+				ck_assert_int_eq(fx_router_add_all_pairs(r, 3.0, fast, &st, &a.d), 0);
+				size_t n = (size_t)(f->ndev * (f->ndev - 1)), q = 0;
+				fx_flow *fl = calloc(n ? n : 1, sizeof *fl);
+				for (int64_t u = 0; u < f->ndev; u++)
+					for (int64_t v = 0; v < f->ndev; v++)
+						if (u != v)
+							fl[q++] = (fx_flow){u, v, 3.0};
+				ck_assert_int_eq(fx_router_add(r, fl, n, slow, &st, &a.d), 0);
+				for (size_t l = 0; l < nl; l++)
+					ck_assert_msg(fast[l] == slow[l], "%s %s mode %d link %zu: %g vs %g",
+						      kinds[k], shapes[s], mode, l, fast[l], slow[l]);
+				fx_router_free(r);
+				free(fl);
+				free(fast);
+				free(slow);
+				fixture_release(&a);
+			}
+}
+END_TEST
+
 Suite *suite_routing(void)
 {
 	Suite *s = suite_create("routing");
@@ -595,6 +638,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, mesh_snake_ring);
 	tcase_add_test(tc, dgx1_tree_over_links);
 	tcase_add_test(tc, dgx1_rhd_over_links);
+	tcase_add_test(tc, lattice_all_pairs_equals_per_flow);
 	suite_add_tcase(s, tc);
 	return s;
 }
