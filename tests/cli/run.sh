@@ -304,7 +304,7 @@ expect 2 "failures without switches" -- "$FABRICX" failures specs/torus-8x8x8.ya
 first "fabricx: error: failures: specs/torus-8x8x8.yaml has no switch chips (try --kind link)" "failures on a torus message"
 # honest statuses: the MILP cut off before any placement is "not decided"
 # (exit 4), never "infeasible"; a node limit makes the cut-off deterministic
-expect 4 "place not decided" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1
+expect 4 "place not decided" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1 --time-limit 10
 first "fabricx: not decided: no placement of 1 instance of 8 devices found within 1 branch-and-bound node or 10 s, and none ruled out (raise --node-limit or --time-limit)" "not decided message"
 expect 0 "place decided by the MILP" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --json
 [ "$(jq -r .method "$tmp/out")" = "MILP, proven optimal" ] && ok || bad "ports budget: the MILP decides"
