@@ -14,6 +14,7 @@
 #include "../access/access.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
+#include "../plot/plot.h"
 #include "cli.h"
 
 static const fx_opt opts[] = {
@@ -25,6 +26,7 @@ static const fx_opt opts[] = {
 	{"period", "T", "one full read every T (default: once)"},
 	{"tasks", "LIST", "memory each node's task needs, e.g. 100GB,60GB,40GB,40GB (the default)"},
 	{"node-memory", "SIZE", "memory per node (default: workload.accelerator.hbm, else 80 GB)"},
+	{"plot", "FILE", "draw usable bandwidth against transactions in flight (.svg or .png)"},
 	{NULL, NULL, NULL},
 };
 
@@ -162,6 +164,31 @@ static int borrowing(fx_cli *c, const double *need, int64_t n, double cap)
 	return rc | fx_cli_table(c, t);
 }
 
+/* Eq. 6-12 as a curve: u q / L rising until the path caps it. */
+static int plot(fx_cli *c, double path, double lat, double q, const char *file)
+{
+	enum { NP = 16 };  /* u = 1 .. 32768 */
+	double u[NP], use[NP], win[NP], cap[NP];
+	for (int i = 0; i < NP; i++) {
+		fx_pool_read r;
+		u[i] = (double)(1 << i);
+		fx_pool_read_model(path, lat, q, u[i], 0, 0, &r);
+		use[i] = r.usable / 1e9;
+		win[i] = r.window / 1e9;
+		cap[i] = path / 1e9;
+	}
+	fx_plot_series s[3] = {{"usable: min(path, u q / L)", u, use, NP}, {"in-flight window u q / L", u, win, NP},
+			       {"path", u, cap, NP}};
+	fx_plot_panel p = {"bandwidth (GB/s)", 1, s, 3};
+	char title[160], err[256], b1[32], b2[32];
+	snprintf(title, sizeof title, "Remote reads (Eq. 6-12): q = %s, L = %s",
+		 fx_unit_format(q, FX_UNIT_SIZE, b1, sizeof b1), fx_unit_format(lat, FX_UNIT_TIME, b2, sizeof b2));
+	fx_plot pl = {title, "transactions in flight u", 1, NULL, &p, 1};
+	if (fx_plot_draw(&pl, file, err, sizeof err))
+		return fx_diag_error(&c->d, NULL, "--plot: %s", err);
+	return 0;
+}
+
 int fx_cmd_pool(int argc, char **argv)
 {
 	fx_cli c;
@@ -193,6 +220,8 @@ int fx_cmd_pool(int argc, char **argv)
 		rc = reads(&c, path, lat, q, u, bytes, period);
 		if (rc == 0)
 			rc = borrowing(&c, need, n, node);
+		if (rc == 0 && fx_cli_opt(&c, "plot"))
+			rc = plot(&c, path, lat, q, fx_cli_opt(&c, "plot"));
 		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);

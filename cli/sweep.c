@@ -11,6 +11,7 @@
 
 #include "../core/units.h"
 #include "../core/xalloc.h"
+#include "../plot/plot.h"
 #include "cli.h"
 #include "report.h"
 
@@ -137,81 +138,39 @@ static int run_point(fx_cli *c, fx_router *r, fx_coll_req q, const fx_coll_time 
 	return 0;
 }
 
-/* A gnuplot string literal: the text in single quotes, quotes doubled. */
-static void gp_quote(FILE *g, const char *s)
-{
-	fputc('\'', g);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', g);
-		fputc(*s, g);
-	}
-	fputc('\'', g);
-}
-
 /*
  * --plot FILE.svg|FILE.png: time and busbw against size, log axes, a line
- * per algorithm, drawn by gnuplot (Debian's gnuplot-nox, run as a program:
- * the data go inline on its standard input, so nothing else touches disk).
+ * per algorithm (plot/plot.h).
  */
 static int plot_sweep(fx_cli *c, const char *path, const fx_coll_req *q0,
 		      const fx_coll_algo **al, const int *ok, size_t na, const double *sz,
 		      size_t ns, const sweep_pt *pt)
 {
-	const char *dot = strrchr(path, '.');
-	const char *term = dot && strcmp(dot, ".png") == 0 ? "pngcairo size 1200,500" :
-			   dot && strcmp(dot, ".svg") == 0 ? "svg size 1200,500 dynamic" : NULL;
-	if (!term)
-		return fx_diag_error(&c->d, NULL, "--plot: '%s' must end in .svg or .png", path);
-	FILE *probe = fopen(path, "w");
-	if (!probe)
-		return fx_diag_error(&c->d, NULL, "--plot: cannot write '%s'", path);
-	fclose(probe);
-	FILE *g = popen("gnuplot 2>/dev/null", "w");
-	if (!g)
-		return fx_diag_error(&c->d, NULL, "--plot needs gnuplot (Debian package gnuplot-nox; "
-				     "`make deps` installs it)");
-	fprintf(g, "set terminal %s\nset output ", term);
-	gp_quote(g, path);
-	fprintf(g, "\nset multiplot layout 1,2 title ");
-	char title[160];
+	fx_plot_series *ser = fx_xcalloc(2 * na + 1, sizeof *ser);
+	double *ys = fx_xmalloc((2 * na * ns + 1) * sizeof *ys);
+	size_t m = 0;
+	for (size_t a = 0; a < na; a++) {
+		if (!ok[a])
+			continue;
+		for (int panel = 0; panel < 2; panel++) {
+			double *y = ys + (2 * m + (size_t)panel) * ns;
+			for (size_t i = 0; i < ns; i++)
+				y[i] = panel ? pt[a * ns + i].busbw / 1e9 : pt[a * ns + i].time * 1e6;
+			ser[(size_t)panel * na + m] = (fx_plot_series){al[a]->name, sz, y, ns};
+		}
+		m++;
+	}
+	fx_plot_panel panels[2] = {{"time (us)", 1, ser, m}, {"busbw (GB/s)", 1, ser + na, m}};
+	char title[160], err[256];
 	snprintf(title, sizeof title, "%s over %lld ranks, %s", q0->pattern, (long long)q0->n,
 		 c->fab.name ? c->fab.name : "");
-	gp_quote(g, title);
-	fprintf(g, "\nset logscale x 2\nset logscale y 10\nset grid\nset key left top\n"
-		   "set xtics ('1 B' 1, '1 KiB' 1024, '1 MiB' 1048576, '1 GiB' 1073741824, "
-		   "'1 TiB' 1099511627776)\n"
-		   "set xlabel 'size per rank'\n");
-	for (int panel = 0; panel < 2; panel++) {
-		fprintf(g, "set ylabel '%s'\n", panel ? "busbw (GB/s)" : "time (us)");
-		if (panel)
-			fprintf(g, "set key right bottom\n");
-		int first = 1;
-		for (size_t a = 0; a < na; a++) {
-			if (!ok[a])
-				continue;
-			fprintf(g, "%s'-' using 1:2 with linespoints title ", first ? "plot " : ", ");
-			gp_quote(g, al[a]->name);
-			first = 0;
-		}
-		fputc('\n', g);
-		for (size_t a = 0; a < na; a++) {
-			if (!ok[a])
-				continue;
-			for (size_t i = 0; i < ns; i++) {
-				const sweep_pt *p = &pt[a * ns + i];
-				double y = panel ? p->busbw / 1e9 : p->time * 1e6;
-				fprintf(g, "%.17g %.17g\n", sz[i], y > 0 ? y : 1e-30);
-			}
-			fprintf(g, "e\n");
-		}
-	}
-	fprintf(g, "unset multiplot\n");
-	int st = pclose(g);
-	if (st != 0)
-		return fx_diag_error(&c->d, NULL, "--plot: gnuplot failed (exit status %d; is gnuplot "
-				     "installed? Debian package gnuplot-nox)", st);
-	return 0;
+	fx_plot pl = {title, "size per rank", 1,
+		      "'1 B' 1, '1 KiB' 1024, '1 MiB' 1048576, '1 GiB' 1073741824, '1 TiB' 1099511627776",
+		      panels, 2};
+	int rc = fx_plot_draw(&pl, path, err, sizeof err);
+	free(ser);
+	free(ys);
+	return rc ? fx_diag_error(&c->d, NULL, "--plot: %s", err) : 0;
 }
 
 int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_time *tm,

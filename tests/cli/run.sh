@@ -272,6 +272,14 @@ expect 0 "transport cm384" -- "$FABRICX" transport specs/cm384.yaml --json
 [ "$(jq '.hosts' "$tmp/out")" = 192 ] && [ "$(jq '.state.per_pair.hosts_in_cache' "$tmp/out")" = 8 ] && [ "$(jq '.state.ub.hosts_in_cache' "$tmp/out")" = 4674 ] && [ "$(jq '.state.ub.state_bytes' "$tmp/out")" = 11112 ] && [ "$(jq '.setup.per_pair_serial_s|round' "$tmp/out")" = 545 ] && ok || bad "transport: 8 vs 4674 hosts, 11 KiB, 545 s"
 expect 0 "pool" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json
 [ "$(jq '.read.usable_Bps/1e7|round' "$tmp/out")" = 436 ] && [ "$(jq '.read.inflight_to_fill' "$tmp/out")" = 1469 ] && [ "$(jq '.read.backlog' "$tmp/out")" = true ] && [ "$(jq -c '.loans' "$tmp/out")" = '[{"lender":1,"borrower":0,"bytes":20000000000}]' ] && ok || bad "pool: 4.36 GB/s, 1469, node 1 lends 20 GB"
+if command -v gnuplot >/dev/null 2>&1; then
+	expect 0 "transport --plot" -- "$FABRICX" transport specs/cm384.yaml --plot "$tmp/tr.svg"
+	grep -q "state per NIC (KiB)" "$tmp/tr.svg" && grep -q "NIC cache" "$tmp/tr.svg" && ok || bad "transport --plot"
+	expect 0 "pool --plot" -- "$FABRICX" pool specs/hgx-h100.yaml --plot "$tmp/pool.svg"
+	grep -q "transactions in flight u" "$tmp/pool.svg" && ok || bad "pool --plot"
+else
+	echo "skip: transport/pool --plot (no gnuplot; make deps installs gnuplot-nox)"
+fi
 expect 3 "pool over capacity" -- "$FABRICX" pool specs/hgx-h100.yaml --tasks 200GB,100GB
 first "fabricx: infeasible: the tasks need 279.4 GiB in all, more than the 2 nodes' 149 GiB: borrowing moves memory, it adds none" "pool infeasible message"
 # §6.5.4: OCS reconfiguration pays back after 6 uses at 1 ms, 511 at 100 ms;
