@@ -306,6 +306,12 @@ expect 0 "failures cm384" -- "$FABRICX" failures specs/cm384.yaml --json
 [ "$(jq '.failures[]|select(.element|test("L2"))|(1-.bisection_kept)*112*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "cm384: one L2 chip, 1/16 of a plane"
 # blast radius: an L1 chip serves its node's 8 NPUs (one TP2 x EP4 instance)
 [ "$(jq -c '.failures[]|select(.element|test("L1"))|[.devices_slower,.devices_cut_off]' "$tmp/out")" = "[8,0]" ] && ok || bad "cm384: an L1 chip slows its node's 8 NPUs"
+# blast radius in instances of the placement (48 TP2 x EP4, one per node):
+# a node takes its instance, a rack its 4, a plane slows all 48 by 1/7
+expect 0 "failures cm384 domains" -- "$FABRICX" failures specs/cm384.yaml --fail node=0 --fail rack=1 --fail plane=0 --json
+[ "$(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")" = "[[8,0,1],[32,0,4],[0,384,48]]" ] && ok || bad "cm384 blast radius: $(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")"
+expect 0 "failures --kind rack" -- "$FABRICX" failures specs/cm384.yaml --kind rack --json
+[ "$(jq -c '[.failures[0]|.equivalent,.instances_hit]' "$tmp/out")" = "[12,4]" ] && ok || bad "--kind rack: rack 0 for the 12 compute racks"
 expect 0 "failures nvl72" -- "$FABRICX" failures specs/nvl72.yaml --json
 [ "$(jq '.failures[0]|(1-.worst_device_kept)*18*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "nvl72: one switch chip, 1/18 of each GPU"
 expect 2 "failures without switches" -- "$FABRICX" failures specs/torus-8x8x8.yaml
