@@ -261,6 +261,11 @@ expect 0 "place 1024 TP4 on 16^3" -- "$FABRICX" place tests/specs/torus-16x16x16
 [ "$(jq '.instances|length' "$tmp/out")" = 1024 ] && [ "$(jq '.gap < 1e-9' "$tmp/out")" = true ] && ok || bad "16^3: 1024 instances, gap 0"
 expect 0 "place TP16 across nodes" -- "$FABRICX" place tests/specs/fat-tree-1024.yaml --set workload.scheme.tp=16 --set workload.instances=60 --set 'workload.keep_within={tp: any}' --json
 [ "$(jq '[.instances[]|.devices|(.[-1]-.[0]+1)==length and .[0]%16==0]|all' "$tmp/out")" = true ] && [ "$(jq '[.instances[]|.nodes]|unique' -c "$tmp/out")" = "[2]" ] && ok || bad "TP16 on two neighbouring nodes"
+# failed elements: placement leaves out the nodes that hold them
+expect 3 "place with a failed device" -- "$FABRICX" place specs/cm384.yaml --fail device=0
+first "fabricx: infeasible: no placement of 48 instances of 8 devices fits: devices: 48 instances x 8 devices = 384, the fabric has 376 outside the 1 node with failed devices" "failed device message"
+expect 0 "place around a failed rack" -- "$FABRICX" place specs/cm384.yaml --fail rack=0 --instances 44 --json
+[ "$(jq -c '[.status, .nodes_failed, ([.instances[].devices[]]|min)]' "$tmp/out")" = '["optimal",4,32]' ] && ok || bad "failed rack 0: its 4 nodes left out"
 # §6.7.2 through the CLI: energy at 10.2 kW and a card failing at 20 ms
 expect 0 "place with a fault" -- "$FABRICX" place specs/hgx-h100.yaml --fail-at 20ms --json
 [ "$(jq -c '[.deployments[1,2].energy_kJ*100|round]' "$tmp/out")" = "[121,130]" ] && ok || bad "energy 1.21 / 1.30 kJ"
