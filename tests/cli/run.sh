@@ -312,9 +312,10 @@ expect 0 "failures cm384" -- "$FABRICX" failures specs/cm384.yaml --json
 # blast radius: an L1 chip serves its node's 8 NPUs (one TP2 x EP4 instance)
 [ "$(jq -c '.failures[]|select(.element|test("L1"))|[.devices_slower,.devices_cut_off]' "$tmp/out")" = "[8,0]" ] && ok || bad "cm384: an L1 chip slows its node's 8 NPUs"
 # blast radius in instances of the placement (48 TP2 x EP4, one per node):
-# a node takes its instance, a rack its 4, a plane slows all 48 by 1/7
+# a node takes its instance, a rack its 4, a plane slows all 48 by 1/7;
+# ranked gravest first (least bisection kept): rack, plane, node
 expect 0 "failures cm384 domains" -- "$FABRICX" failures specs/cm384.yaml --fail node=0 --fail rack=1 --fail plane=0 --json
-[ "$(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")" = "[[8,0,1],[32,0,4],[0,384,48]]" ] && ok || bad "cm384 blast radius: $(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")"
+[ "$(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")" = "[[32,0,4],[0,384,48],[8,0,1]]" ] && ok || bad "cm384 blast radius: $(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")"
 expect 0 "failures --kind rack" -- "$FABRICX" failures specs/cm384.yaml --kind rack --json
 [ "$(jq -c '[.failures[0]|.equivalent,.instances_hit]' "$tmp/out")" = "[12,4]" ] && ok || bad "--kind rack: rack 0 for the 12 compute racks"
 expect 0 "failures nvl72" -- "$FABRICX" failures specs/nvl72.yaml --json
