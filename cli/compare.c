@@ -164,7 +164,7 @@ int fx_cmd_compare(int argc, char **argv)
 		fx_table_cell(t, "%s", r->liquid == 0 ? "air" : r->liquid == r->racks ? "liquid" : "mixed");
 		fx_table_cell(t, "%s", r->limited);
 	}
-	if (json) {
+	if (json && status == 0) {  /* a failed compare prints no JSON, as every command */
 		fx_json j;
 		fx_json_init(&j, stdout);
 		fx_json_obj_begin(&j, NULL);
@@ -196,16 +196,19 @@ int fx_cmd_compare(int argc, char **argv)
 		}
 		fx_json_arr_end(&j);
 		fx_json_obj_end(&j);
-	} else {
+	} else if (!json) {
 		fx_table_print(t, stdout);
 	}
 	/* out/compare/compare.csv, and --csv FILE if asked */
-	char dir[512];
-	snprintf(dir, sizeof dir, "%s/compare", out_root);
-	if (fx_cli_mkdirs(dir) || fx_table_write_csv(t, dir) || (csv && fx_table_write_csv_file(t, csv))) {
-		fx_diag_error(&d, NULL, "compare: cannot write CSV: %s", strerror(errno));
+	char *dir = fx_xasprintf("%s/compare", out_root), *mine = fx_xasprintf("%s/compare.csv", dir);
+	const char *bad = status ? NULL : fx_cli_mkdirs(dir) ? dir : fx_table_write_csv(t, dir) ? mine
+			  : csv && fx_table_write_csv_file(t, csv) ? csv : NULL;
+	if (bad) {
+		fx_diag_error(&d, NULL, "compare: cannot write '%s': %s", bad, strerror(errno));
 		status = d.status;
 	}
+	free(mine);
+	free(dir);
 	fx_table_free(t);
 	free(rows);
 	fx_diag_release(&d);

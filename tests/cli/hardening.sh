@@ -186,6 +186,20 @@ else
 	echo "skipped: the full-disk test needs root to mount a tmpfs"
 fi
 
+# compare keeps the JSON contract: a failed spec means no JSON, exit 2
+echo "name: bad" >"$tmp/bad.yaml"
+expect 2 "compare with a bad spec --json" -- "$FABRICX" compare specs/nvl72.yaml "$tmp/bad.yaml" --json --out "$tmp/o"
+[ ! -s "$tmp/out" ] && ok || bad "failed compare --json printed: $(head -c 80 "$tmp/out")"
+
+# the same run twice gives byte-identical drawings (cluster order once
+# followed string addresses, so loads.svg changed from run to run)
+for i in 1 2; do
+	expect 0 "explore tpu-v4-cube, run $i" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --out "$tmp/same$i"
+done
+for f in fabric.svg loads.svg; do
+	cmp -s "$tmp/same1/tpu-v4-cube/$f" "$tmp/same2/tpu-v4-cube/$f" && ok || bad "$f differs between identical runs"
+done
+
 # ---- bounded input ----
 expect 2 "metrics /dev/zero" -- "$FABRICX" metrics /dev/zero
 has "not a file" "/dev/zero message"
