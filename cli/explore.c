@@ -128,8 +128,8 @@ int fx_cmd_explore(int argc, char **argv)
 	const char *tl = fx_cli_opt(&c, "time-limit");
 	if (rc == 0 && tl)
 		rc = fx_cli_time_limit(&c, tl, &limit);
-	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+	if (rc == 0)  /* out/<name> is replaced whole, or not at all */
+		rc = fx_cli_outdir_begin(&c);
 	char mdpath[600], jpath[600];
 	FILE *jf = NULL;
 	fx_outfile jo = {0}, mo = {0};
@@ -184,6 +184,9 @@ int fx_cmd_explore(int argc, char **argv)
 	if (fx_outfile_close(&mo, rc == 0))
 		rc = fx_diag_error(&c.d, NULL, "cannot write '%s': %s", mdpath, strerror(errno));
 	c.md = NULL;
+	if (fx_cli_outdir_end(&c, rc == 0))
+		rc = -1;
+	snprintf(jpath, sizeof jpath, "%s/report.json", c.outdir);
 	if (rc == 0 && json_stdout) {
 		FILE *in = fopen(jpath, "r");
 		char buf[65536];

@@ -8,8 +8,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "xalloc.h"
@@ -21,13 +23,44 @@
  * its string is whole. */
 #define MAX_PENDING 16
 static char *volatile pending[MAX_PENDING];
+static char *volatile pending_dir;  /* an fx_outdir's work folder */
 static int handlers_set;
+
+/* Empties and removes a flat folder with system calls only (getdents64,
+ * unlinkat, rmdir): opendir and readdir may allocate, which a signal
+ * handler must not. */
+static void remove_flat_dir(const char *dir)
+{
+	static char buf[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	long n;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *de = (void *)(buf + off);
+			if (strcmp(de->name, ".") && strcmp(de->name, ".."))
+				unlinkat(fd, de->name, 0);
+			off += de->reclen;
+		}
+	}
+	close(fd);
+	rmdir(dir);
+}
 
 static void on_signal(int sig)
 {
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (pending[i])
 			unlink(pending[i]);
+	if (pending_dir)
+		remove_flat_dir(pending_dir);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -375,6 +408,8 @@ static void sweep_dirs(const char *root, const char *name)
 
 static void outdir_free(fx_outdir *d)
 {
+	if (pending_dir == d->work)
+		pending_dir = NULL;
 	if (d->lock >= 0)
 		close(d->lock);  /* releases the flock */
 	free(d->path);
@@ -409,6 +444,8 @@ int fx_outdir_begin(fx_outdir *d, const char *root, const char *name)
 	if (!mkdtemp(d->work))
 		goto fail;
 	chmod(d->work, 0777 & ~(file_mode() ^ 0666));  /* as mkdir would */
+	set_handlers();
+	pending_dir = d->work;  /* Ctrl-C removes it (it holds files only) */
 	return 0;
 fail:
 	e = errno;

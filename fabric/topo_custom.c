@@ -76,6 +76,12 @@ static int parse_node(fx_diag *d, const fx_snode *n, cnode *c)
 	rc |= fx_spec_str(d, n, "type", &type);
 	if (rc)
 		return -1;
+	/* names are shown whole, in 64-byte buffers: refused, never cut */
+	const char *why = fx_text_check(c->name);
+	if (why || strlen(c->name) > 63)
+		return fx_snode_error(d, fx_snode_get(n, "name"), "'%s.name' %s (a vertex name is 1 "
+				      "to 63 bytes of printable UTF-8)", n->path,
+				      why ? why : "is longer than 63 bytes");
 	c->src = n;
 	c->node = c->rack = c->plane = -1;
 	c->group = NULL;

@@ -40,5 +40,6 @@ Suite *suite_power(void);
 Suite *suite_place(void);
 Suite *suite_render(void);
 Suite *suite_bisection(void);
+Suite *suite_outfile(void);
 
 #endif
