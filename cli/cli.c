@@ -350,7 +350,7 @@ int fx_cli_outdir_end(fx_cli *c, int ok)
 	c->od = NULL;
 	char *path = fx_xstrdup(od->path);
 	int rc = 0;
-	if (!ok)
+	if (!ok || c->d.nerr)  /* any error reported on the way: not a whole run */
 		fx_outdir_abort(od);
 	else if (fx_outdir_commit(od))
 		rc = fx_diag_error(&c->d, NULL, "cannot put the new '%s' in place: %s", path,

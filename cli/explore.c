@@ -108,7 +108,10 @@ static int loads_of(fx_cli *c, fx_coll_result *res)
 		return rc;
 	char path[600];
 	snprintf(path, sizeof path, "%s/links.csv", c->outdir);
-	return fx_cli_write_links(c, path, res);
+	rc = fx_cli_write_links(c, path, res);
+	if (rc)
+		fx_coll_result_release(res);
+	return rc;
 }
 
 int fx_cmd_explore(int argc, char **argv)
