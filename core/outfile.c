@@ -237,6 +237,7 @@ FILE *fx_outfile_open(fx_outfile *o, const char *path)
 		return NULL;
 	}
 	char *dir = dir_of(path);
+	fx_outfile_sweep(*dir ? dir : ".");  /* what killed runs left beside it */
 	char *tmp = fx_xasprintf("%s" TMP_PREFIX "%ld.XXXXXX", dir, (long)getpid());
 	free(dir);
 	int fd = mkstemp(tmp);

@@ -24,8 +24,9 @@
  * failure is reported as what it was (ENOSPC, EFBIG, EIO ...).
  *
  * Temporaries left by a run that was killed (SIGKILL, a power cut) are
- * removed by fx_outfile_sweep() on the next run in that folder: only names
- * of our pattern, only regular files, and only when their PID is gone.
+ * removed by fx_outfile_sweep() when the next file is opened in that folder
+ * (and by fx_cli_outdir): only names of our pattern, only regular files,
+ * and only when their PID is gone.
  *
  * fx_outdir is the same promise for a whole folder (explore's out/<name>):
  * the run writes into a fresh hidden folder beside it and the commit swaps

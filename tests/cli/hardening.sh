@@ -197,8 +197,8 @@ expect 0 "explore after a killed run" -- "$FABRICX" explore specs/nvl72.yaml --n
 for cmd in "metrics --json" "metrics" "kinds"; do
 	# shellcheck disable=SC2086
 	set -- $cmd
-	if [ "$1" = kinds ]; then expect 1 "kinds >/dev/full" -- sh -c '"$0" kinds >/dev/full' "$FABRICX"
-	else expect 1 "$cmd >/dev/full" -- sh -c '"$0" "$@" >/dev/full' "$FABRICX" "$@" specs/nvl72.yaml --out "$tmp/o"; fi
+	if [ "$1" = kinds ]; then expect 2 "kinds >/dev/full" -- sh -c '"$0" kinds >/dev/full' "$FABRICX"
+	else expect 2 "$cmd >/dev/full" -- sh -c '"$0" "$@" >/dev/full' "$FABRICX" "$@" specs/nvl72.yaml --out "$tmp/o"; fi
 	has "cannot write to standard output: No space left on device" "$cmd >/dev/full message"
 done
 # a file-size limit is an error with its errno, not a kill, and leaves no temporary
@@ -214,6 +214,12 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k tmpf
 	leftover=$(leftovers "$tmp/full")
 	[ -z "$leftover" ] && ok || bad "full disk left temporaries: $leftover"
 	[ ! -e "$tmp/full/cm384/physical.svg" ] && ok || bad "full disk left a partial svg"
+	umount "$tmp/full"
+	# explore onto 200 KiB: every file fails or none does; no folder is committed
+	mount -t tmpfs -o size=200k tmpfs "$tmp/full"
+	expect 2 "explore onto a full disk" -- "$FABRICX" explore specs/cm384.yaml --out "$tmp/full"
+	has "No space left on device" "explore ENOSPC reported"
+	[ ! -e "$tmp/full/cm384" ] && [ -z "$(leftovers "$tmp/full")" ] && ok || bad "full disk: explore left $(ls -A "$tmp/full")"
 	umount "$tmp/full"
 else
 	echo "skipped: the full-disk test needs root to mount a tmpfs"
