@@ -107,7 +107,11 @@ int fx_cmd_compare(int argc, char **argv)
 				cap = argv[++i];
 			else if (!strcmp(a, "--csv"))
 				csv = argv[++i];
-			else {
+			else if (ncommon + 2 > (int)(sizeof common / sizeof common[0])) {
+				fx_diag_error(&d, NULL, "compare: too many --set, --out and --max-memory "
+					      "options (at most %d --set)", FX_CLI_MAX_SETS);
+				break;
+			} else {
 				if (!strcmp(a, "--out"))
 					out_root = argv[i + 1];
 				common[ncommon++] = argv[i];
@@ -117,6 +121,9 @@ int fx_cmd_compare(int argc, char **argv)
 			fx_diag_error(&d, NULL, "compare: unknown option '%s' (see --help)", a);
 		} else if (nspec < 64) {
 			specs[nspec++] = a;
+		} else {  /* refused, not dropped */
+			fx_diag_error(&d, NULL, "compare: at most 64 specs, got '%s' as the 65th", a);
+			break;
 		}
 	}
 	if (d.nerr == 0 && nspec < 1)

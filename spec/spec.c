@@ -645,12 +645,13 @@ const char *fx_snode_kind_name(const fx_snode *n)
 
 int fx_snode_error(fx_diag *d, const fx_snode *n, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	char *msg = fx_xvasprintf(fmt, ap);  /* whole: paths and values can be long */
 	va_end(ap);
-	return fx_diag_error(d, &n->loc, "%s", buf);
+	int rc = fx_diag_error(d, &n->loc, "%s", msg);
+	free(msg);
+	return rc;
 }
 
 int fx_spec_keys(fx_diag *d, const fx_snode *map, const char *const *allowed)

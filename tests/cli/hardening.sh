@@ -239,6 +239,15 @@ for f in fabric.svg loads.svg; do
 	cmp -s "$tmp/same1/tpu-v4-cube/$f" "$tmp/same2/tpu-v4-cube/$f" && ok || bad "$f differs between identical runs"
 done
 
+# compare's fixed tables refuse what does not fit instead of dropping it or
+# writing past their end (70 --set overflowed a 132-entry array)
+# shellcheck disable=SC2046
+expect 2 "compare with 70 --set" -- "$FABRICX" compare specs/nvl72.yaml $(for i in $(seq 70); do echo --set name=x; done) --out "$tmp/o"
+has "too many --set" "compare --set limit message"
+# shellcheck disable=SC2046
+expect 2 "compare with 65 specs" -- "$FABRICX" compare $(for i in $(seq 65); do echo specs/nvl72.yaml; done) --out "$tmp/o"
+has "at most 64 specs" "compare spec limit message"
+
 # ---- bounded input ----
 expect 2 "metrics /dev/zero" -- "$FABRICX" metrics /dev/zero
 has "not a file" "/dev/zero message"
