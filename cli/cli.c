@@ -124,7 +124,8 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 		int ci = find(common, name), oi = find(opts, name);
 		const fx_opt *o = oi >= 0 ? &opts[oi] : ci >= 0 ? &common[ci] : NULL;
 		if (!o)
-			return fx_diag_error(&c->d, NULL, "%s: unknown option '--%s' (see --help)", cmd, name);
+			return fx_diag_error(&c->d, NULL, "%s: unknown option '--%.*s' (see --help)", cmd,
+					     (int)len, a + 2);  /* whole, not name[] */
 		if (o->arg) {
 			if (eq)
 				val = eq + 1;
