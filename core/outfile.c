@@ -164,15 +164,20 @@ int fx_stdout_close(void)
 
 /* ---- temporaries ---- */
 
+static mode_t cur_umask(void)
+{
+	static mode_t mask = (mode_t)-1;
+	if (mask == (mode_t)-1) {
+		mask = umask(0);
+		umask(mask);
+	}
+	return mask;
+}
+
+/* What open(O_CREAT, 0666) would have given: mkstemp makes 0600. */
 static mode_t file_mode(void)
 {
-	static mode_t mode = (mode_t)-1;
-	if (mode == (mode_t)-1) {
-		mode_t m = umask(0);
-		umask(m);
-		mode = 0666 & ~m;
-	}
-	return mode;
+	return 0666 & ~cur_umask();
 }
 
 /* DIR/ of path, with its slash ("" for a bare name). */
@@ -444,7 +449,7 @@ int fx_outdir_begin(fx_outdir *d, const char *root, const char *name)
 	d->work = fx_xasprintf("%s/.%s.new.XXXXXX", root, name);
 	if (!mkdtemp(d->work))
 		goto fail;
-	chmod(d->work, 0777 & ~(file_mode() ^ 0666));  /* as mkdir would */
+	chmod(d->work, 0777 & ~cur_umask());  /* as mkdir would; mkdtemp makes 0700 */
 	set_handlers();
 	pending_dir = d->work;  /* Ctrl-C removes it (it holds files only) */
 	return 0;
