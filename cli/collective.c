@@ -63,7 +63,7 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 	fx_outfile of;
 	FILE *out = fx_outfile_open(&of, path);
 	if (!out)
-		return fx_diag_error(&c->d, NULL, "--links: cannot write '%s': %s", path, strerror(errno));
+		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 	const fx_fabric *f = &c->fab;
 	char a[64], b[64];
 	fprintf(out, "src,dst,bytes,busy_us,utilisation\n");
@@ -74,7 +74,7 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 			res->link_busy[l] * 1e6, res->time > 0 ? res->link_busy[l] / res->time : 0);
 	}
 	if (fx_outfile_close(&of, 1))
-		return fx_diag_error(&c->d, NULL, "--links: cannot write '%s': %s", path, strerror(errno));
+		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
 

@@ -64,7 +64,7 @@ static int finish_stdout(int status)
 	if (!e)
 		return status;
 	fprintf(stderr, "fabricx: error: cannot write to standard output: %s\n", strerror(e));
-	return status ? status : FX_EXIT_INTERNAL;
+	return status ? status : FX_EXIT_INPUT;  /* like any output that cannot be written */
 }
 
 static int run(int argc, char **argv);

@@ -752,6 +752,127 @@ static int fan_out(emit *e)
 	return ok && tails >= 2 && tails <= FANS;
 }
 
+/*
+ * Object IDs in creation order.  cgraph's default discipline makes a
+ * name's ID the address of its interned string, and keeps subgraphs in ID
+ * order, so clusters came out in a different order from run to run (ASLR):
+ * explore's loads.svg was not byte-identical across identical runs.  Here
+ * a named object gets the even ID 2(i+1) for the i-th new name, an
+ * anonymous one the next odd ID, so the same graph gives the same file.
+ */
+typedef struct ids {
+	Agraph_t *g;      /* the root graph, whose string pool holds the names */
+	char **name;      /* [n] in creation order, interned (agstrdup): cgraph
+			   * reads a flag stored before each name it prints */
+	size_t n, cap;
+	int64_t *slot;    /* [nslot] hash of names: index into name, or -1 */
+	size_t nslot;
+	IDTYPE anon;      /* the last odd ID handed out */
+} ids;
+
+static size_t id_hash(const char *s)
+{
+	size_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static void *id_open(Agraph_t *g, Agdisc_t *disc)
+{
+	(void)disc;
+	ids *t = fx_xcalloc(1, sizeof *t);
+	t->g = g;
+	t->anon = 1;
+	return t;
+}
+
+/* The slot where name is, or where it would go. */
+static size_t id_find(const ids *t, const char *name)
+{
+	size_t i = id_hash(name) & (t->nslot - 1);
+	while (t->slot[i] >= 0 && strcmp(t->name[t->slot[i]], name) != 0)
+		i = (i + 1) & (t->nslot - 1);
+	return i;
+}
+
+static void id_rehash(ids *t)
+{
+	free(t->slot);
+	t->nslot = t->nslot ? 2 * t->nslot : 64;
+	t->slot = fx_xmalloc(t->nslot * sizeof *t->slot);
+	for (size_t i = 0; i < t->nslot; i++)
+		t->slot[i] = -1;
+	for (size_t k = 0; k < t->n; k++)
+		t->slot[id_find(t, t->name[k])] = (int64_t)k;
+}
+
+static long id_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+	(void)objtype;
+	ids *t = state;
+	if (!str) {
+		t->anon += 2;
+		*id = t->anon;
+		return 1;
+	}
+	if (2 * (t->n + 1) > t->nslot)
+		id_rehash(t);
+	size_t i = id_find(t, str);
+	if (t->slot[i] < 0) {
+		if (!createflag)
+			return 0;
+		t->name = fx_xgrow(t->name, &t->cap, t->n + 1, sizeof *t->name);
+		t->name[t->n] = agstrdup(t->g, str);
+		t->slot[i] = (int64_t)t->n++;
+	}
+	*id = 2 * ((IDTYPE)t->slot[i] + 1);
+	return 1;
+}
+
+static long id_alloc(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+	return 1;
+}
+
+static void id_free(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+}
+
+static char *id_print(void *state, int objtype, IDTYPE id)
+{
+	(void)objtype;
+	ids *t = state;
+	return id % 2 == 0 && id / 2 - 1 < t->n ? t->name[id / 2 - 1] : NULL;
+}
+
+static void id_close(void *state)
+{
+	ids *t = state;
+	for (size_t k = 0; k < t->n; k++)  /* before agclose closes the pool */
+		agstrfree(t->g, t->name[k]);
+	free(t->name);
+	free(t->slot);
+	free(t);
+}
+
+static void id_register(void *state, int objtype, void *obj)
+{
+	(void)state;
+	(void)objtype;
+	(void)obj;
+}
+
+static Agiddisc_t ordered_ids = {id_open, id_map, id_alloc, id_free, id_print, id_close,
+				 id_register};
+static Agdisc_t ordered_disc = {NULL, &ordered_ids, NULL};
+
 int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 {
 	emit e = {0};
@@ -759,7 +880,7 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 	e.f = m->f;
 	e.o = m->o;
 	*out = NULL;
-	e.g = agopen("fabric", Agundirected, NULL);
+	e.g = agopen("fabric", Agundirected, &ordered_disc);
 	if (!e.g)
 		return fx_diag_internal(d, "render: Graphviz could not create a graph");
 	e.uniform = m->uniform;

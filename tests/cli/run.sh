@@ -355,7 +355,7 @@ expect 2 "render placement without workload" -- "$FABRICX" render specs/nvl72.ya
 grep -q "no workload" "$tmp/err" && ok || bad "placement without workload message"
 # --format dot: DOT text, unlaid, that names its engine
 expect 0 "render dot" -- "$FABRICX" render specs/hgx-h100.yaml --format dot -o "$tmp/h.dot" --out "$tmp/o"
-grep -q "^graph fabric {" "$tmp/h.dot" && grep -q "layout=dot" "$tmp/h.dot" && grep -q "cluster_node0" "$tmp/h.dot" && ok || bad "render --format dot"
+grep -q "^graph fabric {" "$tmp/h.dot" && grep -q "layout=dot" "$tmp/h.dot" && grep -q "cluster_node0" "$tmp/h.dot" && ok || { bad "render --format dot"; head -3 "$tmp/h.dot"; cat "$tmp/err"; ls -la "$tmp/h.dot"; }
 [ "$(grep -c 'label="5 x 25 GB/s"' "$tmp/h.dot")" = 16 ] && ok || bad "render dot: 16 bundles of 5 x 25 GB/s"
 expect 0 "render --output" -- "$FABRICX" render specs/dgx1.yaml --output "$tmp/d.pdf" --format pdf --out "$tmp/o"
 [ "$(head -c 4 "$tmp/d.pdf")" = "%PDF" ] && ok || bad "render --output pdf"
