@@ -362,9 +362,10 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 	return ord;
 }
 
-/* Incident edges per vertex in edge order (CSR), built once: the hash walk
- * visits them at every hop of every flow. */
-static void hash_incidence(fx_router *r)
+/* Incident edges per vertex in edge order (CSR), built once: the split push
+ * and the hash walk visit them at every hop of every flow (igraph_incident
+ * there, allocating per call, was most of a pairwise all-to-all's time). */
+static void incidence(fx_router *r)
 {
 	const fx_fabric *f = r->f;
 	if (r->inc_off)
@@ -450,11 +451,8 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 		    fx_diag *d)
 {
 	const fx_fabric *f = r->f;
-	if (r->hash)
-		hash_incidence(r);
+	incidence(r);  /* a cached incidence list: igraph_incident per vertex was half the time */
 	size_t *ord = order_flows(flows, n, 1);
-	igraph_vector_int_t inc;
-	igraph_vector_int_init(&inc, 0);
 	int rc = 0;
 	int64_t maxd = 0;
 	for (size_t i = 0; i < n && rc == 0;) {
@@ -502,15 +500,15 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 				double m = r->amount[v];
 				r->amount[v] = 0;
 				r->queued[v] = 0;
-				igraph_incident(&f->g, &inc, v, IGRAPH_ALL);
+				int64_t t0 = r->inc_off[v], t1 = r->inc_off[v + 1];
 				double total = 0;
-				for (igraph_integer_t t = 0; t < igraph_vector_int_size(&inc); t++) {
-					int64_t e = VECTOR(inc)[t], w = fx_fabric_other(f, e, v);
+				for (int64_t t = t0; t < t1; t++) {
+					int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
 					if (dist[w] == dd - 1 && (w == dst || fx_fabric_relays(f, w)))
 						total += f->e[e].count * f->e[e].bw;
 				}
-				for (igraph_integer_t t = 0; t < igraph_vector_int_size(&inc); t++) {
-					int64_t e = VECTOR(inc)[t], w = fx_fabric_other(f, e, v);
+				for (int64_t t = t0; t < t1; t++) {
+					int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
 					if (dist[w] != dd - 1 || !(w == dst || fx_fabric_relays(f, w)))
 						continue;
 					double share = m * f->e[e].count * f->e[e].bw / total;
@@ -530,7 +528,6 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 	}
 	for (int64_t dd = 0; dd <= maxd; dd++)
 		r->bucket_len[dd] = 0;
-	igraph_vector_int_destroy(&inc);
 	free(ord);
 	return rc;
 }
