@@ -328,6 +328,8 @@ static int skipped(fx_cli *c, int skip[NSECTIONS])
 	memset(skip, 0, NSECTIONS * sizeof *skip);
 	for (int i = 0; i < nv && i < 64; i++) {
 		char *list = fx_xstrdup(vals[i]), *save = NULL;
+		if (strspn(list, ",") == strlen(list))
+			rc = fx_diag_error(&c->d, NULL, "--skip: '%s' names no section", vals[i]);
 		for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 			int k = 0;
 			while (k < NSECTIONS && strcmp(sections[k].name, w) != 0)

@@ -78,9 +78,10 @@ int fx_cmd_reconfigure(int argc, char **argv)
 	if (rc == 0 && (v = fx_cli_opt(&c, "links"))) {
 		char *end;
 		before = strtod(v, &end);
-		if (*end == ':')
+		int colon = *end == ':';
+		if (colon)
 			after = strtod(end + 1, &end);
-		if (*end || !(before >= 1 && before <= 1e6) || !(after >= 1 && after <= 1e6))
+		if (!colon || *end || !(before >= 1 && before <= 1e6) || !(after >= 1 && after <= 1e6))
 			rc = fx_diag_error(&c.d, NULL, "--links: '%s' must be BEFORE:AFTER link counts "
 					   "from 1, e.g. 1:3", v);
 	}

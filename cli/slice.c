@@ -30,20 +30,20 @@ static int extents(fx_cli *c, const char *opt, const char *text, int n, int *e)
 		char *end;
 		long v = strtol(p, &end, 10);
 		if (end == p || v < 1 || v > 1 << 20)
-			return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents like 2x2%s", opt, text,
-					     n, n > 2 ? "x1" : "");
+			return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents of 1 or more, like "
+					     "2x2%s", opt, text, n, n > 2 ? "x1" : "");
 		e[i] = (int)v;
 		p = end;
 		if (i + 1 < n) {
 			if (*p != 'x')
-				return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents like 2x2%s",
-						     opt, text, n, n > 2 ? "x1" : "");
+				return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents of 1 or more, "
+						     "like 2x2%s", opt, text, n, n > 2 ? "x1" : "");
 			p++;
 		}
 	}
 	if (*p)
-		return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents like 2x2%s", opt, text, n,
-				     n > 2 ? "x1" : "");
+		return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents of 1 or more, like 2x2%s",
+				     opt, text, n, n > 2 ? "x1" : "");
 	return 0;
 }
 
@@ -149,9 +149,10 @@ static int report(fx_cli *c, const uint8_t *idle, const int *shape, int jobs, co
 		return fx_diag_undecided(&c->d, "%d of %d jobs of %s chips placed in 10^7 search steps; "
 					 "whether more fit is not decided", found, jobs, sh);
 	if (found < jobs)
-		return fx_diag_infeasible(&c->d, "%d jobs of %s adjacent chips do not fit the %lld idle "
-					  "chips: at most %d do (every placement searched)", jobs, sh,
-					  (long long)nidle, found);
+		return fx_diag_infeasible(&c->d, "%d job%s of %s adjacent chips %s not fit the %lld idle "
+					  "chips: at most %d do (every placement searched)", jobs,
+					  jobs == 1 ? "" : "s", sh, jobs == 1 ? "does" : "do", (long long)nidle,
+					  found);
 	return 0;
 }
 
