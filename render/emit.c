@@ -142,7 +142,16 @@ typedef struct emit {
 	int fans;               /* physical: edges coloured by their upper end */
 	int64_t *fan;           /* [nbox] fan colour index of a tail box, -1 */
 	int kinds[8];           /* box kinds drawn */
+	int fan_labels;         /* physical fans whose edges are alike: labels in the legend */
+	double umax;            /* loads: the busiest directed link drawn (scale of colours) */
 } emit;
+
+/* Loads: u relative to the busiest link, so a uniformly busy fabric does
+ * not draw all red and a taper shows (0 when nothing is busy). */
+static double rel(const emit *e, double u)
+{
+	return e->umax > 0 ? u / e->umax : 0;
+}
 
 static void set(emit *e, void *obj, const char *key, const char *val)
 {
@@ -267,6 +276,17 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 		sb_add(b, "node %d\\n", x->node);
 		contents(e, x, b, " · ");
 		break;
+	case RD_RACK: {
+		int64_t nodes = 0;
+		for (int64_t v = x->first; v <= x->last; v++)
+			nodes += e->m->box_of[v] == e->m->box_of[x->first] && e->f->v[v].node >= 0 &&
+				 (v == x->first || e->f->v[v].node != e->f->v[v - 1].node);
+		sb_add(b, "rack %d\\n", x->rack);
+		if (nodes)
+			sb_add(b, "%s node%s · ", rd_int(nodes, c, sizeof c), nodes == 1 ? "" : "s");
+		contents(e, x, b, " · ");
+		break;
+	}
 	case RD_BLOCK:
 		range_name(e, x, b);
 		break;
@@ -299,6 +319,7 @@ static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
 	sb_reset(&head);
 	switch (x->kind) {
 	case RD_NODE: sb_add(&head, "node %d", x->node); break;
+	case RD_RACK: sb_add(&head, "rack %d", x->rack); break;
 	case RD_BLOCK: range_name(e, x, &head); break;
 	case RD_LATTICE: lattice_name(e, x, &head, "\n"); break;
 	default: break;
@@ -402,18 +423,21 @@ static void style_box(emit *e, Agnode_t *n, int64_t bi)
 		set(e, n, "class", x->kind == RD_GROUP ? "switch-group" : "switch");
 		break;
 	case RD_NODE:
+	case RD_RACK:
 		set(e, n, "shape", "box");
 		set(e, n, "fillcolor", C_NODE);
 		set(e, n, "color", C_NODE_LINE);
-		set(e, n, "class", "node");
+		set(e, n, "class", x->kind == RD_NODE ? "node" : "rack");
+		if (x->kind == RD_RACK)
+			set(e, n, "peripheries", "2");
 		break;
 	}
 	if (x->in_links) {
 		setf(e, n, "inner_links", "%lld", (long long)x->in_links);
 		setf(e, n, "inner_bandwidth", "%.6g", x->in_bw);
 		if (e->o->view == FX_VIEW_LOADS) {
-			set(e, n, "color", util_colour(x->in_util, col));
-			setf(e, n, "penwidth", "%.2f", 1 + 4 * x->in_util);
+			set(e, n, "color", util_colour(rel(e, x->in_util), col));
+			setf(e, n, "penwidth", "%.2f", 1 + 4 * rel(e, x->in_util));
 			setf(e, n, "inner_util", "%.4f", x->in_util);
 		}
 	}
@@ -462,7 +486,8 @@ static void edge_label(emit *e, const rd_edge *x, sbuf *b, int with_count, int w
 		if (x->links >= 10 || x->link_bw <= 0)
 			sb_add(b, "\\n= %s", bw(x->bw, t));
 		if ((x->ltail >= 0 || x->lhead >= 0) && x->parts > 1 && x->links % x->parts == 0)
-			sb_add(b, "\\n(%s per node)", rd_int(x->links / x->parts, c, sizeof c));
+			sb_add(b, "\\n(%s per %s)", rd_int(x->links / x->parts, c, sizeof c),
+			       e->m->box[x->b].kind == RD_RACK ? "rack" : "node");
 		nl = "\\n";
 	}
 	if (with_util && e->o->view == FX_VIEW_LOADS)
@@ -482,8 +507,10 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 	setf(e, g, "bandwidth", "%.6g", x->bw);
 	switch (e->o->view) {
 	case FX_VIEW_LOADS:
-		set(e, g, "color", util_colour(x->util, col));
-		setf(e, g, "penwidth", "%.2f", 1 + (m->nedge > 24 ? 2.5 : 5) * x->util);
+		set(e, g, "color", util_colour(rel(e, x->util), col));
+		setf(e, g, "penwidth", "%.2f", 1 + (m->nedge > 24 ? 2.5 : 5) * rel(e, x->util));
+		if (!(x->util > 0))
+			set(e, g, "style", "dotted");  /* idle: visibly not carrying anything */
 		setf(e, g, "util", "%.4f", x->util);
 		break;
 	case FX_VIEW_PLACEMENT:
@@ -510,7 +537,7 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		set(e, g, "lhead", m->cl[x->lhead].name);
 	sb_reset(&e->sb);
 	edge_label(e, x, &e->sb, !e->uniform, !m->uniform_util);
-	if (m->edge_labels && e->sb.n)
+	if (m->edge_labels && e->sb.n && !e->fan_labels)
 		set(e, g, "label", e->sb.s);
 	/* tooltip */
 	sb_reset(&e->tip);
@@ -535,6 +562,7 @@ static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 	char name[64];
 	switch (x->kind) {
 	case RD_NODE: snprintf(buf, len, "node%d", x->node); break;
+	case RD_RACK: snprintf(buf, len, "rack%d", x->rack); break;
 	case RD_BLOCK:
 		snprintf(buf, len, "%s%d-%d", e->f->v[x->first].type == FX_V_CPU ? "cpu" : "dev",
 			 e->f->v[x->first].index, e->f->v[x->last].index);
@@ -571,6 +599,67 @@ static void legend_item(sbuf *b, const char *colour, const char *glyph, const ch
 	sb_add(b, "<FONT COLOR=\"%s\" POINT-SIZE=\"15\">%s</FONT> ", colour, glyph);
 	sb_html(b, text);
 	sb_add(b, "    ");
+}
+
+/* A link's class: the kinds of its two ends ("leaf–spine", "GPU–nvswitch"). */
+static void link_class(const emit *e, int64_t l, char *buf, size_t len)
+{
+	const char *n[2];
+	int t[2];
+	for (int k = 0; k < 2; k++) {
+		const fx_vertex *v = &e->f->v[e->f->ends[2 * l + k]];
+		n[k] = v->type == FX_V_SWITCH && v->role >= 0 ? e->f->roles[v->role].name :
+		       v->type == FX_V_CPU ? "CPU" : e->m->noun;
+		t[k] = v->type == FX_V_SWITCH && v->role >= 0 ? e->f->roles[v->role].tier : -1;
+	}
+	int lo = t[0] > t[1] || (t[0] == t[1] && strcmp(n[0], n[1]) > 0);
+	snprintf(buf, len, "%s–%s", n[lo], n[!lo]);
+}
+
+#define MAX_CLASSES 8
+
+/* Loads: busiest and mean utilisation per link class as a small bar chart,
+ * so that a picture of even colours still says where the bottleneck is. */
+static void class_chart(emit *e, sbuf *b)
+{
+	const fx_fabric *f = e->f;
+	const double *u = e->o->utilisation;
+	char name[MAX_CLASSES][48], c[48], col[8];
+	double top[MAX_CLASSES] = {0}, sum[MAX_CLASSES] = {0};
+	int64_t cnt[MAX_CLASSES] = {0};
+	int n = 0;
+	for (int64_t l = 0; l < f->ne && u; l++) {
+		link_class(e, l, c, sizeof c);
+		int k = 0;
+		while (k < n && strcmp(name[k], c))
+			k++;
+		if (k == n) {
+			if (n == MAX_CLASSES)
+				return;  /* too many classes for a chart */
+			snprintf(name[n++], sizeof name[0], "%s", c);
+		}
+		for (int d = 0; d < 2; d++) {
+			top[k] = fmax(top[k], u[2 * l + d]);
+			sum[k] += u[2 * l + d] * f->e[l].count;
+			cnt[k] += f->e[l].count;
+		}
+	}
+	if (n < 2)
+		return;
+	sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">by link class, busiest ▮ and mean ▯ utilisation:");
+	for (int k = 0; k < n; k++) {
+		int bars = (int)lround(20 * rel(e, top[k])), mbars = (int)lround(20 * rel(e, sum[k] / cnt[k]));
+		sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
+		sb_html(b, name[k]);
+		/* (an empty FONT element is an HTML label syntax error) */
+		sb_add(b, "  <FONT COLOR=\"%s\">▮", util_colour(rel(e, top[k]), col));
+		for (int i = 1; i < bars; i++)
+			sb_add(b, "▮");
+		sb_add(b, "</FONT> %.3g%%  <FONT COLOR=\"#777777\">▯", 100 * top[k]);
+		for (int i = 1; i < mbars; i++)
+			sb_add(b, "▯");
+		sb_add(b, "</FONT> %.3g%% mean", 100 * sum[k] / cnt[k]);
+	}
 }
 
 /* The graph label: title, what is drawn, legend. */
@@ -611,7 +700,10 @@ static void title(emit *e, sbuf *b)
 		}
 		sb_add(b, "<TR><TD ALIGN=\"LEFT\">every drawn edge: ");
 		sb_html(b, l.s);
-		sb_add(b, "%s</TD></TR>", m->lattice ? " (dashed: wraparound)" : "");
+		int wraps = 0;
+		for (int64_t i = 0; i < m->nedge; i++)
+			wraps |= m->edge[i].wrap;
+		sb_add(b, "%s</TD></TR>", wraps ? " (dashed: wraparound)" : "");
 		free(l.s);
 	}
 	if (!m->edge_labels && !(e->uniform && (m->uniform_util || e->o->view != FX_VIEW_LOADS)))
@@ -628,14 +720,16 @@ static void title(emit *e, sbuf *b)
 	switch (e->o->view) {
 	case FX_VIEW_LOADS: {
 		static const double steps[] = {0.1, 0.25, 0.5, 0.75, 1.0};
-		sb_add(b, "busiest directed link:  ");
-		legend_item(b, C_IDLE, "■", "idle");
+		sb_add(b, "colour and width: a drawn edge's busiest directed link, relative to the "
+		       "busiest of all (%.3g%% busy); a box's border: its busiest link inside"
+		       "</TD></TR><TR><TD ALIGN=\"LEFT\">", 100 * e->umax);
+		legend_item(b, C_IDLE, "┈", "idle");
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-			char t[32];
-			snprintf(t, sizeof t, "%.0f%%", 100 * steps[i]);
+			char t[48];
+			snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i], 100 * steps[i] * e->umax);
 			legend_item(b, util_colour(steps[i], col), "■", t);
 		}
-		sb_add(b, "(wider = busier; a box's border: its busiest link inside)");
+		class_chart(e, b);
 		break;
 	}
 	case FX_VIEW_PLACEMENT: {
@@ -663,6 +757,8 @@ static void title(emit *e, sbuf *b)
 			legend_item(b, C_SWITCH_LINE, "⬢", "switch");
 		if (e->kinds[RD_NODE])
 			legend_item(b, C_NODE_LINE, "□", "node box");
+		if (e->kinds[RD_RACK])
+			legend_item(b, C_NODE_LINE, "▣", "rack box");
 		if (e->kinds[RD_BLOCK] || e->kinds[RD_GROUP] || e->kinds[RD_LATTICE])
 			sb_add(b, "(double border: several)    ");
 		if (e->fans)
@@ -673,6 +769,28 @@ static void title(emit *e, sbuf *b)
 					    fx_medium_name((fx_medium)k));
 		if (e->fans)
 			sb_add(b, "(edges coloured by the switch they leave)");
+		if (e->fan_labels) {  /* one line per fan: its edges' label */
+			sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
+			for (int64_t i = 0; i < m->nedge; i++) {
+				const rd_edge *x = &m->edge[i];
+				int first = 1;
+				for (int64_t j = 0; j < i && first; j++)
+					first = m->edge[j].a != x->a;
+				if (!first)
+					continue;
+				sbuf l = {0};
+				sb_reset(&l);
+				sb_add(&l, "%s: ", agnameof(e->nd[x->a]));
+				edge_label(e, x, &l, 1, 0);
+				sb_add(&l, " each");
+				for (char *p = l.s; (p = strstr(p, "\\n")); p++) {
+					p[0] = ' ';
+					p[1] = ' ';
+				}
+				legend_item(b, fan_colour[e->fan[x->a]], "━━", l.s);
+				free(l.s);
+			}
+		}
 		break;
 	}
 	sb_add(b, "</TD></TR></TABLE>");
@@ -683,15 +801,21 @@ static void graph_attrs(emit *e)
 	const rd_model *m = e->m;
 	Agraph_t *g = e->g;
 	set(e, g, "layout", m->engine);
+	if (e->o->view == FX_VIEW_LOADS)
+		setf(e, g, "util_max", "%.4f", e->umax);
 	set(e, g, "fontname", "Helvetica");
 	set(e, g, "fontsize", "12");
 	set(e, g, "labelloc", "t");
 	set(e, g, "labeljust", "l");
 	set(e, g, "outputorder", "edgesfirst");
 	set(e, g, "pad", "0.3");
+	/* bounded by default: past FX_RENDER_MAX_INCHES Graphviz scales down */
+	if (!e->o->detail_full)
+		setf(e, g, "size", "%g,%g", FX_RENDER_MAX_INCHES, FX_RENDER_MAX_INCHES);
 	if (strcmp(m->engine, "dot") == 0) {
 		set(e, g, "rankdir", m->lr ? "LR" : "TB");
-		set(e, g, "ranksep", m->compound ? "1.0" : "0.7");
+		/* few tiers: room between them for the fans (HGX stays under 3:1) */
+		set(e, g, "ranksep", m->nlevels == 2 && !m->compound ? "1.5" : m->compound ? "1.0" : "0.7");
 		set(e, g, "nodesep", "0.3");
 		if (m->compound)
 			set(e, g, "compound", "true");
@@ -752,6 +876,140 @@ static int fan_out(emit *e)
 	return ok && tails >= 2 && tails <= FANS;
 }
 
+/* Whether every edge of each fan stands for the same links (HGX: each
+ * switch reaches every GPU over 5 or 4 links): in a tiered drawing their
+ * 32 labels would stack in one band, so each fan's goes in the legend. */
+static int fans_alike(const rd_model *m)
+{
+	for (int64_t i = 0; i < m->nedge; i++)
+		for (int64_t j = 0; j < i; j++)
+			if (m->edge[j].a == m->edge[i].a &&
+			    (m->edge[j].links != m->edge[i].links || m->edge[j].link_bw != m->edge[i].link_bw ||
+			     m->edge[i].link_bw <= 0 || m->edge[j].lhead >= 0 || m->edge[i].lhead >= 0))
+				return 0;
+	return 1;
+}
+
+/* ---- object IDs in creation order ----
+ *
+ * cgraph's default discipline makes a named object's ID the address of its
+ * interned name, and dot's mincross installs sibling clusters in ID order:
+ * racks came out left to right or right to left depending on where malloc
+ * had put "cluster_rack1".  These IDs count up as objects are made, so the
+ * clusters are laid out as emitted, every run alike. */
+
+typedef struct ids {
+	Agraph_t *g;            /* the root graph, whose string pool holds the names */
+	char **name;            /* [n] by ID / 2 - 1; agstrdup'ed: Graphviz reads a
+				 * refstr header before them (aghtmlstr) */
+	size_t n, cap;
+	int64_t *slot;          /* hash: name index, -1 empty */
+	size_t nslot;
+	IDTYPE anon;            /* anonymous objects: odd IDs */
+} ids;
+
+static uint64_t ids_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static size_t ids_find(const ids *t, const char *s)
+{
+	size_t i = (size_t)ids_hash(s) & (t->nslot - 1);
+	while (t->slot[i] >= 0 && strcmp(t->name[t->slot[i]], s) != 0)
+		i = (i + 1) & (t->nslot - 1);
+	return i;
+}
+
+static void *ids_open(Agraph_t *g, Agdisc_t *disc)
+{
+	(void)disc;
+	ids *t = fx_xcalloc(1, sizeof *t);
+	t->g = g;
+	t->nslot = 1024;
+	t->slot = fx_xmalloc(t->nslot * sizeof *t->slot);
+	for (size_t i = 0; i < t->nslot; i++)
+		t->slot[i] = -1;
+	t->anon = 1;
+	return t;
+}
+
+static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+	ids *t = state;
+	(void)objtype;
+	if (!str) {
+		*id = t->anon;
+		t->anon += 2;
+		return 1;
+	}
+	size_t i = ids_find(t, str);
+	if (t->slot[i] < 0) {
+		if (!createflag)
+			return 0;
+		if (2 * (t->n + 1) > t->nslot) {  /* grow and rehash */
+			free(t->slot);
+			t->nslot *= 2;
+			t->slot = fx_xmalloc(t->nslot * sizeof *t->slot);
+			for (size_t k = 0; k < t->nslot; k++)
+				t->slot[k] = -1;
+			for (size_t k = 0; k < t->n; k++)
+				t->slot[ids_find(t, t->name[k])] = (int64_t)k;
+			i = ids_find(t, str);
+		}
+		t->name = fx_xgrow(t->name, &t->cap, t->n + 1, sizeof *t->name);
+		if (!(t->name[t->n] = agstrdup(t->g, str)))
+			return 0;
+		t->slot[i] = (int64_t)t->n++;
+	}
+	*id = 2 * ((IDTYPE)t->slot[i] + 1);
+	return 1;
+}
+
+static long ids_alloc(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+	return 0;  /* no objects by caller-chosen ID */
+}
+
+static void ids_free(void *state, int objtype, IDTYPE id)
+{
+	(void)state;
+	(void)objtype;
+	(void)id;
+}
+
+static char *ids_print(void *state, int objtype, IDTYPE id)
+{
+	ids *t = state;
+	(void)objtype;
+	return id % 2 == 0 && id / 2 - 1 < t->n ? t->name[id / 2 - 1] : NULL;
+}
+
+static void ids_close(void *state)
+{
+	ids *t = state;  /* the names go with the graph's string pool */
+	free(t->name);
+	free(t->slot);
+	free(t);
+}
+
+static void ids_register(void *state, int objtype, void *obj)
+{
+	(void)state;
+	(void)objtype;
+	(void)obj;
+}
+
+static Agiddisc_t ids_disc = {ids_open, ids_map, ids_alloc, ids_free, ids_print, ids_close,
+			      ids_register};
+static Agdisc_t emit_disc = {&AgMemDisc, &ids_disc, &AgIoDisc};
+
 int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 {
 	emit e = {0};
@@ -759,14 +1017,19 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 	e.f = m->f;
 	e.o = m->o;
 	*out = NULL;
-	e.g = agopen("fabric", Agundirected, NULL);
+	e.g = agopen("fabric", Agundirected, &emit_disc);
 	if (!e.g)
 		return fx_diag_internal(d, "render: Graphviz could not create a graph");
 	e.uniform = m->uniform;
 	e.fan = fx_xmalloc((size_t)(m->nbox + 1) * sizeof *e.fan);
 	for (int64_t b = 0; b <= m->nbox; b++)
 		e.fan[b] = -1;
+	for (int64_t i = 0; i < m->nedge; i++)
+		e.umax = fmax(e.umax, m->edge[i].util);
+	for (int64_t b = 0; b < m->nbox; b++)
+		e.umax = fmax(e.umax, m->box[b].in_util);
 	e.fans = fan_out(&e);
+	e.fan_labels = e.fans && !e.uniform && m->nlevels && fans_alike(m);
 	graph_attrs(&e);
 	if (m->o->view == FX_VIEW_PLACEMENT && m->o->instance) {
 		const fx_fabric *f = m->f;
@@ -785,18 +1048,47 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 			e.dev_list[fill[m->box_of[v]]++] = v;
 		free(fill);
 	}
-	/* clusters, parents first */
+	/* clusters, parents first (an area made last may hold earlier ones).
+	 * Flat edges between clusters do not order them in dot; the order they
+	 * are declared does: top-level ones come out left to right as
+	 * declared, those nested in an area right to left (found by drawing
+	 * fat-tree-k8 and CloudMatrix384; the tests check the positions). */
 	e.cg = fx_xcalloc((size_t)m->ncl + 1, sizeof *e.cg);
-	for (int64_t i = 0; i < m->ncl && !e.fail; i++) {
+	int64_t *held = fx_xcalloc((size_t)m->ncl + 1, sizeof *held);
+	for (int64_t b = 0; b < m->nbox; b++)
+		for (int64_t c = m->box[b].cluster; c >= 0; c = m->cl[c].parent)
+			held[c]++;
+	for (int64_t made = 0, pass = 0; made < m->ncl && !e.fail; pass++)
+	for (int64_t k = 0; k < 2 * m->ncl && !e.fail; k++) {
+		/* roots first in order, then nested ones last first */
+		int64_t i = k < m->ncl ? k : 2 * m->ncl - 1 - k;
 		const rd_cluster *c = &m->cl[i];
+		if (pass > m->ncl) {
+			e.fail = 1;  /* a cycle of parents: a bug */
+			break;
+		}
+		/* (only dot: fdp crashes on the other order, cm384 whole) */
+		int late = m->nlevels ? c->parent >= 0 : 0;
+		if (!m->nlevels && k >= m->ncl)
+			break;
+		if (e.cg[i] || late != (k >= m->ncl) || (c->parent >= 0 && !e.cg[c->parent]))
+			continue;
 		Agraph_t *parent = c->parent >= 0 ? e.cg[c->parent] : e.g;
-		if (!parent || !(e.cg[i] = agsubg(parent, (char *)c->name, 1))) {
+		made++;
+		/* tiers: a cluster of every box says nothing the title does not,
+		 * and inside a cluster dot ignores the flat edges that order a
+		 * level (HGX's GPUs came out 6, 1, 4, ...) */
+		if (m->nlevels && held[i] == m->nbox) {
+			e.cg[i] = parent;
+			continue;
+		}
+		if (!(e.cg[i] = agsubg(parent, (char *)c->name, 1))) {
 			e.fail = 1;
 			break;
 		}
 		/* pinned rows of a lattice leave no room for cluster labels */
 		set(&e, e.cg[i], m->lattice && c->kind == 1 ? "tooltip" : "label", c->label);
-		if (c->kind == 1)
+		if (c->kind == 1 || c->kind == 3)
 			set(&e, e.cg[i], "fillcolor", "#ffffff");
 		else if (c->kind == 2)
 			set(&e, e.cg[i], "fillcolor", "#fff8ec");
@@ -838,6 +1130,30 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 		if (b >= m->nbox && m->invis[b - m->nbox][2])
 			set(&e, ge, "minlen", "0");
 	}
+	/* tiers: each level one rank.  Not with newrank, under which dot
+	 * ignores flat edges (HGX's GPUs came out 6, 1, 4, ...): a rank=same
+	 * subgraph per level inside each cluster, and the invisible edges
+	 * between levels (their chains keep each level level across racks). */
+	for (int l = 0; l < m->nlevels && !e.fail; l++)
+		for (int64_t c = -1; c < m->ncl && !e.fail; c++) {
+			Agraph_t *r = NULL;
+			for (int64_t b = 0; b < m->nbox && !e.fail; b++) {
+				if (m->box[b].level != l || m->box[b].cluster != c)
+					continue;
+				if (!r) {
+					char name[48];
+					Agraph_t *in = c >= 0 ? e.cg[c] : e.g;  /* (a dropped cluster: e.g) */
+					snprintf(name, sizeof name, "rank%d_%lld", l, in == e.g ? 0 : (long long)c + 1);
+					if (!(r = agsubg(in, name, 1))) {
+						e.fail = 1;
+						break;
+					}
+					set(&e, r, "rank", "same");
+				}
+				if (!agsubnode(r, e.nd[b], 1))
+					e.fail = 1;
+			}
+		}
 	if (!e.fail) {
 		sbuf t = {0};
 		sb_reset(&t);
@@ -848,6 +1164,7 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 	free(e.sb.s);
 	free(e.tip.s);
 	free(e.cg);
+	free(held);
 	free(e.nd);
 	free(e.dev_start);
 	free(e.dev_list);

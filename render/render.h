@@ -57,6 +57,11 @@ typedef struct fx_render_opts {
 	const int64_t *instance;    /* placement view: [ndev] instance of each device, -1 none */
 } fx_render_opts;
 
+/* Default pictures fit this many inches on the long side (2,400 px at 96
+ * dpi); aggregation keeps them there, and Graphviz scales down what still
+ * does not fit.  --detail full is not bounded. */
+#define FX_RENDER_MAX_INCHES 24.5
+
 /* What a rendering drew. */
 typedef struct fx_render_info {
 	int64_t vertices;           /* boxes drawn (vertices or aggregates) */
@@ -64,6 +69,7 @@ typedef struct fx_render_info {
 	int aggregated;             /* 1 when boxes stand for several vertices */
 	char engine[16];            /* layout engine used (or named, for DOT) */
 	double seconds;             /* wall time of building, layout and output */
+	int64_t width_px, height_px; /* laid-out picture at 96 dpi (0 for DOT) */
 } fx_render_info;
 
 /* Further options, kept out of fx_render_opts so callers that initialise
@@ -79,7 +85,8 @@ typedef struct fx_render_ext {
 /* Builds the DOT text of the view (no layout). */
 int fx_render_dot(const fx_fabric *f, const fx_render_opts *o, char **dot, fx_diag *d);
 /* Lays out and renders to path in format "svg", "png", "pdf" or "dot" (the
- * text of fx_render_dot, unlaid).  A failed rendering leaves no file. */
+ * text of fx_render_dot, unlaid), or "plain" (Graphviz's positions, for
+ * tests).  A failed rendering leaves no file. */
 int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *format,
 		   const char *path, fx_diag *d);
 /* The same with further options (x may be NULL). */
