@@ -11,7 +11,7 @@
 #
 # Objects go to $(BUILD)/ (build/ by default; build-san/ for sanitizers).
 
-DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq
+DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq gnuplot-nox
 PKGS     := igraph yaml-0.1 libcgraph libgvc
 
 BUILD    ?= build
@@ -24,7 +24,7 @@ PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c render/*.c access/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c render/*.c access/*.c plot/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)

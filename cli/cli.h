@@ -122,6 +122,11 @@ int fx_cli_outdir(fx_cli *c);
  * else the header line "name: kind fabric, spec"; fx_cli_end closes it. */
 void fx_cli_begin(fx_cli *c);
 void fx_cli_end(fx_cli *c);
+/* Runs one collective over the first n devices with time model tm (NULL:
+ * the spec's), reporting through d (NULL: the command's).  0 or -1; the
+ * result is the caller's to release. */
+int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size,
+		      const fx_coll_time *tm, fx_diag *d, fx_coll_result *out);
 /* Time of one collective over the first n devices with the spec's time
  * model; NAN after reporting a failure. */
 double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size);
@@ -138,6 +143,11 @@ int fx_cli_int(fx_cli *c, const char *opt, const char *text, int64_t lo, int64_t
  * (0, FX_CLI_MAX_TIME_LIMIT]: no solve runs unbounded. */
 #define FX_CLI_MAX_TIME_LIMIT 86400
 int fx_cli_time_limit(fx_cli *c, const char *text, double *out);
+/* The command's option `name` (without dashes) when given: a positive
+ * quantity of kind k, or a whole number in [lo, hi], into *out; absent
+ * leaves *out as it was.  0, or -1 after reporting. */
+int fx_cli_qty_opt(fx_cli *c, const char *name, fx_unit_kind k, double *out);
+int fx_cli_count_opt(fx_cli *c, const char *name, int64_t lo, int64_t hi, double *out);
 /* Parses a quantity given on the command line, e.g. --size "32 MiB". */
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out);
 
@@ -162,5 +172,6 @@ int fx_cmd_transport(int argc, char **argv);
 int fx_cmd_pool(int argc, char **argv);
 int fx_cmd_slice(int argc, char **argv);
 int fx_cmd_reconfigure(int argc, char **argv);
+int fx_cmd_failures(int argc, char **argv);
 
 #endif

@@ -254,6 +254,8 @@ static const fx_opt coll_opts[] = {
 	{"pattern", "P", "allreduce, reduce-scatter, all-gather, all-to-all, broadcast, reduce, gemm-shift"},
 	{"algo", "A", "algorithm (default: the pattern's first; see --list)"},
 	{"size", "SIZE", "bytes per rank, e.g. '10 KiB' (all-to-all: what each rank sends in all)"},
+	{"plot", "FILE", "with --sizes: draw time and busbw against size (log axes) into FILE.svg "
+	 "or FILE.png with gnuplot"},
 	{"sizes", "LO:HI:xF", "sweep sizes LO, LO*F, ... HI (1 B to 1 TiB), e.g. 8B:1GiB:x2; with "
 	 "--algo a,b,c or all (the default): nccl-tests tables, fastest per size, crossovers"},
 	{"ranks", "N", "the first N devices (default: all)"},
@@ -294,6 +296,13 @@ int fx_cmd_collective(int argc, char **argv)
 				   "required (see --help)");
 	else if (size && sizes)
 		rc = fx_diag_error(&c.d, NULL, "collective: give --size or --sizes, not both");
+	else if (!sizes && fx_cli_opt(&c, "plot"))
+		rc = fx_diag_error(&c.d, NULL, "collective: --plot draws a sweep and needs --sizes");
+	else if (fx_cli_opt(&c, "plot") && (!strrchr(fx_cli_opt(&c, "plot"), '.') ||
+		 (strcmp(strrchr(fx_cli_opt(&c, "plot"), '.'), ".svg") &&
+		  strcmp(strrchr(fx_cli_opt(&c, "plot"), '.'), ".png"))))
+		rc = fx_diag_error(&c.d, NULL, "collective: --plot: '%s' must end in .svg or .png",
+				   fx_cli_opt(&c, "plot"));
 	else if (sizes && (fx_cli_opt(&c, "versus") || fx_cli_opt(&c, "links")))
 		rc = fx_diag_error(&c.d, NULL, "collective: --sizes reports crossovers itself and "
 				   "takes no --versus or --links");
@@ -328,7 +337,7 @@ int fx_cmd_collective(int argc, char **argv)
 		fx_router *r = fx_router_new(&c.fab, tie && strcmp(tie, "plus") == 0);
 		fx_cli_begin(&c);
 		if (sizes)
-			rc = fx_coll_sweep(&c, r, &q, &tm, algo, sizes);
+			rc = fx_coll_sweep(&c, r, &q, &tm, algo, sizes, fx_cli_opt(&c, "plot"));
 		else
 			rc = run_one(&c, r, &q, &tm, fx_cli_opt(&c, "links"), fx_cli_opt(&c, "versus"));
 		fx_cli_end(&c);

@@ -92,19 +92,12 @@ static double coll_time(fx_cli *c, const char *pattern, const char *algo, double
 	quiet.out = fopen("/dev/null", "w");
 	if (!quiet.out)
 		quiet.max_shown = 0;
-	int64_t *ranks = fx_xmalloc((size_t)n * sizeof *ranks);
-	for (int64_t i = 0; i < n; i++)
-		ranks[i] = i;
-	fx_coll_req q = {pattern, algo, ranks, n, size, 0};
-	fx_router *r = fx_router_new(&c->fab, 0);
 	fx_coll_result res;
 	double t = NAN;
-	if (fx_coll_run(&c->fab, r, &q, &c->coll, &res, &quiet) == 0) {
+	if (fx_cli_coll_first(c, pattern, algo, n, size, NULL, &quiet, &res) == 0) {
 		t = res.time;
 		fx_coll_result_release(&res);
 	}
-	fx_router_free(r);
-	free(ranks);
 	if (quiet.out && quiet.out != stderr)
 		fclose(quiet.out);
 	quiet.out = NULL;

@@ -172,16 +172,6 @@ enum { NSECTIONS = sizeof sections / sizeof sections[0] };
 
 /* ---- running them ---- */
 
-/* Gravity of an exit status: an internal error outranks bad input, which
- * outranks infeasibility, which outranks an open question. */
-static int gravity(int status)
-{
-	static const int rank[] = {[FX_EXIT_OK] = 0, [FX_EXIT_UNDECIDED] = 1,
-				   [FX_EXIT_INFEASIBLE] = 2, [FX_EXIT_INPUT] = 3,
-				   [FX_EXIT_INTERNAL] = 4};
-	return status >= 0 && status <= FX_EXIT_UNDECIDED ? rank[status] : 4;
-}
-
 static const char *status_name(int status)
 {
 	switch (status) {
@@ -239,7 +229,7 @@ static void run_section(explore *e, int i, outcome *out)
 	out->status = status_name(st);
 	c->js = parent;
 	c->md = NULL;
-	c->d.status = gravity(before) >= gravity(st) ? before : st;
+	c->d.status = fx_diag_gravity(before) >= fx_diag_gravity(st) ? before : st;
 	free(jtext);
 	free(mtext);
 }
@@ -464,7 +454,7 @@ int fx_cmd_explore(int argc, char **argv)
 			continue;
 		}
 		run_section(&e, i, &out[i]);
-		if (gravity(out[i].exit) > gravity(worst))
+		if (fx_diag_gravity(out[i].exit) > fx_diag_gravity(worst))
 			worst = out[i].exit;
 	}
 	/* statuses first in the Markdown, then each section */

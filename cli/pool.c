@@ -14,6 +14,7 @@
 #include "../access/access.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
+#include "../plot/plot.h"
 #include "cli.h"
 
 static const fx_opt opts[] = {
@@ -25,22 +26,9 @@ static const fx_opt opts[] = {
 	{"period", "T", "one full read every T (default: once)"},
 	{"tasks", "LIST", "memory each node's task needs, e.g. 100GB,60GB,40GB,40GB (the default)"},
 	{"node-memory", "SIZE", "memory per node (default: workload.accelerator.hbm, else 80 GB)"},
+	{"plot", "FILE", "draw usable bandwidth against transactions in flight (.svg or .png)"},
 	{NULL, NULL, NULL},
 };
-
-static int qty(fx_cli *c, const char *name, fx_unit_kind k, double *out)
-{
-	const char *v = fx_cli_opt(c, name);
-	char opt[32];
-	snprintf(opt, sizeof opt, "--%s", name);
-	if (!v)
-		return 0;
-	if (fx_cli_qty(c, opt, v, k, out))
-		return -1;
-	if (!(*out > 0))
-		return fx_diag_error(&c->d, NULL, "%s: '%s' must be positive", opt, v);
-	return 0;
-}
 
 static int reads(fx_cli *c, double path, double lat, double q, double u, double bytes,
 		 double period)
@@ -176,6 +164,31 @@ static int borrowing(fx_cli *c, const double *need, int64_t n, double cap)
 	return rc | fx_cli_table(c, t);
 }
 
+/* Eq. 6-12 as a curve: u q / L rising until the path caps it. */
+static int plot(fx_cli *c, double path, double lat, double q, const char *file)
+{
+	enum { NP = 16 };  /* u = 1 .. 32768 */
+	double u[NP], use[NP], win[NP], cap[NP];
+	for (int i = 0; i < NP; i++) {
+		fx_pool_read r;
+		u[i] = (double)(1 << i);
+		fx_pool_read_model(path, lat, q, u[i], 0, 0, &r);
+		use[i] = r.usable / 1e9;
+		win[i] = r.window / 1e9;
+		cap[i] = path / 1e9;
+	}
+	fx_plot_series s[3] = {{"usable: min(path, u q / L)", u, use, NP}, {"in-flight window u q / L", u, win, NP},
+			       {"path", u, cap, NP}};
+	fx_plot_panel p = {"bandwidth (GB/s)", 1, s, 3};
+	char title[160], err[256], b1[32], b2[32];
+	snprintf(title, sizeof title, "Remote reads (Eq. 6-12): q = %s, L = %s",
+		 fx_unit_format(q, FX_UNIT_SIZE, b1, sizeof b1), fx_unit_format(lat, FX_UNIT_TIME, b2, sizeof b2));
+	fx_plot pl = {title, "transactions in flight u", 1, NULL, &p, 1};
+	if (fx_plot_draw(&pl, file, err, sizeof err))
+		return fx_diag_error(&c->d, NULL, "--plot: %s", err);
+	return 0;
+}
+
 int fx_cmd_pool(int argc, char **argv)
 {
 	fx_cli c;
@@ -189,20 +202,14 @@ int fx_cmd_pool(int argc, char **argv)
 	double need[256] = {100e9, 60e9, 40e9, 40e9};
 	int64_t n = 4;
 	if (rc == 0) {
-		rc |= qty(&c, "path", FX_UNIT_BANDWIDTH, &path);
-		rc |= qty(&c, "latency", FX_UNIT_TIME, &lat);
-		rc |= qty(&c, "txn", FX_UNIT_SIZE, &q);
-		rc |= qty(&c, "bytes", FX_UNIT_SIZE, &bytes);
-		rc |= qty(&c, "period", FX_UNIT_TIME, &period);
-		rc |= qty(&c, "node-memory", FX_UNIT_SIZE, &node);
+		rc |= fx_cli_qty_opt(&c, "path", FX_UNIT_BANDWIDTH, &path);
+		rc |= fx_cli_qty_opt(&c, "latency", FX_UNIT_TIME, &lat);
+		rc |= fx_cli_qty_opt(&c, "txn", FX_UNIT_SIZE, &q);
+		rc |= fx_cli_qty_opt(&c, "bytes", FX_UNIT_SIZE, &bytes);
+		rc |= fx_cli_qty_opt(&c, "period", FX_UNIT_TIME, &period);
+		rc |= fx_cli_qty_opt(&c, "node-memory", FX_UNIT_SIZE, &node);
+		rc |= fx_cli_count_opt(&c, "inflight", 1, INT64_C(1) << 40, &u);
 		const char *v;
-		int64_t k;
-		if ((v = fx_cli_opt(&c, "inflight"))) {
-			if (fx_cli_int(&c, "--inflight", v, 1, INT64_C(1) << 40, &k))
-				rc = -1;
-			else
-				u = (double)k;
-		}
 		if ((v = fx_cli_opt(&c, "tasks")) && (n = tasks(&c, v, need, 256)) < 0)
 			rc = -1;
 	}
@@ -213,6 +220,8 @@ int fx_cmd_pool(int argc, char **argv)
 		rc = reads(&c, path, lat, q, u, bytes, period);
 		if (rc == 0)
 			rc = borrowing(&c, need, n, node);
+		if (rc == 0 && fx_cli_opt(&c, "plot"))
+			rc = plot(&c, path, lat, q, fx_cli_opt(&c, "plot"));
 		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);

@@ -38,27 +38,20 @@ static int run(fx_cli *c, const char *pattern, const char *algo, int64_t n, doub
 		bw[e] = f->e[e].bw;
 		f->e[e].bw *= k;
 	}
-	int64_t *ranks = fx_xmalloc((size_t)n * sizeof *ranks);
-	for (int64_t i = 0; i < n; i++)
-		ranks[i] = i;
-	fx_coll_req q = {pattern, algo, ranks, n, size, 0};
-	fx_router *r = fx_router_new(f, 0);
 	fx_coll_result res;
 	fx_coll_time bare = c->coll;  /* no overhead, no latency: the transfer term */
 	bare.alpha = 0;
 	bare.alpha_replaces_latency = 1;
-	int rc = fx_coll_run(f, r, &q, &bare, &res, &c->d);
+	int rc = fx_cli_coll_first(c, pattern, algo, n, size, &bare, NULL, &res);
 	if (rc == 0) {
 		*transfer = res.time;
 		fx_coll_result_release(&res);
-		rc = fx_coll_run(f, r, &q, &c->coll, &res, &c->d);
+		rc = fx_cli_coll_first(c, pattern, algo, n, size, NULL, NULL, &res);
 		if (rc == 0) {
 			*total = res.time;
 			fx_coll_result_release(&res);
 		}
 	}
-	fx_router_free(r);
-	free(ranks);
 	for (int64_t e = 0; e < f->ne; e++)
 		f->e[e].bw = bw[e];
 	free(bw);

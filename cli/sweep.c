@@ -11,6 +11,7 @@
 
 #include "../core/units.h"
 #include "../core/xalloc.h"
+#include "../plot/plot.h"
 #include "cli.h"
 #include "report.h"
 
@@ -137,8 +138,43 @@ static int run_point(fx_cli *c, fx_router *r, fx_coll_req q, const fx_coll_time 
 	return 0;
 }
 
+/*
+ * --plot FILE.svg|FILE.png: time and busbw against size, log axes, a line
+ * per algorithm (plot/plot.h).
+ */
+static int plot_sweep(fx_cli *c, const char *path, const fx_coll_req *q0,
+		      const fx_coll_algo **al, const int *ok, size_t na, const double *sz,
+		      size_t ns, const sweep_pt *pt)
+{
+	fx_plot_series *ser = fx_xcalloc(2 * na + 1, sizeof *ser);
+	double *ys = fx_xmalloc((2 * na * ns + 1) * sizeof *ys);
+	size_t m = 0;
+	for (size_t a = 0; a < na; a++) {
+		if (!ok[a])
+			continue;
+		for (int panel = 0; panel < 2; panel++) {
+			double *y = ys + (2 * m + (size_t)panel) * ns;
+			for (size_t i = 0; i < ns; i++)
+				y[i] = panel ? pt[a * ns + i].busbw / 1e9 : pt[a * ns + i].time * 1e6;
+			ser[(size_t)panel * na + m] = (fx_plot_series){al[a]->name, sz, y, ns};
+		}
+		m++;
+	}
+	fx_plot_panel panels[2] = {{"time (us)", 1, ser, m}, {"busbw (GB/s)", 1, ser + na, m}};
+	char title[160], err[256];
+	snprintf(title, sizeof title, "%s over %lld ranks, %s", q0->pattern, (long long)q0->n,
+		 c->fab.name ? c->fab.name : "");
+	fx_plot pl = {title, "size per rank", 1,
+		      "'1 B' 1, '1 KiB' 1024, '1 MiB' 1048576, '1 GiB' 1073741824, '1 TiB' 1099511627776",
+		      panels, 2};
+	int rc = fx_plot_draw(&pl, path, err, sizeof err);
+	free(ser);
+	free(ys);
+	return rc ? fx_diag_error(&c->d, NULL, "--plot: %s", err) : 0;
+}
+
 int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_time *tm,
-		  const char *algos, const char *sizes)
+		  const char *algos, const char *sizes, const char *plot)
 {
 	double *sz = NULL;
 	size_t ns = 0, na = 0;
@@ -276,6 +312,8 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 			if (!ok[a] && fx_cli_text(c))
 				printf("%s/%s skipped: %s\n", q0->pattern, al[a]->name, why[a]);
 	}
+	if (plot && rc == 0)
+		rc = plot_sweep(c, plot, q0, al, ok, na, sz, ns, pt);
 	if (c->json && rc == 0) {
 		fx_json *j = &c->js;
 		fx_json_str(j, "pattern", q0->pattern);

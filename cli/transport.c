@@ -10,6 +10,7 @@
 
 #include "../access/access.h"
 #include "../core/units.h"
+#include "../plot/plot.h"
 #include "cli.h"
 
 static const fx_opt opts[] = {
@@ -22,37 +23,9 @@ static const fx_opt opts[] = {
 	{"cores", "N", "cores the setup is parallelised over (default 32)"},
 	{"local", "N", "local endpoints to connect (default 1024)"},
 	{"remote", "M", "remote endpoints to connect (default 1024)"},
+	{"plot", "FILE", "draw the state and setup curves against hosts (.svg or .png; Figs 6-40, 6-41)"},
 	{NULL, NULL, NULL},
 };
-
-/* Whole-number options into doubles. */
-static int count_opt(fx_cli *c, const char *name, int64_t lo, double *out)
-{
-	const char *v = fx_cli_opt(c, name);
-	int64_t n;
-	char opt[32];
-	snprintf(opt, sizeof opt, "--%s", name);
-	if (!v)
-		return 0;
-	if (fx_cli_int(c, opt, v, lo, INT64_C(1) << 40, &n))
-		return -1;
-	*out = (double)n;
-	return 0;
-}
-
-static int qty_opt(fx_cli *c, const char *name, fx_unit_kind k, double *out)
-{
-	const char *v = fx_cli_opt(c, name);
-	char opt[32];
-	snprintf(opt, sizeof opt, "--%s", name);
-	if (!v)
-		return 0;
-	if (fx_cli_qty(c, opt, v, k, out))
-		return -1;
-	if (!(*out > 0))
-		return fx_diag_error(&c->d, NULL, "%s: '%s' must be positive", opt, v);
-	return 0;
-}
 
 typedef double (*state_fn)(const fx_transport *, double);
 
@@ -147,6 +120,35 @@ static int report(fx_cli *c, const fx_transport *t, double hosts, double n, doub
 	return rc | fx_cli_table(c, tb);
 }
 
+/* Figs 6-40 and 6-41: state per NIC and parallel setup time against H. */
+static int plot(fx_cli *c, const fx_transport *t, const char *path)
+{
+	enum { NP = 12 };  /* H = 2 .. 4096 */
+	double h[NP], st[4][NP], su[2][NP];
+	for (int i = 0; i < NP; i++) {
+		h[i] = (double)(2 << i);
+		st[0][i] = fx_transport_pair_state(t, h[i]) / 1024;
+		st[1][i] = fx_transport_ub_state(t, h[i]) / 1024;
+		st[2][i] = fx_transport_directory_state(t, h[i]) / 1024;
+		st[3][i] = t->cache / 1024;
+		su[0][i] = fx_transport_pair_setup(t, h[i], h[i]) / t->cores * 1e3;
+		su[1][i] = fx_transport_ub_setup(t, h[i], h[i]) / t->cores * 1e3;
+	}
+	fx_plot_series a[4] = {{"per-pair (RC)", h, st[0], NP}, {"endpoint + channel (UB)", h, st[1], NP},
+			       {"coherence directory", h, st[2], NP}, {"NIC cache", h, st[3], NP}};
+	fx_plot_series b[2] = {{"per-pair (RC)", h, su[0], NP}, {"endpoint + channel (UB)", h, su[1], NP}};
+	char ylab[64];
+	snprintf(ylab, sizeof ylab, "setup on %.0f cores, N = M = H (ms)", t->cores);
+	fx_plot_panel p[2] = {{"state per NIC (KiB)", 1, a, 4}, {ylab, 1, b, 2}};
+	char title[128], err[256];
+	snprintf(title, sizeof title, "Connection state and setup against hosts (A = %.0f endpoints)",
+		 t->endpoints);
+	fx_plot pl = {title, "hosts H", 1, NULL, p, 2};
+	if (fx_plot_draw(&pl, path, err, sizeof err))
+		return fx_diag_error(&c->d, NULL, "--plot: %s", err);
+	return 0;
+}
+
 int fx_cmd_transport(int argc, char **argv)
 {
 	fx_cli c;
@@ -160,15 +162,15 @@ int fx_cmd_transport(int argc, char **argv)
 	double hosts = 0, n = 1024, m = 1024;
 	if (rc == 0) {
 		hosts = (double)(c.fab.ncpu > 0 ? c.fab.ncpu : c.fab.nnodes);
-		rc |= count_opt(&c, "hosts", 1, &hosts);
-		rc |= count_opt(&c, "endpoints", 1, &t.endpoints);
-		rc |= count_opt(&c, "lines", 1, &t.lines);
-		rc |= count_opt(&c, "cores", 1, &t.cores);
-		rc |= count_opt(&c, "local", 1, &n);
-		rc |= count_opt(&c, "remote", 1, &m);
-		rc |= qty_opt(&c, "cache", FX_UNIT_SIZE, &t.cache);
-		rc |= qty_opt(&c, "syscall", FX_UNIT_TIME, &t.syscall);
-		rc |= qty_opt(&c, "rtt", FX_UNIT_TIME, &t.rtt);
+		rc |= fx_cli_count_opt(&c, "hosts", 1, INT64_C(1) << 40, &hosts);
+		rc |= fx_cli_count_opt(&c, "endpoints", 1, INT64_C(1) << 40, &t.endpoints);
+		rc |= fx_cli_count_opt(&c, "lines", 1, INT64_C(1) << 40, &t.lines);
+		rc |= fx_cli_count_opt(&c, "cores", 1, INT64_C(1) << 40, &t.cores);
+		rc |= fx_cli_count_opt(&c, "local", 1, INT64_C(1) << 40, &n);
+		rc |= fx_cli_count_opt(&c, "remote", 1, INT64_C(1) << 40, &m);
+		rc |= fx_cli_qty_opt(&c, "cache", FX_UNIT_SIZE, &t.cache);
+		rc |= fx_cli_qty_opt(&c, "syscall", FX_UNIT_TIME, &t.syscall);
+		rc |= fx_cli_qty_opt(&c, "rtt", FX_UNIT_TIME, &t.rtt);
 		if (rc == 0 && hosts < 1)
 			rc = fx_diag_error(&c.d, NULL, "%s: no hosts (the spec has no CPUs or nodes; give --hosts)",
 					   c.spec_path);
@@ -178,6 +180,8 @@ int fx_cmd_transport(int argc, char **argv)
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = report(&c, &t, hosts, n, m);
+		if (rc == 0 && fx_cli_opt(&c, "plot"))
+			rc = plot(&c, &t, fx_cli_opt(&c, "plot"));
 		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);

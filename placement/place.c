@@ -419,8 +419,9 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 			     fx_plan_cost(&c, &plan) <= bound * (1 + 1e-9) + 1e-15;
 		if (proven)  /* equal up to rounding: the packing's cost is the optimum */
 			bound = fx_plan_cost(&c, &plan);
-		if (!proven) {
-			out->method = "packing, not proven optimal";
+		if (!proven || o->milp_always) {
+			if (!proven)
+				out->method = "packing, not proven optimal";
 			rc = search(&c, &plan, &have, &bound, out, d);
 		}
 		if (rc == 0)

@@ -139,6 +139,9 @@ typedef struct fx_place_opts {
 	const fx_accel *accel;          /* memory per device is checked against
 					 * accel->hbm; NULL or hbm 0: not checked */
 	const fx_sessions *sessions;    /* their KV counts in that memory; may be NULL */
+	int milp_always;                /* search with the MILP even when the packing
+					 * is proven optimal (tests check the two
+					 * against each other) */
 } fx_place_opts;
 
 /* Places the workload.  Nothing fits: exit status 3 through d, naming

@@ -46,16 +46,29 @@ static void halving(fx_sched *sc, const fx_coll_req *q, peer_fn peer, int backwa
 	}
 }
 
+typedef struct rec_kind {
+	peer_fn peer;
+	int rs, ag;
+} rec_kind;
+
+static void rec_fill(fx_sched *s, const fx_coll_req *q, const void *ctx)
+{
+	const rec_kind *k = ctx;
+	if (k->rs)
+		halving(s, q, k->peer, 0, "reduce-scatter");
+	if (k->ag)
+		halving(s, q, k->peer, 1, "all-gather");
+}
+
+/* on explicit graphs the ranks are placed on the links first
+ * (fx_sched_over_wires): DGX-1's double NVLinks take the largest step */
 #define GEN(fn, peer, rs, ag)                                                          \
 	static int fn(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d) \
 	{                                                                              \
-		(void)f;                                                               \
 		if (!fx_is_pow2(q->n))                                                 \
 			return fx_need_pow2(q, d);                                     \
-		if (rs)                                                                \
-			halving(s, q, peer, 0, "reduce-scatter");                      \
-		if (ag)                                                                \
-			halving(s, q, peer, 1, "all-gather");                          \
+		rec_kind k = {peer, rs, ag};                                           \
+		fx_sched_over_wires(f, q, rec_fill, &k, s);                            \
 		return 0;                                                              \
 	}
 

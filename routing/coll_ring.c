@@ -107,6 +107,93 @@ static int64_t phys_rings(const fx_fabric *f, const fx_coll_req *q, int64_t *rin
 	return k;
 }
 
+/* Seconds the busiest link of one ring step needs: k cycles both ways
+ * (k = 0: rank order), each rank sending 1 byte in all. */
+static double ring_step_cost(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
+			     const int64_t *rings, int64_t k, double *load)
+{
+	int64_t n = q->n, m = 0;
+	fx_flow *fl = fx_xmalloc((size_t)(2 * (k ? k : 1) * n) * sizeof *fl);
+	for (int64_t i = 0; i < n; i++)
+		if (k == 0)
+			fl[m++] = (fx_flow){q->ranks[i], q->ranks[(i + 1) % n], 1.0};
+		else
+			for (int64_t c = 0; c < k; c++) {
+				int64_t a = q->ranks[rings[c * n + i]], z = q->ranks[rings[c * n + (i + 1) % n]];
+				fl[m++] = (fx_flow){a, z, 0.5 / (double)k};
+				fl[m++] = (fx_flow){z, a, 0.5 / (double)k};
+			}
+	fx_path_stats st;
+	fx_diag quiet;  /* a pair with no route: never chosen, and not reported */
+	fx_diag_init(&quiet);
+	quiet.out = fopen("/dev/null", "w");
+	double worst = !quiet.out || fx_router_add(r, fl, (size_t)m, load, &st, &quiet) ? 1e300 : 0;
+	if (quiet.out)
+		fclose(quiet.out);
+	fx_diag_release(&quiet);
+	const int64_t *used;
+	size_t nu = fx_router_used(r, &used);
+	for (size_t u = 0; u < nu; u++) {
+		int64_t l = used[u];
+		double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
+		if (b > worst)
+			worst = b;
+		load[l] = 0;
+	}
+	free(fl);
+	return worst;
+}
+
+/* The rings to run: the cycles over direct links when they make a step's
+ * busiest link lighter than rank order does (a custom graph may also join
+ * its devices through faster switches), else none (rank order). */
+static int64_t ring_layout(const fx_fabric *f, const fx_coll_req *q, int64_t *rings)
+{
+	int64_t k = phys_rings(f, q, rings);
+	if (k == 0)
+		return 0;
+	fx_router *r = fx_router_new(f, 0);
+	double *load = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof *load);
+	double wires = ring_step_cost(f, r, q, rings, k, load);
+	double order = ring_step_cost(f, r, q, rings, 0, load);
+	free(load);
+	fx_router_free(r);
+	return wires < order ? k : 0;
+}
+
+/*
+ * A 2-D mesh in device order is a poor ring: every row ends with a flow
+ * back across the whole row.  With every device a rank and an even side,
+ * the ring is a Hamiltonian cycle of the grid instead, each step one hop:
+ * along row 0, then snaking over columns 1..W-1 of the other rows, and
+ * home down column 0 (rows and columns swapped when only W is even).
+ * Fills order[] (rank indexes) and returns 1, or 0 when it does not apply.
+ */
+static int mesh_snake(const fx_fabric *f, const fx_coll_req *q, int64_t *order)
+{
+	if (!f->builder || strcmp(f->builder->kind, "mesh") != 0 || f->ndims != 2 ||
+	    q->n != f->ndev || f->dims[0] < 2 || f->dims[1] < 2)
+		return 0;
+	for (int64_t i = 0; i < q->n; i++)
+		if (q->ranks[i] != i)
+			return 0;
+	int swap = f->dims[1] % 2 != 0;  /* snake along the even side */
+	int64_t W = f->dims[swap ? 1 : 0], H = f->dims[swap ? 0 : 1];
+	if (H % 2)
+		return 0;
+	int64_t k = 0;
+#define AT(x, y) (swap ? (y) + (int64_t)f->dims[0] * (x) : (x) + (int64_t)f->dims[0] * (y))
+	for (int64_t x = 0; x < W; x++)
+		order[k++] = AT(x, 0);
+	for (int64_t y = 1; y < H; y++)
+		for (int64_t i = 0; i < W - 1; i++)
+			order[k++] = AT(y % 2 ? W - 1 - i : 1 + i, y);
+	for (int64_t y = H - 1; y >= 1; y--)
+		order[k++] = AT(0, y);
+#undef AT
+	return 1;
+}
+
 /* One phase (n-1 identical rounds) over the rings: `bytes` is what each
  * rank sends per round in all, split over the rings. */
 static void ring_phase(const fx_fabric *f, fx_sched *s, const fx_coll_req *q, double bytes,
@@ -116,9 +203,14 @@ static void ring_phase(const fx_fabric *f, fx_sched *s, const fx_coll_req *q, do
 		return;
 	int64_t n = q->n;
 	int64_t *rings = fx_xmalloc((size_t)(RING_MAX * n) * sizeof *rings);
-	int64_t k = phys_rings(f, q, rings);
+	int64_t k = ring_layout(f, q, rings);
 	fx_round *r = fx_sched_round(s, n - 1, label);
-	if (k == 0) {
+	if (k == 0 && mesh_snake(f, q, rings)) {
+		for (int64_t i = 0; i < n; i++)
+			fx_sched_flow(r, q, rings[i], rings[(i + 1) % n], bytes);
+		snprintf(s->plan, sizeof s->plan, "a ring snaking over the %dx%d mesh, one hop a step",
+			 f->dims[0], f->dims[1]);
+	} else if (k == 0) {
 		for (int64_t i = 0; i < n; i++)
 			fx_sched_flow(r, q, i, (i + 1) % n, bytes);
 	} else {
@@ -245,7 +337,7 @@ static int ar_hier(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 static double flows_ring(const fx_fabric *f, const fx_coll_req *q)
 {
 	int64_t *rings = fx_xmalloc((size_t)(RING_MAX * (q->n > 0 ? q->n : 1)) * sizeof *rings);
-	int64_t k = phys_rings(f, q, rings);
+	int64_t k = ring_layout(f, q, rings);
 	free(rings);
 	return (double)q->n * (double)(k ? 2 * k : 1);
 }

@@ -14,7 +14,9 @@
  * every node is busy each step.  Recursive doubling runs one, as the
  * paper's baseline.  Reduce-scatter halves what a node sends each step
  * (M/2, M/4, ... of its collective's share); all-gather runs the steps
- * backwards.
+ * backwards.  The latency-optimal allreduces (-lat) run one collective of
+ * log2 p steps, each exchanging the whole vector (the paper's Swing (L)
+ * and recursive doubling (L), for small messages).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,8 @@ static int torus_steps(const fx_fabric *f, int first, int *dim, int *sigma)
 typedef struct swing_kind {
 	int swing;        /* 1: Swing (2D collectives), 0: recursive doubling (one) */
 	int rs, ag;       /* phases */
+	int lat;          /* latency-optimal allreduce: one collective, log2 p
+			   * steps each exchanging the whole vector */
 } swing_kind;
 
 static int torus_gen(const fx_fabric *f, const fx_coll_req *q, fx_sched *sc, fx_diag *d,
@@ -70,18 +74,21 @@ static int torus_gen(const fx_fabric *f, const fx_coll_req *q, fx_sched *sc, fx_
 {
 	if (torus_ok(f, q, d))
 		return -1;
-	int D = f->ndims, ncoll = k.swing ? 2 * D : 1;
+	int D = f->ndims, ncoll = k.swing && !k.lat ? 2 * D : 1;
 	int dim[2 * FX_MAX_DIMS][64], sigma[2 * FX_MAX_DIMS][64], S = 0;
 	for (int c = 0; c < ncoll; c++)
 		S = torus_steps(f, c / 2, dim[c], sigma[c]);
 	int x[FX_MAX_DIMS];
 	for (int ph = 0; ph < 2; ph++) {
+		if (k.lat && ph == 1)
+			break;
 		if ((ph == 0 && !k.rs) || (ph == 1 && !k.ag))
 			continue;
 		for (int t = 0; t < S; t++) {
 			int s = ph == 0 ? t : S - 1 - t;
-			fx_round *r = fx_sched_round(sc, 1, ph == 0 ? "reduce-scatter" : "all-gather");
-			double bytes = q->size / (double)ncoll / (double)((int64_t)2 << s);
+			fx_round *r = fx_sched_round(sc, 1, k.lat ? "exchange" : ph == 0 ? "reduce-scatter" :
+						     "all-gather");
+			double bytes = k.lat ? q->size : q->size / (double)ncoll / (double)((int64_t)2 << s);
 			for (int c = 0; c < ncoll; c++) {
 				int i = dim[c][s], dd = f->dims[i];
 				int64_t stride = 1;
@@ -105,18 +112,20 @@ static int torus_gen(const fx_fabric *f, const fx_coll_req *q, fx_sched *sc, fx_
 	return 0;
 }
 
-#define GEN(fn, sw, rs, ag)                                                             \
+#define GEN(fn, sw, rs, ag, lat)                                                        \
 	static int fn(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d) \
 	{                                                                               \
-		return torus_gen(f, q, s, d, (swing_kind){sw, rs, ag});                 \
+		return torus_gen(f, q, s, d, (swing_kind){sw, rs, ag, lat});            \
 	}
 
-GEN(ar_swing_torus, 1, 1, 1)
-GEN(rs_swing_torus, 1, 1, 0)
-GEN(ag_swing_torus, 1, 0, 1)
-GEN(ar_rec_torus, 0, 1, 1)
-GEN(rs_rec_torus, 0, 1, 0)
-GEN(ag_rec_torus, 0, 0, 1)
+GEN(ar_swing_torus, 1, 1, 1, 0)
+GEN(rs_swing_torus, 1, 1, 0, 0)
+GEN(ag_swing_torus, 1, 0, 1, 0)
+GEN(ar_rec_torus, 0, 1, 1, 0)
+GEN(rs_rec_torus, 0, 1, 0, 0)
+GEN(ag_rec_torus, 0, 0, 1, 0)
+GEN(ar_swing_torus_lat, 1, 1, 0, 1)
+GEN(ar_rec_torus_lat, 0, 1, 0, 1)
 
 static double once(const fx_coll_req *q)
 {
@@ -145,6 +154,12 @@ static double flows_swing2(const fx_fabric *f, const fx_coll_req *q)
 	return flows(f, q, 2 * (f->ndims > 0 ? f->ndims : 1), 2);
 }
 
+/* latency-optimal: log2 p steps of the whole vector */
+static double whole(const fx_coll_req *q)
+{
+	return (double)fx_log2(q->n > 0 ? q->n : 1) * q->size;
+}
+
 static double flows_rec1(const fx_fabric *f, const fx_coll_req *q)
 {
 	return flows(f, q, 1, 1);
@@ -167,3 +182,7 @@ const fx_coll_algo fx_rs_rec_torus = {"reduce-scatter", "rec-torus", "recursive 
 				      rs_rec_torus, once, NULL, flows_rec1};
 const fx_coll_algo fx_ag_rec_torus = {"all-gather", "rec-torus", "recursive doubling on a torus, steps backwards",
 				      ag_rec_torus, once, NULL, flows_rec1};
+const fx_coll_algo fx_ar_swing_torus_lat = {"allreduce", "swing-torus-lat", "latency-optimal Swing on a torus: log2 p steps, the whole vector each, step s in dimension s mod D (NSDI'24)",
+					    ar_swing_torus_lat, whole, NULL, flows_rec1};
+const fx_coll_algo fx_ar_rec_torus_lat = {"allreduce", "rec-torus-lat", "latency-optimal recursive doubling on a torus, the whole vector each step",
+					  ar_rec_torus_lat, whole, NULL, flows_rec1};

@@ -11,7 +11,9 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -165,6 +167,113 @@ static tedge *binomial_edges(int64_t n, size_t *ne, int64_t *depth)
 	return e;
 }
 
+/*
+ * Trees over the wires (explicit graphs): which rank sits at each tree
+ * position matters when ranks are joined by direct links of unequal
+ * counts (DGX-1).  Starting from rank order, swaps of two positions are
+ * kept while they lower the steady pipeline step's busiest link (then the
+ * bytes over all links), routing that step on the fabric; on custom
+ * fabrics of 3 to TREE_MAP_MAX ranks with direct links between them.
+ * Rewrites the edges' ranks in place; returns 1 when it moved any.
+ */
+#define TREE_MAP_MAX 16
+#define TREE_MAP_PASSES 20
+
+typedef struct tree_cost {
+	double busy, total;
+} tree_cost;
+
+static tree_cost tree_step_cost(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
+				const tedge *e, size_t ne, const int64_t *pos, fx_flow *fl,
+				double *load)
+{
+	for (size_t i = 0; i < ne; i++)
+		fl[i] = (fx_flow){q->ranks[pos[e[i].a]], q->ranks[pos[e[i].b]], 1.0};
+	fx_path_stats st;
+	tree_cost c = {0, 0};
+	fx_diag quiet;  /* a disconnected pair: never chosen, and not reported */
+	fx_diag_init(&quiet);
+	quiet.out = fopen("/dev/null", "w");
+	if (!quiet.out || fx_router_add(r, fl, ne, load, &st, &quiet))
+		c.busy = c.total = 1e300;
+	if (quiet.out)
+		fclose(quiet.out);
+	fx_diag_release(&quiet);
+	const int64_t *used;
+	size_t nu = fx_router_used(r, &used);
+	for (size_t k = 0; k < nu; k++) {
+		int64_t l = used[k];
+		double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
+		if (b > c.busy)
+			c.busy = b;
+		c.total += load[l];
+		load[l] = 0;
+	}
+	return c;
+}
+
+static int better(tree_cost a, tree_cost b)
+{
+	if (a.busy < b.busy * (1 - 1e-12))
+		return 1;
+	return a.busy <= b.busy * (1 + 1e-12) && a.total < b.total * (1 - 1e-12);
+}
+
+static int tree_map(const fx_fabric *f, const fx_coll_req *q, tedge *e, size_t ne, char *plan,
+		    size_t planlen)
+{
+	int64_t n = q->n;
+	if (!f->builder || strcmp(f->builder->kind, "custom") != 0 || n < 3 || n > TREE_MAP_MAX)
+		return 0;
+	int direct = 0;
+	for (int64_t x = 0; x < f->ne && !direct; x++)
+		direct = f->ends[2 * x + 1] < f->ndev;  /* a device-device link */
+	if (!direct)
+		return 0;
+	fx_router *r = fx_router_new(f, 0);
+	int64_t *pos = fx_xmalloc((size_t)n * sizeof *pos);
+	for (int64_t i = 0; i < n; i++)
+		pos[i] = i;
+	fx_flow *fl = fx_xmalloc(ne * sizeof *fl);
+	double *load = fx_xcalloc((size_t)(2 * f->ne), sizeof *load);
+	tree_cost best = tree_step_cost(f, r, q, e, ne, pos, fl, load);
+	tree_cost start = best;
+	int moved = 0;
+	for (int pass = 0, again = 1; pass < TREE_MAP_PASSES && again; pass++) {
+		again = 0;
+		for (int64_t i = 0; i < n; i++)
+			for (int64_t j = i + 1; j < n; j++) {
+				int64_t t = pos[i];
+				pos[i] = pos[j];
+				pos[j] = t;
+				tree_cost c = tree_step_cost(f, r, q, e, ne, pos, fl, load);
+				if (better(c, best)) {
+					best = c;
+					again = moved = 1;
+				} else {
+					pos[j] = pos[i];
+					pos[i] = t;
+				}
+			}
+	}
+	if (moved) {
+		for (size_t i = 0; i < ne; i++) {
+			e[i].a = pos[e[i].a];
+			e[i].b = pos[e[i].b];
+		}
+		size_t len = (size_t)snprintf(plan, planlen, "tree positions placed on the links (busiest "
+					      "link of a step %.3g of rank order's); rank at position 0..%lld:",
+					      best.busy / start.busy, (long long)(n - 1));
+		for (int64_t i = 0; i < n && len < planlen; i++)
+			len += (size_t)snprintf(plan + len, planlen - len, " %lld", (long long)pos[i]);
+	}
+	free(load);
+	free(fl);
+	free(pos);
+	fx_router_free(r);
+	return moved;
+}
+
 static int64_t chunks_of(const fx_coll_req *q, double bytes, int64_t depth)
 {
 	return q->chunks > 0 ? q->chunks : fx_coll_tree_chunks(bytes, depth);
@@ -184,6 +293,7 @@ static int ar_tree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 		s->chunks = 1;
 		s->chunk_bytes = q->size;
 	} else {
+		tree_map(f, q, e, ne, s->plan, sizeof s->plan);
 		pipeline(s, q, e, ne, c, q->size / (double)c);
 	}
 	free(e);
@@ -319,6 +429,7 @@ static int ar_dbtree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_d
 	int64_t depth;
 	tedge *e = dbtree_edges(q->n, &ne, &depth);
 	int64_t c = chunks_of(q, q->size / 2, depth);
+	tree_map(f, q, e, ne, s->plan, sizeof s->plan);
 	pipeline(s, q, e, ne, c, q->size / 2 / (double)c);
 	free(e);
 	return 0;

@@ -12,7 +12,8 @@
 
 const fx_coll_algo *const fx_coll_algos[] = {
 	&fx_ar_ring, &fx_ar_tree, &fx_ar_rhd, &fx_ar_swing, &fx_ar_torus, &fx_ar_hier,
-	&fx_ar_dbtree, &fx_ar_swing_torus, &fx_ar_rec_torus,
+	&fx_ar_dbtree, &fx_ar_swing_torus, &fx_ar_rec_torus, &fx_ar_swing_torus_lat,
+	&fx_ar_rec_torus_lat,
 	&fx_rs_ring, &fx_rs_rec, &fx_rs_swing, &fx_rs_swing_torus, &fx_rs_rec_torus,
 	&fx_ag_ring, &fx_ag_rec, &fx_ag_swing, &fx_ag_swing_torus, &fx_ag_rec_torus,
 	&fx_a2a_direct, &fx_a2a_pairwise,
@@ -79,6 +80,96 @@ double fx_flows_4n(const fx_fabric *f, const fx_coll_req *q)
 double fx_flows_6n(const fx_fabric *f, const fx_coll_req *q)
 {
 	return 6 * fx_flows_1n(f, q);
+}
+
+#define WIRES_MAX_RANKS 16
+#define WIRES_PASSES 20
+
+/* The schedule's summed busiest-link seconds (each round x its repeats),
+ * latency left out: what placing ranks on the links can change. */
+static double sched_link_time(const fx_fabric *f, fx_router *r, const fx_sched *s, double *load)
+{
+	double sum = 0;
+	fx_diag quiet;  /* a pair with no route: never chosen, and not reported */
+	fx_diag_init(&quiet);
+	quiet.out = fopen("/dev/null", "w");
+	for (size_t i = 0; i < s->n; i++) {
+		fx_path_stats st;
+		if (!quiet.out || fx_router_add(r, s->r[i].flows, s->r[i].n, load, &st, &quiet))
+			sum = 1e300;
+		const int64_t *used;
+		size_t nu = fx_router_used(r, &used);
+		double worst = 0;
+		for (size_t u = 0; u < nu; u++) {
+			int64_t l = used[u];
+			double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
+			if (b > worst)
+				worst = b;
+			load[l] = 0;
+		}
+		sum += worst * (double)s->r[i].repeat;
+	}
+	if (quiet.out)
+		fclose(quiet.out);
+	fx_diag_release(&quiet);
+	return sum;
+}
+
+void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill fill,
+			 const void *ctx, fx_sched *s)
+{
+	int64_t n = q->n;
+	int direct = 0;
+	if (f->builder && strcmp(f->builder->kind, "custom") == 0 && n >= 3 && n <= WIRES_MAX_RANKS)
+		for (int64_t e = 0; e < f->ne && !direct; e++)
+			direct = f->ends[2 * e + 1] < f->ndev;  /* a device-device link */
+	if (!direct) {
+		fill(s, q, ctx);
+		return;
+	}
+	fx_router *r = fx_router_new(f, 0);
+	double *load = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof *load);
+	int64_t *ranks = fx_xmalloc((size_t)n * sizeof *ranks);
+	memcpy(ranks, q->ranks, (size_t)n * sizeof *ranks);
+	fx_coll_req x = *q;
+	x.ranks = ranks;
+	fx_sched t = {0};
+	fill(&t, &x, ctx);
+	double best = sched_link_time(f, r, &t, load), start = best;
+	fx_sched_release(&t);
+	int moved = 0;
+	for (int pass = 0, again = 1; pass < WIRES_PASSES && again; pass++) {
+		again = 0;
+		for (int64_t i = 0; i < n; i++)
+			for (int64_t j = i + 1; j < n; j++) {
+				int64_t v = ranks[i];
+				ranks[i] = ranks[j];
+				ranks[j] = v;
+				fill(&t, &x, ctx);
+				double c = sched_link_time(f, r, &t, load);
+				fx_sched_release(&t);
+				if (c < best * (1 - 1e-12)) {
+					best = c;
+					again = moved = 1;
+				} else {
+					ranks[j] = ranks[i];
+					ranks[i] = v;
+				}
+			}
+	}
+	fill(s, &x, ctx);
+	if (moved) {
+		char b[24];
+		size_t len = (size_t)snprintf(s->plan, sizeof s->plan, "ranks placed on the links "
+					      "(busiest links' time %.3g of rank order's); device of rank 0..%lld:",
+					      best / start, (long long)(n - 1));
+		for (int64_t i = 0; i < n && len < sizeof s->plan; i++)
+			len += (size_t)snprintf(s->plan + len, sizeof s->plan - len, " %s",
+						fx_fabric_vertex_name(f, ranks[i], b, sizeof b));
+	}
+	free(ranks);
+	free(load);
+	fx_router_free(r);
 }
 
 int fx_is_pow2(int64_t n)

@@ -23,6 +23,8 @@ struct fx_router {
 	const router_kind *kind;
 	int tie_plus;
 	int hash;               /* FX_ROUTE_HASH: one path per flow */
+	double hop_lat;         /* dimension-order: seconds per hop, the slowest
+				 * link class's (tori with rack_link) */
 	int64_t *inc_off;       /* hash: incident edges of v, in edge order, are */
 	int64_t *inc_edge;      /* inc_edge[inc_off[v] .. inc_off[v+1]-1] */
 	int64_t *used;          /* directed links loaded since fx_router_used() */
@@ -150,7 +152,7 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 {
 	const fx_fabric *f = r->f;
 	(void)d;
-	double lat = f->ne ? f->e[0].lat : 0;
+	double lat = r->hop_lat;
 	for (size_t q = 0; q < n; q++) {
 		if (flows[q].src == flows[q].dst || flows[q].bytes == 0)
 			continue;
@@ -188,12 +190,30 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 	return 0;
 }
 
+/* Adds s to positions [from, from + len) of a ring of k, as differences. */
+static void ring_range(double *d, int k, int from, int len, double s)
+{
+	from = ((from % k) + k) % k;
+	d[from] += s;
+	if (from + len <= k) {
+		d[from + len] -= s;
+	} else {
+		d[k] -= s;
+		d[0] += s;
+		d[from + len - k] -= s;
+	}
+}
+
 /*
  * All pairs on a lattice: in dimension-order routing a flow's segment in
  * dimension i runs on the line whose coordinates below i are the
  * destination's and above i the source's, so every line of dimension i sees
  * the same traffic: N/k_i times that of all pairs of one line of k_i.  The
- * 1-D loads are counted pair by pair (O(k^2)) with the same tie rule.
+ * 1-D loads add each pair's path as a range of a difference array (the
+ * same tie rule as dor_flow), so a line costs O(k^2), not O(k^3): a 4000x2
+ * mesh went from 150 s to milliseconds.  The values are the per-flow
+ * routing's exactly (shares are halves and ones, exact in a double);
+ * tests/unit/test_routing.c checks them against it.
  */
 static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st)
 {
@@ -201,7 +221,8 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 	int D = f->ndims, far = 0;
 	for (int i = 0; i < D; i++) {
 		int k = f->dims[i];
-		double *line = calloc((size_t)(2 * k), sizeof *line);  /* [dir][position] */
+		double *line = fx_xcalloc((size_t)(2 * k + 2), sizeof *line);  /* [dir][position] */
+		double *plus = line, *minus = line + k + 1;
 		for (int a = 0; a < k; a++)
 			for (int b = 0; b < k; b++) {
 				int fwd = ((b - a) % k + k) % k;
@@ -219,11 +240,15 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 				else
 					share[1] = 1;
 				int h0 = f->wrap[i] ? fwd : b - a, h1 = f->wrap[i] ? k - fwd : a - b;
-				for (int h = 0; h < h0 && share[0] > 0; h++)
-					line[(a + h) % k] += share[0];
-				for (int h = 1; h <= h1 && share[1] > 0; h++)
-					line[k + ((a - h) % k + k) % k] += share[1];
+				if (share[0] > 0)  /* links a, a+1, .., a+h0-1 going + */
+					ring_range(plus, k, a, h0, share[0]);
+				if (share[1] > 0)  /* links a-1, .., a-h1 going - */
+					ring_range(minus, k, a - h1, h1, share[1]);
 			}
+		for (int p = 1; p < k; p++) {  /* differences into loads */
+			plus[p] += plus[p - 1];
+			minus[p] += minus[p - 1];
+		}
 		int dmax = f->wrap[i] ? k / 2 : k - 1;
 		far += dmax;
 		double scale = bytes * (double)(f->ndev / k);
@@ -235,13 +260,13 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 			int64_t e = f->plus_edge[v * D + i];
 			if (e < 0)
 				continue;
-			bump(r, load, fx_fabric_dirlink(f, e, v), scale * line[p]);
-			bump(r, load, fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v)), scale * line[k + p]);
+			bump(r, load, fx_fabric_dirlink(f, e, v), scale * plus[p]);
+			bump(r, load, fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v)), scale * minus[p]);
 		}
 		free(line);
 	}
 	st->max_hops = far;
-	st->max_latency = far * (f->ne ? f->e[0].lat : 0);
+	st->max_latency = far * r->hop_lat;
 	return 0;
 }
 
@@ -337,20 +362,6 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 	return ord;
 }
 
-/*
- * The hash policy: the flow follows one path of the shortest-path DAG.  At
- * each vertex the next-hop ports (physical links to a neighbour one step
- * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
- * the bundles: the first link of each bundle in edge order, then the
- * second of those with two, and so on.  In switches the flow takes port x mod k, x starting at the
- * destination's vertex id and divided by k after every choice of more than
- * one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
- * switch tables, which spreads destinations over every core of a
- * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
- * chips or planes) the port is (source + destination) mod k: pure D-mod-k
- * there would bring every flow to a destination in on one of its planes.
- * A bundle keeps its links fluid (the model has one load per bundle).
- */
 /* Incident edges per vertex in edge order (CSR), built once: the hash walk
  * visits them at every hop of every flow. */
 static void hash_incidence(fx_router *r)
@@ -375,6 +386,20 @@ static void hash_incidence(fx_router *r)
 	free(at);
 }
 
+/*
+ * The hash policy: the flow follows one path of the shortest-path DAG.  At
+ * each vertex the next-hop ports (physical links to a neighbour one step
+ * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
+ * the bundles: the first link of each bundle in edge order, then the
+ * second of those with two, and so on.  In switches the flow takes port
+ * x mod k, x starting at the destination's vertex id and divided by k after
+ * every choice of more than one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
+ * switch tables, which spreads destinations over every core of a
+ * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
+ * chips or planes) the port is (source + destination) mod k: pure D-mod-k
+ * there would bring every flow to a destination in on one of its planes.
+ * A bundle keeps its links fluid (the model has one load per bundle).
+ */
 static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, double *load,
 			   fx_path_stats *st)
 {
@@ -541,6 +566,9 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 	if (!r->kind)
 		r->kind = &ecmp;
 	if (r->kind == &dor) {
+		for (int64_t e = 0; e < f->ne; e++)
+			if (f->e[e].lat > r->hop_lat)
+				r->hop_lat = f->e[e].lat;
 		r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
 		r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
 		/* link position v of a line: + runs v -> v+1, - runs v+1 -> v */

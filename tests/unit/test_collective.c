@@ -379,6 +379,32 @@ START_TEST(swing_torus_8x8)
 }
 END_TEST
 
+/*
+ * Latency-optimal Swing against recursive doubling at 32 B on 64x64 (the
+ * paper's SST runs: 400 Gb/s links, 100 ns latency + 300 ns per hop, so
+ * 400 ns a hop here; it reports Swing 40 us and recursive doubling 57 us).
+ * 12 steps, the whole vector each: Swing's peers are delta(sigma) = 1, 1,
+ * 1, 1, 3, 3, 5, 5, 11, 11, 21, 21 hops away (84), recursive doubling's
+ * 2^sigma (126): 33.6 us against 50.4 us, plus the busiest links' bytes:
+ * (delta + 1)/2 messages of 32 B for Swing (48 in all), 2^sigma for RD
+ * with the d/2 step split both ways (94): 33.63072 and 50.46016 us.
+ */
+START_TEST(swing_latency_optimal)
+{
+	const char *sets[] = {"fabric.dims=[64,64]", "packaging.devices_per_node=1",
+			      "fabric.link.latency=400ns", NULL};
+	run sw = coll("specs/torus-8x8x8.yaml", sets, "allreduce", "swing-torus-lat", 0, 32, -1);
+	run rd = coll("specs/torus-8x8x8.yaml", sets, "allreduce", "rec-torus-lat", 0, 32, -1);
+	ck_assert_double_eq_tol(sw.res.time, 84 * 400e-9 + 48 * 32 / 50e9, 1e-15);
+	ck_assert_double_eq_tol(rd.res.time, 126 * 400e-9 + 94 * 32 / 50e9, 1e-15);
+	ck_assert_double_eq_tol(sw.res.time * 1e6, 33.63072, 1e-6);
+	ck_assert_double_eq_tol(rd.res.time * 1e6, 50.46016, 1e-6);
+	ck_assert_double_eq_tol(sw.res.sent_bytes, 4096 * 12 * 32.0, 1e-6);
+	fx_coll_result_release(&sw.res);
+	fx_coll_result_release(&rd.res);
+}
+END_TEST
+
 /* ---- properties on every shipped spec ---- */
 
 static const char *specs[] = {"specs/cm384.yaml", "specs/nvl72.yaml", "specs/hgx-h100.yaml",
@@ -544,6 +570,7 @@ Suite *suite_collective(void)
 	tcase_add_test(tc, trees_send_everything);
 	tcase_add_test(tc, swing_congestion_deficiency);
 	tcase_add_test(tc, swing_torus_8x8);
+	tcase_add_test(tc, swing_latency_optimal);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("properties");
 	tcase_set_timeout(tc, 300);

@@ -193,6 +193,25 @@ START_TEST(custom_leaf_spine)
 }
 END_TEST
 
+/* Issue 14: 1 GiB allreduce on the 64-host leaf-spine.  Ring: each round
+ * sends 16 MiB over every host link, 126 rounds of 16 MiB / 50 GB/s + 4
+ * hops x 200 ns = 42.379 ms.  The pipelined double binary tree (1,024
+ * chunks of 512 KiB per tree) approaches its 2M/B = 42.95 ms bound (it took
+ * 365 ms unpipelined). */
+START_TEST(dbtree_leaf_spine_1gib)
+{
+	fixture a;
+	ck_assert_int_eq(fixture_load(&a, "ls.yaml", leaf_spine, NULL), 0);
+	double ring = coll_time(&a.f, "allreduce", "ring", 1024 * MIB, 0, NULL);
+	double tree = coll_time(&a.f, "allreduce", "dbtree", 1024 * MIB, 0, NULL);
+	ck_assert_double_eq_tol(ring, 126 * (16 * MIB / 50e9 + 800e-9), 1e-9);
+	double bound = 2 * 1024 * MIB / 50e9;
+	ck_assert(tree > bound);
+	ck_assert(tree < 1.05 * bound);
+	fixture_release(&a);
+}
+END_TEST
+
 /*
  * Pairwise all-to-all on a 2:1 leaf-spine of 16 hosts (4 leaves of 4
  * hosts, 2 spines, 50 GB/s, no latency), b = M/15 per flow.  In round s
@@ -357,6 +376,249 @@ START_TEST(dgx1_rings_over_links)
 }
 END_TEST
 
+/*
+ * Torus packaging as blocks (issue 14: a TPU v4 tray is 2x2x1, a rack the
+ * 4x4x4 cube).  On a 16^3 pod: 1,024 trays, 64 cubes; a cube's cut is its
+ * six 4x4 faces = 96 links (device order gave a 16x4x1 slab: 160); the
+ * links between cubes (each cube's 96, shared by two: 64 x 96 / 2 = 3,072)
+ * take rack_link.  The bisection plane at x = 8 (and the wrap at 16 -> 0)
+ * lies on cube faces: 2 x 256 = 512 rack links, at rack_link's 25 GB/s.
+ */
+START_TEST(torus_packaging_blocks)
+{
+	static const char *const pod =
+		"name: v4pod\nfabric:\n  kind: torus\n  dims: [16, 16, 16]\n"
+		"  node_shape: [2, 2, 1]\n  rack_shape: [4, 4, 4]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n"
+		"  rack_link: {bandwidth: 25 GB/s, latency: 500 ns, medium: optical}\n";
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "pod.yaml", pod, NULL) == 0, "%s", a.msg);
+	const fx_fabric *f = &a.f;
+	ck_assert_int_eq(f->nnodes, 1024);
+	ck_assert_int_eq(f->nracks, 64);
+	/* (0,0,0), (1,0,0), (0,1,0), (1,1,0) share a tray; (0,0,1) does not */
+	ck_assert_int_eq(f->v[0].node, f->v[1].node);
+	ck_assert_int_eq(f->v[0].node, f->v[16].node);
+	ck_assert_int_eq(f->v[0].node, f->v[17].node);
+	ck_assert_int_ne(f->v[0].node, f->v[256].node);
+	ck_assert_int_eq(f->v[0].rack, f->v[3 + 3 * 16 + 3 * 256].rack);
+	ck_assert_int_ne(f->v[0].rack, f->v[4].rack);
+	int64_t optical = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (f->e[e].medium == FX_MEDIUM_OPTICAL) {
+			optical++;
+			ck_assert_double_eq(f->e[e].bw, 25e9);
+		}
+	ck_assert_int_eq(optical, 3072);
+	uint8_t *side = calloc((size_t)f->nv, 1), *sel = calloc((size_t)f->nv, 1);
+	ck_assert_int_eq(fx_fabric_select(f, "rack=0", "t", sel, &a.d), 0);
+	for (int64_t v = 0; v < f->nv; v++)
+		side[v] = sel[v] ? 0 : 1;
+	fx_cut c;
+	ck_assert_int_eq(fx_route_cut(f, side, &c, &a.d), 0);
+	ck_assert_double_eq(c.links, 96);
+	ck_assert_double_eq(c.bandwidth, 96 * 25e9);
+	fx_cut b;
+	ck_assert_int_eq(fx_route_bisection(f, &b, &a.d), 0);
+	ck_assert_double_eq(b.links, 512);
+	ck_assert_double_eq(b.bandwidth, 512 * 25e9);
+	/* with link classes the least-bandwidth plane is measured by max-flow
+	 * but not proven minimal among balanced splits: a bound */
+	ck_assert(!b.exact);
+	/* the farthest pair (0,0,0)-(8,8,8): 8 hops a dimension, 2 of them
+	 * across cube faces (3->4, 7->8): 3 x (6 x 200 + 2 x 500 ns) = 6.6 us */
+	fx_hops h;
+	ck_assert_int_eq(fx_route_hops(f, &h, &a.d), 0);
+	ck_assert_int_eq(h.diameter, 24);
+	ck_assert_double_eq_tol(h.far_latency, 6.6e-6, 1e-15);
+	fx_hops_release(&h);
+	free(side);
+	free(sel);
+	fixture_release(&a);
+}
+END_TEST
+
+/*
+ * Trees over the wires: on DGX-1 the double binary tree in rank order puts
+ * tree edges on single NVLinks and on pairs with no link (2 -> 4, 5 -> 3):
+ * 2400.48 us for 64 MiB.  Swapping tree positions while the steady step's
+ * busiest link drops ends at ranks 0 3 2 4 1 7 6 5 (a local optimum, the
+ * busiest link 0.6 of rank order's): 1450.17 us.  No tree beats the
+ * injection bound: each rank sends 2 x 64 MiB over 6 x 25 GB/s = 894.8 us.
+ */
+START_TEST(dgx1_tree_over_links)
+{
+	fixture fx;
+	load_ok(&fx, "specs/dgx1.yaml", NULL);
+	double t = coll_time(&fx.f, "allreduce", "dbtree", 64 * MIB, FX_ROUTE_SPLIT, NULL);
+	ck_assert_double_eq_tol(t * 1e6, 1450.17, 0.01);
+	ck_assert(t < 0.65 * 2400.48e-6);
+	ck_assert(t > 2 * 64 * MIB / 150e9);
+	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	fx_coll_req q = {"allreduce", "dbtree", ranks, 8, 64 * MIB, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&fx.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
+	ck_assert_msg(strstr(res.plan, "rank at position 0..7: 0 3 2 4 1 7 6 5"), "%s", res.plan);
+	ck_assert_double_eq_tol(res.sent_bytes, 2 * 7 * 64 * MIB, 1);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&fx);
+}
+END_TEST
+
+/*
+ * Link classes per dimension and for wrap-around links.  A 4x4 torus with
+ * x links of 100 GB/s / 100 ns, y links of 25 GB/s / 300 ns and wrap links
+ * of 10 GB/s: the plane across x cuts 4 x 100 + 4 x 10 = 440 GB/s, across
+ * y 4 x 25 + 4 x 10 = 140 GB/s, the split measured (max-flow; a bound); the
+ * farthest pair (0,0)-(2,2) is 2 x 100 + 2 x 300 ns = 800 ns away.
+ */
+START_TEST(torus_link_classes)
+{
+	static const char *const t =
+		"name: dl\nfabric:\n  kind: torus\n  dims: [4, 4]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n"
+		"  dim_link: [{bandwidth: 100 GB/s, latency: 100 ns},"
+		" {bandwidth: 25 GB/s, latency: 300 ns, medium: optical}]\n"
+		"  wrap_link: {bandwidth: 10 GB/s, latency: 1 us, medium: optical}\n";
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "dl.yaml", t, NULL) == 0, "%s", a.msg);
+	fx_cut b;
+	ck_assert_int_eq(fx_route_bisection(&a.f, &b, &a.d), 0);
+	ck_assert_double_eq_tol(b.bandwidth, 140e9, 1);
+	ck_assert_double_eq(b.links, 8);
+	ck_assert(!b.exact);  /* a plane, by max-flow; a bound with link classes */
+	fx_hops h;
+	ck_assert_int_eq(fx_route_hops(&a.f, &h, &a.d), 0);
+	ck_assert_double_eq_tol(h.far_latency, 800e-9, 1e-18);
+	fx_hops_release(&h);
+	int64_t wraps = 0;
+	for (int64_t e = 0; e < a.f.ne; e++)
+		wraps += a.f.e[e].bw == 10e9;
+	ck_assert_int_eq(wraps, 8);
+	fixture_release(&a);
+}
+END_TEST
+
+/*
+ * Ranks over the wires for recursive halving-doubling on DGX-1: rank order
+ * takes 4698.82 us for 64 MiB (its first, largest step on single links).
+ * Swapping ranks' devices while the summed busiest-link time drops ends at
+ * devices 5 1 2 3 4 0 6 7: step 1's pairs (5,1) (2,3) (4,0) (6,7) are
+ * double NVLinks, 32 MiB / 50 GB/s; step 2's worst is a single link, 16
+ * MiB / 25 GB/s (1-3, 4-6; 5-2 and 0-7 go two ways through others); step
+ * 3's are single links, 8 MiB / 25 GB/s.  Twice that, + 2 x (1 + 2 + 1)
+ * hops x 200 ns: 3357.04 us.
+ */
+START_TEST(dgx1_rhd_over_links)
+{
+	fixture fx;
+	load_ok(&fx, "specs/dgx1.yaml", NULL);
+	double t = coll_time(&fx.f, "allreduce", "rhd", 64 * MIB, FX_ROUTE_SPLIT, NULL);
+	double want = 2 * (32 * MIB / 50e9 + 16 * MIB / 25e9 + 8 * MIB / 25e9) + 8 * 200e-9;
+	ck_assert_double_eq_tol(t, want, 1e-12);
+	ck_assert_double_eq_tol(t * 1e6, 3357.04, 0.01);
+	ck_assert(t < 0.75 * 4698.82e-6);
+	fixture_release(&fx);
+}
+END_TEST
+
+/*
+ * Rings on a 2-D mesh snake over the grid (issue 14: device order walks
+ * back across every row).  8x8 mesh, 50 GB/s, 200 ns: every ring step is
+ * one hop, so 2 (63/64) 64 MiB / 50 GB/s = 2642.41 us + 126 x 200 ns =
+ * 2667.61 us, and the bytes on links equal the bytes sent.  A 5x5 mesh
+ * has no Hamiltonian cycle (odd sides) and keeps device order.
+ */
+START_TEST(mesh_snake_ring)
+{
+	static const char *const mesh =
+		"name: m\nfabric:\n  kind: mesh\n  dims: [8, 8]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	const char *odd[] = {"fabric.dims=[5,5]", NULL};
+	const char *tall[] = {"fabric.dims=[5,4]", NULL};
+	fixture a;
+	ck_assert_int_eq(fixture_load(&a, "m.yaml", mesh, NULL), 0);
+	int64_t ranks[64];
+	for (int i = 0; i < 64; i++)
+		ranks[i] = i;
+	fx_coll_req q = {"allreduce", "ring", ranks, 64, 64 * MIB, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&a.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	ck_assert_double_eq_tol(res.time, 2 * 63.0 / 64 * 64 * MIB / 50e9 + 126 * 200e-9, 1e-12);
+	ck_assert_double_eq_tol(res.total_link_bytes, res.sent_bytes, 1e-3);
+	ck_assert_msg(strstr(res.plan, "snaking"), "%s", res.plan);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+	/* 5x4: the even side is y, so the snake runs along columns */
+	ck_assert_int_eq(fixture_load(&a, "m.yaml", mesh, tall), 0);
+	q.n = 20;
+	r = fx_router_new(&a.f, 0);
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	ck_assert_double_eq_tol(res.total_link_bytes, res.sent_bytes, 1e-3);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+	ck_assert_int_eq(fixture_load(&a, "m.yaml", mesh, odd), 0);
+	q.n = 25;
+	r = fx_router_new(&a.f, 0);
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	ck_assert_str_eq(res.plan, "");
+	ck_assert(res.total_link_bytes > res.sent_bytes);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+}
+END_TEST
+
+/* The all-pairs fast path on lattices (difference arrays per line) gives
+ * exactly the loads of routing every ordered pair one by one, on tori and
+ * meshes of odd and even sides, with ties split, sent the plus way, or
+ * hashed. */
+START_TEST(lattice_all_pairs_equals_per_flow)
+{
+	static const char *const shapes[] = {"[5]", "[6]", "[2]", "[4, 3]", "[3, 4]", "[2, 5, 2]", "[6, 4]"};
+	static const char *const kinds[] = {"torus", "mesh"};
+	for (size_t k = 0; k < 2; k++)
+		for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+			for (int mode = 0; mode < 3; mode++) {  /* split, --tie plus, hash */
+				char y[256];
+				snprintf(y, sizeof y, "name: l\nfabric:\n  kind: %s\n  dims: %s\n"
+					 "  link: {bandwidth: 10 GB/s, latency: 100 ns}\n", kinds[k], shapes[s]);
+				fixture a;
+				ck_assert_msg(fixture_load(&a, "l.yaml", y, NULL) == 0, "%s", a.msg);
+				const fx_fabric *f = &a.f;
+				size_t nl = (size_t)(2 * f->ne);
+				double *fast = calloc(nl, sizeof *fast), *slow = calloc(nl, sizeof *slow);
+				fx_router *r = fx_router_new(f, mode == 1);
+				if (mode == 2)
+					fx_router_set_policy(r, FX_ROUTE_HASH);
+				fx_path_stats st;
+				ck_assert_int_eq(fx_router_add_all_pairs(r, 3.0, fast, &st, &a.d), 0);
+				size_t n = (size_t)(f->ndev * (f->ndev - 1)), q = 0;
+				fx_flow *fl = calloc(n ? n : 1, sizeof *fl);
+				for (int64_t u = 0; u < f->ndev; u++)
+					for (int64_t v = 0; v < f->ndev; v++)
+						if (u != v)
+							fl[q++] = (fx_flow){u, v, 3.0};
+				ck_assert_int_eq(fx_router_add(r, fl, n, slow, &st, &a.d), 0);
+				for (size_t l = 0; l < nl; l++)
+					ck_assert_msg(fast[l] == slow[l], "%s %s mode %d link %zu: %g vs %g",
+						      kinds[k], shapes[s], mode, l, fast[l], slow[l]);
+				fx_router_free(r);
+				free(fl);
+				free(fast);
+				free(slow);
+				fixture_release(&a);
+			}
+}
+END_TEST
+
 Suite *suite_routing(void)
 {
 	Suite *s = suite_create("routing");
@@ -365,11 +627,18 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, custom_twins_route_alike);
 	tcase_add_test(tc, custom_hgx_uses_every_chip);
 	tcase_add_test(tc, custom_leaf_spine);
+	tcase_add_test(tc, dbtree_leaf_spine_1gib);
 	tcase_add_test(tc, hash_vs_split_leaf_spine);
 	tcase_add_test(tc, hash_dmodk_spreads);
 	tcase_add_test(tc, hash_multihomed_sender);
 	tcase_add_test(tc, hash_conserves);
 	tcase_add_test(tc, dgx1_rings_over_links);
+	tcase_add_test(tc, torus_packaging_blocks);
+	tcase_add_test(tc, torus_link_classes);
+	tcase_add_test(tc, mesh_snake_ring);
+	tcase_add_test(tc, dgx1_tree_over_links);
+	tcase_add_test(tc, dgx1_rhd_over_links);
+	tcase_add_test(tc, lattice_all_pairs_equals_per_flow);
 	suite_add_tcase(s, tc);
 	return s;
 }
