@@ -494,6 +494,19 @@ static void edge_label(emit *e, const rd_edge *x, sbuf *b, int with_count, int w
 		sb_add(b, x->util > 0 ? "%sutil %.0f%%" : "%sidle", nl, 100 * x->util);
 }
 
+/* A lattice of one dimension that wraps is drawn as a circle: its
+ * wraparound is a neighbour like any other (lattice.c, place()). */
+static int drawn_ring(const rd_model *m)
+{
+	int eff = 0, wrap = 0;
+	for (int i = 0; i < m->f->ndims; i++)
+		if (m->f->dims[i] > 1) {
+			eff++;
+			wrap = m->f->wrap[i];
+		}
+	return m->lattice && eff == 1 && wrap;
+}
+
 static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 {
 	char col[8], c[32], w[32], t[32], na[64], nb[64];
@@ -526,7 +539,7 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		setf(e, g, "penwidth", "%.2f", 1 + fmin(3, log10((double)x->links)));
 		break;
 	}
-	if (x->wrap) {  /* wraparounds: long by nature, drawn lightly */
+	if (x->wrap && !drawn_ring(m)) {  /* wraparounds: long by nature, drawn lightly */
 		set(e, g, "style", "dashed");
 		if (e->o->view == FX_VIEW_PHYSICAL)
 			set(e, g, "color", "#a8a8a8");
@@ -535,6 +548,8 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		set(e, g, "ltail", m->cl[x->ltail].name);
 	if (x->lhead >= 0)
 		set(e, g, "lhead", m->cl[x->lhead].name);
+	if (x->lhead >= 0 && m->nlevels > 2)  /* rows sit close: room to enter the area */
+		set(e, g, "minlen", "3");
 	sb_reset(&e->sb);
 	edge_label(e, x, &e->sb, !e->uniform, !m->uniform_util);
 	if (m->edge_labels && e->sb.n && !e->fan_labels)
@@ -662,6 +677,8 @@ static void class_chart(emit *e, sbuf *b)
 	}
 }
 
+static int wrap_stubs(const rd_model *m);
+
 /* The graph label: title, what is drawn, legend. */
 static void title(emit *e, sbuf *b)
 {
@@ -702,8 +719,9 @@ static void title(emit *e, sbuf *b)
 		sb_html(b, l.s);
 		int wraps = 0;
 		for (int64_t i = 0; i < m->nedge; i++)
-			wraps |= m->edge[i].wrap;
-		sb_add(b, "%s</TD></TR>", wraps ? " (dashed: wraparound)" : "");
+			wraps |= m->edge[i].wrap && !drawn_ring(m);
+		sb_add(b, "%s</TD></TR>", !wraps ? "" : wrap_stubs(m) ?
+			" (dashed stubs: a wraparound to the far end of the row)" : " (dashed: wraparound)");
 		free(l.s);
 	}
 	if (!m->edge_labels && !(e->uniform && (m->uniform_util || e->o->view != FX_VIEW_LOADS)))
@@ -814,13 +832,16 @@ static void graph_attrs(emit *e)
 		setf(e, g, "size", "%g,%g", FX_RENDER_MAX_INCHES, FX_RENDER_MAX_INCHES);
 	if (strcmp(m->engine, "dot") == 0) {
 		set(e, g, "rankdir", m->lr ? "LR" : "TB");
-		/* few tiers: room between them for the fans (HGX stays under 3:1) */
-		set(e, g, "ranksep", m->nlevels == 2 && !m->compound ? "1.5" : m->compound ? "1.0" : "0.7");
+		/* few tiers: room between them for the fans (HGX stays under 3:1);
+		 * rows of an area: close (dot doubles the ranks of labelled graphs) */
+		set(e, g, "ranksep", m->nlevels == 2 && !m->compound ? "1.5" :
+				     m->nlevels > 2 && m->compound ? "0.45" : m->compound ? "1.0" : "0.7");
 		set(e, g, "nodesep", "0.3");
 		if (m->compound)
 			set(e, g, "compound", "true");
 	} else if (strcmp(m->engine, "neato") == 0) {
-		set(e, g, "splines", m->nedge <= 600 ? "true" : "false");
+		/* a grid's edges join neighbours: straight; wrap stubs stay short */
+		set(e, g, "splines", m->nedge <= 600 && !wrap_stubs(m) ? "true" : "false");
 		set(e, g, "overlap", "true");
 	} else if (strcmp(m->engine, "fdp") == 0) {
 		/* fdp's spline router and its default 600 iterations are what take
@@ -874,6 +895,55 @@ static int fan_out(emit *e)
 	free(deg);
 	free(head);
 	return ok && tails >= 2 && tails <= FANS;
+}
+
+/* Wraparounds of a pinned lattice drawn whole as a grid (not a ring, where
+ * they are neighbours): a wrap edge crosses the grid and its labels, so
+ * each end gets a short dashed stub pointing outward instead. */
+static int wrap_stubs(const rd_model *m)
+{
+	int eff = 0;
+	for (int i = 0; i < m->f->ndims; i++)
+		eff += m->f->dims[i] > 2;
+	return m->lattice && !m->aggregated && eff >= 2;
+}
+
+#define STUB_INCHES 0.32
+
+/* The two stubs of wrap edge x: the first carries its links and styling,
+ * the second the styling only, so links still add up over the drawing. */
+static void stub_edges(emit *e, const rd_edge *x, int64_t i)
+{
+	const rd_box *a = &e->m->box[x->a], *b = &e->m->box[x->b];
+	double dx = a->x - b->x, dy = a->y - b->y, len = sqrt(dx * dx + dy * dy);
+	if (len <= 0)
+		len = 1;
+	/* from the centre past the box's border (about 0.8 x 0.5 inch) */
+	double ux = fabs(dx) / len, uy = fabs(dy) / len;
+	double edge = fmin(ux > 0 ? 0.42 / ux : 1e9, uy > 0 ? 0.27 / uy : 1e9);
+	for (int end = 0; end < 2 && !e->fail; end++) {
+		const rd_box *p = end ? b : a;
+		double s = (end ? -1 : 1) * (edge + STUB_INCHES) / len;
+		char name[48];
+		snprintf(name, sizeof name, "wrap%lld.%d", (long long)i, end);
+		Agnode_t *n = agnode(e->g, name, 1);
+		Agedge_t *ge = n ? agedge(e->g, e->nd[end ? x->b : x->a], n, NULL, 1) : NULL;
+		if (!ge) {
+			e->fail = 1;
+			return;
+		}
+		set(e, n, "shape", "point");
+		set(e, n, "width", "0.04");
+		set(e, n, "class", "wrap-end");
+		setf(e, n, "pos", "%.3f,%.3f!", p->x + s * dx, p->y + s * dy);
+		style_edge(e, ge, x);
+		set(e, ge, "label", "");
+		if (end == 1) {  /* the links are counted on the first stub */
+			set(e, ge, "links", "0");
+			set(e, ge, "bandwidth", "0");
+		}
+		set(e, ge, "class", "wrap-stub");
+	}
 }
 
 /* Whether every edge of each fan stands for the same links (HGX: each
@@ -1106,8 +1176,13 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 		style_box(&e, e.nd[b], b);
 	}
 	/* edges */
+	int stubs = wrap_stubs(m);
 	for (int64_t i = 0; i < m->nedge && !e.fail; i++) {
 		const rd_edge *x = &m->edge[i];
+		if (stubs && x->wrap) {
+			stub_edges(&e, x, i);
+			continue;
+		}
 		Agedge_t *ge = agedge(e.g, e.nd[x->a], e.nd[x->b], NULL, 1);
 		if (!ge) {
 			e.fail = 1;

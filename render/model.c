@@ -781,6 +781,11 @@ static void merge_bottom(rd_model *m, int bottom)
 	pairmap_release(&h);
 	free(old);
 	m->compound = 1;
+	char *p = strstr(m->how, "; links");  /* say so in the caption */
+	if (p)
+		*p = '\0';
+	if (strlen(m->how) + 48 < sizeof m->how)
+		strcat(m->how, "; each upper box's links into the area drawn as one edge");
 }
 
 static int box_level_cmp(const void *pa, const void *pb)
