@@ -616,9 +616,23 @@ static void legend_item(sbuf *b, const char *colour, const char *glyph, const ch
 	sb_add(b, "    ");
 }
 
-/* A link's class: the kinds of its two ends ("leaf–spine", "GPU–nvswitch"). */
+/* A link's class: the kinds of its two ends ("leaf–spine", "GPU–nvswitch"),
+ * or on a lattice its dimension ("z links"). */
 static void link_class(const emit *e, int64_t l, char *buf, size_t len)
 {
+	const fx_fabric *f = e->f;
+	int64_t u = f->ends[2 * l], v = f->ends[2 * l + 1];
+	if (f->ndims > 0 && f->v[u].type == FX_V_DEVICE && f->v[v].type == FX_V_DEVICE) {
+		/* lattices: by dimension (a long dimension is a bottleneck) */
+		static const char axis[] = "xyzuvwst";
+		int a[FX_MAX_DIMS], b[FX_MAX_DIMS], k = 0;
+		fx_fabric_coords(f, u, a);
+		fx_fabric_coords(f, v, b);
+		while (k < f->ndims - 1 && a[k] == b[k])
+			k++;
+		snprintf(buf, len, "%c links", axis[k < 8 ? k : 7]);
+		return;
+	}
 	const char *n[2];
 	int t[2];
 	for (int k = 0; k < 2; k++) {

@@ -284,6 +284,9 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
 			if (rc == 0)
 				picture_size(g, o, &px_w, &px_h);
+			if (rc == 0 && o->detail_full)  /* unbounded: say so before writing it */
+				fx_diag_note(d, NULL, "render: the full drawing is %lld x %lld px at 96 dpi",
+					     (long long)px_w, (long long)px_h);
 			if (rc == 0) {
 				/* to memory, then through our writer: Graphviz's own
 				 * writer calls exit(1) when a write fails (a full disk) */

@@ -554,6 +554,16 @@ START_TEST(test_loads_taper)
 	undraw(&w);
 	free(u);
 	fixture_release(&fx);
+	/* a lattice's classes are its dimensions */
+	load_ok(&fx, "specs/tpu-v4-cube.yaml", NULL);
+	u = loads(&fx.f, fx.f.ndev);
+	fx_render_opts t = {FX_VIEW_LOADS, 0, NULL, u, NULL};
+	draw(&w, &fx, &t, NULL);
+	label = get(w.g, "label");
+	ck_assert(strstr(label, "x links") && strstr(label, "y links") && strstr(label, "z links"));
+	undraw(&w);
+	free(u);
+	fixture_release(&fx);
 }
 END_TEST
 
