@@ -16,16 +16,24 @@
  *     spans 2..16 planes (CloudMatrix384: 7 L2 plane groups), inside the
  *     rack all their lower-tier neighbours share, if any (fat-tree leaf and
  *     aggregation switches of a pod that fills part of a rack);
+ *   - many racks that hold their own switches (a leaf-spine or fat-tree
+ *     whose pods are racks), or more than 48 nodes: one box per rack;
  *   - with dot, node boxes of a rack whose links all leave the rack (or
- *     that are many) form an area: their links to one box become one edge
- *     clipped at the area's cluster, and they line up in rows of at most 6,
- *     ranked left to right (CloudMatrix384: 12 racks x 7 planes = 84 edges
- *     instead of 336).
+ *     that are many), and rack boxes, form an area: their links to one box
+ *     become one edge clipped at the area's cluster.
+ *
+ * With dot, switched fabrics are drawn in tiers (tiers()): each switch tier
+ * a rank, the highest on top; devices, nodes or racks at the bottom in
+ * numeric order, left to right, in rows of at most 8 wide or 16 narrow
+ * boxes; a bottom of several rows and several racks becomes one area with
+ * one edge per upper box (CloudMatrix384: 7 edges, not 84).  Each level is
+ * chained by invisible flat edges; emit.c makes a rank=same subgraph per
+ * level and cluster, and declares clusters so dot keeps them in order.
  *
  * Edges that are all alike (same links, same bandwidth) lose their labels
- * to one line in the title; dense labelled drawings (HGX: 32 bundles over
- * 12 boxes) rank left to right so the labels stack instead of widening one
- * rank.  Every edge keeps its numbers in attributes and tooltips.
+ * to one line in the title; dense labelled drawings without tiers rank
+ * left to right so the labels stack instead of widening one rank.  Every
+ * edge keeps its numbers in attributes and tooltips.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -4,16 +4,22 @@
  * Three views of a fabric:
  *   physical   racks, nodes and planes as clusters; devices, CPUs and
  *              switches drawn differently; links labelled count x bandwidth.
- *              Large fabrics are aggregated by default (one box per node,
+ *              Switched fabrics in tiers (switch tiers on top, devices,
+ *              nodes or racks below in numeric order); tori as grids with
+ *              wraparounds as outward stubs, rings as circles.  Large
+ *              fabrics are aggregated by default (one box per node or rack,
  *              switches grouped per role and plane, bundles of links as one
  *              edge with their count and total bandwidth; lattices as blocks
- *              of packaging units or of coordinates); `detail_full` draws
- *              every vertex where that is sane (FX_RENDER_MAX_FULL).
+ *              of packaging units or of coordinates), within
+ *              FX_RENDER_MAX_INCHES; `detail_full` draws every vertex where
+ *              that is sane (FX_RENDER_MAX_FULL).
  *   loads      the physical view with links coloured and thickened by
- *              utilisation (0..1 per directed link), with a legend.  A drawn
- *              edge shows the busiest directed link it stands for; a box
- *              that holds links (a node box, a lattice block) shows its
- *              busiest inner link.
+ *              utilisation (0..1 per directed link) relative to the busiest
+ *              link, idle links dotted, with the absolute scale and the
+ *              busiest and mean utilisation per link class (role pair or
+ *              lattice dimension) in the legend.  A drawn edge shows the
+ *              busiest directed link it stands for; a box that holds links
+ *              (a node box, a lattice block) shows its busiest inner link.
  *   placement  devices coloured by instance (and shaded by group).
  *
  * Every drawn edge carries the attributes links= (physical links it stands
@@ -21,7 +27,9 @@
  * links carries inner_links= and inner_bandwidth=.  Over a drawing, links
  * and inner_links add up to fx_fabric_links().  The DOT text names its
  * layout engine (graph attribute layout=), so `dot -Tsvg file.dot` redraws
- * it as fabricx does.
+ * it (fabricx numbers cgraph objects in creation order, which keeps racks
+ * in order; dot reading the file may order sibling clusters otherwise).
+ * The same input gives the same bytes.
  *
  * This is the only module that includes Graphviz headers.  Graphviz keeps
  * global state: do not render from two threads at once.
