@@ -70,6 +70,7 @@ typedef struct fx_cli {
 	fx_accel accel;
 	fx_sessions sessions;
 	fx_fault fault;                      /* place --fail-at (at < 0: none) */
+	uint8_t *failed;                     /* place --fail: [nv] failed vertices, or NULL */
 	int have_spec, have_fab;
 	char name[FX_NAME_MAX + 1];          /* spec name (fx_name_check) */
 	char outdir[FX_CLI_OUTDIR_MAX + 1];  /* out/<name> */

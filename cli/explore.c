@@ -116,6 +116,15 @@ static int sec_placement(explore *e)
 	return rc;
 }
 
+/* One switch chip per role, or one link per tier, failed. */
+static int sec_failures(explore *e)
+{
+	fx_json_obj_begin(&e->c->js, "failures");
+	int rc = fx_report_failures(e->c, e->c->fab.nsw ? "switch" : "link", NULL, 0, 0);
+	fx_json_obj_end(&e->c->js);
+	return rc;
+}
+
 /* The diagrams of what the other sections produced. */
 static int sec_diagrams(explore *e)
 {
@@ -166,6 +175,7 @@ static const section sections[] = {
 	{.name = "loads", .title = "Link loads", .run = sec_loads},
 	{.name = "power", .title = "Power and cooling", .run = sec_power},
 	{.name = "placement", .title = "Placement", .run = sec_placement},
+	{.name = "failures", .title = "Failures", .run = sec_failures},
 	{.name = "diagrams", .title = "Diagrams", .run = sec_diagrams},
 };
 enum { NSECTIONS = sizeof sections / sizeof sections[0] };
@@ -191,6 +201,8 @@ static const char *not_applicable(const explore *e, int i)
 		return "the spec has no workload to place";
 	if (strcmp(sections[i].name, "loads") == 0 && c->fab.ndev < 2)
 		return "an all-to-all needs at least two devices";
+	if (strcmp(sections[i].name, "failures") == 0 && !c->fab.builder->halves)
+		return "an explicit graph has no canonical split to measure";
 	if (strcmp(sections[i].name, "diagrams") == 0 && !e->diagrams)
 		return "--no-diagrams";
 	return NULL;
@@ -324,7 +336,8 @@ static int skipped(fx_cli *c, int skip[NSECTIONS])
 				skip[k] = 1;
 			else
 				rc = fx_diag_error(&c->d, NULL, "--skip: unknown section '%s' (expected: fabric, "
-						   "collectives, loads, power, placement, diagrams)", w);
+						   "collectives, loads, power, placement, failures, "
+						   "diagrams)", w);
 		}
 		free(list);
 	}
@@ -387,7 +400,7 @@ static void summary(explore *e, const outcome *out, const char *final)
 			printf("%s: %s%s%s\n", sections[i].name, out[i].status, out[i].reason ? ": " : "",
 			       out[i].reason ? out[i].reason : "");
 	printf("report: %s/report.md (tables), report.json, *.csv%s%s\n", final,
-	       e->have_loads ? ", links.csv" : "", out[5].md ? ", *.svg" : "");
+	       e->have_loads ? ", links.csv" : "", out[NSECTIONS - 1].md ? ", *.svg" : "");
 }
 
 int fx_cmd_explore(int argc, char **argv)
@@ -395,7 +408,7 @@ int fx_cmd_explore(int argc, char **argv)
 	static const fx_opt opts[] = {
 		{"no-diagrams", NULL, "skip the SVG diagrams (as --skip diagrams)"},
 		{"skip", "SECTION", "leave a section out: fabric, collectives, loads, power, placement, "
-				    "diagrams (repeatable, or a comma list)"},
+				    "failures, diagrams (repeatable, or a comma list)"},
 		{"time-limit", "S", "seconds the placement solver may search (default 10)"},
 		{"node-limit", "N", "branch-and-bound nodes the placement solver may search (default: none)"},
 		{NULL, NULL, NULL},

@@ -101,7 +101,30 @@ typedef struct row {
 	char what[160];
 	int64_t equivalent;    /* elements this row stands for */
 	measure m;
+	double rank;           /* bisection kept, then worst device kept: lower is graver */
 } row;
+
+/* The rows evaluated, ranked gravest first when all are in. */
+typedef struct rows {
+	row *r;
+	size_t n, cap;
+} rows;
+
+static void keep(rows *rs, const row *r, const measure *base)
+{
+	rs->r = fx_xgrow(rs->r, &rs->cap, rs->n + 1, sizeof *rs->r);
+	row *k = &rs->r[rs->n++];
+	*k = *r;
+	double b = base->bisection > 0 ? r->m.bisection / base->bisection : 1;
+	double w = base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1;
+	k->rank = b + 1e-6 * w;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const row *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
 
 /* The blast radius: devices that lost bandwidth, and those cut off. */
 static void hit(const fx_fabric *f, const measure *base, const measure *m, int64_t *slower,
@@ -161,11 +184,11 @@ static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
 }
 
 /* One row per switch role (its first chip), or per chip with --all. */
-static int switches(fx_cli *c, const uint8_t *side, const measure *base, fx_table *t)
+static int switches(fx_cli *c, const uint8_t *side, const measure *base, rows *rs, int all)
 {
 	const fx_fabric *f = &c->fab;
 	uint8_t *dead = fx_xcalloc((size_t)f->ne + 1, 1);
-	int rc = 0, all = fx_cli_opt(c, "all") != NULL;
+	int rc = 0;
 	int *done = fx_xcalloc((size_t)f->nroles + 1, sizeof *done);
 	for (int64_t v = 0; v < f->nv && rc == 0; v++) {
 		int role = f->v[v].role;
@@ -181,8 +204,9 @@ static int switches(fx_cli *c, const uint8_t *side, const measure *base, fx_tabl
 		snprintf(r.what, sizeof r.what, "%s (%s)", name, f->roles[role].name);
 		rc = measure_failed(c, side, dead, &r.m);
 		if (rc == 0)
-			emit(c, t, &r, base);
-		free(r.m.each);
+			keep(rs, &r, base);
+		else
+			free(r.m.each);
 	}
 	free(done);
 	free(dead);
@@ -190,7 +214,7 @@ static int switches(fx_cli *c, const uint8_t *side, const measure *base, fx_tabl
 }
 
 /* One row per link tier: one physical link of its first bundle. */
-static int links(fx_cli *c, const uint8_t *side, const measure *base, fx_table *t)
+static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
 {
 	fx_fabric *f = &c->fab;
 	int rc = 0;
@@ -213,15 +237,16 @@ static int links(fx_cli *c, const uint8_t *side, const measure *base, fx_table *
 		rc = measure_now(c, side, &r.m);
 		f->e[e].bw = bw;
 		if (rc == 0)
-			emit(c, t, &r, base);
-		free(r.m.each);
+			keep(rs, &r, base);
+		else
+			free(r.m.each);
 	}
 	return rc;
 }
 
 /* Every link of the vertices a selector picks fails: a device, a node or
  * rack with all it holds, a plane's switch chips. */
-static int selected(fx_cli *c, const uint8_t *side, const measure *base, fx_table *t,
+static int selected(fx_cli *c, const uint8_t *side, const measure *base, rows *rs,
 		    const char *expr, const char *label, int64_t equivalent)
 {
 	const fx_fabric *f = &c->fab;
@@ -234,8 +259,9 @@ static int selected(fx_cli *c, const uint8_t *side, const measure *base, fx_tabl
 		snprintf(r.what, sizeof r.what, "%s", label);
 		rc = measure_failed(c, side, dead, &r.m);
 		if (rc == 0)
-			emit(c, t, &r, base);
-		free(r.m.each);
+			keep(rs, &r, base);
+		else
+			free(r.m.each);
 	}
 	free(sel);
 	free(dead);
@@ -269,7 +295,7 @@ static void place_intact(fx_cli *c)
 /* --kind node|rack|plane: the first of its kind stands for all (nodes,
  * racks and planes of the structured kinds are alike). */
 static int domains(fx_cli *c, const char *kind, const uint8_t *side, const measure *base,
-		   fx_table *t)
+		   rows *rs)
 {
 	const fx_fabric *f = &c->fab;
 	int64_t n = 0;
@@ -284,7 +310,84 @@ static int domains(fx_cli *c, const char *kind, const uint8_t *side, const measu
 	char expr[32], label[48];
 	snprintf(expr, sizeof expr, "%s=0", kind);
 	snprintf(label, sizeof label, "%s 0 (all it holds)", kind);
-	return selected(c, side, base, t, expr, label, n);
+	return selected(c, side, base, rs, expr, label, n);
+}
+
+int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, int nfail, int all)
+{
+	int rc = 0;
+	if (strcmp(kind, "switch") && strcmp(kind, "link") && strcmp(kind, "node") &&
+	    strcmp(kind, "rack") && strcmp(kind, "plane"))
+		return fx_diag_error(&c->d, NULL, "--kind: '%s' must be switch, link, node, rack or plane",
+				     kind);
+	if (!c->fab.builder->halves)
+		return fx_diag_error(&c->d, NULL, "failures: a %s fabric has no canonical split to "
+				     "measure (structured kinds only)", c->fab.builder->kind);
+	if (nfail == 0 && strcmp(kind, "switch") == 0 && c->fab.nsw == 0)
+		return fx_diag_error(&c->d, NULL, "failures: %s has no switch chips (try --kind link)",
+				     c->spec_path);
+	uint8_t *side = fx_xcalloc((size_t)c->fab.nv + 1, 1);
+	for (int64_t v = 0; v < c->fab.nv; v++)
+		side[v] = 2;
+	measure base;
+	if (!c->fab.builder->halves(&c->fab, side)) {
+		free(side);
+		return fx_diag_error(&c->d, NULL, "failures: no canonical split (an odd number of devices)");
+	}
+	if (measure_now(c, side, &base)) {
+		free(side);
+		return -1;
+	}
+	place_intact(c);
+	char b[2][32];
+	const char *note = nfail || all || strcmp(kind, "switch") ? "" :
+			   "one chip per role is failed: chips of a role are structurally equivalent here";
+	fx_unit_format(base.bisection, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]);
+	fx_unit_format(base.worst_inject, FX_UNIT_BANDWIDTH, b[1], sizeof b[1]);
+	if (fx_cli_text(c))
+		printf("intact: %s across the canonical split; each device reaches the fabric with %s "
+		       "or more\n%s\n\n", b[0], b[1], note);
+	if (c->md)
+		fprintf(c->md, "Intact: %s across the canonical split; each device reaches the fabric "
+			"with %s or more.  %s\n\n", b[0], b[1], note);
+	if (c->json) {
+		fx_json_num(&c->js, "bisection_Bps", base.bisection);
+		fx_json_num(&c->js, "worst_device_Bps", base.worst_inject);
+		fx_json_str(&c->js, "kind", kind);
+		fx_json_arr_begin(&c->js, "failures");
+	}
+	fx_table *t = fx_table_new("failures", "Failures, the most critical first",
+				   (const char *[]){"failed", "alike", "bisection", "kept",
+						    "worst device", "kept", "devices hit", NULL});
+	rows rs = {0};
+	if (nfail)
+		for (int i = 0; i < nfail && rc == 0; i++)
+			rc = selected(c, side, &base, &rs, fails[i], fails[i], 1);
+	else if (strcmp(kind, "switch") == 0)
+		rc = switches(c, side, &base, &rs, all);
+	else if (strcmp(kind, "link") == 0)
+		rc = links(c, side, &base, &rs);
+	else
+		rc = domains(c, kind, side, &base, &rs);
+	/* the most critical first: least bisection kept, then least kept by
+	 * the worst device (a stable order for ties: evaluation order) */
+	for (size_t i = 0; i < rs.n; i++)
+		rs.r[i].rank += 1e-12 * (double)i;
+	qsort(rs.r, rs.n, sizeof *rs.r, by_rank);
+	for (size_t i = 0; i < rs.n; i++) {
+		if (rc == 0)
+			emit(c, t, &rs.r[i], &base);
+		free(rs.r[i].m.each);
+	}
+	free(rs.r);
+	if (c->json)
+		fx_json_arr_end(&c->js);
+	rc |= fx_cli_table(c, t);
+	free(side);
+	free(base.each);
+	free(instance_of);
+	instance_of = NULL;
+	return rc;
 }
 
 int fx_cmd_failures(int argc, char **argv)
@@ -295,72 +398,15 @@ int fx_cmd_failures(int argc, char **argv)
 	if (rc)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
 	rc = fx_cli_load(&c);
-	const char *kind = fx_cli_opt(&c, "kind");
-	if (!kind)
-		kind = "switch";
-	const char *fails[64];
+	const char *kind = fx_cli_opt(&c, "kind"), *fails[64];
 	int nfail = fx_cli_opt_each(&c, "fail", fails, 64);
-	if (rc == 0 && strcmp(kind, "switch") && strcmp(kind, "link") && strcmp(kind, "node") &&
-	    strcmp(kind, "rack") && strcmp(kind, "plane"))
-		rc = fx_diag_error(&c.d, NULL, "--kind: '%s' must be switch, link, node, rack or plane", kind);
-	if (rc == 0 && !c.fab.builder->halves)
-		rc = fx_diag_error(&c.d, NULL, "failures: a %s fabric has no canonical split to measure "
-				   "(structured kinds only)", c.fab.builder->kind);
-	if (rc == 0 && nfail == 0 && strcmp(kind, "switch") == 0 && c.fab.nsw == 0)
-		rc = fx_diag_error(&c.d, NULL, "failures: %s has no switch chips (try --kind link)",
-				   c.spec_path);
-	uint8_t *side = NULL;
-	measure base;
-	if (rc == 0) {
-		side = fx_xcalloc((size_t)c.fab.nv + 1, 1);
-		for (int64_t v = 0; v < c.fab.nv; v++)
-			side[v] = 2;
-		rc = c.fab.builder->halves(&c.fab, side) ? 0 : fx_diag_error(&c.d, NULL, "failures: no canonical split (an odd number of devices)");
-	}
-	int base_ok = 0;
-	if (rc == 0)
-		base_ok = (rc = measure_now(&c, side, &base)) == 0;
 	if (rc == 0)
 		rc = fx_cli_outdir(&c);
-	if (rc == 0)
-		place_intact(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
-		char b[2][32];
-		if (!fx_cli_text(&c) && c.json) {
-			fx_json_num(&c.js, "bisection_Bps", base.bisection);
-			fx_json_num(&c.js, "worst_device_Bps", base.worst_inject);
-			fx_json_str(&c.js, "kind", kind);
-			fx_json_arr_begin(&c.js, "failures");
-		} else {
-			printf("intact: %s across the canonical split; each device reaches the fabric with %s "
-			       "or more\n%s\n\n",
-			       fx_unit_format(base.bisection, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]),
-			       fx_unit_format(base.worst_inject, FX_UNIT_BANDWIDTH, b[1], sizeof b[1]),
-			       nfail || fx_cli_opt(&c, "all") || strcmp(kind, "switch") ? "" :
-			       "one chip per role is failed: chips of a role are structurally equivalent here");
-		}
-		fx_table *t = fx_table_new("failures", "One element failed",
-					   (const char *[]){"failed", "alike", "bisection", "kept",
-							    "worst device", "kept", "devices hit", NULL});
-		if (nfail)
-			for (int i = 0; i < nfail && i < 64 && rc == 0; i++)
-				rc = selected(&c, side, &base, t, fails[i], fails[i], 1);
-		else if (strcmp(kind, "switch") == 0)
-			rc = switches(&c, side, &base, t);
-		else if (strcmp(kind, "link") == 0)
-			rc = links(&c, side, &base, t);
-		else
-			rc = domains(&c, kind, side, &base, t);
-		if (c.json)
-			fx_json_arr_end(&c.js);
-		rc |= fx_cli_table(&c, t);
+		rc = fx_report_failures(&c, kind ? kind : "switch", fails, nfail < 64 ? nfail : 64,
+					fx_cli_opt(&c, "all") != NULL);
 		fx_cli_end(&c);
 	}
-	free(side);
-	if (base_ok)
-		free(base.each);
-	free(instance_of);
-	instance_of = NULL;
 	return fx_cli_finish(&c, rc);
 }

@@ -180,7 +180,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 	const fx_workload *w = &c->work;
 	fx_place_opts o = {.lp_path = lp, .time_limit = time_limit, .node_limit = node_limit,
 			     .tm = c->coll, .accel = c->accel.hbm > 0 ? &c->accel : NULL,
-			     .sessions = &c->sessions};
+			     .sessions = &c->sessions, .failed = c->failed};
 	fx_placement p;
 	char b1[64], b2[32];
 	if (fx_place(&c->fab, w, pc, &o, &p, &c->d))
@@ -247,6 +247,10 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 		fx_table_cell(t, "not needed");
 	fx_table_cell(t, "solved in"); fx_table_cell(t, "%.3f s of CPU", p.solve_seconds);
 	fx_table_cell(t, "nodes powered"); fx_table_cell(t, "%lld of %lld", (long long)p.nodes_used, (long long)c->fab.nnodes);
+	if (p.nodes_failed) {
+		fx_table_cell(t, "nodes left out");
+		fx_table_cell(t, "%lld (holding failed devices, --fail)", (long long)p.nodes_failed);
+	}
 	fx_table_cell(t, "power"); fx_table_cell(t, "%.4g kW", p.watts / 1e3);
 	fx_model_memory mm;
 	if (w->have_model) {
@@ -347,6 +351,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 		}
 		fx_json_arr_end(j);
 		fx_json_int(j, "nodes_used", p.nodes_used);
+		fx_json_int(j, "nodes_failed", p.nodes_failed);
 		fx_json_num(j, "power_kW", p.watts / 1e3);
 		fx_json_arr_begin(j, "racks");
 		for (int64_t r = 0; r < p.nracks; r++) {
@@ -383,6 +388,7 @@ static const fx_opt place_opts[] = {
 	{"lp", "FILE", "write the MILP in CPLEX LP format (glpsol --lp FILE re-solves it)"},
 	{"time-limit", "S", "seconds GLPK may search (default 10)"},
 	{"node-limit", "N", "branch-and-bound nodes GLPK may search (default: no limit)"},
+	{"fail", "SEL", "failed vertices, a selector as --cut takes (repeatable): their nodes are left out"},
 	{"fail-at", "T", "the deployment table again with a card failing at T (book §6.7.2)"},
 	{"stall", "T", "how long the failed card's instance stops (default 40 ms)"},
 	{"fail-card", "N", "which card of the node fails (default 0)"},
@@ -425,6 +431,19 @@ int fx_cmd_place(int argc, char **argv)
 			rc = -1;
 		if (c.fault.at < 0 && (fx_cli_opt(&c, "stall") || fx_cli_opt(&c, "fail-card")))
 			rc = fx_diag_error(&c.d, NULL, "--stall and --fail-card need --fail-at");
+		const char *fails[64];
+		int nf = fx_cli_opt_each(&c, "fail", fails, 64);
+		if (nf > 0) {
+			c.failed = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+			uint8_t *sel = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+			for (int i = 0; i < nf && i < 64 && rc == 0; i++) {
+				memset(sel, 0, (size_t)c.fab.nv);
+				rc = fx_fabric_select(&c.fab, fails[i], "--fail", sel, &c.d);
+				for (int64_t u = 0; u < c.fab.nv; u++)
+					c.failed[u] |= sel[u];
+			}
+			free(sel);
+		}
 		int64_t nl = 0;
 		if ((v = fx_cli_opt(&c, "node-limit")) &&
 		    fx_cli_int(&c, "--node-limit", v, 1, 1000000000, &nl))
@@ -445,5 +464,7 @@ int fx_cmd_place(int argc, char **argv)
 		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, node_limit, &pc, NULL);
 		fx_cli_end(&c);
 	}
+	free(c.failed);
+	c.failed = NULL;
 	return fx_cli_finish(&c, rc);
 }

@@ -31,4 +31,9 @@ int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char 
 int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
 		    const fx_power_config *pc, fx_placement *keep);
 
+/* What failing one element of a kind (switch, link, node, rack, plane), or
+ * the nfail selected sets, does to the bisection, each device and the
+ * workload's instances; the most critical first (cli/failures.c). */
+int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, int nfail, int all);
+
 #endif

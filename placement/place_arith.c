@@ -113,9 +113,15 @@ static void capacity(const fx_pctx *c, int64_t *a, char **msg)
 	long long I = (long long)c->I, D = (long long)c->D;
 	for (int64_t r = 0; r < c->R; r++)
 		a[r] = c->rack_nodes[r];
-	if (I * D > (long long)c->f->ndev) {
-		clause(msg, "devices: %lld instances x %lld devices = %lld, the fabric has %lld", I, D,
-		       I * D, (long long)c->f->ndev);
+	long long usable = (long long)(c->N - c->failed_nodes) * (long long)c->g;
+	if (I * D > usable) {
+		if (c->failed_nodes)
+			clause(msg, "devices: %lld instances x %lld devices = %lld, the fabric has %lld "
+			       "outside the %lld node%s with failed devices", I, D, I * D, usable,
+			       (long long)c->failed_nodes, c->failed_nodes == 1 ? "" : "s");
+		else
+			clause(msg, "devices: %lld instances x %lld devices = %lld, the fabric has %lld", I,
+			       D, I * D, usable);
 		return;
 	}
 	int64_t k = fit(c, a, INT64_MAX, FX_LEVEL_ANY);
@@ -128,7 +134,8 @@ static void capacity(const fx_pctx *c, int64_t *a, char **msg)
 		if (fd == FX_LEVEL_NODE)
 			clause(msg, "failure domain node: each instance needs %lld whole node%s of its own; "
 			       "%lld nodes hold %lld instances, %lld asked", (long long)whole_nodes(c),
-			       whole_nodes(c) > 1 ? "s" : "", (long long)c->N, (long long)k, I);
+			       whole_nodes(c) > 1 ? "s" : "", (long long)(c->N - c->failed_nodes),
+			       (long long)k, I);
 		else if (fd == FX_LEVEL_RACK)
 			clause(msg, "failure domain rack: each instance needs a rack of its own; the "
 			       "fabric's %lld racks hold %lld instances, %lld asked", (long long)c->R,
@@ -138,7 +145,7 @@ static void capacity(const fx_pctx *c, int64_t *a, char **msg)
 			       "node and an instance is %lld such group%s: %lld nodes hold %lld "
 			       "instances, %lld asked", (long long)c->P, c->P == 1 ? "" : "s",
 			       (long long)c->unit, (long long)c->U, c->U == 1 ? "" : "s",
-			       (long long)c->N, (long long)k, I);
+			       (long long)(c->N - c->failed_nodes), (long long)k, I);
 		return;
 	}
 	fx_level within = keep < FX_LEVEL_ANY ? keep : FX_LEVEL_ANY;

@@ -105,9 +105,9 @@ SOURCE_DATE_EPOCH=0 "$FABRICX" explore specs/hgx-h100.yaml --json --out "$tmp/o"
 [ "$(jq -r .provenance.date "$tmp/out")" = 1970-01-01T00:00:00Z ] && ok || bad "SOURCE_DATE_EPOCH date"
 # --skip leaves sections out, repeatable or as a list
 expect 0 "explore --skip" -- "$FABRICX" explore specs/hgx-h100.yaml --skip diagrams --skip placement,loads --json --out "$tmp/o"
-[ "$(jq -r '[.sections[]|.status]|join(",")' "$tmp/out")" = "ok,ok,skipped,ok,skipped,skipped" ] && [ ! -e "$tmp/o/hgx-h100/fabric.svg" ] && [ ! -e "$tmp/o/hgx-h100/links.csv" ] && ok || bad "--skip"
+[ "$(jq -r '[.sections[]|.status]|join(",")' "$tmp/out")" = "ok,ok,skipped,ok,skipped,ok,skipped" ] && [ ! -e "$tmp/o/hgx-h100/fabric.svg" ] && [ ! -e "$tmp/o/hgx-h100/links.csv" ] && ok || bad "--skip"
 expect 2 "explore --skip unknown" -- "$FABRICX" explore specs/hgx-h100.yaml --skip plot --out "$tmp/o"
-first "fabricx: error: --skip: unknown section 'plot' (expected: fabric, collectives, loads, power, placement, diagrams)" "--skip message"
+first "fabricx: error: --skip: unknown section 'plot' (expected: fabric, collectives, loads, power, placement, failures, diagrams)" "--skip message"
 # not decided is exit 4, and the report is still delivered
 expect 4 "explore not decided" -- "$FABRICX" explore tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1 --out "$tmp/o"
 [ "$(jq -r .sections.placement.status "$tmp/o/ports-budget/report.json")" = "not decided" ] && [ "$(jq -r .status "$tmp/o/ports-budget/report.json")" = "not decided" ] && [ -s "$tmp/o/ports-budget/fabric.svg" ] && ok || bad "explore report with an undecided placement"
@@ -261,6 +261,11 @@ expect 0 "place 1024 TP4 on 16^3" -- "$FABRICX" place tests/specs/torus-16x16x16
 [ "$(jq '.instances|length' "$tmp/out")" = 1024 ] && [ "$(jq '.gap < 1e-9' "$tmp/out")" = true ] && ok || bad "16^3: 1024 instances, gap 0"
 expect 0 "place TP16 across nodes" -- "$FABRICX" place tests/specs/fat-tree-1024.yaml --set workload.scheme.tp=16 --set workload.instances=60 --set 'workload.keep_within={tp: any}' --json
 [ "$(jq '[.instances[]|.devices|(.[-1]-.[0]+1)==length and .[0]%16==0]|all' "$tmp/out")" = true ] && [ "$(jq '[.instances[]|.nodes]|unique' -c "$tmp/out")" = "[2]" ] && ok || bad "TP16 on two neighbouring nodes"
+# failed elements: placement leaves out the nodes that hold them
+expect 3 "place with a failed device" -- "$FABRICX" place specs/cm384.yaml --fail device=0
+first "fabricx: infeasible: no placement of 48 instances of 8 devices fits: devices: 48 instances x 8 devices = 384, the fabric has 376 outside the 1 node with failed devices" "failed device message"
+expect 0 "place around a failed rack" -- "$FABRICX" place specs/cm384.yaml --fail rack=0 --instances 44 --json
+[ "$(jq -c '[.status, .nodes_failed, ([.instances[].devices[]]|min)]' "$tmp/out")" = '["optimal",4,32]' ] && ok || bad "failed rack 0: its 4 nodes left out"
 # §6.7.2 through the CLI: energy at 10.2 kW and a card failing at 20 ms
 expect 0 "place with a fault" -- "$FABRICX" place specs/hgx-h100.yaml --fail-at 20ms --json
 [ "$(jq -c '[.deployments[1,2].energy_kJ*100|round]' "$tmp/out")" = "[121,130]" ] && ok || bad "energy 1.21 / 1.30 kJ"
@@ -307,9 +312,10 @@ expect 0 "failures cm384" -- "$FABRICX" failures specs/cm384.yaml --json
 # blast radius: an L1 chip serves its node's 8 NPUs (one TP2 x EP4 instance)
 [ "$(jq -c '.failures[]|select(.element|test("L1"))|[.devices_slower,.devices_cut_off]' "$tmp/out")" = "[8,0]" ] && ok || bad "cm384: an L1 chip slows its node's 8 NPUs"
 # blast radius in instances of the placement (48 TP2 x EP4, one per node):
-# a node takes its instance, a rack its 4, a plane slows all 48 by 1/7
+# a node takes its instance, a rack its 4, a plane slows all 48 by 1/7;
+# ranked gravest first (least bisection kept): rack, plane, node
 expect 0 "failures cm384 domains" -- "$FABRICX" failures specs/cm384.yaml --fail node=0 --fail rack=1 --fail plane=0 --json
-[ "$(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")" = "[[8,0,1],[32,0,4],[0,384,48]]" ] && ok || bad "cm384 blast radius: $(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")"
+[ "$(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")" = "[[32,0,4],[0,384,48],[8,0,1]]" ] && ok || bad "cm384 blast radius: $(jq -c '[.failures[]|[.devices_cut_off,.devices_slower,.instances_hit]]' "$tmp/out")"
 expect 0 "failures --kind rack" -- "$FABRICX" failures specs/cm384.yaml --kind rack --json
 [ "$(jq -c '[.failures[0]|.equivalent,.instances_hit]' "$tmp/out")" = "[12,4]" ] && ok || bad "--kind rack: rack 0 for the 12 compute racks"
 expect 0 "failures nvl72" -- "$FABRICX" failures specs/nvl72.yaml --json

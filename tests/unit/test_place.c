@@ -246,8 +246,9 @@ START_TEST(infeasible_explained)
 END_TEST
 
 /* The packing and its bound against the MILP: on varied small fabrics,
- * budgets, failure domains and rules, the objective the packing proves is
- * the MILP's optimum, and infeasibility agrees. */
+ * budgets, failure domains and rules, intact and with node 1 holding a
+ * failed device, the objective the packing proves is the MILP's optimum,
+ * and infeasibility agrees. */
 START_TEST(packing_equals_milp)
 {
 	static const struct { const char *power; int ep, instances; const char *extra; } cases[] = {
@@ -259,22 +260,29 @@ START_TEST(packing_equals_milp)
 		{"", 2, 3, ", keep_within: {tp: node, instance: node}"},
 		{"", 1, 7, ""}, {", budget: 35 kW", 1, 5, ""},
 	};
-	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+	for (size_t k = 0; k < 2 * (sizeof cases / sizeof cases[0]); k++) {
 		double obj[2];
 		int rc[2];
+		int broken = k >= sizeof cases / sizeof cases[0];  /* device 5 (node 1) failed */
 		for (int m = 0; m < 2; m++) {
 			placed t;
 			char y[2048];
-			snprintf(y, sizeof y, base, cases[k].power, cases[k].ep, cases[k].instances,
-				 cases[k].extra);
+			size_t c0 = k % (sizeof cases / sizeof cases[0]);
+			snprintf(y, sizeof y, base, cases[c0].power, cases[c0].ep, cases[c0].instances,
+				 cases[c0].extra);
 			ck_assert_msg(fixture_load(&t.fx, "place.yaml", y, NULL) == 0, "%s", t.fx.msg);
 			ck_assert_int_eq(fx_workload_place_parse(&t.fx.d, &t.fx.s, NULL, &t.w), 0);
 			ck_assert_int_eq(fx_power_parse(&t.fx.d, &t.fx.s, &t.pc), 0);
-			fx_place_opts o = {.time_limit = 1000, .milp_always = m};
+			uint8_t failed[64] = {0};
+			failed[5] = (uint8_t)broken;
+			fx_place_opts o = {.time_limit = 1000, .milp_always = m, .failed = failed};
 			t.rc = rc[m] = fx_place(&t.fx.f, &t.w, &t.pc, &o, &t.p, &t.fx.d);
 			obj[m] = rc[m] == 0 ? t.p.objective : -1;
 			if (rc[m] == 0)
 				ck_assert_str_eq(t.p.status, "optimal");
+			for (int64_t i = 0; rc[m] == 0 && broken && i < t.p.ninst; i++)
+				for (int j = 0; j < fx_workload_devices(&t.w); j++)  /* node 1 left out */
+					ck_assert(t.p.inst[i].devices[j] < 4 || t.p.inst[i].devices[j] >= 8);
 			done(&t);
 		}
 		ck_assert_msg(rc[0] == rc[1], "case %zu: packing rc %d, MILP rc %d", k, rc[0], rc[1]);
