@@ -34,7 +34,7 @@ for spec in specs/*.yaml; do
 			cat "$tmp/err" >&2
 			exit 1
 		fi
-		size=$(jq -r '"\(.width_px) x \(.height_px) px, \(.vertices_drawn) boxes, \(.edges_drawn) edges"' "$tmp/json")
+		size=$(jq -r '"\(.width_px) x \(.height_px) px, \(.vertices_drawn) boxes, \(.edges_drawn) edge\(if .edges_drawn == 1 then "" else "s" end)"' "$tmp/json")
 		echo "**$view** ($size)" >>"$md"
 		echo >>"$md"
 		echo "![$name $view]($(basename "$out")/$name-$view.png)" >>"$md"
