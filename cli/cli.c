@@ -127,7 +127,8 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 		int ci = find(common, name), oi = find(opts, name);
 		const fx_opt *o = oi >= 0 ? &opts[oi] : ci >= 0 ? &common[ci] : NULL;
 		if (!o)
-			return fx_diag_error(&c->d, NULL, "%s: unknown option '--%s' (see --help)", cmd, name);
+			return fx_diag_error(&c->d, NULL, "%s: unknown option '--%.*s' (see --help)", cmd,
+					     (int)len, a + 2);  /* whole, not name[] */
 		if (o->arg) {
 			if (eq)
 				val = eq + 1;
@@ -376,6 +377,45 @@ int fx_cli_outdir(fx_cli *c)
 	return 0;
 }
 
+int fx_cli_outdir_begin(fx_cli *c)
+{
+	/* the work folder's name adds '.' and ".new.XXXXXX" to the name */
+	size_t len = strlen(c->out_root) + 1 + strlen(c->name) + 12;
+	if (len > FX_CLI_OUTDIR_MAX)
+		return fx_diag_error(&c->d, NULL, "the output folder '%s/%s' is %zu bytes long, over "
+				     "fabricx's limit of %d (a shorter --out)", c->out_root, c->name,
+				     len - 12, FX_CLI_OUTDIR_MAX - 12);
+	fx_outdir *od = fx_xmalloc(sizeof *od);
+	if (fx_outdir_begin(od, c->out_root, c->name)) {
+		free(od);
+		return fx_diag_error(&c->d, NULL, "cannot write the folder '%s/%s': %s", c->out_root,
+				     c->name, errno == ELOOP ? "it is a symbolic link, which fabricx "
+				     "does not follow" : strerror(errno));
+	}
+	c->od = od;
+	memcpy(c->outdir, od->work, strlen(od->work) + 1);
+	return 0;
+}
+
+int fx_cli_outdir_end(fx_cli *c, int ok)
+{
+	fx_outdir *od = c->od;
+	if (!od)
+		return 0;
+	c->od = NULL;
+	char *path = fx_xstrdup(od->path);
+	int rc = 0;
+	if (!ok)  /* the caller says whether the run is whole (explore: its report is) */
+		fx_outdir_abort(od);
+	else if (fx_outdir_commit(od))
+		rc = fx_diag_error(&c->d, NULL, "cannot put the new '%s' in place: %s", path,
+				   strerror(errno));
+	memcpy(c->outdir, path, strlen(path) + 1);  /* no longer than the work folder's */
+	free(path);
+	free(od);
+	return rc;
+}
+
 void fx_cli_begin(fx_cli *c)
 {
 	if (c->json) {
@@ -439,6 +479,7 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 
 int fx_cli_finish(fx_cli *c, int rc)
 {
+	fx_cli_outdir_end(c, 0);  /* a run that never reached its end writes nothing */
 	free(c->wl);
 	if (c->have_fab)
 		fx_fabric_release(&c->fab);

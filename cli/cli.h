@@ -88,6 +88,7 @@ typedef struct fx_cli {
 		char colls[512];
 	} sum;
 	FILE *md;                            /* explore: tables also as Markdown */
+	void *od;                            /* fx_outdir between outdir_begin and _end */
 } fx_cli;
 
 /* Whether text goes to stdout (not with --json, not under explore). */
@@ -119,6 +120,13 @@ int fx_cli_mkdirs(const char *path);
  * FX_CLI_OUTDIR_MAX or a symbolic link) and sweeps temporaries that killed
  * runs left there. */
 int fx_cli_outdir(fx_cli *c);
+/* out/<name> written whole (fx_outdir in core/outfile.h): begin locks it,
+ * sweeps what killed runs left and points c->outdir at a fresh folder
+ * beside it; end with ok swaps that folder in and points c->outdir at
+ * out/<name>, without ok removes it, leaving out/<name> as it was.  Both
+ * report their errors. */
+int fx_cli_outdir_begin(fx_cli *c);
+int fx_cli_outdir_end(fx_cli *c, int ok);
 /* Starts a command's output: with --json the object (name and spec keys),
  * else the header line "name: kind fabric, spec"; fx_cli_end closes it. */
 void fx_cli_begin(fx_cli *c);

@@ -63,7 +63,7 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 	fx_outfile of;
 	FILE *out = fx_outfile_open(&of, path);
 	if (!out)
-		return fx_diag_error(&c->d, NULL, "--links: cannot write '%s': %s", path, strerror(errno));
+		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 	const fx_fabric *f = &c->fab;
 	char a[64], b[64];
 	fprintf(out, "src,dst,bytes,busy_us,utilisation\n");
@@ -74,7 +74,7 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 			res->link_busy[l] * 1e6, res->time > 0 ? res->link_busy[l] / res->time : 0);
 	}
 	if (fx_outfile_close(&of, 1))
-		return fx_diag_error(&c->d, NULL, "--links: cannot write '%s': %s", path, strerror(errno));
+		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
 
@@ -227,10 +227,30 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	return rc;
 }
 
-static int list_algos(void)
+static int list_algos(int json)
 {
-	for (const fx_coll_algo *const *a = fx_coll_algos; *a; a++)
-		printf("%-15s %-10s %s\n", (*a)->pattern, (*a)->name, (*a)->summary);
+	fx_json j;
+	if (json) {
+		fx_json_init(&j, stdout);
+		fx_json_obj_begin(&j, NULL);
+		fx_json_arr_begin(&j, "algorithms");
+	}
+	for (const fx_coll_algo *const *a = fx_coll_algos; *a; a++) {
+		if (!json) {
+			printf("%-15s %-10s %s\n", (*a)->pattern, (*a)->name, (*a)->summary);
+			continue;
+		}
+		fx_json_obj_begin(&j, NULL);
+		fx_json_str(&j, "pattern", (*a)->pattern);
+		fx_json_str(&j, "algo", (*a)->name);
+		fx_json_str(&j, "summary", (*a)->summary);
+		fx_json_obj_end(&j);
+	}
+	if (json) {
+		fx_json_arr_end(&j);
+		fx_json_obj_end(&j);
+		putchar('\n');
+	}
 	return 0;
 }
 
@@ -277,8 +297,12 @@ int fx_cmd_collective(int argc, char **argv)
 {
 	fx_cli c;
 	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--list") == 0)
-			return list_algos();
+		if (strcmp(argv[i], "--list") == 0) {
+			int json = 0;
+			for (int k = 1; k < argc; k++)
+				json |= strcmp(argv[k], "--json") == 0;
+			return list_algos(json);
+		}
 	int rc = fx_cli_parse(&c, "collective",
 			      "collective SPEC --pattern P [--algo A] --size SIZE [--ranks N | --group G] "
 			      "[--alpha T] [--links FILE.csv] [--json]\n"

@@ -413,7 +413,9 @@ int fx_cmd_compare(int argc, char **argv)
 	o.common = common;
 	fx_diag d;
 	fx_diag_init(&d);
-	int rc = argc > 2 * FX_CLI_MAX_SETS ? fx_diag_error(&d, NULL, "compare: too many arguments")
+	int rc = argc > 2 * FX_CLI_MAX_SETS ? fx_diag_error(&d, NULL, "compare: too many arguments "
+							    "(at most %d: specs, options and --set)",
+							    2 * FX_CLI_MAX_SETS)
 		 : parse_args(argc, argv, &a, &o, &d);
 	if (rc == 1) {
 		fx_diag_release(&d);
@@ -441,9 +443,9 @@ int fx_cmd_compare(int argc, char **argv)
 	snprintf(title, sizeof title, "Builds as built under a power cap of %s",
 		 a.cap ? a.cap : "(each spec's own budget)");
 	fx_table *t = text_table(rows, a.nspec, &o, title), *raw = raw_table(rows, a.nspec, &o);
-	if (a.json)
+	if (a.json && status == 0)  /* --json: one whole object, or none on failure */
 		print_json(rows, a.nspec, &o);
-	else
+	else if (!a.json)
 		fx_table_print(t, stdout);
 	/* out/compare/compare.csv, and --csv FILE if asked: raw numbers */
 	char dir[512];

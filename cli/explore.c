@@ -430,15 +430,8 @@ int fx_cmd_explore(int argc, char **argv)
 	if (rc == 0 && (v = fx_cli_opt(&c, "node-limit")))
 		rc = fx_cli_int(&c, "--node-limit", v, 1, 1000000000, &nl);
 	e.node_limit = (long)nl;
-	fx_outdir od = {.lock = -1};
-	if (rc == 0 && fx_outdir_begin(&od, c.out_root, c.name))
-		rc = fx_diag_error(&c.d, NULL, "cannot prepare '%s/%s': %s", c.out_root, c.name,
-				   errno == ELOOP ? "a symbolic link (refused: the report folder is "
-				   "replaced whole, not followed)" : strerror(errno));
-	if (rc == 0 && snprintf(c.outdir, sizeof c.outdir, "%s", od.work) >= (int)sizeof c.outdir) {
-		rc = fx_diag_error(&c.d, NULL, "output path '%s' is too long", od.work);
-		fx_outdir_abort(&od);
-	}
+	if (rc == 0)  /* out/<name> is replaced whole when the report is written */
+		rc = fx_cli_outdir_begin(&c);
 	if (rc)
 		return fx_cli_finish(&c, rc);
 
@@ -458,6 +451,7 @@ int fx_cmd_explore(int argc, char **argv)
 	provenance(&e, md);
 	outcome out[NSECTIONS];
 	memset(out, 0, sizeof out);
+	long failed_writes = fx_outfile_failures();
 	int worst = FX_EXIT_OK;
 	for (int i = 0; i < NSECTIONS; i++) {
 		const char *na = not_applicable(&e, i);
@@ -499,13 +493,16 @@ int fx_cmd_explore(int argc, char **argv)
 	fclose(jf);
 	fclose(md);
 
-	int wrc = write_report(&c, mdt, md_len, json, json_len);
-	char *final = fx_xstrdup(od.path);
-	if (wrc == 0 && fx_outdir_commit(&od))
-		wrc = fx_diag_error(&c.d, NULL, "cannot replace '%s' with the new report: %s", final,
-				    strerror(errno));
-	else if (wrc)
-		fx_outdir_abort(&od);
+	/* a section that failed to write its files (a full disk, a file-size
+	 * limit) makes the run not whole: the report would list files that are
+	 * not there, so nothing is committed and the earlier folder stays */
+	int wrc = fx_outfile_failures() != failed_writes ? -1
+		  : write_report(&c, mdt, md_len, json, json_len);
+	/* the report stands whatever its sections say; only a report that
+	 * could not be written leaves the previous folder in place */
+	if (fx_cli_outdir_end(&c, wrc == 0))
+		wrc = -1;
+	char *final = fx_xstrdup(c.outdir);
 	if (wrc == 0) {
 		if (json_stdout)
 			fwrite(json, 1, json_len, stdout);

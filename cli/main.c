@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/json.h"
 #include "../core/version.h"
 #include "../core/outfile.h"
 #include "cli.h"
@@ -46,13 +47,36 @@ static void usage(FILE *f)
 
 int fx_cmd_kinds(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
-		fprintf(stderr, "fabricx: error: kinds takes no arguments\n");
-		return FX_EXIT_INPUT;
+	int json = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[i], "--help") && strcmp(argv[i], "-h")) {
+			fprintf(stderr, "fabricx: error: kinds takes no arguments but --json\n");
+			return FX_EXIT_INPUT;
+		}
 	}
-	for (const fx_builder *const *b = fx_builders; *b; b++)
-		printf("%-11s %s\n", (*b)->kind, (*b)->summary);
+	fx_json j;
+	if (json) {
+		fx_json_init(&j, stdout);
+		fx_json_obj_begin(&j, NULL);
+		fx_json_arr_begin(&j, "kinds");
+	}
+	for (const fx_builder *const *b = fx_builders; *b; b++) {
+		if (!json) {
+			printf("%-11s %s\n", (*b)->kind, (*b)->summary);
+			continue;
+		}
+		fx_json_obj_begin(&j, NULL);
+		fx_json_str(&j, "kind", (*b)->kind);
+		fx_json_str(&j, "summary", (*b)->summary);
+		fx_json_obj_end(&j);
+	}
+	if (json) {
+		fx_json_arr_end(&j);
+		fx_json_obj_end(&j);
+		putchar('\n');
+	}
 	return 0;
 }
 
@@ -64,7 +88,7 @@ static int finish_stdout(int status)
 	if (!e)
 		return status;
 	fprintf(stderr, "fabricx: error: cannot write to standard output: %s\n", strerror(e));
-	return status ? status : FX_EXIT_INTERNAL;
+	return status ? status : FX_EXIT_INPUT;  /* like any output that cannot be written */
 }
 
 static int run(int argc, char **argv);

@@ -8,8 +8,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "xalloc.h"
@@ -21,13 +23,44 @@
  * its string is whole. */
 #define MAX_PENDING 16
 static char *volatile pending[MAX_PENDING];
+static char *volatile pending_dir;  /* an fx_outdir's work folder */
 static int handlers_set;
+
+/* Empties and removes a flat folder with system calls only (getdents64,
+ * unlinkat, rmdir): opendir and readdir may allocate, which a signal
+ * handler must not. */
+static void remove_flat_dir(const char *dir)
+{
+	static char buf[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	long n;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *de = (void *)(buf + off);
+			if (strcmp(de->name, ".") && strcmp(de->name, ".."))
+				unlinkat(fd, de->name, 0);
+			off += de->reclen;
+		}
+	}
+	close(fd);
+	rmdir(dir);
+}
 
 static void on_signal(int sig)
 {
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (pending[i])
 			unlink(pending[i]);
+	if (pending_dir)
+		remove_flat_dir(pending_dir);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -131,15 +164,20 @@ int fx_stdout_close(void)
 
 /* ---- temporaries ---- */
 
+static mode_t cur_umask(void)
+{
+	static mode_t mask = (mode_t)-1;
+	if (mask == (mode_t)-1) {
+		mask = umask(0);
+		umask(mask);
+	}
+	return mask;
+}
+
+/* What open(O_CREAT, 0666) would have given: mkstemp makes 0600. */
 static mode_t file_mode(void)
 {
-	static mode_t mode = (mode_t)-1;
-	if (mode == (mode_t)-1) {
-		mode_t m = umask(0);
-		umask(m);
-		mode = 0666 & ~m;
-	}
-	return mode;
+	return 0666 & ~cur_umask();
 }
 
 /* DIR/ of path, with its slash ("" for a bare name). */
@@ -159,7 +197,7 @@ static int take_slot(char *tmp)
 	return -1;  /* no signal cleanup for this one; the next sweep removes it */
 }
 
-FILE *fx_outfile_open(fx_outfile *o, const char *path)
+static FILE *open_out(fx_outfile *o, const char *path)
 {
 	memset(o, 0, sizeof *o);
 	o->slot = -1;
@@ -204,6 +242,7 @@ FILE *fx_outfile_open(fx_outfile *o, const char *path)
 		return NULL;
 	}
 	char *dir = dir_of(path);
+	fx_outfile_sweep(*dir ? dir : ".");  /* what killed runs left beside it */
 	char *tmp = fx_xasprintf("%s" TMP_PREFIX "%ld.XXXXXX", dir, (long)getpid());
 	free(dir);
 	int fd = mkstemp(tmp);
@@ -234,7 +273,7 @@ FILE *fx_outfile_open(fx_outfile *o, const char *path)
 	return o->f;
 }
 
-int fx_outfile_close(fx_outfile *o, int ok)
+static int close_out(fx_outfile *o, int ok)
 {
 	if (!o->f)
 		return 0;
@@ -260,6 +299,29 @@ int fx_outfile_close(fx_outfile *o, int ok)
 		return -1;
 	}
 	return 0;
+}
+
+/* Writes that failed in this process: a run that writes many files (explore)
+ * commits them only when none failed. */
+static long failed_writes;
+
+long fx_outfile_failures(void)
+{
+	return failed_writes;
+}
+
+FILE *fx_outfile_open(fx_outfile *o, const char *path)
+{
+	FILE *f = open_out(o, path);
+	failed_writes += f == NULL;
+	return f;
+}
+
+int fx_outfile_close(fx_outfile *o, int ok)
+{
+	int rc = close_out(o, ok);
+	failed_writes += rc != 0;
+	return rc;
 }
 
 /* The PID in a temporary's name: ".fxtmp.PID.XXXXXX", or the older
@@ -375,6 +437,8 @@ static void sweep_dirs(const char *root, const char *name)
 
 static void outdir_free(fx_outdir *d)
 {
+	if (pending_dir == d->work)
+		pending_dir = NULL;
 	if (d->lock >= 0)
 		close(d->lock);  /* releases the flock */
 	free(d->path);
@@ -408,7 +472,9 @@ int fx_outdir_begin(fx_outdir *d, const char *root, const char *name)
 	d->work = fx_xasprintf("%s/.%s.new.XXXXXX", root, name);
 	if (!mkdtemp(d->work))
 		goto fail;
-	chmod(d->work, 0777 & ~(file_mode() ^ 0666));  /* as mkdir would */
+	chmod(d->work, 0777 & ~cur_umask());  /* as mkdir would; mkdtemp makes 0700 */
+	set_handlers();
+	pending_dir = d->work;  /* Ctrl-C removes it (it holds files only) */
 	return 0;
 fail:
 	e = errno;

@@ -24,8 +24,9 @@
  * failure is reported as what it was (ENOSPC, EFBIG, EIO ...).
  *
  * Temporaries left by a run that was killed (SIGKILL, a power cut) are
- * removed by fx_outfile_sweep() on the next run in that folder: only names
- * of our pattern, only regular files, and only when their PID is gone.
+ * removed by fx_outfile_sweep() when the next file is opened in that folder
+ * (and by fx_cli_outdir): only names of our pattern, only regular files,
+ * and only when their PID is gone.
  *
  * fx_outdir is the same promise for a whole folder (explore's out/<name>):
  * the run writes into a fresh hidden folder beside it and the commit swaps
@@ -55,6 +56,8 @@ FILE *fx_outfile_open(fx_outfile *o, const char *path);
  * ok was asked for but a write, the flush, the close or the rename failed;
  * 0 otherwise.  A no-op on an fx_outfile that was never opened. */
 int fx_outfile_close(fx_outfile *o, int ok);
+/* Opens and closes of fx_outfile that failed so far in this process. */
+long fx_outfile_failures(void);
 /* Removes temporaries left in dir by runs that no longer exist.  Errors
  * are ignored: a sweep never fails a run. */
 void fx_outfile_sweep(const char *dir);

@@ -82,6 +82,12 @@ static int parse_node(fx_diag *d, const fx_snode *n, cnode *c)
 	rc |= fx_spec_str(d, n, "type", &type);
 	if (rc)
 		return -1;
+	/* names are shown whole, in 64-byte buffers: refused, never cut */
+	const char *why = fx_text_check(c->name);
+	if (why || strlen(c->name) > 63)
+		return fx_snode_error(d, fx_snode_get(n, "name"), "'%s.name' %s (a vertex name is 1 "
+				      "to 63 bytes of printable UTF-8)", n->path,
+				      why ? why : "is longer than 63 bytes");
 	c->src = n;
 	c->node = c->rack = c->plane = -1;
 	c->group = NULL;
@@ -97,6 +103,10 @@ static int parse_node(fx_diag *d, const fx_snode *n, cnode *c)
 		return fx_snode_error(d, fx_snode_get(n, "type"), "'%s.type' must be device, switch "
 				      "or cpu, got '%s'", n->path, type);
 	rc |= fx_spec_str_opt(d, n, "group", &c->group);
+	if (c->group && ((why = fx_text_check(c->group)) || strlen(c->group) > 63))
+		rc |= fx_snode_error(d, fx_snode_get(n, "group"), "'%s.group' %s (a group name is 1 "
+				     "to 63 bytes of printable UTF-8: drawings name boxes by it)",
+				     n->path, why ? why : "is longer than 63 bytes");
 	rc |= fx_spec_int_opt(d, n, "node", 0, INT32_MAX, &c->node);
 	rc |= fx_spec_int_opt(d, n, "rack", 0, INT32_MAX, &c->rack);
 	rc |= fx_spec_int_opt(d, n, "plane", 0, INT32_MAX, &c->plane);

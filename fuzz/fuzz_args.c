@@ -3,8 +3,10 @@
  * the first byte picks the command (metrics, collective, power) and the
  * spec (the tool's small shipped specs), the rest become argv after it, so
  * the fuzzer mutates options and their values (--size, --ranks, --group,
- * --chunks, --cut selectors, --set, --max-memory, ...).  Output goes to
- * /dev/null and files under a scratch folder in /tmp.
+ * --chunks, --cut selectors, --set, ...).  Output goes to /dev/null and
+ * files under a scratch folder in /tmp: the options that name files
+ * (--out, -o, --links, --lp, --csv) are fuzzed with their values moved
+ * under it.
  *
  * Built by `make fuzz FUZZ_TARGET=args`; replayed by fuzz/replay.c like the
  * spec target (fuzz/corpus-args, fuzz/regress-args).
@@ -63,23 +65,51 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argv[argc++] = buf + at;
 		at += strlen(buf + at) + 1;
 	}
-	/* options that write elsewhere, or lift the memory limit, are not
-	 * fuzzed: the target must not write outside its scratch folder */
-	static const char *const banned[] = {"--out", "--output", "-o", "--links", "--lp",
-					     "--csv", "--max-memory", NULL};
+	/* lifting the memory limit is not fuzzed */
 	for (int i = 4; i < argc; i++)
-		for (int b = 0; banned[b]; b++) {
-			size_t l = strlen(banned[b]);
-			if (strncmp(argv[i], banned[b], l) == 0 &&
-			    (argv[i][l] == '\0' || argv[i][l] == '=')) {
-				free(buf);
-				return 0;
+		if (strncmp(argv[i], "--max-memory", 12) == 0) {
+			free(buf);
+			return 0;
+		}
+	/* options that write files are fuzzed inside the scratch folder: each
+	 * value becomes OUT/value with ".." defused, so the writer meets empty
+	 * names, "dir/", deep and long paths, but never leaves the folder */
+	static const char *const paths[] = {"--out", "--output", "-o", "--links", "--lp",
+					    "--csv", NULL};
+	char *owned[MAX_ARGS + 7] = {0};
+	for (int i = 4; i < argc; i++)
+		for (int b = 0; paths[b]; b++) {
+			size_t l = strlen(paths[b]);
+			if (strncmp(argv[i], paths[b], l) != 0 || (argv[i][l] && argv[i][l] != '='))
+				continue;
+			int at = argv[i][l] == '=' ? i : i + 1;  /* the value: "--opt=v" or "--opt v" */
+			if (at >= argc)
+				break;
+			const char *v = at == i ? argv[i] + l + 1 : argv[at];
+			size_t vl = strlen(v), ol = strlen(out_dir);
+			char *p = malloc(ol + vl + 2 + (at == i ? l + 1 : 0));
+			if (!p)
+				break;
+			char *w = p;
+			if (at == i) {
+				memcpy(w, paths[b], l);
+				w += l;
+				*w++ = '=';
 			}
+			memcpy(w, out_dir, ol);
+			w[ol] = '/';
+			memcpy(w + ol + 1, v, vl + 1);
+			for (char *q = w + ol + 1; (q = strstr(q, "..")); )
+				q[0] = q[1] = '_';
+			owned[at] = argv[at] = p;
+			break;
 		}
 	argv[argc++] = "--max-memory";
 	argv[argc++] = "256 MiB";
 	argv[argc] = NULL;
 	(void)commands[ci].fn(argc, argv);
+	for (int i = 0; i < argc; i++)
+		free(owned[i]);
 	free(buf);
 	return 0;
 }

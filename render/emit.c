@@ -974,125 +974,126 @@ static int fans_alike(const rd_model *m)
 	return 1;
 }
 
-/* ---- object IDs in creation order ----
- *
- * cgraph's default discipline makes a named object's ID the address of its
- * interned name, and dot's mincross installs sibling clusters in ID order:
- * racks came out left to right or right to left depending on where malloc
- * had put "cluster_rack1".  These IDs count up as objects are made, so the
- * clusters are laid out as emitted, every run alike. */
-
+/*
+ * Object IDs in creation order.  cgraph's default discipline makes a
+ * name's ID the address of its interned string, and keeps subgraphs in ID
+ * order, so clusters came out in a different order from run to run (ASLR):
+ * explore's loads.svg was not byte-identical across identical runs.  Here
+ * a named object gets the even ID 2(i+1) for the i-th new name, an
+ * anonymous one the next odd ID, so the same graph gives the same file.
+ */
 typedef struct ids {
-	Agraph_t *g;            /* the root graph, whose string pool holds the names */
-	char **name;            /* [n] by ID / 2 - 1; agstrdup'ed: Graphviz reads a
-				 * refstr header before them (aghtmlstr) */
+	Agraph_t *g;      /* the root graph, whose string pool holds the names */
+	char **name;      /* [n] in creation order, interned (agstrdup): cgraph
+			   * reads a flag stored before each name it prints */
 	size_t n, cap;
-	int64_t *slot;          /* hash: name index, -1 empty */
+	int64_t *slot;    /* [nslot] hash of names: index into name, or -1 */
 	size_t nslot;
-	IDTYPE anon;            /* anonymous objects: odd IDs */
+	IDTYPE anon;      /* the last odd ID handed out */
 } ids;
 
-static uint64_t ids_hash(const char *s)
+static size_t id_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
+	size_t h = 1469598103934665603u;
 	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
 	return h;
 }
 
-static size_t ids_find(const ids *t, const char *s)
-{
-	size_t i = (size_t)ids_hash(s) & (t->nslot - 1);
-	while (t->slot[i] >= 0 && strcmp(t->name[t->slot[i]], s) != 0)
-		i = (i + 1) & (t->nslot - 1);
-	return i;
-}
-
-static void *ids_open(Agraph_t *g, Agdisc_t *disc)
+static void *id_open(Agraph_t *g, Agdisc_t *disc)
 {
 	(void)disc;
 	ids *t = fx_xcalloc(1, sizeof *t);
 	t->g = g;
-	t->nslot = 1024;
-	t->slot = fx_xmalloc(t->nslot * sizeof *t->slot);
-	for (size_t i = 0; i < t->nslot; i++)
-		t->slot[i] = -1;
 	t->anon = 1;
 	return t;
 }
 
-static long ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+/* The slot where name is, or where it would go. */
+static size_t id_find(const ids *t, const char *name)
 {
-	ids *t = state;
+	size_t i = id_hash(name) & (t->nslot - 1);
+	while (t->slot[i] >= 0 && strcmp(t->name[t->slot[i]], name) != 0)
+		i = (i + 1) & (t->nslot - 1);
+	return i;
+}
+
+static void id_rehash(ids *t)
+{
+	free(t->slot);
+	t->nslot = t->nslot ? 2 * t->nslot : 64;
+	t->slot = fx_xmalloc(t->nslot * sizeof *t->slot);
+	for (size_t i = 0; i < t->nslot; i++)
+		t->slot[i] = -1;
+	for (size_t k = 0; k < t->n; k++)
+		t->slot[id_find(t, t->name[k])] = (int64_t)k;
+}
+
+static long id_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
 	(void)objtype;
+	ids *t = state;
 	if (!str) {
-		*id = t->anon;
 		t->anon += 2;
+		*id = t->anon;
 		return 1;
 	}
-	size_t i = ids_find(t, str);
+	if (2 * (t->n + 1) > t->nslot)
+		id_rehash(t);
+	size_t i = id_find(t, str);
 	if (t->slot[i] < 0) {
 		if (!createflag)
 			return 0;
-		if (2 * (t->n + 1) > t->nslot) {  /* grow and rehash */
-			free(t->slot);
-			t->nslot *= 2;
-			t->slot = fx_xmalloc(t->nslot * sizeof *t->slot);
-			for (size_t k = 0; k < t->nslot; k++)
-				t->slot[k] = -1;
-			for (size_t k = 0; k < t->n; k++)
-				t->slot[ids_find(t, t->name[k])] = (int64_t)k;
-			i = ids_find(t, str);
-		}
 		t->name = fx_xgrow(t->name, &t->cap, t->n + 1, sizeof *t->name);
-		if (!(t->name[t->n] = agstrdup(t->g, str)))
-			return 0;
+		t->name[t->n] = agstrdup(t->g, str);
 		t->slot[i] = (int64_t)t->n++;
 	}
 	*id = 2 * ((IDTYPE)t->slot[i] + 1);
 	return 1;
 }
 
-static long ids_alloc(void *state, int objtype, IDTYPE id)
+static long id_alloc(void *state, int objtype, IDTYPE id)
 {
 	(void)state;
 	(void)objtype;
 	(void)id;
-	return 0;  /* no objects by caller-chosen ID */
+	return 1;
 }
 
-static void ids_free(void *state, int objtype, IDTYPE id)
+static void id_free(void *state, int objtype, IDTYPE id)
 {
 	(void)state;
 	(void)objtype;
 	(void)id;
 }
 
-static char *ids_print(void *state, int objtype, IDTYPE id)
+static char *id_print(void *state, int objtype, IDTYPE id)
 {
+	(void)objtype;
 	ids *t = state;
-	(void)objtype;
 	return id % 2 == 0 && id / 2 - 1 < t->n ? t->name[id / 2 - 1] : NULL;
 }
 
-static void ids_close(void *state)
+static void id_close(void *state)
 {
-	ids *t = state;  /* the names go with the graph's string pool */
+	ids *t = state;
+	for (size_t k = 0; k < t->n; k++)  /* before agclose closes the pool */
+		agstrfree(t->g, t->name[k]);
 	free(t->name);
 	free(t->slot);
 	free(t);
 }
 
-static void ids_register(void *state, int objtype, void *obj)
+static void id_register(void *state, int objtype, void *obj)
 {
 	(void)state;
 	(void)objtype;
 	(void)obj;
 }
 
-static Agiddisc_t ids_disc = {ids_open, ids_map, ids_alloc, ids_free, ids_print, ids_close,
-			      ids_register};
-static Agdisc_t emit_disc = {&AgMemDisc, &ids_disc, &AgIoDisc};
+static Agiddisc_t ordered_ids = {id_open, id_map, id_alloc, id_free, id_print, id_close,
+				 id_register};
+static Agdisc_t ordered_disc = {NULL, &ordered_ids, NULL};
 
 int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 {
@@ -1101,7 +1102,7 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 	e.f = m->f;
 	e.o = m->o;
 	*out = NULL;
-	e.g = agopen("fabric", Agundirected, &emit_disc);
+	e.g = agopen("fabric", Agundirected, &ordered_disc);
 	if (!e.g)
 		return fx_diag_internal(d, "render: Graphviz could not create a graph");
 	e.uniform = m->uniform;

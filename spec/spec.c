@@ -589,7 +589,6 @@ const char *fx_spec_name(const fx_spec *s, char *buf, size_t len)
 
 const char *fx_name_check(const char *name)
 {
-	const unsigned char *p = (const unsigned char *)name;
 	size_t len = strlen(name);
 	if (len == 0)
 		return "is empty";
@@ -597,6 +596,14 @@ const char *fx_name_check(const char *name)
 		return "is longer than " FX_STR(FX_NAME_MAX) " bytes";
 	if (name[0] == '.')
 		return "starts with '.'";
+	if (strchr(name, '/'))
+		return "contains '/'";
+	return fx_text_check(name);
+}
+
+const char *fx_text_check(const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
 	while (*p) {
 		int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3
 			: (*p & 0xf8) == 0xf0 ? 4 : 0;
@@ -611,8 +618,6 @@ const char *fx_name_check(const char *name)
 			return "is not valid UTF-8";
 		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
 			return "holds a control character (a tab, a newline, an escape ...)";
-		if (cp == '/')
-			return "contains '/'";
 		p += n;
 	}
 	return NULL;
@@ -640,12 +645,13 @@ const char *fx_snode_kind_name(const fx_snode *n)
 
 int fx_snode_error(fx_diag *d, const fx_snode *n, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	char *msg = fx_xvasprintf(fmt, ap);  /* whole: paths and values can be long */
 	va_end(ap);
-	return fx_diag_error(d, &n->loc, "%s", buf);
+	int rc = fx_diag_error(d, &n->loc, "%s", msg);
+	free(msg);
+	return rc;
 }
 
 int fx_spec_keys(fx_diag *d, const fx_snode *map, const char *const *allowed)

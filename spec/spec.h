@@ -77,6 +77,9 @@ const char *fx_spec_name(const fx_spec *s, char *buf, size_t len);
 #define FX_STR_(x) #x
 #define FX_STR(x) FX_STR_(x)
 const char *fx_name_check(const char *name);
+/* The printable part of the rule, for names shown but not used as paths
+ * (vertex names): NULL, or "is not valid UTF-8" / "holds a control ...". */
+const char *fx_text_check(const char *text);
 
 /* The value under key in map, or NULL. */
 const fx_snode *fx_snode_get(const fx_snode *map, const char *key);

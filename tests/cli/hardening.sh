@@ -7,6 +7,12 @@ set -u
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# leftovers DIR: temporaries (.fxtmp.PID.XXXXXX, and the older .NAME.tmp.PID)
+# and explore's unfinished folders (.NAME.new.XXXXXX) under DIR
+leftovers() {
+	find "$1" \( -name '.fxtmp.*' -o -name '.*.tmp.*' -o -name '.*.new.*' \) 2>/dev/null | head -3
+}
+
 cat >"$tmp/big.yaml" <<'YAML'
 name: big
 fabric:
@@ -85,9 +91,9 @@ grep -q "^| placement | infeasible | no placement of 1000 instances of 8 devices
 # a symbolic link at out/<name> is refused, not followed
 mkdir -p "$tmp/elsewhere" "$tmp/l" && ln -s "$tmp/elsewhere" "$tmp/l/cm384"
 expect 2 "explore into a symlinked folder" -- "$FABRICX" explore specs/cm384.yaml --out "$tmp/l"
-has "a symbolic link (refused" "symlink message"
+has "it is a symbolic link, which fabricx does not follow" "symlink message"
 [ -z "$(ls -A "$tmp/elsewhere")" ] && [ -L "$tmp/l/cm384" ] && ok || bad "symlink target untouched"
-leftover=$(find "$tmp/o" -name '.*.tmp.*' | head -3)
+leftover=$(leftovers "$tmp/o")
 [ -z "$leftover" ] && ok || bad "temporaries left behind: $leftover"
 # interrupted: SIGINT part-way through a report removes the temporaries
 rm -rf "$tmp/o"
@@ -97,7 +103,7 @@ sleep 1
 kill -INT "$pid" 2>/dev/null
 wait "$pid"
 st=$?
-leftover=$(find "$tmp/o" -name '.*.tmp.*' 2>/dev/null | head -3)
+leftover=$(leftovers "$tmp/o")
 [ -z "$leftover" ] && ok || bad "SIGINT left temporaries: $leftover"
 if [ "$st" -ne 0 ]; then
 	[ ! -e "$tmp/o/wse2/report.md" ] && ok || bad "interrupted explore left report.md"
@@ -105,7 +111,7 @@ fi
 # a whole run leaves every file and no temporary
 expect 0 "explore writes its report" -- "$FABRICX" explore specs/nvl72.yaml --no-diagrams --out "$tmp/o"
 [ -s "$tmp/o/nvl72/report.md" ] && [ -s "$tmp/o/nvl72/report.json" ] && ok || bad "explore: no report"
-leftover=$(find "$tmp/o" -name '.*.tmp.*' | head -3)
+leftover=$(leftovers "$tmp/o")
 [ -z "$leftover" ] && ok || bad "temporaries left after a whole run: $leftover"
 # --json: a command that fails prints no JSON at all, not half an object
 expect 2 "metrics --json with a bad --cut" -- "$FABRICX" metrics specs/nvl72.yaml --json --cut node=0-99:rest --out "$tmp/o"
@@ -170,31 +176,89 @@ expect 0 "metrics sweeps stale temporaries" -- "$FABRICX" metrics specs/nvl72.ya
 [ ! -e "$tmp/o/nvl72/.fxtmp.$dead.AbCdEf" ] && [ -e "$tmp/o/nvl72/.fxtmp.$$.AbCdEf" ] && ok || bad "stale temporary sweep"
 rm -f "$tmp/o/nvl72/.fxtmp.$$.AbCdEf"
 
+# explore replaces out/<name> whole: a file of an earlier run is gone after a
+# whole run, and a failed run leaves the earlier folder exactly as it was
+rm -rf "$tmp/o"
+expect 0 "explore, first run" -- "$FABRICX" explore specs/cm384.yaml --no-diagrams --out "$tmp/o"
+echo "from an older run" >"$tmp/o/cm384/stale.csv"
+cp -r "$tmp/o/cm384" "$tmp/cm384.before"
+# (a run that fails on its input; an infeasible section is a whole run with
+# its status in the report, tested above)
+expect 2 "explore, failed second run" -- "$FABRICX" explore specs/cm384.yaml --no-diagrams --set fabric.planes=0 --out "$tmp/o"
+diff -r "$tmp/cm384.before" "$tmp/o/cm384" >/dev/null && ok || bad "a failed explore changed out/cm384"
+expect 0 "explore, whole third run" -- "$FABRICX" explore specs/cm384.yaml --no-diagrams --out "$tmp/o"
+[ ! -e "$tmp/o/cm384/stale.csv" ] && [ -s "$tmp/o/cm384/report.md" ] && ok || bad "explore did not replace out/cm384 whole"
+[ -z "$(leftovers "$tmp/o")" ] && ok || bad "explore left: $(leftovers "$tmp/o")"
+# two explores of one spec at once: serialised by the lock, each whole
+"$FABRICX" explore specs/nvl72.yaml --no-diagrams --out "$tmp/o" >/dev/null 2>&1 &
+p1=$!
+"$FABRICX" explore specs/nvl72.yaml --no-diagrams --set 'fabric.link.bandwidth=100 GB/s' --out "$tmp/o" >/dev/null 2>&1 &
+p2=$!
+wait "$p1"; s1=$?
+wait "$p2"; s2=$?
+[ "$s1" = 0 ] && [ "$s2" = 0 ] && ok || bad "concurrent explores: exit $s1, $s2"
+# every file of the folder comes from the same run: report.json and links.csv agree
+bw=$(jq -r '.links' "$tmp/o/nvl72/report.json" 2>/dev/null)
+[ -n "$bw" ] && [ -z "$(leftovers "$tmp/o")" ] && ok || bad "concurrent explores left a mixed folder"
+# a run killed outright leaves its folder; the next run on the name sweeps it
+mkdir -p "$tmp/o/.nvl72.new.AbCdEf" && echo junk >"$tmp/o/.nvl72.new.AbCdEf/report.md"
+expect 0 "explore after a killed run" -- "$FABRICX" explore specs/nvl72.yaml --no-diagrams --out "$tmp/o"
+[ -z "$(leftovers "$tmp/o")" ] && ok || bad "a killed run's folder was not swept: $(leftovers "$tmp/o")"
+
 # ---- every write checked, stdout included ----
 for cmd in "metrics --json" "metrics" "kinds"; do
 	# shellcheck disable=SC2086
 	set -- $cmd
-	if [ "$1" = kinds ]; then expect 1 "kinds >/dev/full" -- sh -c '"$0" kinds >/dev/full' "$FABRICX"
-	else expect 1 "$cmd >/dev/full" -- sh -c '"$0" "$@" >/dev/full' "$FABRICX" "$@" specs/nvl72.yaml --out "$tmp/o"; fi
+	if [ "$1" = kinds ]; then expect 2 "kinds >/dev/full" -- sh -c '"$0" kinds >/dev/full' "$FABRICX"
+	else expect 2 "$cmd >/dev/full" -- sh -c '"$0" "$@" >/dev/full' "$FABRICX" "$@" specs/nvl72.yaml --out "$tmp/o"; fi
 	has "cannot write to standard output: No space left on device" "$cmd >/dev/full message"
 done
 # a file-size limit is an error with its errno, not a kill, and leaves no temporary
 rm -rf "$tmp/o"
 expect 2 "explore past ulimit -f" -- sh -c 'ulimit -f 1; exec "$0" explore specs/nvl72.yaml --no-diagrams --out "$1"' "$FABRICX" "$tmp/o"
 has "File too large" "EFBIG reported"
-leftover=$(find "$tmp/o" -name '.fxtmp.*' | head -3)
+leftover=$(leftovers "$tmp/o")
 [ -z "$leftover" ] && ok || bad "ulimit -f left temporaries: $leftover"
 # a full disk (a 64 KiB tmpfs; needs root to mount)
 if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 	expect 2 "render onto a full disk" -- "$FABRICX" render specs/cm384.yaml --detail full --out "$tmp/full"
 	has "No space left on device" "ENOSPC reported"
-	leftover=$(find "$tmp/full" -name '.fxtmp.*' | head -3)
+	leftover=$(leftovers "$tmp/full")
 	[ -z "$leftover" ] && ok || bad "full disk left temporaries: $leftover"
 	[ ! -e "$tmp/full/cm384/physical.svg" ] && ok || bad "full disk left a partial svg"
+	umount "$tmp/full"
+	# explore onto 200 KiB: every file fails or none does; no folder is committed
+	mount -t tmpfs -o size=200k tmpfs "$tmp/full"
+	expect 2 "explore onto a full disk" -- "$FABRICX" explore specs/cm384.yaml --out "$tmp/full"
+	has "No space left on device" "explore ENOSPC reported"
+	[ ! -e "$tmp/full/cm384" ] && [ -z "$(leftovers "$tmp/full")" ] && ok || bad "full disk: explore left $(ls -A "$tmp/full")"
 	umount "$tmp/full"
 else
 	echo "skipped: the full-disk test needs root to mount a tmpfs"
 fi
+
+# compare keeps the JSON contract: a failed spec means no JSON, exit 2
+echo "name: bad" >"$tmp/bad.yaml"
+expect 2 "compare with a bad spec --json" -- "$FABRICX" compare specs/nvl72.yaml "$tmp/bad.yaml" --json --out "$tmp/o"
+[ ! -s "$tmp/out" ] && ok || bad "failed compare --json printed: $(head -c 80 "$tmp/out")"
+
+# the same run twice gives byte-identical drawings (cluster order once
+# followed string addresses, so loads.svg changed from run to run)
+for i in 1 2; do
+	expect 0 "explore tpu-v4-cube, run $i" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --out "$tmp/same$i"
+done
+for f in fabric.svg loads.svg; do
+	cmp -s "$tmp/same1/tpu-v4-cube/$f" "$tmp/same2/tpu-v4-cube/$f" && ok || bad "$f differs between identical runs"
+done
+
+# compare's fixed tables refuse what does not fit instead of dropping it or
+# writing past their end (70 --set overflowed a 132-entry array)
+# shellcheck disable=SC2046
+expect 2 "compare with 70 --set" -- "$FABRICX" compare specs/nvl72.yaml $(for i in $(seq 70); do echo --set name=x; done) --out "$tmp/o"
+has "compare: too many arguments (at most 128" "compare --set limit message"
+# shellcheck disable=SC2046
+expect 2 "compare with 65 specs" -- "$FABRICX" compare $(for i in $(seq 65); do echo specs/nvl72.yaml; done) --out "$tmp/o"
+has "at most 64 specs" "compare spec limit message"
 
 # ---- bounded input ----
 expect 2 "metrics /dev/zero" -- "$FABRICX" metrics /dev/zero

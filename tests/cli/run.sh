@@ -322,6 +322,15 @@ expect 0 "failures nvl72" -- "$FABRICX" failures specs/nvl72.yaml --json
 [ "$(jq '.failures[0]|(1-.worst_device_kept)*18*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "nvl72: one switch chip, 1/18 of each GPU"
 expect 2 "failures without switches" -- "$FABRICX" failures specs/torus-8x8x8.yaml
 first "fabricx: error: failures: specs/torus-8x8x8.yaml has no switch chips (try --kind link)" "failures on a torus message"
+# --json on the listings too; --help for every command in the table
+expect 0 "kinds --json" -- "$FABRICX" kinds --json
+[ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "$("$FABRICX" kinds | awk '{print $1}' | paste -sd, -)" ] && ok || bad "kinds --json lists the kinds"
+expect 0 "collective --list --json" -- "$FABRICX" collective --list --json
+[ "$(jq '.algorithms|length' "$tmp/out")" = "$("$FABRICX" collective --list | wc -l)" ] && ok || bad "collective --list --json"
+for cmd in $("$FABRICX" help | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
+	expect 0 "$cmd --help" -- "$FABRICX" "$cmd" --help
+	grep -q "usage\|^[a-z]" "$tmp/out" && ok || bad "$cmd --help prints its usage"
+done
 # honest statuses: the MILP cut off before any placement is "not decided"
 # (exit 4), never "infeasible"; a node limit makes the cut-off deterministic
 expect 4 "place not decided" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1 --time-limit 10
@@ -355,7 +364,7 @@ expect 2 "render placement without workload" -- "$FABRICX" render specs/nvl72.ya
 grep -q "no workload" "$tmp/err" && ok || bad "placement without workload message"
 # --format dot: DOT text, unlaid, that names its engine
 expect 0 "render dot" -- "$FABRICX" render specs/hgx-h100.yaml --format dot -o "$tmp/h.dot" --out "$tmp/o"
-grep -q "^graph fabric {" "$tmp/h.dot" && grep -q "layout=dot" "$tmp/h.dot" && grep -q "rank=same" "$tmp/h.dot" && ok || bad "render --format dot"
+grep -q "^graph fabric {" "$tmp/h.dot" && grep -q "layout=dot" "$tmp/h.dot" && grep -q "rank=same" "$tmp/h.dot" && ok || { bad "render --format dot"; head -3 "$tmp/h.dot"; cat "$tmp/err"; ls -la "$tmp/h.dot"; }
 [ "$(grep -c 'links=5,' "$tmp/h.dot")" = 16 ] && grep -q "nvswitch.0: 5 x 25 GB/s each" "$tmp/h.dot" && ok || bad "render dot: 16 bundles of 5 x 25 GB/s, in the legend"
 # loads by default: the least even of the workload's heaviest collective,
 # all-to-all and allreduce; on a 2:1 tapered leaf-spine that is all-to-all,

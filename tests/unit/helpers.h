@@ -42,5 +42,6 @@ Suite *suite_render(void);
 Suite *suite_access(void);
 Suite *suite_routing(void);
 Suite *suite_bisection(void);
+Suite *suite_outfile(void);
 
 #endif
