@@ -6,6 +6,7 @@
 #   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
 #   make valgrind-check  the CLI tests with every run under valgrind (CI runs it)
 #   make bench      the benchmarks in bench/
+#   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
 #
@@ -36,7 +37,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
-.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench clean fuzz fuzz-replay fuzz-deps
+.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps
 
 all: $(BIN)
 
@@ -151,6 +152,10 @@ fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	  -max_len=4096 -dict=fuzz/$(FUZZ_TARGET).dict -artifact_prefix=build-fuzz/$(FUZZ_TARGET)- \
 	  $(if $(filter args,$(FUZZ_TARGET)),-close_fd_mask=2) \
 	  build-fuzz/corpus-$(FUZZ_TARGET) $(call FUZZ_DIRS,$(FUZZ_TARGET))
+
+# docs/gallery.md and docs/gallery/*.png (docs/gallery.sh)
+gallery: all
+	sh docs/gallery.sh
 
 bench: all
 	sh bench/run.sh

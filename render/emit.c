@@ -142,7 +142,16 @@ typedef struct emit {
 	int fans;               /* physical: edges coloured by their upper end */
 	int64_t *fan;           /* [nbox] fan colour index of a tail box, -1 */
 	int kinds[8];           /* box kinds drawn */
+	int fan_labels;         /* physical fans whose edges are alike: labels in the legend */
+	double umax;            /* loads: the busiest directed link drawn (scale of colours) */
 } emit;
+
+/* Loads: u relative to the busiest link, so a uniformly busy fabric does
+ * not draw all red and a taper shows (0 when nothing is busy). */
+static double rel(const emit *e, double u)
+{
+	return e->umax > 0 ? u / e->umax : 0;
+}
 
 static void set(emit *e, void *obj, const char *key, const char *val)
 {
@@ -267,6 +276,17 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 		sb_add(b, "node %d\\n", x->node);
 		contents(e, x, b, " · ");
 		break;
+	case RD_RACK: {
+		int64_t nodes = 0;
+		for (int64_t v = x->first; v <= x->last; v++)
+			nodes += e->m->box_of[v] == e->m->box_of[x->first] && e->f->v[v].node >= 0 &&
+				 (v == x->first || e->f->v[v].node != e->f->v[v - 1].node);
+		sb_add(b, "rack %d\\n", x->rack);
+		if (nodes)
+			sb_add(b, "%s node%s · ", rd_int(nodes, c, sizeof c), nodes == 1 ? "" : "s");
+		contents(e, x, b, " · ");
+		break;
+	}
 	case RD_BLOCK:
 		range_name(e, x, b);
 		break;
@@ -299,6 +319,7 @@ static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
 	sb_reset(&head);
 	switch (x->kind) {
 	case RD_NODE: sb_add(&head, "node %d", x->node); break;
+	case RD_RACK: sb_add(&head, "rack %d", x->rack); break;
 	case RD_BLOCK: range_name(e, x, &head); break;
 	case RD_LATTICE: lattice_name(e, x, &head, "\n"); break;
 	default: break;
@@ -402,18 +423,21 @@ static void style_box(emit *e, Agnode_t *n, int64_t bi)
 		set(e, n, "class", x->kind == RD_GROUP ? "switch-group" : "switch");
 		break;
 	case RD_NODE:
+	case RD_RACK:
 		set(e, n, "shape", "box");
 		set(e, n, "fillcolor", C_NODE);
 		set(e, n, "color", C_NODE_LINE);
-		set(e, n, "class", "node");
+		set(e, n, "class", x->kind == RD_NODE ? "node" : "rack");
+		if (x->kind == RD_RACK)
+			set(e, n, "peripheries", "2");
 		break;
 	}
 	if (x->in_links) {
 		setf(e, n, "inner_links", "%lld", (long long)x->in_links);
 		setf(e, n, "inner_bandwidth", "%.6g", x->in_bw);
 		if (e->o->view == FX_VIEW_LOADS) {
-			set(e, n, "color", util_colour(x->in_util, col));
-			setf(e, n, "penwidth", "%.2f", 1 + 4 * x->in_util);
+			set(e, n, "color", util_colour(rel(e, x->in_util), col));
+			setf(e, n, "penwidth", "%.2f", 1 + 4 * rel(e, x->in_util));
 			setf(e, n, "inner_util", "%.4f", x->in_util);
 		}
 	}
@@ -462,11 +486,25 @@ static void edge_label(emit *e, const rd_edge *x, sbuf *b, int with_count, int w
 		if (x->links >= 10 || x->link_bw <= 0)
 			sb_add(b, "\\n= %s", bw(x->bw, t));
 		if ((x->ltail >= 0 || x->lhead >= 0) && x->parts > 1 && x->links % x->parts == 0)
-			sb_add(b, "\\n(%s per node)", rd_int(x->links / x->parts, c, sizeof c));
+			sb_add(b, "\\n(%s per %s)", rd_int(x->links / x->parts, c, sizeof c),
+			       e->m->box[x->b].kind == RD_RACK ? "rack" : "node");
 		nl = "\\n";
 	}
 	if (with_util && e->o->view == FX_VIEW_LOADS)
 		sb_add(b, x->util > 0 ? "%sutil %.0f%%" : "%sidle", nl, 100 * x->util);
+}
+
+/* A lattice of one dimension that wraps is drawn as a circle: its
+ * wraparound is a neighbour like any other (lattice.c, place()). */
+static int drawn_ring(const rd_model *m)
+{
+	int eff = 0, wrap = 0;
+	for (int i = 0; i < m->f->ndims; i++)
+		if (m->f->dims[i] > 1) {
+			eff++;
+			wrap = m->f->wrap[i];
+		}
+	return m->lattice && eff == 1 && wrap;
 }
 
 static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
@@ -482,8 +520,10 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 	setf(e, g, "bandwidth", "%.6g", x->bw);
 	switch (e->o->view) {
 	case FX_VIEW_LOADS:
-		set(e, g, "color", util_colour(x->util, col));
-		setf(e, g, "penwidth", "%.2f", 1 + (m->nedge > 24 ? 2.5 : 5) * x->util);
+		set(e, g, "color", util_colour(rel(e, x->util), col));
+		setf(e, g, "penwidth", "%.2f", 1 + (m->nedge > 24 ? 2.5 : 5) * rel(e, x->util));
+		if (!(x->util > 0))
+			set(e, g, "style", "dotted");  /* idle: visibly not carrying anything */
 		setf(e, g, "util", "%.4f", x->util);
 		break;
 	case FX_VIEW_PLACEMENT:
@@ -499,7 +539,7 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		setf(e, g, "penwidth", "%.2f", 1 + fmin(3, log10((double)x->links)));
 		break;
 	}
-	if (x->wrap) {  /* wraparounds: long by nature, drawn lightly */
+	if (x->wrap && !drawn_ring(m)) {  /* wraparounds: long by nature, drawn lightly */
 		set(e, g, "style", "dashed");
 		if (e->o->view == FX_VIEW_PHYSICAL)
 			set(e, g, "color", "#a8a8a8");
@@ -508,9 +548,11 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		set(e, g, "ltail", m->cl[x->ltail].name);
 	if (x->lhead >= 0)
 		set(e, g, "lhead", m->cl[x->lhead].name);
+	if (x->lhead >= 0 && m->nlevels > 2)  /* rows sit close: room to enter the area */
+		set(e, g, "minlen", "3");
 	sb_reset(&e->sb);
 	edge_label(e, x, &e->sb, !e->uniform, !m->uniform_util);
-	if (m->edge_labels && e->sb.n)
+	if (m->edge_labels && e->sb.n && !e->fan_labels)
 		set(e, g, "label", e->sb.s);
 	/* tooltip */
 	sb_reset(&e->tip);
@@ -535,6 +577,7 @@ static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 	char name[64];
 	switch (x->kind) {
 	case RD_NODE: snprintf(buf, len, "node%d", x->node); break;
+	case RD_RACK: snprintf(buf, len, "rack%d", x->rack); break;
 	case RD_BLOCK:
 		snprintf(buf, len, "%s%d-%d", e->f->v[x->first].type == FX_V_CPU ? "cpu" : "dev",
 			 e->f->v[x->first].index, e->f->v[x->last].index);
@@ -572,6 +615,83 @@ static void legend_item(sbuf *b, const char *colour, const char *glyph, const ch
 	sb_html(b, text);
 	sb_add(b, "    ");
 }
+
+/* A link's class: the kinds of its two ends ("leaf–spine", "GPU–nvswitch"),
+ * or on a lattice its dimension ("z links"). */
+static void link_class(const emit *e, int64_t l, char *buf, size_t len)
+{
+	const fx_fabric *f = e->f;
+	int64_t u = f->ends[2 * l], v = f->ends[2 * l + 1];
+	if (f->ndims > 0 && f->v[u].type == FX_V_DEVICE && f->v[v].type == FX_V_DEVICE) {
+		/* lattices: by dimension (a long dimension is a bottleneck) */
+		static const char axis[] = "xyzuvwst";
+		int a[FX_MAX_DIMS], b[FX_MAX_DIMS], k = 0;
+		fx_fabric_coords(f, u, a);
+		fx_fabric_coords(f, v, b);
+		while (k < f->ndims - 1 && a[k] == b[k])
+			k++;
+		snprintf(buf, len, "%c links", axis[k < 8 ? k : 7]);
+		return;
+	}
+	const char *n[2];
+	int t[2];
+	for (int k = 0; k < 2; k++) {
+		const fx_vertex *v = &e->f->v[e->f->ends[2 * l + k]];
+		n[k] = v->type == FX_V_SWITCH && v->role >= 0 ? e->f->roles[v->role].name :
+		       v->type == FX_V_CPU ? "CPU" : e->m->noun;
+		t[k] = v->type == FX_V_SWITCH && v->role >= 0 ? e->f->roles[v->role].tier : -1;
+	}
+	int lo = t[0] > t[1] || (t[0] == t[1] && strcmp(n[0], n[1]) > 0);
+	snprintf(buf, len, "%s–%s", n[lo], n[!lo]);
+}
+
+#define MAX_CLASSES 8
+
+/* Loads: busiest and mean utilisation per link class as a small bar chart,
+ * so that a picture of even colours still says where the bottleneck is. */
+static void class_chart(emit *e, sbuf *b)
+{
+	const fx_fabric *f = e->f;
+	const double *u = e->o->utilisation;
+	char name[MAX_CLASSES][48], c[48], col[8];
+	double top[MAX_CLASSES] = {0}, sum[MAX_CLASSES] = {0};
+	int64_t cnt[MAX_CLASSES] = {0};
+	int n = 0;
+	for (int64_t l = 0; l < f->ne && u; l++) {
+		link_class(e, l, c, sizeof c);
+		int k = 0;
+		while (k < n && strcmp(name[k], c))
+			k++;
+		if (k == n) {
+			if (n == MAX_CLASSES)
+				return;  /* too many classes for a chart */
+			snprintf(name[n++], sizeof name[0], "%s", c);
+		}
+		for (int d = 0; d < 2; d++) {
+			top[k] = fmax(top[k], u[2 * l + d]);
+			sum[k] += u[2 * l + d] * f->e[l].count;
+			cnt[k] += f->e[l].count;
+		}
+	}
+	if (n < 2)
+		return;
+	sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">by link class, busiest ▮ and mean ▯ utilisation:");
+	for (int k = 0; k < n; k++) {
+		int bars = (int)lround(20 * rel(e, top[k])), mbars = (int)lround(20 * rel(e, sum[k] / cnt[k]));
+		sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
+		sb_html(b, name[k]);
+		/* (an empty FONT element is an HTML label syntax error) */
+		sb_add(b, "  <FONT COLOR=\"%s\">▮", util_colour(rel(e, top[k]), col));
+		for (int i = 1; i < bars; i++)
+			sb_add(b, "▮");
+		sb_add(b, "</FONT> %.3g%%  <FONT COLOR=\"#777777\">▯", 100 * top[k]);
+		for (int i = 1; i < mbars; i++)
+			sb_add(b, "▯");
+		sb_add(b, "</FONT> %.3g%% mean", 100 * sum[k] / cnt[k]);
+	}
+}
+
+static int wrap_stubs(const rd_model *m);
 
 /* The graph label: title, what is drawn, legend. */
 static void title(emit *e, sbuf *b)
@@ -611,7 +731,11 @@ static void title(emit *e, sbuf *b)
 		}
 		sb_add(b, "<TR><TD ALIGN=\"LEFT\">every drawn edge: ");
 		sb_html(b, l.s);
-		sb_add(b, "%s</TD></TR>", m->lattice ? " (dashed: wraparound)" : "");
+		int wraps = 0;
+		for (int64_t i = 0; i < m->nedge; i++)
+			wraps |= m->edge[i].wrap && !drawn_ring(m);
+		sb_add(b, "%s</TD></TR>", !wraps ? "" : wrap_stubs(m) ?
+			" (dashed stubs: a wraparound to the far end of the row)" : " (dashed: wraparound)");
 		free(l.s);
 	}
 	if (!m->edge_labels && !(e->uniform && (m->uniform_util || e->o->view != FX_VIEW_LOADS)))
@@ -628,14 +752,16 @@ static void title(emit *e, sbuf *b)
 	switch (e->o->view) {
 	case FX_VIEW_LOADS: {
 		static const double steps[] = {0.1, 0.25, 0.5, 0.75, 1.0};
-		sb_add(b, "busiest directed link:  ");
-		legend_item(b, C_IDLE, "■", "idle");
+		sb_add(b, "colour and width: a drawn edge's busiest directed link, relative to the "
+		       "busiest of all (%.3g%% busy); a box's border: its busiest link inside"
+		       "</TD></TR><TR><TD ALIGN=\"LEFT\">", 100 * e->umax);
+		legend_item(b, C_IDLE, "┈", "idle");
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-			char t[32];
-			snprintf(t, sizeof t, "%.0f%%", 100 * steps[i]);
+			char t[48];
+			snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i], 100 * steps[i] * e->umax);
 			legend_item(b, util_colour(steps[i], col), "■", t);
 		}
-		sb_add(b, "(wider = busier; a box's border: its busiest link inside)");
+		class_chart(e, b);
 		break;
 	}
 	case FX_VIEW_PLACEMENT: {
@@ -663,6 +789,8 @@ static void title(emit *e, sbuf *b)
 			legend_item(b, C_SWITCH_LINE, "⬢", "switch");
 		if (e->kinds[RD_NODE])
 			legend_item(b, C_NODE_LINE, "□", "node box");
+		if (e->kinds[RD_RACK])
+			legend_item(b, C_NODE_LINE, "▣", "rack box");
 		if (e->kinds[RD_BLOCK] || e->kinds[RD_GROUP] || e->kinds[RD_LATTICE])
 			sb_add(b, "(double border: several)    ");
 		if (e->fans)
@@ -673,6 +801,28 @@ static void title(emit *e, sbuf *b)
 					    fx_medium_name((fx_medium)k));
 		if (e->fans)
 			sb_add(b, "(edges coloured by the switch they leave)");
+		if (e->fan_labels) {  /* one line per fan: its edges' label */
+			sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
+			for (int64_t i = 0; i < m->nedge; i++) {
+				const rd_edge *x = &m->edge[i];
+				int first = 1;
+				for (int64_t j = 0; j < i && first; j++)
+					first = m->edge[j].a != x->a;
+				if (!first)
+					continue;
+				sbuf l = {0};
+				sb_reset(&l);
+				sb_add(&l, "%s: ", agnameof(e->nd[x->a]));
+				edge_label(e, x, &l, 1, 0);
+				sb_add(&l, " each");
+				for (char *p = l.s; (p = strstr(p, "\\n")); p++) {
+					p[0] = ' ';
+					p[1] = ' ';
+				}
+				legend_item(b, fan_colour[e->fan[x->a]], "━━", l.s);
+				free(l.s);
+			}
+		}
 		break;
 	}
 	sb_add(b, "</TD></TR></TABLE>");
@@ -683,20 +833,29 @@ static void graph_attrs(emit *e)
 	const rd_model *m = e->m;
 	Agraph_t *g = e->g;
 	set(e, g, "layout", m->engine);
+	if (e->o->view == FX_VIEW_LOADS)
+		setf(e, g, "util_max", "%.4f", e->umax);
 	set(e, g, "fontname", "Helvetica");
 	set(e, g, "fontsize", "12");
 	set(e, g, "labelloc", "t");
 	set(e, g, "labeljust", "l");
 	set(e, g, "outputorder", "edgesfirst");
 	set(e, g, "pad", "0.3");
+	/* bounded by default: past FX_RENDER_MAX_INCHES Graphviz scales down */
+	if (!e->o->detail_full)
+		setf(e, g, "size", "%g,%g", FX_RENDER_MAX_INCHES, FX_RENDER_MAX_INCHES);
 	if (strcmp(m->engine, "dot") == 0) {
 		set(e, g, "rankdir", m->lr ? "LR" : "TB");
-		set(e, g, "ranksep", m->compound ? "1.0" : "0.7");
+		/* few tiers: room between them for the fans (HGX stays under 3:1);
+		 * rows of an area: close (dot doubles the ranks of labelled graphs) */
+		set(e, g, "ranksep", m->nlevels == 2 && !m->compound ? "1.5" :
+				     m->nlevels > 2 && m->compound ? "0.45" : m->compound ? "1.0" : "0.7");
 		set(e, g, "nodesep", "0.3");
 		if (m->compound)
 			set(e, g, "compound", "true");
 	} else if (strcmp(m->engine, "neato") == 0) {
-		set(e, g, "splines", m->nedge <= 600 ? "true" : "false");
+		/* a grid's edges join neighbours: straight; wrap stubs stay short */
+		set(e, g, "splines", m->nedge <= 600 && !wrap_stubs(m) ? "true" : "false");
 		set(e, g, "overlap", "true");
 	} else if (strcmp(m->engine, "fdp") == 0) {
 		/* fdp's spline router and its default 600 iterations are what take
@@ -750,6 +909,69 @@ static int fan_out(emit *e)
 	free(deg);
 	free(head);
 	return ok && tails >= 2 && tails <= FANS;
+}
+
+/* Wraparounds of a pinned lattice drawn whole as a grid (not a ring, where
+ * they are neighbours): a wrap edge crosses the grid and its labels, so
+ * each end gets a short dashed stub pointing outward instead. */
+static int wrap_stubs(const rd_model *m)
+{
+	int eff = 0;
+	for (int i = 0; i < m->f->ndims; i++)
+		eff += m->f->dims[i] > 2;
+	return m->lattice && !m->aggregated && eff >= 2;
+}
+
+#define STUB_INCHES 0.32
+
+/* The two stubs of wrap edge x: the first carries its links and styling,
+ * the second the styling only, so links still add up over the drawing. */
+static void stub_edges(emit *e, const rd_edge *x, int64_t i)
+{
+	const rd_box *a = &e->m->box[x->a], *b = &e->m->box[x->b];
+	double dx = a->x - b->x, dy = a->y - b->y, len = sqrt(dx * dx + dy * dy);
+	if (len <= 0)
+		len = 1;
+	/* from the centre past the box's border (about 0.8 x 0.5 inch) */
+	double ux = fabs(dx) / len, uy = fabs(dy) / len;
+	double edge = fmin(ux > 0 ? 0.42 / ux : 1e9, uy > 0 ? 0.27 / uy : 1e9);
+	for (int end = 0; end < 2 && !e->fail; end++) {
+		const rd_box *p = end ? b : a;
+		double s = (end ? -1 : 1) * (edge + STUB_INCHES) / len;
+		char name[48];
+		snprintf(name, sizeof name, "wrap%lld.%d", (long long)i, end);
+		Agnode_t *n = agnode(e->g, name, 1);
+		Agedge_t *ge = n ? agedge(e->g, e->nd[end ? x->b : x->a], n, NULL, 1) : NULL;
+		if (!ge) {
+			e->fail = 1;
+			return;
+		}
+		set(e, n, "shape", "point");
+		set(e, n, "width", "0.04");
+		set(e, n, "class", "wrap-end");
+		setf(e, n, "pos", "%.3f,%.3f!", p->x + s * dx, p->y + s * dy);
+		style_edge(e, ge, x);
+		set(e, ge, "label", "");
+		if (end == 1) {  /* the links are counted on the first stub */
+			set(e, ge, "links", "0");
+			set(e, ge, "bandwidth", "0");
+		}
+		set(e, ge, "class", "wrap-stub");
+	}
+}
+
+/* Whether every edge of each fan stands for the same links (HGX: each
+ * switch reaches every GPU over 5 or 4 links): in a tiered drawing their
+ * 32 labels would stack in one band, so each fan's goes in the legend. */
+static int fans_alike(const rd_model *m)
+{
+	for (int64_t i = 0; i < m->nedge; i++)
+		for (int64_t j = 0; j < i; j++)
+			if (m->edge[j].a == m->edge[i].a &&
+			    (m->edge[j].links != m->edge[i].links || m->edge[j].link_bw != m->edge[i].link_bw ||
+			     m->edge[i].link_bw <= 0 || m->edge[j].lhead >= 0 || m->edge[i].lhead >= 0))
+				return 0;
+	return 1;
 }
 
 /*
@@ -887,7 +1109,12 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 	e.fan = fx_xmalloc((size_t)(m->nbox + 1) * sizeof *e.fan);
 	for (int64_t b = 0; b <= m->nbox; b++)
 		e.fan[b] = -1;
+	for (int64_t i = 0; i < m->nedge; i++)
+		e.umax = fmax(e.umax, m->edge[i].util);
+	for (int64_t b = 0; b < m->nbox; b++)
+		e.umax = fmax(e.umax, m->box[b].in_util);
 	e.fans = fan_out(&e);
+	e.fan_labels = e.fans && !e.uniform && m->nlevels && fans_alike(m);
 	graph_attrs(&e);
 	if (m->o->view == FX_VIEW_PLACEMENT && m->o->instance) {
 		const fx_fabric *f = m->f;
@@ -906,18 +1133,47 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 			e.dev_list[fill[m->box_of[v]]++] = v;
 		free(fill);
 	}
-	/* clusters, parents first */
+	/* clusters, parents first (an area made last may hold earlier ones).
+	 * Flat edges between clusters do not order them in dot; the order they
+	 * are declared does: top-level ones come out left to right as
+	 * declared, those nested in an area right to left (found by drawing
+	 * fat-tree-k8 and CloudMatrix384; the tests check the positions). */
 	e.cg = fx_xcalloc((size_t)m->ncl + 1, sizeof *e.cg);
-	for (int64_t i = 0; i < m->ncl && !e.fail; i++) {
+	int64_t *held = fx_xcalloc((size_t)m->ncl + 1, sizeof *held);
+	for (int64_t b = 0; b < m->nbox; b++)
+		for (int64_t c = m->box[b].cluster; c >= 0; c = m->cl[c].parent)
+			held[c]++;
+	for (int64_t made = 0, pass = 0; made < m->ncl && !e.fail; pass++)
+	for (int64_t k = 0; k < 2 * m->ncl && !e.fail; k++) {
+		/* roots first in order, then nested ones last first */
+		int64_t i = k < m->ncl ? k : 2 * m->ncl - 1 - k;
 		const rd_cluster *c = &m->cl[i];
+		if (pass > m->ncl) {
+			e.fail = 1;  /* a cycle of parents: a bug */
+			break;
+		}
+		/* (only dot: fdp crashes on the other order, cm384 whole) */
+		int late = m->nlevels ? c->parent >= 0 : 0;
+		if (!m->nlevels && k >= m->ncl)
+			break;
+		if (e.cg[i] || late != (k >= m->ncl) || (c->parent >= 0 && !e.cg[c->parent]))
+			continue;
 		Agraph_t *parent = c->parent >= 0 ? e.cg[c->parent] : e.g;
-		if (!parent || !(e.cg[i] = agsubg(parent, (char *)c->name, 1))) {
+		made++;
+		/* tiers: a cluster of every box says nothing the title does not,
+		 * and inside a cluster dot ignores the flat edges that order a
+		 * level (HGX's GPUs came out 6, 1, 4, ...) */
+		if (m->nlevels && held[i] == m->nbox) {
+			e.cg[i] = parent;
+			continue;
+		}
+		if (!(e.cg[i] = agsubg(parent, (char *)c->name, 1))) {
 			e.fail = 1;
 			break;
 		}
 		/* pinned rows of a lattice leave no room for cluster labels */
 		set(&e, e.cg[i], m->lattice && c->kind == 1 ? "tooltip" : "label", c->label);
-		if (c->kind == 1)
+		if (c->kind == 1 || c->kind == 3)
 			set(&e, e.cg[i], "fillcolor", "#ffffff");
 		else if (c->kind == 2)
 			set(&e, e.cg[i], "fillcolor", "#fff8ec");
@@ -935,8 +1191,13 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 		style_box(&e, e.nd[b], b);
 	}
 	/* edges */
+	int stubs = wrap_stubs(m);
 	for (int64_t i = 0; i < m->nedge && !e.fail; i++) {
 		const rd_edge *x = &m->edge[i];
+		if (stubs && x->wrap) {
+			stub_edges(&e, x, i);
+			continue;
+		}
 		Agedge_t *ge = agedge(e.g, e.nd[x->a], e.nd[x->b], NULL, 1);
 		if (!ge) {
 			e.fail = 1;
@@ -959,6 +1220,30 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 		if (b >= m->nbox && m->invis[b - m->nbox][2])
 			set(&e, ge, "minlen", "0");
 	}
+	/* tiers: each level one rank.  Not with newrank, under which dot
+	 * ignores flat edges (HGX's GPUs came out 6, 1, 4, ...): a rank=same
+	 * subgraph per level inside each cluster, and the invisible edges
+	 * between levels (their chains keep each level level across racks). */
+	for (int l = 0; l < m->nlevels && !e.fail; l++)
+		for (int64_t c = -1; c < m->ncl && !e.fail; c++) {
+			Agraph_t *r = NULL;
+			for (int64_t b = 0; b < m->nbox && !e.fail; b++) {
+				if (m->box[b].level != l || m->box[b].cluster != c)
+					continue;
+				if (!r) {
+					char name[48];
+					Agraph_t *in = c >= 0 ? e.cg[c] : e.g;  /* (a dropped cluster: e.g) */
+					snprintf(name, sizeof name, "rank%d_%lld", l, in == e.g ? 0 : (long long)c + 1);
+					if (!(r = agsubg(in, name, 1))) {
+						e.fail = 1;
+						break;
+					}
+					set(&e, r, "rank", "same");
+				}
+				if (!agsubnode(r, e.nd[b], 1))
+					e.fail = 1;
+			}
+		}
 	if (!e.fail) {
 		sbuf t = {0};
 		sb_reset(&t);
@@ -969,6 +1254,7 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 	free(e.sb.s);
 	free(e.tip.s);
 	free(e.cg);
+	free(held);
 	free(e.nd);
 	free(e.dev_start);
 	free(e.dev_list);

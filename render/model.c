@@ -16,16 +16,24 @@
  *     spans 2..16 planes (CloudMatrix384: 7 L2 plane groups), inside the
  *     rack all their lower-tier neighbours share, if any (fat-tree leaf and
  *     aggregation switches of a pod that fills part of a rack);
+ *   - many racks that hold their own switches (a leaf-spine or fat-tree
+ *     whose pods are racks), or more than 48 nodes: one box per rack;
  *   - with dot, node boxes of a rack whose links all leave the rack (or
- *     that are many) form an area: their links to one box become one edge
- *     clipped at the area's cluster, and they line up in rows of at most 6,
- *     ranked left to right (CloudMatrix384: 12 racks x 7 planes = 84 edges
- *     instead of 336).
+ *     that are many), and rack boxes, form an area: their links to one box
+ *     become one edge clipped at the area's cluster.
+ *
+ * With dot, switched fabrics are drawn in tiers (tiers()): each switch tier
+ * a rank, the highest on top; devices, nodes or racks at the bottom in
+ * numeric order, left to right, in rows of at most 8 wide or 16 narrow
+ * boxes; a bottom of several rows and several racks becomes one area with
+ * one edge per upper box (CloudMatrix384: 7 edges, not 84).  Each level is
+ * chained by invisible flat edges; emit.c makes a rank=same subgraph per
+ * level and cluster, and declares clusters so dot keeps them in order.
  *
  * Edges that are all alike (same links, same bandwidth) lose their labels
- * to one line in the title; dense labelled drawings (HGX: 32 bundles over
- * 12 boxes) rank left to right so the labels stack instead of widening one
- * rank.  Every edge keeps its numbers in attributes and tooltips.
+ * to one line in the title; dense labelled drawings without tiers rank
+ * left to right so the labels stack instead of widening one rank.  Every
+ * edge keeps its numbers in attributes and tooltips.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -47,7 +55,7 @@
 #define DOT_MAX_EDGES 300
 #define FDP_MAX_BOXES 1500
 #define LABEL_MAX_EDGES 400
-#define UNIFORM_EDGES 12
+#define UNIFORM_EDGES 6
 
 const char *rd_int(int64_t n, char *buf, size_t len)
 {
@@ -78,6 +86,7 @@ int64_t rd_box_new(rd_model *m, rd_kind kind, int64_t cluster)
 	b->role = -1;
 	b->chain_next = -1;
 	b->unit_id = -1;
+	b->level = -1;
 	return m->nbox++;
 }
 
@@ -148,8 +157,8 @@ static int64_t box_tier(const rd_model *m, int64_t b)
 }
 
 /* Adds `links` links (bandwidth bw in all, lbw each) between boxes a and b,
- * merged with earlier ones under the key pair (ka, kb). */
-static void add_link(rd_model *m, pairmap *h, int64_t nkeys, int64_t ka, int64_t kb, int64_t a,
+ * merged with earlier ones under the key pair (ka, kb).  Returns the edge. */
+static int64_t add_link(rd_model *m, pairmap *h, int64_t nkeys, int64_t ka, int64_t kb, int64_t a,
 		     int64_t b, int64_t links, double bw, double lbw, double util, unsigned media,
 		     int wrap)
 {
@@ -157,6 +166,7 @@ static void add_link(rd_model *m, pairmap *h, int64_t nkeys, int64_t ka, int64_t
 	uint64_t k = (uint64_t)lo * (uint64_t)nkeys + (uint64_t)hi + 1;
 	size_t s = pairmap_slot(h, k);
 	rd_edge *e;
+	int64_t idx;
 	if (!h->key[s]) {
 		if ((size_t)m->nedge * 2 + 2 > h->cap) {  /* grow and rehash */
 			pairmap n;
@@ -181,9 +191,10 @@ static void add_link(rd_model *m, pairmap *h, int64_t nkeys, int64_t ka, int64_t
 		e->link_bw = lbw;
 		e->lhead = e->ltail = -1;
 		h->key[s] = k;
-		h->val[s] = m->nedge++;
+		h->val[s] = idx = m->nedge++;
 	} else {
-		e = &m->edge[h->val[s]];
+		idx = h->val[s];
+		e = &m->edge[idx];
 		if (e->link_bw != lbw)
 			e->link_bw = -1;
 	}
@@ -194,6 +205,7 @@ static void add_link(rd_model *m, pairmap *h, int64_t nkeys, int64_t ka, int64_t
 	e->media |= media;
 	e->parts++;
 	e->wrap |= wrap;
+	return idx;
 }
 
 void rd_edges_build(rd_model *m)
@@ -384,13 +396,40 @@ typedef struct gkey {
 	int64_t box;
 } gkey;
 
+/* Whether to draw one box per rack: many racks that hold their own switches
+ * (a leaf-spine or fat-tree whose pods are racks: 16 racks of a leaf and 4
+ * nodes draw 7,000 px wide as nodes), or too many nodes for one picture. */
+#define RACK_BOXES_RACKS 4
+#define RACK_BOXES_NODES 48
+
+static int want_rack_boxes(const fx_fabric *f, const int32_t *home)
+{
+	int64_t nracks = 0, nodes = f->nnodes;
+	int own_switches = 0;
+	int32_t last = -1;
+	for (int64_t v = 0; v < f->nv; v++) {
+		const fx_vertex *x = &f->v[v];
+		if (x->node >= 0 && x->rack >= 0 && x->rack != last) {
+			if (x->rack > last)
+				nracks++;
+			last = x->rack;
+		}
+		own_switches |= x->node < 0 && x->type == FX_V_SWITCH && home[v] >= 0;
+	}
+	return nracks > RACK_BOXES_RACKS && (own_switches || nodes > RACK_BOXES_NODES);
+}
+
 static void build_aggregated(rd_model *m, const int32_t *home, const int planes[FX_MAX_ROLES])
 {
 	const fx_fabric *f = m->f;
 	int multi = f->nnodes >= 2;
+	int racks = multi && want_rack_boxes(f, home);
 	int64_t *node_box = fx_xmalloc((size_t)(f->nnodes + 1) * sizeof *node_box);
+	int64_t *rack_box = fx_xmalloc((size_t)(f->nracks + 1) * sizeof *rack_box);
 	for (int64_t n = 0; n <= f->nnodes; n++)
 		node_box[n] = -1;
+	for (int64_t r = 0; r <= f->nracks; r++)
+		rack_box[r] = -1;
 	/* one node expanded: per type (and role), how many and the block size */
 	int64_t cnt[3 + FX_MAX_ROLES] = {0}, seen[3 + FX_MAX_ROLES] = {0};
 	int64_t cur[3 + FX_MAX_ROLES];
@@ -405,6 +444,14 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 	for (int64_t v = 0; v < f->nv; v++) {
 		const fx_vertex *x = &f->v[v];
 		int64_t b = -1;
+		if (racks && home[v] >= 0 && home[v] < f->nracks) {
+			if (rack_box[home[v]] < 0) {
+				rack_box[home[v]] = rd_box_new(m, RD_RACK, -1);
+				m->box[rack_box[home[v]]].rack = home[v];
+			}
+			rd_box_add(m, rack_box[home[v]], v);
+			continue;
+		}
 		if (x->node >= 0 && multi) {
 			if (node_box[x->node] < 0) {
 				node_box[x->node] = rd_box_new(m, RD_NODE, rack_cluster(m, x->rack));
@@ -462,16 +509,11 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 	}
 	free(keys);
 	free(node_box);
+	free(rack_box);
 }
 
-/* Node areas for dot.  The node boxes of a rack (with no links between
- * them) stand together when all their links leave the rack, or when there
- * are MANY_NODES of them: their links to the same box become one edge
- * clipped at the area (the rack's cluster, or a cluster of its own inside
- * the rack when the rack also holds switches), and the boxes stack in
- * columns of at most COLUMN. */
+/* Node boxes of a rack form an area past this many (see merge_areas). */
 #define MANY_NODES 8
-#define COLUMN 6
 
 static void add_invis(rd_model *m, int64_t a, int64_t b, int flat)
 {
@@ -501,7 +543,13 @@ static void order_planes(rd_model *m)
 	}
 }
 
-static void merge_racks(rd_model *m)
+/* Areas: boxes that stand together, their links to one box merged into one
+ * edge clipped at the area's cluster.  The node boxes of a rack (with no
+ * links between them) form an area when all their links leave the rack or
+ * when there are MANY_NODES of them (the rack's cluster, or a cluster of
+ * its own inside the rack when the rack also holds switches); rack boxes
+ * (no links between them) form one area.  area[b]: the area of box b, -1. */
+static void merge_areas(rd_model *m)
 {
 	int64_t nr = 0;
 	for (int64_t b = 0; b < m->nbox; b++)
@@ -509,70 +557,74 @@ static void merge_racks(rd_model *m)
 			nr = m->box[b].rack + 1;
 	if (nr == 0)
 		return;
-	int64_t *nodes = fx_xcalloc((size_t)nr, sizeof *nodes);
-	int64_t *area = fx_xmalloc((size_t)nr * sizeof *area);
-	uint8_t *other = fx_xcalloc((size_t)nr, 1);   /* the rack holds boxes besides nodes */
-	uint8_t *local = fx_xcalloc((size_t)nr, 1);   /* node boxes link inside the rack */
-	uint8_t *merge = fx_xcalloc((size_t)nr, 1);
-	int64_t **col = fx_xcalloc((size_t)nr, sizeof *col);  /* column tops per rack */
+	/* areas 0..nr-1: node boxes of rack r; nr: the rack boxes */
+	int64_t na = nr + 1;
+	int64_t *nodes = fx_xcalloc((size_t)na, sizeof *nodes);
+	int64_t *cl = fx_xmalloc((size_t)na * sizeof *cl);
+	int64_t *anchor = fx_xmalloc((size_t)na * sizeof *anchor);
+	int64_t *area = fx_xmalloc((size_t)m->nbox * sizeof *area);
+	uint8_t *other = fx_xcalloc((size_t)na, 1);   /* the rack holds boxes besides nodes */
+	uint8_t *local = fx_xcalloc((size_t)na, 1);   /* area boxes link inside the area */
+	uint8_t *merge = fx_xcalloc((size_t)na, 1);
+	for (int64_t a = 0; a < na; a++)
+		anchor[a] = -1;
 	for (int64_t b = 0; b < m->nbox; b++) {
-		int32_t r = m->box[b].rack;
-		if (r < 0)
-			continue;
-		if (m->box[b].kind == RD_NODE)
-			nodes[r]++;
-		else
-			other[r] = 1;
+		const rd_box *x = &m->box[b];
+		int64_t a = x->kind == RD_RACK ? nr : x->kind == RD_NODE && x->rack >= 0 ? x->rack : -1;
+		area[b] = a;
+		if (a >= 0) {
+			nodes[a]++;
+			if (anchor[a] < 0)
+				anchor[a] = b;
+		} else if (x->rack >= 0) {
+			other[x->rack] = 1;
+		}
 	}
 	for (int64_t i = 0; i < m->nedge; i++) {
-		const rd_box *a = &m->box[m->edge[i].a], *b = &m->box[m->edge[i].b];
-		if (a->rack >= 0 && a->rack == b->rack && (a->kind == RD_NODE || b->kind == RD_NODE))
-			local[a->rack] |= a->kind == RD_NODE && b->kind == RD_NODE ? 2 : 1;
+		int64_t a = area[m->edge[i].a], b = area[m->edge[i].b];
+		const rd_box *x = &m->box[m->edge[i].a], *y = &m->box[m->edge[i].b];
+		if (a >= 0 && a == b)
+			local[a] |= 2;
+		else if (a >= 0 && a < nr && y->rack == a)
+			local[a] |= 1;
+		else if (b >= 0 && b < nr && x->rack == b)
+			local[b] |= 1;
 	}
 	int any = 0;
-	for (int64_t r = 0; r < nr; r++) {
-		merge[r] = nodes[r] >= 2 && local[r] < 2 && (!local[r] || nodes[r] >= MANY_NODES);
-		any |= merge[r];
+	for (int64_t a = 0; a < na; a++) {
+		merge[a] = nodes[a] >= 2 && local[a] < 2 && (a == nr || !local[a] || nodes[a] >= MANY_NODES);
+		any |= merge[a];
 	}
 	if (!any)
 		goto out;
-	/* the areas and their columns */
-	for (int64_t r = 0; r < nr; r++) {
-		if (!merge[r])
+	for (int64_t a = 0; a < na; a++) {
+		char name[48], label[64];
+		int64_t lo = -1, hi = -1;
+		if (!merge[a])
 			continue;
-		area[r] = rack_cluster(m, (int32_t)r);
-		if (other[r]) {
-			char name[48], label[64];
-			int64_t lo = -1, hi = -1;
-			for (int64_t b = 0; b < m->nbox; b++)
-				if (m->box[b].kind == RD_NODE && m->box[b].rack == r) {
-					if (lo < 0)
-						lo = m->box[b].node;
-					hi = m->box[b].node;
-				}
-			snprintf(name, sizeof name, "cluster_rack%lld_nodes", (long long)r);
-			snprintf(label, sizeof label, "nodes %lld–%lld", (long long)lo, (long long)hi);
-			area[r] = rd_cluster_get(m, 1, area[r], name, label);
+		for (int64_t b = 0; b < m->nbox; b++)
+			if (area[b] == a) {
+				int32_t id = a == nr ? m->box[b].rack : m->box[b].node;
+				if (lo < 0)
+					lo = id;
+				hi = id;
+			}
+		if (a == nr) {
+			snprintf(label, sizeof label, "racks %lld–%lld", (long long)lo, (long long)hi);
+			cl[a] = rd_cluster_get(m, 3, -1, "cluster_racks", label);
+		} else {
+			cl[a] = rack_cluster(m, (int32_t)a);
+			if (other[a]) {
+				snprintf(name, sizeof name, "cluster_rack%lld_nodes", (long long)a);
+				snprintf(label, sizeof label, "nodes %lld–%lld", (long long)lo, (long long)hi);
+				cl[a] = rd_cluster_get(m, 1, cl[a], name, label);
+			}
 		}
-		int64_t ncol = (nodes[r] + COLUMN - 1) / COLUMN;
-		int64_t per = (nodes[r] + ncol - 1) / ncol, k = 0, prev = -1;
-		col[r] = fx_xmalloc((size_t)(ncol + 1) * sizeof **col);
-		for (int64_t b = 0; b < m->nbox; b++) {
-			if (m->box[b].kind != RD_NODE || m->box[b].rack != r)
-				continue;
-			m->box[b].cluster = area[r];
-			if (k % per == 0)
-				col[r][k / per] = b;
-			else
-				m->box[prev].chain_next = b;
-			prev = b;
-			k++;
-		}
-		col[r][ncol] = -1;
-		for (int64_t c = 0; c + 1 < ncol; c++)  /* columns in order */
-			add_invis(m, col[r][c], col[r][c + 1], 1);
+		for (int64_t b = 0; b < m->nbox; b++)
+			if (area[b] == a)
+				m->box[b].cluster = cl[a];
 	}
-	/* merged edges: a node box of a merged rack stands for its area */
+	/* merged edges: a box of a merged area stands for its area */
 	rd_edge *old = m->edge;
 	int64_t nold = m->nedge;
 	m->edge = NULL;
@@ -580,41 +632,283 @@ static void merge_racks(rd_model *m)
 	m->capedge = 0;
 	pairmap h;
 	pairmap_init(&h, (size_t)nold);
-	int64_t nkeys = m->nbox + nr;
+	int64_t nkeys = m->nbox + na;
 	for (int64_t i = 0; i < nold; i++) {
 		const rd_edge *e = &old[i];
-		const rd_box *a = &m->box[e->a], *b = &m->box[e->b];
-		int ma = a->kind == RD_NODE && a->rack >= 0 && merge[a->rack];
-		int mb = b->kind == RD_NODE && b->rack >= 0 && merge[b->rack];
-		int64_t ka = ma ? m->nbox + a->rack : e->a, kb = mb ? m->nbox + b->rack : e->b;
+		int64_t aa = area[e->a], ab = area[e->b];
+		int ma = aa >= 0 && merge[aa], mb = ab >= 0 && merge[ab];
+		int64_t ka = ma ? m->nbox + aa : e->a, kb = mb ? m->nbox + ab : e->b;
 		int64_t before = m->nedge;
 		add_link(m, &h, nkeys, ka, kb, e->a, e->b, e->links, e->bw, e->link_bw, e->util,
 			 e->media, e->wrap);
 		if (m->nedge > before) {  /* new: drawn between real boxes, a over b */
 			rd_edge *n = &m->edge[before];
-			n->a = ma ? col[a->rack][0] : e->a;
-			n->b = mb ? col[b->rack][0] : e->b;
-			n->ltail = ma ? (int32_t)area[a->rack] : -1;
-			n->lhead = mb ? (int32_t)area[b->rack] : -1;
-			/* the other columns hang below the same box */
-			for (int64_t c = 1; mb && !ma && col[b->rack][c] >= 0; c++)
-				add_invis(m, n->a, col[b->rack][c], 0);
-			for (int64_t c = 1; ma && !mb && col[a->rack][c] >= 0; c++)
-				add_invis(m, n->b, col[a->rack][c], 0);
+			n->a = ma ? anchor[aa] : e->a;
+			n->b = mb ? anchor[ab] : e->b;
+			n->ltail = ma ? (int32_t)cl[aa] : -1;
+			n->lhead = mb ? (int32_t)cl[ab] : -1;
 		}
 	}
 	pairmap_release(&h);
 	free(old);
 	m->compound = 1;
 out:
-	for (int64_t r = 0; r < nr; r++)
-		free(col[r]);
-	free(col);
 	free(nodes);
+	free(cl);
+	free(anchor);
 	free(area);
 	free(other);
 	free(local);
 	free(merge);
+}
+
+/* ---- tiers (dot) ---- */
+
+/* Boxes per row of the bottom tier: narrow boxes (devices) up to 16, wide
+ * ones (nodes, racks) up to 8, about sqrt(3 n) so the picture stays within
+ * 3:1 either way. */
+static int64_t row_width(int64_t n, int wide)
+{
+	int64_t cap = wide ? 8 : 16;
+	if (!wide && n <= cap)
+		return n;
+	int64_t p = (int64_t)ceil(sqrt(3.0 * (double)n));
+	return p < 1 ? 1 : p > cap ? cap : p;
+}
+
+/* The bottom boxes that stay together: a rack's (rack boxes: all of them). */
+static int32_t bottom_group(const rd_box *x)
+{
+	return x->kind == RD_RACK ? -2 : x->rack;
+}
+
+/* Orders boxes of one level: rack, node, then vertex id. */
+static const rd_model *sort_model;
+static int box_order_cmp(const void *pa, const void *pb);
+static int box_pos_cmp(const rd_model *m, int64_t a, int64_t b)
+{
+	sort_model = m;
+	return box_order_cmp(&a, &b);
+}
+static int box_order_cmp(const void *pa, const void *pb)
+{
+	const rd_box *a = &sort_model->box[*(const int64_t *)pa];
+	const rd_box *b = &sort_model->box[*(const int64_t *)pb];
+	if (a->rack != b->rack)
+		return a->rack < b->rack ? -1 : 1;
+	if (a->plane != b->plane)
+		return a->plane < b->plane ? -1 : 1;
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	if ((a->kind == RD_CPU) != (b->kind == RD_CPU))
+		return a->kind == RD_CPU ? 1 : -1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* The outermost cluster holding box b, -1. */
+static int64_t root_cluster(const rd_model *m, int64_t b)
+{
+	int64_t c = m->box[b].cluster;
+	while (c >= 0 && m->cl[c].parent >= 0)
+		c = m->cl[c].parent;
+	return c;
+}
+
+/* A bottom in several rows, of several clusters (racks): edges from above
+ * to each rack would run down beside the upper rows and spread the picture
+ * (CloudMatrix384: 84 edges to 12 racks in 6 rows drew 6,000 px wide), so
+ * the bottom becomes one area and each upper box gets one edge to it,
+ * clipped at the area's border. */
+static void merge_bottom(rd_model *m, int bottom)
+{
+	int64_t anchor = -1, first_cl = -2, lo = -1, hi = -1;
+	int several = 0, rows = 0, racks = 1;
+	for (int64_t b = 0; b < m->nbox; b++) {
+		const rd_box *x = &m->box[b];
+		if (x->level < bottom)
+			continue;
+		int64_t c = root_cluster(m, b);
+		if (first_cl == -2)
+			first_cl = c;
+		several |= c != first_cl || c < 0;
+		rows |= x->level > bottom;
+		racks &= x->rack >= 0;
+		if (anchor < 0 || (x->level == bottom && m->box[anchor].level == bottom &&
+				   box_pos_cmp(m, b, anchor) < 0) || m->box[anchor].level != bottom)
+			anchor = b;
+	}
+	if (!several || !rows || anchor < 0)
+		return;
+	char label[64];
+	for (int64_t b = 0; b < m->nbox; b++) {
+		const rd_box *x = &m->box[b];
+		int32_t id = racks ? x->rack : x->node;
+		if (x->level < bottom || id < 0)
+			continue;
+		if (lo < 0 || id < lo)
+			lo = id;
+		if (id > hi)
+			hi = id;
+	}
+	snprintf(label, sizeof label, "%s %lld–%lld", racks ? "racks" : "nodes", (long long)lo,
+		 (long long)hi);
+	int64_t area = rd_cluster_get(m, 3, -1, "cluster_bottom", label);
+	for (int64_t b = 0; b < m->nbox; b++) {
+		if (m->box[b].level < bottom)
+			continue;
+		int64_t c = root_cluster(m, b);
+		if (c < 0)
+			m->box[b].cluster = area;
+		else if (c != area)
+			m->cl[c].parent = area;
+	}
+	rd_edge *old = m->edge;
+	int64_t nold = m->nedge;
+	m->edge = NULL;
+	m->nedge = 0;
+	m->capedge = 0;
+	pairmap h;
+	pairmap_init(&h, (size_t)nold);
+	for (int64_t i = 0; i < nold; i++) {
+		const rd_edge *e = &old[i];
+		int down = m->box[e->a].level < bottom && m->box[e->b].level >= bottom;
+		int64_t kb = down ? m->nbox : e->b;
+		int64_t before = m->nedge;
+		int64_t k = add_link(m, &h, m->nbox + 1, e->a, kb, e->a, e->b, e->links, e->bw,
+				     e->link_bw, e->util, e->media, e->wrap);
+		rd_edge *n = &m->edge[k];  /* after add_link: it may move m->edge */
+		if (m->nedge > before) {
+			n->a = e->a;
+			n->b = down ? anchor : e->b;
+			n->ltail = e->ltail;
+			n->lhead = down ? (int32_t)area : e->lhead;
+			n->parts = 0;
+		}
+		n->parts += e->parts - (m->nedge > before ? 0 : 1);
+	}
+	pairmap_release(&h);
+	free(old);
+	m->compound = 1;
+	char *p = strstr(m->how, "; links");  /* say so in the caption */
+	if (p)
+		*p = '\0';
+	if (strlen(m->how) + 48 < sizeof m->how)
+		strcat(m->how, "; each upper box's links into the area drawn as one edge");
+}
+
+static int box_level_cmp(const void *pa, const void *pb)
+{
+	const rd_box *a = &sort_model->box[*(const int64_t *)pa];
+	const rd_box *b = &sort_model->box[*(const int64_t *)pb];
+	if (a->level != b->level)
+		return a->level < b->level ? -1 : 1;
+	return box_order_cmp(pa, pb);
+}
+
+/* Clos, NVSwitch and UB pictures in tiers: each switch tier a rank of its
+ * own, the highest on top, devices (nodes, racks) at the bottom in rows in
+ * numeric order, left to right.  Sets each box's level; emit.c fixes them
+ * with rank=same subgraphs and chains each level in order. */
+static int tiers(rd_model *m)
+{
+	int seen[64] = {0}, ntier = 0, top = 0;
+	for (int64_t b = 0; b < m->nbox; b++) {
+		int t = m->box[b].tier;
+		if (t < 0 || t >= 64)
+			return 0;
+		if (t > 0 && !seen[t]) {
+			seen[t] = 1;
+			ntier++;
+		}
+		if (t > top)
+			top = t;
+	}
+	if (ntier == 0)
+		return 0;
+	int lev[64], k = 0;
+	for (int t = top; t > 0; t--)
+		if (seen[t])
+			lev[t] = k++;
+	/* the bottom: boxes of tier 0 in order, in rows; a rack stays together
+	 * unless it holds switches of its own (its tiers sit side by side) */
+	int64_t *bot = fx_xmalloc((size_t)m->nbox * sizeof *bot), n = 0;
+	int wide = 0, rack_switches = 0;
+	for (int64_t b = 0; b < m->nbox; b++) {
+		rd_box *x = &m->box[b];
+		if (x->tier > 0) {
+			x->level = lev[x->tier];
+			rack_switches |= x->rack >= 0 && x->cluster >= 0;
+			continue;
+		}
+		bot[n++] = b;
+		wide |= x->kind == RD_NODE || x->kind == RD_RACK;
+	}
+	sort_model = m;
+	qsort(bot, (size_t)n, sizeof *bot, box_order_cmp);
+	int64_t groups = 0;
+	for (int64_t i = 0; i < n; i++)
+		groups += i == 0 || bottom_group(&m->box[bot[i]]) != bottom_group(&m->box[bot[i - 1]]);
+	rack_switches &= groups > 1;  /* one rack: its nodes may take rows */
+	int64_t p = rack_switches ? n : row_width(n, wide);
+	/* racks of one size that fit a row share rows; else rows within a rack */
+	int64_t per_rack = 0, row = 0, col = 0;
+	for (int64_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && bottom_group(&m->box[bot[j]]) == bottom_group(&m->box[bot[i]]); j++)
+			;
+		if (j - i > per_rack)
+			per_rack = j - i;
+	}
+	int racks_share = !rack_switches && per_rack < n && per_rack <= p && m->box[bot[0]].rack >= 0 &&
+			  m->box[bot[0]].kind != RD_RACK;
+	int64_t rows = (n + p - 1) / (p > 0 ? p : 1);
+	int64_t even = rows > 0 ? (n + rows - 1) / rows : n;  /* balanced rows */
+	for (int64_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && bottom_group(&m->box[bot[j]]) == bottom_group(&m->box[bot[i]]); j++)
+			;
+		if (racks_share) {
+			if (col > 0 && col + (j - i) > p) {
+				row++;
+				col = 0;
+			}
+			for (int64_t q = i; q < j; q++)
+				m->box[bot[q]].level = k + (int)row;
+			col += j - i;
+		} else if (rack_switches) {
+			for (int64_t q = i; q < j; q++)
+				m->box[bot[q]].level = k;
+		} else {
+			int64_t per = per_rack < n ? (j - i + (j - i + p - 1) / p - 1) / ((j - i + p - 1) / p) : even;
+			for (int64_t q = i; q < j; q++) {
+				m->box[bot[q]].level = k + (int)(row + (q - i) / per);
+			}
+			row += (j - i + per - 1) / per;
+		}
+	}
+	if (racks_share)
+		row++;
+	m->nlevels = k + (int)(rack_switches ? 1 : row);
+	for (int64_t i = 0; i < n; i++)
+		if (m->box[bot[i]].level + 1 > m->nlevels)
+			m->nlevels = m->box[bot[i]].level + 1;
+	free(bot);
+	/* each level chained left to right in order, its first box over the
+	 * next level's first (a level without edges up keeps its place) */
+	int64_t *all = fx_xmalloc((size_t)m->nbox * sizeof *all);
+	for (int64_t b = 0; b < m->nbox; b++)
+		all[b] = b;
+	qsort(all, (size_t)m->nbox, sizeof *all, box_level_cmp);
+	for (int64_t i = 0; i + 1 < m->nbox; i++) {
+		const rd_box *x = &m->box[all[i]], *y = &m->box[all[i + 1]];
+		if (x->level == y->level)
+			add_invis(m, all[i], all[i + 1], 1);
+	}
+	for (int64_t i = 0, first = 0; i < m->nbox; i++)
+		if (i > 0 && m->box[all[i]].level != m->box[all[i - 1]].level) {
+			add_invis(m, all[first], all[i], 0);
+			first = i;
+		}
+	free(all);
+	return k;
 }
 
 static void device_noun(rd_model *m)
@@ -711,14 +1005,19 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		rd_edges_build(m);
 		if (!full && m->nbox <= DOT_MAX_BOXES &&
 		    (!x->engine || strcmp(x->engine, "dot") == 0))
-			merge_racks(m);
+			merge_areas(m);
 		if (!full) {
-			int64_t nodes = 0, groups = 0;
+			int64_t nodes = 0, groups = 0, racks = 0;
 			for (int64_t b = 0; b < m->nbox; b++) {
 				nodes += m->box[b].kind == RD_NODE;
 				groups += m->box[b].kind == RD_GROUP;
+				racks += m->box[b].kind == RD_RACK;
 			}
-			if (nodes)
+			if (racks)
+				snprintf(m->how, sizeof m->how, "aggregated: one box per rack (%lld)%s%s",
+					 (long long)racks, groups ? ", switches grouped per role and plane" : "",
+					 m->compound ? "; links to the racks merged" : "");
+			else if (nodes)
 				snprintf(m->how, sizeof m->how, "aggregated: one box per node (%lld)%s%s",
 					 (long long)nodes, groups ? ", switches grouped per role and plane" : "",
 					 m->compound ? "; links leaving a rack merged per rack" : "");
@@ -728,10 +1027,19 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		}
 	}
 	m->engine = choose_engine(m);
+	if (strcmp(m->engine, "dot") == 0 && !m->lattice) {
+		int bottom = tiers(m);
+		if (m->nlevels && !o->detail_full)
+			merge_bottom(m, bottom);
+	}
 	m->edge_labels = m->nedge <= LABEL_MAX_EDGES;
 	m->uniform = uniform_edges(m);
 	if (o->view == FX_VIEW_PLACEMENT && m->nedge > 12)
 		m->edge_labels = 0;  /* the devices are the point; links in tooltips */
+	/* tiers: labels of many edges between two ranks stack into one wide band
+	 * (HGX's 32 drew 3,000 px wide); colour tells, numbers in tooltips */
+	if (o->view == FX_VIEW_LOADS && m->nlevels && m->nedge > 16)
+		m->edge_labels = 0;
 	if (o->view == FX_VIEW_LOADS && m->nedge >= UNIFORM_EDGES) {
 		int same = 1;
 		for (int64_t i = 1; i < m->nedge; i++)
@@ -742,10 +1050,10 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 	}
 	/* dot: left to right when node areas stack (their columns become rows)
 	 * or when many labelled edges would widen one rank */
-	m->lr = strcmp(m->engine, "dot") == 0 &&
+	m->lr = strcmp(m->engine, "dot") == 0 && !m->nlevels &&
 		(m->compound || (m->edge_labels && !m->uniform && m->nedge >= 16 &&
 				 2 * m->nedge > 3 * m->nbox));
-	if (strcmp(m->engine, "dot") == 0)
+	if (strcmp(m->engine, "dot") == 0 && !m->nlevels)
 		order_planes(m);
 	return 0;
 }

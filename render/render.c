@@ -8,6 +8,7 @@
  * errors and warnings into notes.
  */
 #include <errno.h>
+#include <math.h>
 #include <gvc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,19 @@ static void fill_info(fx_render_info *info, const rd_model *m, double t0)
 	info->seconds = now() - t0;
 }
 
+/* The laid-out picture's size at 96 dpi: its bounding box and pad (0.3
+ * inch a side), scaled down to the graph's size= as Graphviz will. */
+static void picture_size(Agraph_t *g, const fx_render_opts *o, int64_t *w, int64_t *h)
+{
+	double bw = GD_bb(g).UR.x - GD_bb(g).LL.x + 2 * 0.3 * 72;
+	double bh = GD_bb(g).UR.y - GD_bb(g).LL.y + 2 * 0.3 * 72;
+	double s = 1, cap = FX_RENDER_MAX_INCHES * 72;
+	if (!o->detail_full && (bw > cap || bh > cap))
+		s = fmin(cap / bw, cap / bh);
+	*w = llround(bw * s * 96 / 72);
+	*h = llround(bh * s * 96 / 72);
+}
+
 static int check_opts(const fx_fabric *f, const fx_render_opts *o, fx_diag *d)
 {
 	if (o->view >= FX_VIEWS)
@@ -237,7 +251,7 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 {
 	if (!x)
 		x = &no_ext;
-	static const char *const formats[] = {"svg", "png", "pdf", "dot", NULL};
+	static const char *const formats[] = {"svg", "png", "pdf", "dot", "plain", NULL};
 	double t0 = now();
 	int known = 0;
 	for (int i = 0; formats[i]; i++)
@@ -248,6 +262,7 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 	rd_model m;
 	Agraph_t *g = NULL;
 	GVC_t *gvc = NULL;
+	int64_t px_w = 0, px_h = 0;
 	agusererrf old = agseterrf(gv_errf);
 	gv_msgs.n = 0;
 	int rc = build(f, o, x, &m, &g, d);
@@ -267,6 +282,11 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 			rc |= gv_check(d, "layout");
 			if (rc && d->nerr == 0)
 				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
+			if (rc == 0)
+				picture_size(g, o, &px_w, &px_h);
+			if (rc == 0 && o->detail_full)  /* unbounded: say so before writing it */
+				fx_diag_note(d, NULL, "render: the full drawing is %lld x %lld px at 96 dpi",
+					     (long long)px_w, (long long)px_h);
 			if (rc == 0) {
 				/* to memory, then through our writer: Graphviz's own
 				 * writer calls exit(1) when a write fails (a full disk) */
@@ -292,6 +312,10 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 	if (g)
 		agclose(g);
 	fill_info(x->info, &m, t0);
+	if (x->info) {
+		x->info->width_px = px_w;
+		x->info->height_px = px_h;
+	}
 	rd_model_release(&m);
 	agseterrf(old);
 	return rc;

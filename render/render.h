@@ -4,16 +4,22 @@
  * Three views of a fabric:
  *   physical   racks, nodes and planes as clusters; devices, CPUs and
  *              switches drawn differently; links labelled count x bandwidth.
- *              Large fabrics are aggregated by default (one box per node,
+ *              Switched fabrics in tiers (switch tiers on top, devices,
+ *              nodes or racks below in numeric order); tori as grids with
+ *              wraparounds as outward stubs, rings as circles.  Large
+ *              fabrics are aggregated by default (one box per node or rack,
  *              switches grouped per role and plane, bundles of links as one
  *              edge with their count and total bandwidth; lattices as blocks
- *              of packaging units or of coordinates); `detail_full` draws
- *              every vertex where that is sane (FX_RENDER_MAX_FULL).
+ *              of packaging units or of coordinates), within
+ *              FX_RENDER_MAX_INCHES; `detail_full` draws every vertex where
+ *              that is sane (FX_RENDER_MAX_FULL).
  *   loads      the physical view with links coloured and thickened by
- *              utilisation (0..1 per directed link), with a legend.  A drawn
- *              edge shows the busiest directed link it stands for; a box
- *              that holds links (a node box, a lattice block) shows its
- *              busiest inner link.
+ *              utilisation (0..1 per directed link) relative to the busiest
+ *              link, idle links dotted, with the absolute scale and the
+ *              busiest and mean utilisation per link class (role pair or
+ *              lattice dimension) in the legend.  A drawn edge shows the
+ *              busiest directed link it stands for; a box that holds links
+ *              (a node box, a lattice block) shows its busiest inner link.
  *   placement  devices coloured by instance (and shaded by group).
  *
  * Every drawn edge carries the attributes links= (physical links it stands
@@ -21,7 +27,9 @@
  * links carries inner_links= and inner_bandwidth=.  Over a drawing, links
  * and inner_links add up to fx_fabric_links().  The DOT text names its
  * layout engine (graph attribute layout=), so `dot -Tsvg file.dot` redraws
- * it as fabricx does.
+ * it (fabricx numbers cgraph objects in creation order, which keeps racks
+ * in order; dot reading the file may order sibling clusters otherwise).
+ * The same input gives the same bytes.
  *
  * This is the only module that includes Graphviz headers.  Graphviz keeps
  * global state: do not render from two threads at once.
@@ -57,6 +65,11 @@ typedef struct fx_render_opts {
 	const int64_t *instance;    /* placement view: [ndev] instance of each device, -1 none */
 } fx_render_opts;
 
+/* Default pictures fit this many inches on the long side (2,400 px at 96
+ * dpi); aggregation keeps them there, and Graphviz scales down what still
+ * does not fit.  --detail full is not bounded. */
+#define FX_RENDER_MAX_INCHES 24.5
+
 /* What a rendering drew. */
 typedef struct fx_render_info {
 	int64_t vertices;           /* boxes drawn (vertices or aggregates) */
@@ -64,6 +77,7 @@ typedef struct fx_render_info {
 	int aggregated;             /* 1 when boxes stand for several vertices */
 	char engine[16];            /* layout engine used (or named, for DOT) */
 	double seconds;             /* wall time of building, layout and output */
+	int64_t width_px, height_px; /* laid-out picture at 96 dpi (0 for DOT) */
 } fx_render_info;
 
 /* Further options, kept out of fx_render_opts so callers that initialise
@@ -79,7 +93,8 @@ typedef struct fx_render_ext {
 /* Builds the DOT text of the view (no layout). */
 int fx_render_dot(const fx_fabric *f, const fx_render_opts *o, char **dot, fx_diag *d);
 /* Lays out and renders to path in format "svg", "png", "pdf" or "dot" (the
- * text of fx_render_dot, unlaid).  A failed rendering leaves no file. */
+ * text of fx_render_dot, unlaid), or "plain" (Graphviz's positions, for
+ * tests).  A failed rendering leaves no file. */
 int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *format,
 		   const char *path, fx_diag *d);
 /* The same with further options (x may be NULL). */

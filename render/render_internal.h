@@ -20,7 +20,8 @@ typedef enum rd_kind {
 	RD_NODE,                  /* everything of one node (tray, server) */
 	RD_BLOCK,                 /* consecutive devices or CPUs of one node */
 	RD_GROUP,                 /* switches of one role (and plane) */
-	RD_LATTICE                /* a block of lattice coordinates */
+	RD_LATTICE,               /* a block of lattice coordinates */
+	RD_RACK                   /* everything of one rack (many racks) */
 } rd_kind;
 
 typedef struct rd_box {
@@ -43,6 +44,7 @@ typedef struct rd_box {
 	char unit[16];            /* RD_LATTICE: what a block is ("rack", "node"; "" tiles) */
 	int32_t unit_id;
 	int64_t chain_next;       /* invisible dot edge that stacks boxes, -1 */
+	int level;                /* tiered dot: rank from the top (0), -1 free */
 } rd_box;
 
 typedef struct rd_edge {
@@ -61,7 +63,7 @@ typedef struct rd_cluster {
 	char name[48];            /* "cluster_rack3" */
 	char label[64];
 	int64_t parent;           /* -1 root */
-	int kind;                 /* 0 rack, 1 node, 2 plane */
+	int kind;                 /* 0 rack, 1 node, 2 plane, 3 area of rack boxes */
 } rd_cluster;
 
 typedef struct rd_model {
@@ -90,6 +92,7 @@ typedef struct rd_model {
 	int uniform;              /* every edge alike: one label in the title */
 	int uniform_util;         /* loads: and equally busy */
 	int lr;                   /* dot: rank left to right (dense labelled edges) */
+	int nlevels;              /* tiered dot: ranks fixed per box (rd_box.level) */
 	char how[160];            /* how the drawing aggregates, for the title */
 	char noun[16];            /* what a device is called: "GPU", "NPU", "chip", "PE" */
 } rd_model;

@@ -189,7 +189,7 @@ expect 2 "swing-torus off a torus" -- "$FABRICX" collective specs/hgx-h100.yaml 
 has "needs a torus" "swing-torus off a torus"
 # the loads caption names the busiest link's bytes and utilisation, not the
 # message size (issue 14: cm384 all-to-all 32 MiB, busiest link 4.571 MiB)
-expect 0 "loads caption" -- "$FABRICX" render specs/cm384.yaml --view loads --format dot -o "$tmp/cm.dot" --out "$tmp/o"
+expect 0 "loads caption" -- "$FABRICX" render specs/cm384.yaml --view loads --pattern all-to-all --format dot -o "$tmp/cm.dot" --out "$tmp/o"
 grep -q "busiest link 4.571 MiB, 98.1% busy" "$tmp/cm.dot" && ok || bad "loads caption: $(grep -o 'loads: [^<]*' "$tmp/cm.dot")"
 # DGX-1: rings over the NVLinks, 3 cycles both ways, at the link bound (794 us
 # with the spec's sourced 0.822 us overhead per round, 783 us with none)
@@ -364,8 +364,22 @@ expect 2 "render placement without workload" -- "$FABRICX" render specs/nvl72.ya
 grep -q "no workload" "$tmp/err" && ok || bad "placement without workload message"
 # --format dot: DOT text, unlaid, that names its engine
 expect 0 "render dot" -- "$FABRICX" render specs/hgx-h100.yaml --format dot -o "$tmp/h.dot" --out "$tmp/o"
-grep -q "^graph fabric {" "$tmp/h.dot" && grep -q "layout=dot" "$tmp/h.dot" && grep -q "cluster_node0" "$tmp/h.dot" && ok || { bad "render --format dot"; head -3 "$tmp/h.dot"; cat "$tmp/err"; ls -la "$tmp/h.dot"; }
-[ "$(grep -c 'label="5 x 25 GB/s"' "$tmp/h.dot")" = 16 ] && ok || bad "render dot: 16 bundles of 5 x 25 GB/s"
+grep -q "^graph fabric {" "$tmp/h.dot" && grep -q "layout=dot" "$tmp/h.dot" && grep -q "rank=same" "$tmp/h.dot" && ok || { bad "render --format dot"; head -3 "$tmp/h.dot"; cat "$tmp/err"; ls -la "$tmp/h.dot"; }
+[ "$(grep -c 'links=5,' "$tmp/h.dot")" = 16 ] && grep -q "nvswitch.0: 5 x 25 GB/s each" "$tmp/h.dot" && ok || bad "render dot: 16 bundles of 5 x 25 GB/s, in the legend"
+# loads by default: the least even of the workload's heaviest collective,
+# all-to-all and allreduce; on a 2:1 tapered leaf-spine that is all-to-all,
+# whose uplinks stand out
+expect 0 "render loads default" -- "$FABRICX" render tests/specs/leaf-spine-512.yaml --view loads --format dot -o "$tmp/ls.dot" --out "$tmp/o"
+grep -q "loads: all-to-all 32 MiB per rank, direct, 512 ranks.*(the least even of the workload" "$tmp/ls.dot" && grep -q "leaf–spine" "$tmp/ls.dot" && ok || bad "render loads default: $(grep -o 'loads: [^<]*' "$tmp/ls.dot")"
+expect 2 "render --algo without --pattern" -- "$FABRICX" render specs/hgx-h100.yaml --view loads --algo ring
+has "--algo goes with --pattern" "render --algo without --pattern"
+# the same input gives the same picture, byte for byte
+expect 0 "render svg once" -- "$FABRICX" render specs/cm384.yaml -o "$tmp/a.svg" --out "$tmp/o"
+expect 0 "render svg twice" -- "$FABRICX" render specs/cm384.yaml -o "$tmp/b.svg" --out "$tmp/o"
+cmp -s "$tmp/a.svg" "$tmp/b.svg" && ok || bad "render: two runs gave different SVGs"
+# pictures are bounded: a 512-GPU leaf-spine fits 2,400 px and 3:1
+expect 0 "render leaf-spine-512" -- "$FABRICX" render tests/specs/leaf-spine-512.yaml --format png -o "$tmp/ls.png" --json --out "$tmp/o"
+[ "$(jq '.width_px <= 2400 and .height_px <= 2400 and .width_px <= 3 * .height_px and .height_px <= 3 * .width_px' "$tmp/out")" = true ] && ok || bad "leaf-spine-512 size: $(jq -c '[.width_px, .height_px]' "$tmp/out")"
 expect 0 "render --output" -- "$FABRICX" render specs/dgx1.yaml --output "$tmp/d.pdf" --format pdf --out "$tmp/o"
 [ "$(head -c 4 "$tmp/d.pdf")" = "%PDF" ] && ok || bad "render --output pdf"
 expect 0 "render --detail full" -- "$FABRICX" render specs/nvl72.yaml --detail full --format dot -o "$tmp/full.dot" --json --out "$tmp/o"

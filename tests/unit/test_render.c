@@ -105,21 +105,26 @@ START_TEST(test_hgx_full)
 	ck_assert_int_eq(count_class(w.g, "switch"), 4);
 	ck_assert_int_eq(w.edges, 32);
 	ck_assert_str_eq(w.engine, "dot");
-	/* GPU links to the 4 chips are 5/4/4/5: 16 bundles of each */
+	/* GPU links to the 4 chips are 5/4/4/5: 16 bundles of each, their
+	 * labels one line per switch in the legend (32 in one band do not read) */
 	int64_t five = 0, four = 0;
 	for (Agnode_t *v = agfstnode(w.g); v; v = agnxtnode(w.g, v))
 		for (Agedge_t *e = agfstout(w.g, v); e; e = agnxtout(w.g, e)) {
-			five += strcmp(get(e, "label"), "5 x 25 GB/s") == 0;
-			four += strcmp(get(e, "label"), "4 x 25 GB/s") == 0;
+			five += strcmp(get(e, "links"), "5") == 0;
+			four += strcmp(get(e, "links"), "4") == 0;
 		}
 	ck_assert_int_eq(five, 16);
 	ck_assert_int_eq(four, 16);
-	/* rack 0 > node 0 > every vertex */
-	Agraph_t *rack = agsubg(w.g, "cluster_rack0", 0);
-	ck_assert_ptr_nonnull(rack);
-	Agraph_t *node = agsubg(rack, "cluster_node0", 0);
-	ck_assert_ptr_nonnull(node);
-	ck_assert_int_eq(agnnodes(node), 12);
+	ck_assert_ptr_nonnull(strstr(get(w.g, "label"), "nvswitch.0: 5 x 25 GB/s each"));
+	ck_assert_ptr_nonnull(strstr(get(w.g, "label"), "nvswitch.1: 4 x 25 GB/s each"));
+	/* tiers: switches one rank, GPUs the next; the rack and node that hold
+	 * everything are not drawn (dot would not keep the GPUs in order) */
+	ck_assert_ptr_null(agsubg(w.g, "cluster_rack0", 0));
+	Agraph_t *r0 = agsubg(w.g, "rank0_0", 0), *r1 = agsubg(w.g, "rank1_0", 0);
+	ck_assert(r0 && r1);
+	ck_assert_str_eq(get(r0, "rank"), "same");
+	ck_assert_int_eq(agnnodes(r0), 4);
+	ck_assert_int_eq(agnnodes(r1), 8);
 	check_totals(&w, &fx.f, "hgx-h100");
 	undraw(&w);
 	fixture_release(&fx);
@@ -137,11 +142,14 @@ START_TEST(test_cm384_aggregated)
 	fx_render_ext x = {NULL, NULL, NULL, &info};
 	draw(&w, &fx, &o, &x);
 	ck_assert(info.aggregated);
-	/* 48 node boxes, 4 in each of 12 rack clusters */
+	/* 48 node boxes, 4 in each of 12 rack clusters, all in one area */
 	ck_assert_int_eq(count_class(w.g, "node"), 48);
+	Agraph_t *area = agsubg(w.g, "cluster_bottom", 0);
+	ck_assert_ptr_nonnull(area);
+	ck_assert_str_eq(get(area, "label"), "racks 0–11");
 	for (int r = 0; r < 12; r++) {
 		snprintf(name, sizeof name, "cluster_rack%d", r);
-		Agraph_t *rack = agsubg(w.g, name, 0);
+		Agraph_t *rack = agsubg(area, name, 0);
 		ck_assert_msg(rack != NULL, "no %s", name);
 		ck_assert_int_eq(agnnodes(rack), 4);
 		for (int k = 0; k < 4; k++) {
@@ -160,16 +168,16 @@ START_TEST(test_cm384_aggregated)
 		ck_assert_msg(v != NULL, "no plane group %s", name);
 		ck_assert_ptr_nonnull(strstr(get(v, "label"), "16 chips"));
 	}
-	/* each rack reaches each plane over 4 nodes x 16 links, one edge per
-	 * rack and plane; the title carries the label they share */
-	ck_assert_int_eq(w.edges, 84);
+	/* each plane reaches the 48 nodes over 16 links each: one edge per
+	 * plane into the racks' area; the title carries the label they share */
+	ck_assert_int_eq(w.edges, 7);
 	for (Agnode_t *v = agfstnode(w.g); v; v = agnxtnode(w.g, v))
 		for (Agedge_t *e = agfstout(w.g, v); e; e = agnxtout(w.g, e))
 			if (strcmp(get(e, "style"), "invis")) {
-				ck_assert_str_eq(get(e, "links"), "64");
-				ck_assert_ptr_nonnull(strstr(get(e, "lhead"), "cluster_rack"));
+				ck_assert_str_eq(get(e, "links"), "768");
+				ck_assert_str_eq(get(e, "lhead"), "cluster_bottom");
 			}
-	ck_assert_ptr_nonnull(strstr(get(w.g, "label"), "every drawn edge: 64 x 28 GB/s"));
+	ck_assert_ptr_nonnull(strstr(get(w.g, "label"), "every drawn edge: 768 x 28 GB/s"));
 	ck_assert_ptr_nonnull(strstr(get(w.g, "label"), "(16 per node)"));
 	check_totals(&w, &fx.f, "cm384");
 	ck_assert_int_eq(w.links, 5376);
@@ -192,8 +200,8 @@ START_TEST(test_links_add_up)
 			fx_render_opts o = {FX_VIEW_PHYSICAL, full, NULL, NULL, NULL};
 			draw(&w, &fx, &o, NULL);
 			check_totals(&w, &fx.f, shipped[i]);
-			if (full)
-				ck_assert_int_eq(w.nodes, fx.f.nv);
+			if (full)  /* (wraparound stubs end in points) */
+				ck_assert_int_eq(w.nodes - count_class(w.g, "wrap-end"), fx.f.nv);
 			undraw(&w);
 		}
 		fixture_release(&fx);
@@ -216,11 +224,15 @@ START_TEST(test_lattices)
 	ck_assert_str_eq(w.engine, "neato");
 	undraw(&w);
 	fixture_release(&fx);
-	/* a 4x4x4 cube whole: pinned positions, 48 wraparounds */
+	/* a 4x4x4 cube whole: pinned positions, 48 wraparounds, each drawn as
+	 * two dashed stubs pointing out of the grid (never across it) */
 	load_ok(&fx, "specs/tpu-v4-cube.yaml", NULL);
 	draw(&w, &fx, &o, NULL);
 	ck_assert_int_eq(count_class(w.g, "device"), 64);
-	ck_assert_int_eq(w.edges, 192);
+	ck_assert_int_eq(count_class(w.g, "wrap-end"), 96);
+	ck_assert_int_eq(w.edges, 144 + 2 * 48);
+	ck_assert_int_eq(w.links, 192);
+	ck_assert_ptr_nonnull(strstr(get(w.g, "label"), "dashed stubs: a wraparound"));
 	int64_t dashed = 0, pinned = 0;
 	for (Agnode_t *v = agfstnode(w.g); v; v = agnxtnode(w.g, v)) {
 		const char *pos = get(v, "pos");
@@ -228,8 +240,8 @@ START_TEST(test_lattices)
 		for (Agedge_t *e = agfstout(w.g, v); e; e = agnxtout(w.g, e))
 			dashed += strcmp(get(e, "style"), "dashed") == 0;
 	}
-	ck_assert_int_eq(pinned, 64);
-	ck_assert_int_eq(dashed, 48);
+	ck_assert_int_eq(pinned, 64 + 96);
+	ck_assert_int_eq(dashed, 96);
 	ck_assert_ptr_nonnull(agsubg(w.g, "cluster_node0", 0));  /* trays of 4 */
 	undraw(&w);
 	fixture_release(&fx);
@@ -324,10 +336,10 @@ START_TEST(test_loads_colours)
 			if (util == 0) {
 				idle++;
 				ck_assert_str_eq(get(e, "color"), "#b4b4b4");
-				ck_assert_ptr_nonnull(strstr(get(e, "label"), "idle"));
+				ck_assert_str_eq(get(e, "style"), "dotted");  /* visibly idle */
 			} else {
 				busy++;
-				ck_assert_ptr_nonnull(strstr(get(e, "label"), "util "));
+				ck_assert_ptr_nonnull(strstr(get(e, "tooltip"), "busy"));
 			}
 		}
 	ck_assert_int_eq(busy, 8);   /* two GPUs x four chips */
@@ -384,6 +396,177 @@ START_TEST(test_placement_colours)
 }
 END_TEST
 
+/* ---- layout: tiers, order and size, as Graphviz lays them out ---- */
+
+/* A laid-out box: Graphviz's "plain" output (inches, y up). */
+typedef struct placed {
+	char name[32];
+	double x, y;
+} placed;
+
+/* Lays spec's physical view out as fabricx does and reads the positions. */
+static placed *lay_out(fixture *fx, int64_t *n)
+{
+	char dir[] = "/tmp/fx-render-XXXXXX", path[128], line[512];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/x.plain", dir);
+	fx_render_opts o = {FX_VIEW_PHYSICAL, 0, NULL, NULL, NULL};
+	ck_assert_int_eq(fx_render_file(&fx->f, &o, "plain", path, &fx->d), 0);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	placed *p = NULL;
+	size_t cap = 0;
+	*n = 0;
+	while (fgets(line, sizeof line, f)) {
+		placed q;
+		if (sscanf(line, "node %31s %lf %lf", q.name, &q.x, &q.y) != 3)
+			continue;
+		if (q.name[0] == '"')  /* quoted names: node names here have no spaces */
+			memmove(q.name, q.name + 1, strlen(q.name)), q.name[strlen(q.name) - 1] = '\0';
+		p = fx_xgrow(p, &cap, (size_t)*n + 1, sizeof *p);
+		p[(*n)++] = q;
+	}
+	fclose(f);
+	unlink(path);
+	rmdir(dir);
+	return p;
+}
+
+static const placed *find_placed(const placed *p, int64_t n, const char *name)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (strcmp(p[i].name, name) == 0)
+			return &p[i];
+	return NULL;
+}
+
+/* Collects the boxes of each tier level (subgraphs rankL_*) of the DOT. */
+static void level_boxes(Agraph_t *g, const placed *p, int64_t n, double *ymin, double *ymax, int nmax)
+{
+	for (Agraph_t *s = agfstsubg(g); s; s = agnxtsubg(s)) {
+		int l;
+		if (sscanf(agnameof(s), "rank%d_", &l) == 1 && l >= 0 && l < nmax)
+			for (Agnode_t *v = agfstnode(s); v; v = agnxtnode(s, v)) {
+				const placed *q = find_placed(p, n, agnameof(v));
+				ck_assert_msg(q != NULL, "%s not laid out", agnameof(v));
+				ymin[l] = fmin(ymin[l], q->y);
+				ymax[l] = fmax(ymax[l], q->y);
+			}
+		level_boxes(s, p, n, ymin, ymax, nmax);
+	}
+}
+
+/* Checks spec's physical view as laid out: each tier level of the DOT is
+ * one rank, level 0 on top; the boxes prefix0 .. prefix<n-1> (GPUs, nodes,
+ * racks) read in order, left to right and row by row, below every switch. */
+static void check_order(const char *spec, const char *prefix, int64_t nbox)
+{
+	fixture fx;
+	drawing w;
+	char name[32];
+	int64_t n;
+	load_ok(&fx, spec, NULL);
+	placed *p = lay_out(&fx, &n);
+	fx_render_opts o = {FX_VIEW_PHYSICAL, 0, NULL, NULL, NULL};
+	draw(&w, &fx, &o, NULL);
+	ck_assert_str_eq(w.engine, "dot");
+	double ymin[16], ymax[16], low_switch = 1e18;
+	for (int l = 0; l < 16; l++) {
+		ymin[l] = 1e18;
+		ymax[l] = -1e18;
+	}
+	level_boxes(w.g, p, n, ymin, ymax, 16);
+	int levels = 0;
+	for (int l = 0; l < 16 && ymax[l] > -1e18; l++, levels++) {
+		ck_assert_msg(ymax[l] - ymin[l] < 0.01, "%s: level %d not one rank", spec, l);
+		if (l > 0)
+			ck_assert_msg(ymin[l] < ymin[l - 1], "%s: level %d not below level %d", spec, l, l - 1);
+	}
+	ck_assert_msg(levels >= 2, "%s: %d tier levels", spec, levels);
+	for (Agnode_t *v = agfstnode(w.g); v; v = agnxtnode(w.g, v))
+		if (strncmp(get(v, "class"), "switch", 6) == 0)
+			low_switch = fmin(low_switch, find_placed(p, n, agnameof(v))->y);
+	double px = 0, py = 0;
+	for (int64_t i = 0; i < nbox; i++) {
+		snprintf(name, sizeof name, "%s%lld", prefix, (long long)i);
+		const placed *q = find_placed(p, n, name);
+		ck_assert_msg(q != NULL, "%s: no %s", spec, name);
+		ck_assert_msg(q->y < low_switch, "%s: %s not below the switches", spec, name);
+		ck_assert_msg(i == 0 || (fabs(q->y - py) < 0.01 && q->x > px) || q->y < py - 0.01,
+			      "%s: %s at (%.2f, %.2f) out of order after (%.2f, %.2f)", spec, name, q->x,
+			      q->y, px, py);
+		px = q->x;
+		py = q->y;
+	}
+	undraw(&w);
+	free(p);
+	fixture_release(&fx);
+}
+
+START_TEST(test_tiers_in_order)
+{
+	check_order("specs/hgx-h100.yaml", "gpu", 8);
+	check_order("specs/nvl72.yaml", "node", 18);
+	check_order("specs/cm384.yaml", "node", 48);
+	check_order("specs/dgx-h100-256.yaml", "node", 32);
+	check_order("specs/fat-tree-k8.yaml", "node", 16);
+	check_order("tests/specs/leaf-spine-512.yaml", "rack", 16);
+	check_order("tests/specs/fat-tree-1024.yaml", "rack", 32);
+}
+END_TEST
+
+/* A 2:1 tapered leaf-spine under all-to-all: the uplinks are the busiest
+ * class, drawn at the top of the scale; the host links inside the racks
+ * about half as busy, not red. */
+START_TEST(test_loads_taper)
+{
+	fixture fx;
+	drawing w;
+	load_ok(&fx, "tests/specs/leaf-spine-512.yaml", NULL);
+	double *u = loads(&fx.f, fx.f.ndev);
+	fx_render_opts o = {FX_VIEW_LOADS, 0, NULL, u, NULL};
+	draw(&w, &fx, &o, NULL);
+	double umax = atof(get(w.g, "util_max"));
+	ck_assert(umax > 0.5);
+	int64_t up = 0, racks = 0;
+	for (Agnode_t *v = agfstnode(w.g); v; v = agnxtnode(w.g, v)) {
+		if (strcmp(get(v, "class"), "rack") == 0) {
+			racks++;
+			ck_assert(atof(get(v, "inner_util")) < 0.7 * umax);
+			ck_assert(!reddish(get(v, "color")));
+		}
+		for (Agedge_t *e = agfstout(w.g, v); e; e = agnxtout(w.g, e)) {
+			if (strcmp(get(e, "style"), "invis") == 0)
+				continue;
+			ck_assert_ptr_nonnull(strstr(get(agtail(e), "label"), "spine"));
+			ck_assert(fabs(atof(get(e, "util")) - umax) < 1e-3);
+			ck_assert_msg(reddish(get(e, "color")), "uplinks drawn %s", get(e, "color"));
+			up++;
+		}
+	}
+	ck_assert_int_eq(racks, 16);
+	ck_assert_int_eq(up, 1);
+	const char *label = get(w.g, "label");
+	ck_assert_ptr_nonnull(strstr(label, "relative to the busiest of all"));
+	const char *ls = strstr(label, "leaf–spine"), *dl = strstr(label, "device–leaf");
+	ck_assert(ls && dl);
+	ck_assert(atof(strstr(ls, "</FONT> ") + 8) > 1.5 * atof(strstr(dl, "</FONT> ") + 8));
+	undraw(&w);
+	free(u);
+	fixture_release(&fx);
+	/* a lattice's classes are its dimensions */
+	load_ok(&fx, "specs/tpu-v4-cube.yaml", NULL);
+	u = loads(&fx.f, fx.f.ndev);
+	fx_render_opts t = {FX_VIEW_LOADS, 0, NULL, u, NULL};
+	draw(&w, &fx, &t, NULL);
+	label = get(w.g, "label");
+	ck_assert(strstr(label, "x links") && strstr(label, "y links") && strstr(label, "z links"));
+	undraw(&w);
+	free(u);
+	fixture_release(&fx);
+}
+END_TEST
+
 static int svg_ok(const char *path)
 {
 	char head[512] = "";
@@ -396,21 +579,47 @@ static int svg_ok(const char *path)
 	return strstr(head, "<svg") != NULL;
 }
 
-/* Every shipped spec in every view it has, to SVG through Graphviz. */
+/* The width and height in a PNG's header. */
+static int png_size(const char *path, int64_t *w, int64_t *h)
+{
+	unsigned char b[24];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	size_t n = fread(b, 1, sizeof b, f);
+	fclose(f);
+	if (n != sizeof b || memcmp(b + 1, "PNG", 3) != 0)
+		return -1;
+	*w = (int64_t)b[16] << 24 | (int64_t)b[17] << 16 | (int64_t)b[18] << 8 | b[19];
+	*h = (int64_t)b[20] << 24 | (int64_t)b[21] << 16 | (int64_t)b[22] << 8 | b[23];
+	return 0;
+}
+
+/* Every shipped spec (and two 512- and 1,024-device builds) in every view
+ * it has, through Graphviz: the SVG is one, and the PNG (96 dpi) is within
+ * 2,400 px on its long side and 3:1, as fx_render_info says. */
 START_TEST(test_every_spec_every_view)
 {
 	static const char *const other[] = {"collectives", "accelerator", "sessions", NULL};
+	const char *specs[16];
+	int n = 0, nshipped;
+	while (shipped[n])
+		specs[n] = shipped[n], n++;
+	nshipped = n;
+	specs[n++] = "tests/specs/leaf-spine-512.yaml";
+	specs[n++] = "tests/specs/fat-tree-1024.yaml";
 	char dir[] = "/tmp/fx-render-XXXXXX", path[256];
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	for (int i = 0; shipped[i]; i++) {
+	for (int i = 0; i < n; i++) {
+		const char *spec = specs[i];
 		fixture fx;
-		load_ok(&fx, shipped[i], NULL);
+		load_ok(&fx, spec, NULL);
 		fx_workload wl;
 		ck_assert_int_eq(fx_workload_place_parse(&fx.d, &fx.s, other, &wl), 0);
 		for (int view = 0; view < FX_VIEWS; view++) {
 			double *u = NULL;
 			int64_t *inst = NULL;
-			if (view == FX_VIEW_PLACEMENT && !wl.present)
+			if (view == FX_VIEW_PLACEMENT && (!wl.present || i >= nshipped))
 				continue;
 			if (view == FX_VIEW_LOADS)
 				u = loads(&fx.f, fx.f.ndev);
@@ -431,13 +640,23 @@ START_TEST(test_every_spec_every_view)
 			fx_render_opts o = {(fx_view)view, 0, NULL, u, inst};
 			fx_render_info info;
 			fx_render_ext x = {NULL, NULL, NULL, &info};
-			snprintf(path, sizeof path, "%s/%d-%s.svg", dir, i, fx_view_name((fx_view)view));
+			const char *vn = fx_view_name((fx_view)view);
+			snprintf(path, sizeof path, "%s/%d-%s.svg", dir, i, vn);
 			int rc = fx_render_file_ext(&fx.f, &o, &x, "svg", path, &fx.d);
 			fflush(fx.err);
-			ck_assert_msg(rc == 0 && fx.d.nerr == 0, "%s %s failed", shipped[i],
-				      fx_view_name((fx_view)view));
-			ck_assert_msg(svg_ok(path), "%s: no SVG in %s", shipped[i], path);
+			ck_assert_msg(rc == 0 && fx.d.nerr == 0, "%s %s failed", spec, vn);
+			ck_assert_msg(svg_ok(path), "%s: no SVG in %s", spec, path);
 			ck_assert(info.vertices > 0 && info.vertices <= 200);  /* readable sizes */
+			unlink(path);
+			snprintf(path, sizeof path, "%s/%d-%s.png", dir, i, vn);
+			ck_assert_int_eq(fx_render_file_ext(&fx.f, &o, &x, "png", path, &fx.d), 0);
+			int64_t w = 0, h = 0;
+			ck_assert_msg(png_size(path, &w, &h) == 0, "%s: no PNG", spec);
+			ck_assert_msg(w <= 2400 && h <= 2400 && w <= 3 * h && h <= 3 * w,
+				      "%s %s: %lld x %lld px", spec, vn, (long long)w, (long long)h);
+			ck_assert_msg(llabs(w - info.width_px) <= 2 && llabs(h - info.height_px) <= 2,
+				      "%s %s: %lld x %lld px, said %lld x %lld", spec, vn, (long long)w,
+				      (long long)h, (long long)info.width_px, (long long)info.height_px);
 			unlink(path);
 			free(u);
 			free(inst);
@@ -494,6 +713,8 @@ Suite *suite_render(void)
 	tc = tcase_create("files");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_every_spec_every_view);
+	tcase_add_test(tc, test_tiers_in_order);
+	tcase_add_test(tc, test_loads_taper);
 	suite_add_tcase(s, tc);
 	return s;
 }
