@@ -109,7 +109,7 @@ static int64_t phys_rings(const fx_fabric *f, const fx_coll_req *q, int64_t *rin
 
 /* Seconds the busiest link of one ring step needs: k cycles both ways
  * (k = 0: rank order), each rank sending 1 byte in all. */
-static double ring_step_cost(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
+static double ring_step_cost(fx_router *r, const fx_coll_req *q,
 			     const int64_t *rings, int64_t k, double *load)
 {
 	int64_t n = q->n, m = 0;
@@ -123,23 +123,7 @@ static double ring_step_cost(const fx_fabric *f, fx_router *r, const fx_coll_req
 				fl[m++] = (fx_flow){a, z, 0.5 / (double)k};
 				fl[m++] = (fx_flow){z, a, 0.5 / (double)k};
 			}
-	fx_path_stats st;
-	fx_diag quiet;  /* a pair with no route: never chosen, and not reported */
-	fx_diag_init(&quiet);
-	quiet.out = fopen("/dev/null", "w");
-	double worst = !quiet.out || fx_router_add(r, fl, (size_t)m, load, &st, &quiet) ? 1e300 : 0;
-	if (quiet.out)
-		fclose(quiet.out);
-	fx_diag_release(&quiet);
-	const int64_t *used;
-	size_t nu = fx_router_used(r, &used);
-	for (size_t u = 0; u < nu; u++) {
-		int64_t l = used[u];
-		double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
-		if (b > worst)
-			worst = b;
-		load[l] = 0;
-	}
+	double worst = fx_router_busiest(r, fl, (size_t)m, load, NULL);
 	free(fl);
 	return worst;
 }
@@ -154,8 +138,8 @@ static int64_t ring_layout(const fx_fabric *f, const fx_coll_req *q, int64_t *ri
 		return 0;
 	fx_router *r = fx_router_new(f, 0);
 	double *load = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof *load);
-	double wires = ring_step_cost(f, r, q, rings, k, load);
-	double order = ring_step_cost(f, r, q, rings, 0, load);
+	double wires = ring_step_cost(r, q, rings, k, load);
+	double order = ring_step_cost(r, q, rings, 0, load);
 	free(load);
 	fx_router_free(r);
 	return wires < order ? k : 0;

@@ -183,32 +183,14 @@ typedef struct tree_cost {
 	double busy, total;
 } tree_cost;
 
-static tree_cost tree_step_cost(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
+static tree_cost tree_step_cost(fx_router *r, const fx_coll_req *q,
 				const tedge *e, size_t ne, const int64_t *pos, fx_flow *fl,
 				double *load)
 {
 	for (size_t i = 0; i < ne; i++)
 		fl[i] = (fx_flow){q->ranks[pos[e[i].a]], q->ranks[pos[e[i].b]], 1.0};
-	fx_path_stats st;
-	tree_cost c = {0, 0};
-	fx_diag quiet;  /* a disconnected pair: never chosen, and not reported */
-	fx_diag_init(&quiet);
-	quiet.out = fopen("/dev/null", "w");
-	if (!quiet.out || fx_router_add(r, fl, ne, load, &st, &quiet))
-		c.busy = c.total = 1e300;
-	if (quiet.out)
-		fclose(quiet.out);
-	fx_diag_release(&quiet);
-	const int64_t *used;
-	size_t nu = fx_router_used(r, &used);
-	for (size_t k = 0; k < nu; k++) {
-		int64_t l = used[k];
-		double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
-		if (b > c.busy)
-			c.busy = b;
-		c.total += load[l];
-		load[l] = 0;
-	}
+	tree_cost c;
+	c.busy = fx_router_busiest(r, fl, ne, load, &c.total);
 	return c;
 }
 
@@ -236,7 +218,7 @@ static int tree_map(const fx_fabric *f, const fx_coll_req *q, tedge *e, size_t n
 		pos[i] = i;
 	fx_flow *fl = fx_xmalloc(ne * sizeof *fl);
 	double *load = fx_xcalloc((size_t)(2 * f->ne), sizeof *load);
-	tree_cost best = tree_step_cost(f, r, q, e, ne, pos, fl, load);
+	tree_cost best = tree_step_cost(r, q, e, ne, pos, fl, load);
 	tree_cost start = best;
 	int moved = 0;
 	for (int pass = 0, again = 1; pass < TREE_MAP_PASSES && again; pass++) {
@@ -246,7 +228,7 @@ static int tree_map(const fx_fabric *f, const fx_coll_req *q, tedge *e, size_t n
 				int64_t t = pos[i];
 				pos[i] = pos[j];
 				pos[j] = t;
-				tree_cost c = tree_step_cost(f, r, q, e, ne, pos, fl, load);
+				tree_cost c = tree_step_cost(r, q, e, ne, pos, fl, load);
 				if (better(c, best)) {
 					best = c;
 					again = moved = 1;

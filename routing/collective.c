@@ -87,31 +87,11 @@ double fx_flows_6n(const fx_fabric *f, const fx_coll_req *q)
 
 /* The schedule's summed busiest-link seconds (each round x its repeats),
  * latency left out: what placing ranks on the links can change. */
-static double sched_link_time(const fx_fabric *f, fx_router *r, const fx_sched *s, double *load)
+static double sched_link_time(fx_router *r, const fx_sched *s, double *load)
 {
 	double sum = 0;
-	fx_diag quiet;  /* a pair with no route: never chosen, and not reported */
-	fx_diag_init(&quiet);
-	quiet.out = fopen("/dev/null", "w");
-	for (size_t i = 0; i < s->n; i++) {
-		fx_path_stats st;
-		if (!quiet.out || fx_router_add(r, s->r[i].flows, s->r[i].n, load, &st, &quiet))
-			sum = 1e300;
-		const int64_t *used;
-		size_t nu = fx_router_used(r, &used);
-		double worst = 0;
-		for (size_t u = 0; u < nu; u++) {
-			int64_t l = used[u];
-			double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
-			if (b > worst)
-				worst = b;
-			load[l] = 0;
-		}
-		sum += worst * (double)s->r[i].repeat;
-	}
-	if (quiet.out)
-		fclose(quiet.out);
-	fx_diag_release(&quiet);
+	for (size_t i = 0; i < s->n; i++)
+		sum += fx_router_busiest(r, s->r[i].flows, s->r[i].n, load, NULL) * (double)s->r[i].repeat;
 	return sum;
 }
 
@@ -120,7 +100,7 @@ void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill
 {
 	int64_t n = q->n;
 	int direct = 0;
-	if (f->builder && strcmp(f->builder->kind, "custom") == 0 && n >= 3 && n <= WIRES_MAX_RANKS)
+	if (f->builder && f->builder->explicit_graph && n >= 3 && n <= WIRES_MAX_RANKS)
 		for (int64_t e = 0; e < f->ne && !direct; e++)
 			direct = f->ends[2 * e + 1] < f->ndev;  /* a device-device link */
 	if (!direct) {
@@ -135,7 +115,7 @@ void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill
 	x.ranks = ranks;
 	fx_sched t = {0};
 	fill(&t, &x, ctx);
-	double best = sched_link_time(f, r, &t, load), start = best;
+	double best = sched_link_time(r, &t, load), start = best;
 	fx_sched_release(&t);
 	int moved = 0;
 	for (int pass = 0, again = 1; pass < WIRES_PASSES && again; pass++) {
@@ -146,7 +126,7 @@ void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill
 				ranks[i] = ranks[j];
 				ranks[j] = v;
 				fill(&t, &x, ctx);
-				double c = sched_link_time(f, r, &t, load);
+				double c = sched_link_time(r, &t, load);
 				fx_sched_release(&t);
 				if (c < best * (1 - 1e-12)) {
 					best = c;

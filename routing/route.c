@@ -640,6 +640,31 @@ const char *fx_router_name(const fx_router *r)
 	return r->kind->name;
 }
 
+double fx_router_busiest(fx_router *r, const fx_flow *flows, size_t n, double *load,
+			 double *total)
+{
+	const fx_fabric *f = r->f;
+	fx_diag quiet;  /* a pair with no route is never chosen, and not reported */
+	fx_diag_init(&quiet);
+	quiet.max_shown = 0;
+	fx_path_stats st;
+	double worst = fx_router_add(r, flows, n, load, &st, &quiet) ? 1e300 : 0, sum = 0;
+	fx_diag_release(&quiet);
+	const int64_t *used;
+	size_t nu = fx_router_used(r, &used);
+	for (size_t u = 0; u < nu; u++) {
+		int64_t l = used[u];
+		double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
+		if (b > worst)
+			worst = b;
+		sum += load[l];
+		load[l] = 0;
+	}
+	if (total)
+		*total = worst >= 1e300 ? 1e300 : sum;
+	return worst;
+}
+
 int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		  fx_diag *d)
 {

@@ -115,6 +115,12 @@ const char *fx_router_name(const fx_router *r);
  * under the hash policy. */
 int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
 		  fx_path_stats *st, fx_diag *d);
+/* Routes flows to find how long the busiest link takes: its seconds (1e300
+ * when a pair has no route; nothing is reported), *total (may be NULL) the
+ * bytes over all links; the loads go back to zero for the next call.  The
+ * search that lays rings and trees over the wires asks this many times. */
+double fx_router_busiest(fx_router *r, const fx_flow *flows, size_t n, double *load,
+			 double *total);
 /* The directed links that went from zero to a load since the last call
  * (each listed once while its load stays non-zero); valid until the next
  * fx_router_add.  Lets callers visit and clear only what a round used. */
