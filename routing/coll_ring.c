@@ -69,7 +69,7 @@ static int ring_dfs(ring_search *rs, int64_t depth)
 static int64_t phys_rings(const fx_fabric *f, const fx_coll_req *q, int64_t *rings)
 {
 	int64_t n = q->n;
-	if (!f->builder || strcmp(f->builder->kind, "custom") != 0 || n < 3 || n > RING_MAX_RANKS)
+	if (!f->builder || !f->builder->explicit_graph || n < 3 || n > RING_MAX_RANKS)
 		return 0;
 	ring_search rs = {n, fx_xcalloc((size_t)(n * n), sizeof *rs.cap),
 			  fx_xmalloc((size_t)n * sizeof *rs.path), fx_xcalloc((size_t)n, 1), 0};
