@@ -373,7 +373,8 @@ int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, in
 	 * the worst device (a stable order for ties: evaluation order) */
 	for (size_t i = 0; i < rs.n; i++)
 		rs.r[i].rank += 1e-12 * (double)i;
-	qsort(rs.r, rs.n, sizeof *rs.r, by_rank);
+	if (rs.n > 1)  /* qsort of nothing: rs.r may be NULL */
+		qsort(rs.r, rs.n, sizeof *rs.r, by_rank);
 	for (size_t i = 0; i < rs.n; i++) {
 		if (rc == 0)
 			emit(c, t, &rs.r[i], &base);
