@@ -11,7 +11,7 @@
 #
 # Objects go to $(BUILD)/ (build/ by default; build-san/ for sanitizers).
 
-DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq
+DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq gnuplot-nox
 PKGS     := igraph yaml-0.1 libcgraph libgvc
 
 BUILD    ?= build
@@ -24,7 +24,7 @@ PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c render/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c render/*.c access/*.c plot/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -35,7 +35,8 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
-.PHONY: all deps run check unit cli-test san-check valgrind-check bench clean fuzz fuzz-replay fuzz-deps
+# FORCE: see the version stamp
+.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench clean fuzz fuzz-replay fuzz-deps
 
 all: $(BIN)
 
@@ -56,6 +57,17 @@ $(BUILD)/tests/%.o: tests/%.c
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The version reports carry: git describe at build time.  The stamp file
+# changes only when the version does, so only core/version.o rebuilds.
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(BUILD)/core/version.o: core/version.c $(BUILD)/version.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -DFX_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
+FORCE:
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/fuzz/*.d)
 .SECONDARY:
@@ -90,6 +102,7 @@ unit: $(BUILD)/check_fabricx
 cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/run.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/hardening.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
 
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \
@@ -141,6 +154,7 @@ fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 
 bench: all
 	sh bench/run.sh
+	sh bench/place.sh
 
 clean:
 	rm -rf build build-san build-fuzz fabricx

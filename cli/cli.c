@@ -93,6 +93,9 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 	fx_diag_init(&c->d);
 	c->cmd = cmd;
 	c->opts = opts;
+	c->argc = argc;
+	c->argv = argv;
+	c->fault.at = -1;  /* no failure injected */
 	c->out_root = "out";
 	c->max_mem = fx_fabric_default_limit();
 	for (int i = 1; i < argc; i++) {
@@ -160,6 +163,57 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 		return fx_diag_error(&c->d, NULL, "%s: missing SPEC (a YAML file; see specs/)", cmd);
 	}
 	return 0;
+}
+
+int fx_cli_opt_each(const fx_cli *c, const char *name, const char **vals, int cap)
+{
+	size_t len = strlen(name);
+	int n = 0;
+	for (int i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i], *v = NULL;
+		if (strncmp(a, "--", 2) != 0)
+			continue;
+		if (strncmp(a + 2, name, len) == 0 && a[2 + len] == '=')
+			v = a + 3 + len;
+		else if (strcmp(a + 2, name) == 0 && i + 1 < c->argc)
+			v = c->argv[++i];
+		else if (i + 1 < c->argc && !strchr(a, '=') && c->argv[i + 1][0] != '-')
+			i++;  /* another option's value: not a name to match */
+		if (v && n < cap)
+			vals[n] = v;
+		n += v != NULL;
+	}
+	return n;
+}
+
+int fx_cli_qty_opt(fx_cli *c, const char *name, fx_unit_kind k, double *out)
+{
+	const char *v = fx_cli_opt(c, name);
+	if (!v)
+		return 0;
+	char *opt = fx_xasprintf("--%s", name);
+	double q;
+	int rc = fx_cli_qty(c, opt, v, k, &q);
+	if (rc == 0 && !(q > 0))
+		rc = fx_diag_error(&c->d, NULL, "%s: '%s' must be positive", opt, v);
+	if (rc == 0)
+		*out = q;
+	free(opt);
+	return rc;
+}
+
+int fx_cli_count_opt(fx_cli *c, const char *name, int64_t lo, int64_t hi, double *out)
+{
+	const char *v = fx_cli_opt(c, name);
+	if (!v)
+		return 0;
+	char *opt = fx_xasprintf("--%s", name);
+	int64_t n;
+	int rc = fx_cli_int(c, opt, v, lo, hi, &n);
+	if (rc == 0)
+		*out = (double)n;
+	free(opt);
+	return rc;
 }
 
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out)
@@ -383,21 +437,27 @@ void fx_cli_end(fx_cli *c)
 		fx_json_obj_end(&c->js);
 }
 
-double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size)
+int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size,
+		      const fx_coll_time *tm, fx_diag *d, fx_coll_result *out)
 {
 	int64_t *ranks = fx_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *ranks);
 	for (int64_t i = 0; i < n; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, n, size, 0};
 	fx_router *r = fx_router_new(&c->fab, 0);
-	fx_coll_result res;
-	double t = NAN;
-	if (fx_coll_run(&c->fab, r, &q, &c->coll, &res, &c->d) == 0) {
-		t = res.time;
-		fx_coll_result_release(&res);
-	}
+	int rc = fx_coll_run(&c->fab, r, &q, tm ? tm : &c->coll, out, d ? d : &c->d);
 	fx_router_free(r);
 	free(ranks);
+	return rc;
+}
+
+double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size)
+{
+	fx_coll_result res;
+	if (fx_cli_coll_first(c, pattern, algo, n, size, NULL, NULL, &res))
+		return NAN;
+	double t = res.time;
+	fx_coll_result_release(&res);
 	return t;
 }
 

@@ -51,6 +51,8 @@ typedef struct fx_cli {
 	const fx_opt *opts;                  /* the command's own options */
 	const char *vals[FX_CLI_MAX_OPTS];   /* their values ("1" for flags) */
 	const char *spec_path;
+	int argc;                            /* the command line, from the command's */
+	char **argv;                         /* name on (reports record it) */
 	int json;
 	const char *sets[FX_CLI_MAX_SETS];
 	int nsets;
@@ -67,6 +69,8 @@ typedef struct fx_cli {
 	int have_accel, have_sessions;       /* workload.accelerator / .sessions */
 	fx_accel accel;
 	fx_sessions sessions;
+	fx_fault fault;                      /* place --fail-at (at < 0: none) */
+	uint8_t *failed;                     /* place --fail: [nv] failed vertices, or NULL */
 	int have_spec, have_fab;
 	char name[FX_NAME_MAX + 1];          /* spec name (fx_name_check) */
 	char outdir[FX_CLI_OUTDIR_MAX + 1];  /* out/<name> */
@@ -102,6 +106,9 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *usage, const fx_opt *op
 		 int argc, char **argv);
 /* The value of the command's option `name`, or NULL. */
 const char *fx_cli_opt(const fx_cli *c, const char *name);
+/* Every value given to a repeatable option, in order: up to cap into
+ * vals; returns how many were given. */
+int fx_cli_opt_each(const fx_cli *c, const char *name, const char **vals, int cap);
 /* Loads the spec and builds its fabric. */
 int fx_cli_load(fx_cli *c);
 /* The same from spec text in memory; `name` stands for the file in
@@ -124,6 +131,11 @@ int fx_cli_outdir_end(fx_cli *c, int ok);
  * else the header line "name: kind fabric, spec"; fx_cli_end closes it. */
 void fx_cli_begin(fx_cli *c);
 void fx_cli_end(fx_cli *c);
+/* Runs one collective over the first n devices with time model tm (NULL:
+ * the spec's), reporting through d (NULL: the command's).  0 or -1; the
+ * result is the caller's to release. */
+int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size,
+		      const fx_coll_time *tm, fx_diag *d, fx_coll_result *out);
 /* Time of one collective over the first n devices with the spec's time
  * model; NAN after reporting a failure. */
 double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size);
@@ -140,6 +152,11 @@ int fx_cli_int(fx_cli *c, const char *opt, const char *text, int64_t lo, int64_t
  * (0, FX_CLI_MAX_TIME_LIMIT]: no solve runs unbounded. */
 #define FX_CLI_MAX_TIME_LIMIT 86400
 int fx_cli_time_limit(fx_cli *c, const char *text, double *out);
+/* The command's option `name` (without dashes) when given: a positive
+ * quantity of kind k, or a whole number in [lo, hi], into *out; absent
+ * leaves *out as it was.  0, or -1 after reporting. */
+int fx_cli_qty_opt(fx_cli *c, const char *name, fx_unit_kind k, double *out);
+int fx_cli_count_opt(fx_cli *c, const char *name, int64_t lo, int64_t hi, double *out);
 /* Parses a quantity given on the command line, e.g. --size "32 MiB". */
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out);
 
@@ -160,5 +177,10 @@ int fx_cmd_power(int argc, char **argv);
 int fx_cmd_place(int argc, char **argv);
 int fx_cmd_compare(int argc, char **argv);
 int fx_cmd_render(int argc, char **argv);
+int fx_cmd_transport(int argc, char **argv);
+int fx_cmd_pool(int argc, char **argv);
+int fx_cmd_slice(int argc, char **argv);
+int fx_cmd_reconfigure(int argc, char **argv);
+int fx_cmd_failures(int argc, char **argv);
 
 #endif

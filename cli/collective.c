@@ -32,7 +32,11 @@ static void json_result(fx_json *j, const fx_coll_req *q, const fx_coll_algo *a,
 	fx_json_num(j, "algbw_GBps", res->algbw / 1e9);
 	fx_json_num(j, "busbw_GBps", res->busbw / 1e9);
 	fx_json_num(j, "sent_bytes", res->sent_bytes);
+	fx_json_int(j, "chunks", res->chunks);
+	fx_json_str(j, "layout", res->plan);
+	fx_json_num(j, "chunk_bytes", res->chunk_bytes);
 	fx_json_str(j, "router", router);
+	fx_json_str(j, "routing_policy", fx_route_policy_name(tm->policy));
 	fx_json_num(j, "alpha_us", tm->alpha * 1e6);
 	fx_json_bool(j, "alpha_replaces_latency", tm->alpha_replaces_latency);
 	/* identical consecutive rounds once, with their count, as in the
@@ -133,11 +137,23 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	fx_table_cell(t, "algorithm"); fx_table_cell(t, "%s", a->summary);
 	fx_table_cell(t, "ranks"); fx_table_cell(t, "%lld", (long long)q->n);
 	fx_table_cell(t, "size per rank"); fx_table_cell(t, "%s (%.0f B)", fmt(q->size, FX_UNIT_SIZE, b1), q->size);
-	fx_table_cell(t, "routing"); fx_table_cell(t, "%s", fx_router_name(r));
+	fx_table_cell(t, "routing"); fx_table_cell(t, "%s, %s", fx_router_name(r),
+						  tm->policy == FX_ROUTE_HASH ? "hash (one path per flow)" :
+						  "split (fluid over equal-cost paths)");
 	fx_table_cell(t, "alpha per round");
 	fx_table_cell(t, "%s%s", fmt(tm->alpha, FX_UNIT_TIME, b1),
 		      tm->alpha_replaces_latency ? " (replaces path latency)" : " + path latency");
 	fx_table_cell(t, "rounds"); fx_table_cell(t, "%lld", (long long)res.rounds);
+	if (res.plan[0]) {
+		fx_table_cell(t, "layout");
+		fx_table_cell(t, "%s", res.plan);
+	}
+	if (res.chunks > 0) {
+		fx_table_cell(t, "pipeline");
+		fx_table_cell(t, "%lld chunks of %s%s", (long long)res.chunks,
+			      fmt(res.chunk_bytes, FX_UNIT_SIZE, b1),
+			      q->chunks > 0 ? " (--chunks)" : " (NCCL's tree chunking)");
+	}
 	fx_table_cell(t, "time"); fx_table_cell(t, "%.4f us", res.time * 1e6);
 	fx_table_cell(t, "algbw / busbw");
 	fx_table_cell(t, "%s / %s", fmt(res.algbw, FX_UNIT_BANDWIDTH, b1), fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
@@ -219,10 +235,15 @@ static int list_algos(void)
 }
 
 /* --alpha replaces the spec's overhead and the path latency, as the book's
- * alpha does; otherwise the spec's collective.overhead plus path latency. */
+ * alpha does; otherwise the spec's collective.overhead plus path latency.
+ * --routing replaces the spec's collective.routing. */
 static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 {
 	*tm = c->coll;
+	const char *pol = fx_cli_opt(c, "routing");
+	if (pol && fx_route_policy_parse(pol, &tm->policy))
+		return fx_diag_error(&c->d, NULL, "collective: --routing must be split or hash, got '%s'",
+				     pol);
 	if (!alpha)
 		return 0;
 	tm->alpha_replaces_latency = 1;
@@ -233,11 +254,19 @@ static const fx_opt coll_opts[] = {
 	{"pattern", "P", "allreduce, reduce-scatter, all-gather, all-to-all, broadcast, reduce, gemm-shift"},
 	{"algo", "A", "algorithm (default: the pattern's first; see --list)"},
 	{"size", "SIZE", "bytes per rank, e.g. '10 KiB' (all-to-all: what each rank sends in all)"},
+	{"plot", "FILE", "with --sizes: draw time and busbw against size (log axes) into FILE.svg "
+	 "or FILE.png with gnuplot"},
+	{"sizes", "LO:HI:xF", "sweep sizes LO, LO*F, ... HI (1 B to 1 TiB), e.g. 8B:1GiB:x2; with "
+	 "--algo a,b,c or all (the default): nccl-tests tables, fastest per size, crossovers"},
 	{"ranks", "N", "the first N devices (default: all)"},
 	{"group", "G", "a group the spec defines (groups: or custom nodes' group:)"},
 	{"alpha", "T", "per-round overhead replacing spec overhead and path latency, e.g. 0.822us"},
-	{"chunks", "C", "pieces of pipelined algorithms (chain; default 8); allreduce/ktree: groups G"},
+	{"chunks", "C", "pieces of pipelined algorithms: chain (default 8); allreduce tree and dbtree "
+	 "(default NCCL's: 512 KiB chunks, smaller for short pipelines; 1 = unpipelined, book Eq. "
+	 "6-10); allreduce/ktree: groups G"},
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
+	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
+	 "(destination-mod-k)"},
 	{"links", "FILE.csv", "write src,dst,bytes,busy_us,utilisation per directed link"},
 	{"versus", "A2", "also find the size where this algorithm and A2 take equal time"},
 	{"list", NULL, "list every pattern and algorithm"},
@@ -252,18 +281,35 @@ int fx_cmd_collective(int argc, char **argv)
 			return list_algos();
 	int rc = fx_cli_parse(&c, "collective",
 			      "collective SPEC --pattern P [--algo A] --size SIZE [--ranks N | --group G] "
-			      "[--alpha T] [--links FILE.csv] [--json]", coll_opts, argc, argv);
+			      "[--alpha T] [--links FILE.csv] [--json]\n"
+			      "       fabricx collective SPEC --pattern P --sizes LO:HI:xF [--algo A,B,... | all]", coll_opts, argc, argv);
 	if (rc)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
 	const char *pattern = fx_cli_opt(&c, "pattern"), *algo = fx_cli_opt(&c, "algo");
 	const char *size = fx_cli_opt(&c, "size"), *tie = fx_cli_opt(&c, "tie");
+	const char *sizes = fx_cli_opt(&c, "sizes");
 	fx_coll_req q = {0};
 	fx_coll_time tm;
 	int64_t *ranks = NULL;
-	if (!pattern || !size)
-		rc = fx_diag_error(&c.d, NULL, "collective: --pattern and --size are required (see --help)");
+	if (!pattern || (!size && !sizes))
+		rc = fx_diag_error(&c.d, NULL, "collective: --pattern and --size (or --sizes) are "
+				   "required (see --help)");
+	else if (size && sizes)
+		rc = fx_diag_error(&c.d, NULL, "collective: give --size or --sizes, not both");
+	else if (!sizes && fx_cli_opt(&c, "plot"))
+		rc = fx_diag_error(&c.d, NULL, "collective: --plot draws a sweep and needs --sizes");
+	else if (fx_cli_opt(&c, "plot") && (!strrchr(fx_cli_opt(&c, "plot"), '.') ||
+		 (strcmp(strrchr(fx_cli_opt(&c, "plot"), '.'), ".svg") &&
+		  strcmp(strrchr(fx_cli_opt(&c, "plot"), '.'), ".png"))))
+		rc = fx_diag_error(&c.d, NULL, "collective: --plot: '%s' must end in .svg or .png",
+				   fx_cli_opt(&c, "plot"));
+	else if (sizes && (fx_cli_opt(&c, "versus") || fx_cli_opt(&c, "links")))
+		rc = fx_diag_error(&c.d, NULL, "collective: --sizes reports crossovers itself and "
+				   "takes no --versus or --links");
 	else if (!fx_coll_find(pattern, NULL))
 		rc = fx_diag_error(&c.d, NULL, "collective: unknown pattern '%s' (see --list)", pattern);
+	else if (sizes)
+		;  /* --algo a,b,c is checked by the sweep */
 	else if (algo && !fx_coll_find(pattern, algo))
 		rc = fx_diag_error(&c.d, NULL, "collective: no algorithm '%s' for %s (see --list)", algo, pattern);
 	else if (fx_cli_opt(&c, "versus") && !fx_coll_find(pattern, fx_cli_opt(&c, "versus")))
@@ -271,7 +317,7 @@ int fx_cmd_collective(int argc, char **argv)
 				   fx_cli_opt(&c, "versus"), pattern);
 	else if (tie && strcmp(tie, "split") && strcmp(tie, "plus"))
 		rc = fx_diag_error(&c.d, NULL, "collective: --tie must be split or plus, got '%s'", tie);
-	if (rc == 0)
+	if (rc == 0 && size)
 		rc = fx_cli_qty(&c, "--size", size, FX_UNIT_SIZE, &q.size);
 	/* a billion pieces is past any pipeline, and keeps n + chunks in range */
 	if (rc == 0 && fx_cli_opt(&c, "chunks"))
@@ -286,11 +332,14 @@ int fx_cmd_collective(int argc, char **argv)
 		rc = fx_cli_outdir(&c);
 	if (rc == 0) {
 		q.pattern = pattern;
-		q.algo = fx_coll_find(pattern, algo)->name;
+		q.algo = sizes ? NULL : fx_coll_find(pattern, algo)->name;
 		q.ranks = ranks;
 		fx_router *r = fx_router_new(&c.fab, tie && strcmp(tie, "plus") == 0);
 		fx_cli_begin(&c);
-		rc = run_one(&c, r, &q, &tm, fx_cli_opt(&c, "links"), fx_cli_opt(&c, "versus"));
+		if (sizes)
+			rc = fx_coll_sweep(&c, r, &q, &tm, algo, sizes, fx_cli_opt(&c, "plot"));
+		else
+			rc = run_one(&c, r, &q, &tm, fx_cli_opt(&c, "links"), fx_cli_opt(&c, "versus"));
 		fx_cli_end(&c);
 		fx_router_free(r);
 	}
@@ -299,7 +348,9 @@ int fx_cmd_collective(int argc, char **argv)
 }
 
 /* explore's section: the workload's collectives, or allreduce 10 KiB (ring
- * and tree) and all-to-all 32 MiB over all devices. */
+ * and tree) and all-to-all 32 MiB over all devices.  All-to-all is shown
+ * under both routing policies (fluid split and per-flow hash), the two
+ * ends of what ECMP gives. */
 int fx_report_collectives(fx_cli *c)
 {
 	static const fx_wl_coll dflt[] = {
@@ -313,8 +364,8 @@ int fx_report_collectives(fx_cli *c)
 	char b1[32], b2[32], nr[32];
 	int rc = 0;
 	fx_table *t = fx_table_new("collectives", c->nwl ? "Collectives (workload)" : "Collectives (defaults)",
-				   (const char *[]){"pattern", "algo", "ranks", "size", "rounds", "time",
-						    "busbw", "busiest link", NULL});
+				   (const char *[]){"pattern", "algo", "ranks", "size", "routing", "rounds",
+						    "time", "busbw", "busiest link", NULL});
 	if (c->json)
 		fx_json_arr_begin(&c->js, "collectives");
 	for (size_t i = 0; i < n && rc == 0; i++) {
@@ -328,49 +379,60 @@ int fx_report_collectives(fx_cli *c)
 		q.algo = fx_coll_find(w[i].pattern, w[i].algo)->name;
 		q.ranks = ranks;
 		q.size = w[i].size;
-		fx_coll_result res;
-		fx_diag quiet;  /* a power-of-two algorithm on other rank counts: say so in the row */
-		fx_diag_init(&quiet);
-		quiet.out = fopen("/dev/null", "w");
-		int bad = fx_coll_run(&c->fab, r, &q, &c->coll, &res, &quiet);
-		if (quiet.out)
-			fclose(quiet.out);
-		if (quiet.status == FX_EXIT_INTERNAL)
-			rc = fx_diag_internal(&c->d, "collective %s/%s failed", q.pattern, q.algo);
-		fx_diag_release(&quiet);
-		fx_table_cell(t, "%s", q.pattern);
-		fx_table_cell(t, "%s", q.algo);
-		fx_table_cell(t, "%lld", (long long)q.n);
-		fx_table_cell(t, "%s", fmt(q.size, FX_UNIT_SIZE, b1));
-		if (bad) {
-			fx_table_cell(t, "-");
-			fx_table_cell(t, "not applicable");
-			fx_table_cell(t, "-");
-			fx_table_cell(t, "-");
-		} else {
-			fx_table_cell(t, "%lld", (long long)res.rounds);
-			fx_table_cell(t, "%.3f us", res.time * 1e6);
-			size_t u = strlen(c->sum.colls);
-			snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s: %.3f us",
-				 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1), res.time * 1e6);
-			fx_table_cell(t, "%s", fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
-			fx_table_cell(t, "%s", fmt(res.max_link_bytes, FX_UNIT_SIZE, b2));
-		}
-		if (c->json) {
-			fx_json_obj_begin(&c->js, NULL);
+		int passes = strcmp(q.pattern, "all-to-all") == 0 ? 2 : 1;
+		for (int pass = 0; pass < passes && rc == 0; pass++) {
+			fx_coll_time tm = c->coll;
+			if (pass == 1)  /* the other end of ECMP */
+				tm.policy = tm.policy == FX_ROUTE_HASH ? FX_ROUTE_SPLIT : FX_ROUTE_HASH;
+			fx_coll_result res;
+			fx_diag quiet;  /* a power-of-two algorithm on other rank counts: say so in the row */
+			fx_diag_init(&quiet);
+			quiet.out = fopen("/dev/null", "w");
+			int bad = fx_coll_run(&c->fab, r, &q, &tm, &res, &quiet);
+			if (quiet.out)
+				fclose(quiet.out);
+			if (quiet.status == FX_EXIT_INTERNAL)
+				rc = fx_diag_internal(&c->d, "collective %s/%s failed", q.pattern, q.algo);
+			fx_diag_release(&quiet);
+			fx_table_cell(t, "%s", q.pattern);
+			fx_table_cell(t, "%s", q.algo);
+			fx_table_cell(t, "%lld", (long long)q.n);
+			fx_table_cell(t, "%s", fmt(q.size, FX_UNIT_SIZE, b1));
+			fx_table_cell(t, "%s", fx_route_policy_name(tm.policy));
 			if (bad) {
-				fx_json_str(&c->js, "pattern", q.pattern);
-				fx_json_str(&c->js, "algo", q.algo);
-				fx_json_int(&c->js, "ranks", q.n);
-				fx_json_num(&c->js, "size_bytes", q.size);
-				fx_json_null(&c->js, "time_us");
+				fx_table_cell(t, "-");
+				fx_table_cell(t, "not applicable");
+				fx_table_cell(t, "-");
+				fx_table_cell(t, "-");
 			} else {
-				json_result(&c->js, &q, fx_coll_find(q.pattern, q.algo), &res, fx_router_name(r), &c->coll);
+				fx_table_cell(t, "%lld", (long long)res.rounds);
+				fx_table_cell(t, "%.3f us", res.time * 1e6);
+				size_t u = strlen(c->sum.colls);
+				snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s%s: %.3f us",
+					 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1),
+					 passes > 1 ? (tm.policy == FX_ROUTE_HASH ? " hash" : " split") : "",
+					 res.time * 1e6);
+				fx_table_cell(t, "%s", fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
+				fx_table_cell(t, "%s", fmt(res.max_link_bytes, FX_UNIT_SIZE, b2));
 			}
-			fx_json_obj_end(&c->js);
+			if (c->json) {
+				fx_json_obj_begin(&c->js, NULL);
+				if (bad) {
+					fx_json_str(&c->js, "pattern", q.pattern);
+					fx_json_str(&c->js, "algo", q.algo);
+					fx_json_int(&c->js, "ranks", q.n);
+					fx_json_num(&c->js, "size_bytes", q.size);
+					fx_json_str(&c->js, "routing_policy", fx_route_policy_name(tm.policy));
+					fx_json_null(&c->js, "time_us");
+				} else {
+					json_result(&c->js, &q, fx_coll_find(q.pattern, q.algo), &res,
+						    fx_router_name(r), &tm);
+				}
+				fx_json_obj_end(&c->js);
+			}
+			if (!bad)
+				fx_coll_result_release(&res);
 		}
-		if (!bad)
-			fx_coll_result_release(&res);
 		free(ranks);
 	}
 	if (c->json)

@@ -1,215 +1,456 @@
 /*
- * fabricx compare A.yaml B.yaml ...: supernode builds side by side under a
- * power cap — devices the cap allows, switches, links, diameter, bisection
- * per device, allreduce 10 KiB and all-to-all 32 MiB over those devices,
- * kW, racks and cooling.
+ * fabricx compare SPEC[@KEY=VALUE,...] ...: supernode builds side by side,
+ * each evaluated as it would be built under a power cap (cli/compare_eval.c):
+ * devices, switches, links, diameter, bisection per device, collectives
+ * with the fastest algorithm for each fabric, kW, racks and cooling.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 
 #include "../core/units.h"
 #include "../core/xalloc.h"
-#include "../routing/routing.h"
-#include "cli.h"
+#include "compare.h"
 
-typedef struct row {
-	char name[128], kind[16];
-	int64_t devices, all_devices, switches, links, diameter, racks, liquid;
-	double bis_per_dev, ar_us, a2a_us, kw;
-	char limited[64];
-	int ok;
-} row;
+static const char *const usage_text =
+	"usage: fabricx compare SPEC[@KEY=VALUE,...] ... [--power-cap P]\n"
+	"                       [--pattern P --size SIZE]... [--algo A]... [--sort [-]COLUMN]\n"
+	"                       [--json] [--csv FILE] [--set KEY=VALUE]...\n\n"
+	"One row per build.  Under --power-cap each build is shrunk in whole increments\n"
+	"of its kind (docs/spec.md §6d) and every column is computed on the smaller\n"
+	"fabric: devices, switches, links, diameter, bisection per device, one column\n"
+	"per collective (default: allreduce 10 KiB and all-to-all 32 MiB over all the\n"
+	"build's devices, each with the fastest algorithm the registry has for the\n"
+	"fabric, named in the cell; --algo fixes one, once for all or once per\n"
+	"--pattern), kW, racks, cooling and what limits the build.\n\n"
+	"SPEC@KEY=VALUE,KEY=VALUE is the spec with those --set overrides, so variants\n"
+	"of one spec sit side by side; commas inside [], {} or quotes stay with their\n"
+	"value (specs/torus-8x8x8.yaml@fabric.dims=[8,8,4]).  --set applies to every\n"
+	"spec.  --sort orders rows by a column (its header or CSV name; '-' for\n"
+	"descending; n/a last).  Exit status: 0 ok, 1 internal, 2 bad input, 3 a cap\n"
+	"powers nothing of some build.\n";
 
-/* Evaluates one build; its messages go to stderr like any command's. */
-static int evaluate(const char *spec, const double *cap, char **common, int ncommon, row *out)
+typedef struct cmp_args {
+	const char *specs[FX_CMP_MAX_SPECS];
+	int nspec;
+	const char *cap, *csv, *sort, *out_root;
+	const char *patterns[FX_CMP_MAX_COLLS], *sizes[FX_CMP_MAX_COLLS], *algos[FX_CMP_MAX_COLLS];
+	int npat, nsize, nalgo;
+	int json;
+} cmp_args;
+
+static int parse_args(int argc, char **argv, cmp_args *a, fx_cmp_opts *o, fx_diag *d)
 {
-	char *argv[FX_CLI_MAX_SETS * 2 + 8];
-	int argc = 0;
-	argv[argc++] = "compare";
-	argv[argc++] = (char *)spec;
-	for (int i = 0; i < ncommon; i++)
-		argv[argc++] = common[i];
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "compare", "compare SPEC...", NULL, argc, argv);
-	if (rc == 0)
-		rc = fx_cli_load(&c);
-	fx_power_config pc;
-	fx_power_plan p;
-	memset(out, 0, sizeof *out);
-	if (rc == 0) {
-		pc = c.power;
-		if (cap)
-			pc.budget = *cap;
-	}
-	if (rc == 0 && fx_power_plan_build(&pc, &c.fab, -1, &p, &c.d) == 0) {
-		fx_hops h;
-		fx_cut b;
-		snprintf(out->name, sizeof out->name, "%s", c.name);
-		snprintf(out->kind, sizeof out->kind, "%s", c.fab.builder->kind);
-		out->all_devices = c.fab.ndev;
-		out->devices = p.max_devices;
-		out->switches = c.fab.nsw;
-		out->links = fx_fabric_links(&c.fab);
-		out->kw = p.parts.total / 1e3;
-		out->racks = p.racks;
-		for (int64_t r = 0; r < p.racks; r++)
-			out->liquid += p.rack[r].liquid;
-		snprintf(out->limited, sizeof out->limited, "%s", p.limited_by);
-		fx_power_plan_release(&p);
-		if (fx_route_hops(&c.fab, &h, &c.d) == 0) {
-			out->diameter = h.diameter;
-			fx_hops_release(&h);
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			fputs(usage_text, stdout);
+			return 1;
 		}
-		if (fx_route_bisection(&c.fab, &b, &c.d) == 0)
-			out->bis_per_dev = b.per_device;
-		int64_t n = out->devices;
-		out->ar_us = n > 1 ? fx_cli_coll_time(&c, "allreduce", "ring", n, 10 * 1024.0) * 1e6 : 0;
-		out->a2a_us = n > 1 ? fx_cli_coll_time(&c, "all-to-all", "direct", n, 32 * 1024.0 * 1024) * 1e6 : 0;
-		out->ok = c.d.nerr == 0;
+		if (!strcmp(s, "--json")) {
+			a->json = 1;
+			continue;
+		}
+		static const char *const valued[] = {"--power-cap", "--csv", "--set", "--out", "--max-memory",
+						     "--pattern", "--size", "--algo", "--sort", NULL};
+		int k = 0;
+		while (valued[k] && strcmp(s, valued[k]))
+			k++;
+		if (valued[k]) {
+			if (i + 1 >= argc)
+				return fx_diag_error(d, NULL, "compare: option '%s' needs a value", s);
+			const char *v = argv[++i];
+			int many = !strcmp(s, "--pattern") || !strcmp(s, "--size") || !strcmp(s, "--algo");
+			if (many && (a->npat == FX_CMP_MAX_COLLS || a->nsize == FX_CMP_MAX_COLLS ||
+				     a->nalgo == FX_CMP_MAX_COLLS))
+				return fx_diag_error(d, NULL, "compare: at most %d collectives", FX_CMP_MAX_COLLS);
+			if (!strcmp(s, "--power-cap"))
+				a->cap = v;
+			else if (!strcmp(s, "--csv"))
+				a->csv = v;
+			else if (!strcmp(s, "--sort"))
+				a->sort = v;
+			else if (!strcmp(s, "--pattern"))
+				a->patterns[a->npat++] = v;
+			else if (!strcmp(s, "--size"))
+				a->sizes[a->nsize++] = v;
+			else if (!strcmp(s, "--algo"))
+				a->algos[a->nalgo++] = v;
+			else {
+				if (!strcmp(s, "--out"))
+					a->out_root = v;
+				o->common[o->ncommon++] = (char *)s;
+				o->common[o->ncommon++] = (char *)v;
+			}
+		} else if (s[0] == '-') {
+			fx_diag_error(d, NULL, "compare: unknown option '%s' (see --help)", s);
+		} else if (a->nspec < FX_CMP_MAX_SPECS) {
+			a->specs[a->nspec++] = s;
+		} else {
+			return fx_diag_error(d, NULL, "compare: at most %d specs", FX_CMP_MAX_SPECS);
+		}
 	}
-	int status = fx_cli_finish(&c, rc);
-	return out->ok ? 0 : (status ? status : FX_EXIT_INTERNAL);
+	if (d->nerr == 0 && a->nspec < 1)
+		fx_diag_error(d, NULL, "compare: give one or more specs (see --help)");
+	return d->nerr ? -1 : 0;
 }
 
-static const char *const cols[] = {"build", "kind", "devices", "switches", "links", "diameter",
-				   "bisection/device", "allreduce 10 KiB", "all-to-all 32 MiB",
-				   "kW", "racks", "cooling", "limited by", NULL};
+/* A quantity option through the CLI's parser, for its wording. */
+static int qty(fx_diag *d, const char *opt, const char *text, fx_unit_kind k, double *out)
+{
+	fx_cli *q = fx_xcalloc(1, sizeof *q);
+	q->d = *d;
+	int rc = fx_cli_qty(q, opt, text, k, out);
+	*d = q->d;
+	free(q);
+	return rc;
+}
+
+/* The collective columns: --pattern/--size pairs (default allreduce 10 KiB
+ * and all-to-all 32 MiB), --algo once for all or once per pattern. */
+static int collectives(const cmp_args *a, fx_cmp_opts *o, fx_diag *d)
+{
+	static const char *const dp[] = {"allreduce", "all-to-all"}, *const ds[] = {"10 KiB", "32 MiB"};
+	int n = a->npat ? a->npat : 2;
+	if (a->npat != a->nsize && (a->npat || a->nsize))
+		return fx_diag_error(d, NULL, "compare: give one --size for each --pattern (%d patterns, "
+				     "%d sizes)", a->npat, a->nsize);
+	if (a->nalgo > 1 && a->nalgo != n)
+		return fx_diag_error(d, NULL, "compare: give --algo once for every pattern or once for "
+				     "each of the %d patterns, not %d times", n, a->nalgo);
+	for (int i = 0; i < n; i++) {
+		fx_cmp_coll *k = &o->coll[i];
+		k->pattern = a->npat ? a->patterns[i] : dp[i];
+		k->algo = a->nalgo ? a->algos[a->nalgo > 1 ? i : 0] : NULL;
+		if (!fx_coll_find(k->pattern, NULL))
+			return fx_diag_error(d, NULL, "compare: unknown pattern '%s' (see fabricx collective "
+					     "--list)", k->pattern);
+		if (k->algo && !fx_coll_find(k->pattern, k->algo))
+			return fx_diag_error(d, NULL, "compare: '%s' is not an algorithm of '%s' (see "
+					     "fabricx collective --list)", k->algo, k->pattern);
+		if (qty(d, "--size", a->npat ? a->sizes[i] : ds[i], FX_UNIT_SIZE, &k->size))
+			return -1;
+		char sz[32], *w, *r;
+		fx_unit_format(k->size, FX_UNIT_SIZE, sz, sizeof sz);
+		snprintf(k->label, sizeof k->label, "%s %s%s%s", k->pattern, sz, k->algo ? " " : "",
+			 k->algo ? k->algo : "");
+		for (w = r = sz; *r; r++)  /* "10 KiB" -> "10KiB" for field names */
+			if (*r != ' ')
+				*w++ = *r;
+		*w = '\0';
+		snprintf(k->key, sizeof k->key, "%s_%s_us", k->pattern, sz);
+		for (w = k->key; *w; w++)
+			if (*w == '-')
+				*w = '_';
+	}
+	o->ncoll = n;
+	return 0;
+}
+
+/* ---- sorting ---- */
+
+static const char *const fixed_cols[][2] = {
+	{"build", "name"}, {"kind", "kind"}, {"devices", "devices"}, {"switches", "switches"},
+	{"links", "links"}, {"diameter", "diameter_hops"}, {"bisection/device", "bisection_per_device_GBps"},
+	{"kW", "power_kW"}, {"racks", "racks"}, {"cooling", "cooling"}, {"limited by", "limited_by"},
+};
+#define NFIXED (int)(sizeof fixed_cols / sizeof fixed_cols[0])
+
+static int sort_col, sort_desc;   /* for row_cmp */
+
+/* Column c of row r as a number (NAN: n/a) or, for text columns, NULL. */
+static double num_of(const fx_cmp_row *r, int c, const char **text)
+{
+	*text = NULL;
+	switch (c) {
+	case 0: *text = r->name; return 0;
+	case 1: *text = r->kind; return 0;
+	case 2: return (double)r->devices;
+	case 3: return r->built ? (double)r->switches : NAN;
+	case 4: return r->built ? (double)r->links : NAN;
+	case 5: return r->built && r->diameter >= 0 ? (double)r->diameter : NAN;
+	case 6: return r->built ? r->bis_per_dev : NAN;
+	case 7: return r->kw;
+	case 8: return r->built ? (double)r->racks : NAN;
+	case 9: *text = r->cooling; return 0;
+	case 10: *text = r->limited; return 0;
+	default: return r->t_us[c - NFIXED];
+	}
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const fx_cmp_row *a = pa, *b = pb;
+	const char *ta, *tb;
+	double x = num_of(a, sort_col, &ta), y = num_of(b, sort_col, &tb);
+	int s;
+	if (ta)
+		s = strcmp(ta, tb);
+	else if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);  /* n/a last either way */
+	else
+		s = (x > y) - (x < y);
+	return sort_desc ? -s : s;
+}
+
+static int sort_rows(fx_cmp_row *rows, int n, const char *key, const fx_cmp_opts *o, fx_diag *d)
+{
+	sort_desc = key[0] == '-';
+	key += sort_desc;
+	sort_col = -1;
+	for (int c = 0; c < NFIXED && sort_col < 0; c++)
+		if (!strcasecmp(key, fixed_cols[c][0]) || !strcasecmp(key, fixed_cols[c][1]))
+			sort_col = c;
+	for (int i = 0; i < o->ncoll && sort_col < 0; i++)
+		if (!strcasecmp(key, o->coll[i].label) || !strcasecmp(key, o->coll[i].key))
+			sort_col = NFIXED + i;
+	if (sort_col < 0)
+		return fx_diag_error(d, NULL, "--sort: no column '%s' (a header such as 'kW' or "
+				     "'allreduce 10 KiB', or a CSV name such as 'power_kW')", key);
+	/* insertion sort: stable, and a handful of rows */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && row_cmp(&rows[j - 1], &rows[j]) > 0; j--) {
+			fx_cmp_row t = rows[j];
+			rows[j] = rows[j - 1];
+			rows[j - 1] = t;
+		}
+	return 0;
+}
+
+/* ---- output ---- */
+
+static fx_table *text_table(const fx_cmp_row *rows, int n, const fx_cmp_opts *o, const char *title)
+{
+	const char *cols[NFIXED + FX_CMP_MAX_COLLS + 1];
+	int k = 0;
+	for (int c = 0; c < 7; c++)
+		cols[k++] = fixed_cols[c][0];
+	for (int i = 0; i < o->ncoll; i++)
+		cols[k++] = o->coll[i].label;
+	for (int c = 7; c < NFIXED; c++)
+		cols[k++] = fixed_cols[c][0];
+	cols[k] = NULL;
+	fx_table *t = fx_table_new("compare", title, cols);
+	char b[32];
+	for (int i = 0; i < n; i++) {
+		const fx_cmp_row *r = &rows[i];
+		if (!r->ok)
+			continue;
+		fx_table_cell(t, "%s", r->name);
+		fx_table_cell(t, "%s", r->kind);
+		fx_table_cell(t, "%lld of %lld", (long long)r->devices, (long long)r->spec_devices);
+		if (r->built) {
+			fx_table_cell(t, "%lld", (long long)r->switches);
+			fx_table_cell(t, "%lld", (long long)r->links);
+			fx_table_cell(t, "%lld", (long long)r->diameter);
+			fx_table_cell(t, "%s", isnan(r->bis_per_dev) ? "n/a"
+				      : fx_unit_format(r->bis_per_dev, FX_UNIT_BANDWIDTH, b, sizeof b));
+		} else {
+			for (int c = 0; c < 4; c++)
+				fx_table_cell(t, "n/a");
+		}
+		for (int c = 0; c < o->ncoll; c++)
+			if (isnan(r->t_us[c]))
+				fx_table_cell(t, "n/a");
+			else if (o->coll[c].algo)
+				fx_table_cell(t, "%.2f us", r->t_us[c]);
+			else
+				fx_table_cell(t, "%.2f us (%s)", r->t_us[c], r->algo[c]);
+		if (isnan(r->kw))
+			fx_table_cell(t, "n/a");
+		else
+			fx_table_cell(t, "%.4g", r->kw);
+		if (r->built)
+			fx_table_cell(t, "%lld (%lld + %lld network)", (long long)r->racks,
+				      (long long)r->compute_racks, (long long)r->network_racks);
+		else
+			fx_table_cell(t, "n/a");
+		fx_table_cell(t, "%s", r->built ? r->cooling : "n/a");
+		if (r->built_as[0])
+			fx_table_cell(t, "%s (built with %s)", r->limited, r->built_as);
+		else
+			fx_table_cell(t, "%s", r->limited);
+	}
+	return t;
+}
+
+/* Raw numbers for the CSV, the unit in each field name; empty = n/a. */
+static fx_table *raw_table(const fx_cmp_row *rows, int n, const fx_cmp_opts *o)
+{
+	static const char *const head[] = {"name", "kind", "devices", "devices_in_spec", "switches",
+					   "links", "diameter_hops", "bisection_per_device_GBps"};
+	static const char *const tail[] = {"power_kW", "racks", "compute_racks", "network_racks",
+					   "liquid_racks", "cooling", "limited_by", "built_with"};
+	const char *cols[8 + 2 * FX_CMP_MAX_COLLS + 8 + 1];
+	char algo_keys[FX_CMP_MAX_COLLS][72];
+	int k = 0;
+	for (int c = 0; c < 8; c++)
+		cols[k++] = head[c];
+	for (int i = 0; i < o->ncoll; i++) {
+		cols[k++] = o->coll[i].key;
+		snprintf(algo_keys[i], sizeof algo_keys[i], "%.*s_algo",
+			 (int)(strlen(o->coll[i].key) - 3), o->coll[i].key);
+		cols[k++] = algo_keys[i];
+	}
+	for (int c = 0; c < 8; c++)
+		cols[k++] = tail[c];
+	cols[k] = NULL;
+	fx_table *t = fx_table_new("compare", "compare, raw numbers", cols);
+	for (int i = 0; i < n; i++) {
+		const fx_cmp_row *r = &rows[i];
+		if (!r->ok)
+			continue;
+		fx_table_cell(t, "%s", r->name);
+		fx_table_cell(t, "%s", r->kind);
+		fx_table_cell(t, "%lld", (long long)r->devices);
+		fx_table_cell(t, "%lld", (long long)r->spec_devices);
+		if (r->built) {
+			fx_table_cell(t, "%lld", (long long)r->switches);
+			fx_table_cell(t, "%lld", (long long)r->links);
+			fx_table_cell(t, "%lld", (long long)r->diameter);
+		} else {
+			for (int c = 0; c < 3; c++)
+				fx_table_cell(t, "%s", "");
+		}
+		if (isnan(r->bis_per_dev))
+			fx_table_cell(t, "%s", "");
+		else
+			fx_table_cell(t, "%.17g", r->bis_per_dev / 1e9);
+		for (int c = 0; c < o->ncoll; c++) {
+			if (isnan(r->t_us[c]))
+				fx_table_cell(t, "%s", "");
+			else
+				fx_table_cell(t, "%.17g", r->t_us[c]);
+			fx_table_cell(t, "%s", r->algo[c]);
+		}
+		if (isnan(r->kw))
+			fx_table_cell(t, "%s", "");
+		else
+			fx_table_cell(t, "%.17g", r->kw);
+		if (r->built) {
+			fx_table_cell(t, "%lld", (long long)r->racks);
+			fx_table_cell(t, "%lld", (long long)r->compute_racks);
+			fx_table_cell(t, "%lld", (long long)r->network_racks);
+			fx_table_cell(t, "%lld", (long long)r->liquid);
+		} else {
+			for (int c = 0; c < 4; c++)
+				fx_table_cell(t, "%s", "");
+		}
+		fx_table_cell(t, "%s", r->built ? r->cooling : "");
+		fx_table_cell(t, "%s", r->limited);
+		fx_table_cell(t, "%s", r->built_as);
+	}
+	return t;
+}
+
+static void num_or_null(fx_json *j, const char *key, int have, double v)
+{
+	if (have && !isnan(v))
+		fx_json_num(j, key, v);
+	else
+		fx_json_null(j, key);
+}
+
+static void print_json(const fx_cmp_row *rows, int n, const fx_cmp_opts *o)
+{
+	fx_json j;
+	fx_json_init(&j, stdout);
+	fx_json_obj_begin(&j, NULL);
+	num_or_null(&j, "power_cap_kW", o->have_cap, o->cap / 1e3);
+	fx_json_arr_begin(&j, "builds");
+	for (int i = 0; i < n; i++) {
+		const fx_cmp_row *r = &rows[i];
+		if (!r->ok)
+			continue;
+		int b = r->built;
+		fx_json_obj_begin(&j, NULL);
+		fx_json_str(&j, "name", r->name);
+		fx_json_str(&j, "kind", r->kind);
+		fx_json_int(&j, "devices", r->devices);
+		fx_json_int(&j, "devices_in_spec", r->spec_devices);
+		num_or_null(&j, "switches", b, (double)r->switches);
+		num_or_null(&j, "links", b, (double)r->links);
+		num_or_null(&j, "diameter_hops", b && r->diameter >= 0, (double)r->diameter);
+		num_or_null(&j, "bisection_per_device_GBps", b, r->bis_per_dev / 1e9);
+		fx_json_arr_begin(&j, "collectives");
+		for (int c = 0; c < o->ncoll; c++) {
+			fx_json_obj_begin(&j, NULL);
+			fx_json_str(&j, "pattern", o->coll[c].pattern);
+			fx_json_num(&j, "size_bytes", o->coll[c].size);
+			if (r->algo[c][0])
+				fx_json_str(&j, "algo", r->algo[c]);
+			else
+				fx_json_null(&j, "algo");
+			fx_json_bool(&j, "fastest", o->coll[c].algo == NULL);
+			num_or_null(&j, "time_us", 1, r->t_us[c]);
+			fx_json_obj_end(&j);
+		}
+		fx_json_arr_end(&j);
+		num_or_null(&j, "power_kW", 1, r->kw);
+		num_or_null(&j, "racks", b, (double)r->racks);
+		num_or_null(&j, "compute_racks", b, (double)r->compute_racks);
+		num_or_null(&j, "network_racks", b, (double)r->network_racks);
+		num_or_null(&j, "liquid_racks", b && r->power, (double)r->liquid);
+		if (b && r->power)
+			fx_json_str(&j, "cooling", r->cooling);
+		else
+			fx_json_null(&j, "cooling");
+		fx_json_str(&j, "limited_by", r->limited);
+		fx_json_str(&j, "built_with", r->built_as);
+		fx_json_obj_end(&j);
+	}
+	fx_json_arr_end(&j);
+	fx_json_obj_end(&j);
+}
 
 int fx_cmd_compare(int argc, char **argv)
 {
-	const char *specs[64], *cap = NULL, *csv = NULL, *out_root = "out";
+	cmp_args a = {.out_root = "out"};
+	fx_cmp_opts o = {0};
 	char *common[FX_CLI_MAX_SETS * 2 + 4];
-	int nspec = 0, ncommon = 0, json = 0;
+	o.common = common;
 	fx_diag d;
 	fx_diag_init(&d);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			printf("usage: fabricx compare SPEC SPEC... [--power-cap P] [--json] [--csv FILE] "
-			       "[--set KEY=VALUE]...\n\n"
-			       "One row per build: devices within the cap, switches, links, diameter,\n"
-			       "bisection per device, ring allreduce of 10 KiB and direct all-to-all of\n"
-			       "32 MiB over those devices, kW, racks, cooling, and what limits the build.\n"
-			       "--set applies to every spec.  Exit status: 0 ok, 1 internal, 2 bad input.\n");
-			return 0;
-		}
-		if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if (!strcmp(a, "--power-cap") || !strcmp(a, "--csv") || !strcmp(a, "--set") ||
-			   !strcmp(a, "--out") || !strcmp(a, "--max-memory")) {
-			if (i + 1 >= argc) {
-				fx_diag_error(&d, NULL, "compare: option '%s' needs a value", a);
-				break;
-			}
-			if (!strcmp(a, "--power-cap"))
-				cap = argv[++i];
-			else if (!strcmp(a, "--csv"))
-				csv = argv[++i];
-			else if (ncommon + 2 > (int)(sizeof common / sizeof common[0])) {
-				fx_diag_error(&d, NULL, "compare: too many --set, --out and --max-memory "
-					      "options (at most %d --set)", FX_CLI_MAX_SETS);
-				break;
-			} else {
-				if (!strcmp(a, "--out"))
-					out_root = argv[i + 1];
-				common[ncommon++] = argv[i];
-				common[ncommon++] = argv[++i];
-			}
-		} else if (a[0] == '-') {
-			fx_diag_error(&d, NULL, "compare: unknown option '%s' (see --help)", a);
-		} else if (nspec < 64) {
-			specs[nspec++] = a;
-		} else {  /* refused, not dropped */
-			fx_diag_error(&d, NULL, "compare: at most 64 specs, got '%s' as the 65th", a);
-			break;
-		}
+	int rc = argc > 2 * FX_CLI_MAX_SETS ? fx_diag_error(&d, NULL, "compare: too many arguments")
+		 : parse_args(argc, argv, &a, &o, &d);
+	if (rc == 1) {
+		fx_diag_release(&d);
+		return 0;
 	}
-	if (d.nerr == 0 && nspec < 1)
-		fx_diag_error(&d, NULL, "compare: give one or more specs (see --help)");
-	/* the cap once, not once per spec */
-	double capw = 0;
-	if (d.nerr == 0 && cap) {
-		fx_cli *q = fx_xcalloc(1, sizeof *q);
-		q->d = d;
-		fx_cli_qty(q, "--power-cap", cap, FX_UNIT_POWER, &capw);
-		d = q->d;
-		free(q);
-	}
+	if (rc == 0 && a.cap && qty(&d, "--power-cap", a.cap, FX_UNIT_POWER, &o.cap) == 0)
+		o.have_cap = 1;
+	if (d.nerr == 0)
+		collectives(&a, &o, &d);
 	if (d.nerr) {
 		int s = d.status;
 		fx_diag_release(&d);
 		return s;
 	}
-	row *rows = fx_xcalloc((size_t)nspec, sizeof *rows);
+	fx_cmp_row *rows = fx_xcalloc((size_t)a.nspec, sizeof *rows);
 	int status = 0;
-	for (int i = 0; i < nspec; i++) {
-		int s = evaluate(specs[i], cap ? &capw : NULL, common, ncommon, &rows[i]);
+	for (int i = 0; i < a.nspec; i++) {
+		int s = fx_cmp_evaluate(a.specs[i], &o, &rows[i]);
 		if (s && (status == 0 || s == FX_EXIT_INPUT))
 			status = s;
 	}
+	if (a.sort && sort_rows(rows, a.nspec, a.sort, &o, &d))
+		status = d.status;
 	char title[96];
-	snprintf(title, sizeof title, "Builds under a power cap of %s", cap ? cap : "(each spec's own budget)");
-	fx_table *t = fx_table_new("compare", title, cols);
-	char b1[32];
-	for (int i = 0; i < nspec; i++) {
-		row *r = &rows[i];
-		if (!r->ok)
-			continue;
-		fx_table_cell(t, "%s", r->name);
-		fx_table_cell(t, "%s", r->kind);
-		fx_table_cell(t, "%lld of %lld", (long long)r->devices, (long long)r->all_devices);
-		fx_table_cell(t, "%lld", (long long)r->switches);
-		fx_table_cell(t, "%lld", (long long)r->links);
-		fx_table_cell(t, "%lld", (long long)r->diameter);
-		fx_table_cell(t, "%s", fx_unit_format(r->bis_per_dev, FX_UNIT_BANDWIDTH, b1, sizeof b1));
-		fx_table_cell(t, "%.2f us", r->ar_us);
-		fx_table_cell(t, "%.1f us", r->a2a_us);
-		fx_table_cell(t, "%.4g", r->kw);
-		fx_table_cell(t, "%lld", (long long)r->racks);
-		fx_table_cell(t, "%s", r->liquid == 0 ? "air" : r->liquid == r->racks ? "liquid" : "mixed");
-		fx_table_cell(t, "%s", r->limited);
-	}
-	if (json && status == 0) {  /* a failed compare prints no JSON, as every command */
-		fx_json j;
-		fx_json_init(&j, stdout);
-		fx_json_obj_begin(&j, NULL);
-		if (cap)
-			fx_json_str(&j, "power_cap", cap);
-		else
-			fx_json_null(&j, "power_cap");
-		fx_json_arr_begin(&j, "builds");
-		for (int i = 0; i < nspec; i++) {
-			row *r = &rows[i];
-			if (!r->ok)
-				continue;
-			fx_json_obj_begin(&j, NULL);
-			fx_json_str(&j, "name", r->name);
-			fx_json_str(&j, "kind", r->kind);
-			fx_json_int(&j, "devices", r->devices);
-			fx_json_int(&j, "devices_in_build", r->all_devices);
-			fx_json_int(&j, "switches", r->switches);
-			fx_json_int(&j, "links", r->links);
-			fx_json_int(&j, "diameter_hops", r->diameter);
-			fx_json_num(&j, "bisection_per_device_GBps", r->bis_per_dev / 1e9);
-			fx_json_num(&j, "allreduce_10KiB_us", r->ar_us);
-			fx_json_num(&j, "alltoall_32MiB_us", r->a2a_us);
-			fx_json_num(&j, "power_kW", r->kw);
-			fx_json_int(&j, "racks", r->racks);
-			fx_json_int(&j, "liquid_racks", r->liquid);
-			fx_json_str(&j, "limited_by", r->limited);
-			fx_json_obj_end(&j);
-		}
-		fx_json_arr_end(&j);
-		fx_json_obj_end(&j);
-	} else if (!json) {
+	snprintf(title, sizeof title, "Builds as built under a power cap of %s",
+		 a.cap ? a.cap : "(each spec's own budget)");
+	fx_table *t = text_table(rows, a.nspec, &o, title), *raw = raw_table(rows, a.nspec, &o);
+	/* bad input or a failure: no JSON and no CSV, as for every command */
+	int whole = status != FX_EXIT_INPUT && status != FX_EXIT_INTERNAL;
+	if (a.json && whole)
+		print_json(rows, a.nspec, &o);
+	else if (!a.json)
 		fx_table_print(t, stdout);
-	}
-	/* out/compare/compare.csv, and --csv FILE if asked */
-	char *dir = fx_xasprintf("%s/compare", out_root), *mine = fx_xasprintf("%s/compare.csv", dir);
-	const char *bad = status ? NULL : fx_cli_mkdirs(dir) ? dir : fx_table_write_csv(t, dir) ? mine
-			  : csv && fx_table_write_csv_file(t, csv) ? csv : NULL;
+	/* out/compare/compare.csv, and --csv FILE if asked: raw numbers */
+	char *dir = fx_xasprintf("%s/compare", a.out_root), *mine = fx_xasprintf("%s/compare.csv", dir);
+	const char *bad = !whole ? NULL : fx_cli_mkdirs(dir) ? dir : fx_table_write_csv(raw, dir) ? mine
+			  : a.csv && fx_table_write_csv_file(raw, a.csv) ? a.csv : NULL;
 	if (bad) {
 		fx_diag_error(&d, NULL, "compare: cannot write '%s': %s", bad, strerror(errno));
 		status = d.status;
@@ -217,6 +458,7 @@ int fx_cmd_compare(int argc, char **argv)
 	free(mine);
 	free(dir);
 	fx_table_free(t);
+	fx_table_free(raw);
 	free(rows);
 	fx_diag_release(&d);
 	return status;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/version.h"
 #include "../core/outfile.h"
 #include "cli.h"
 
@@ -22,9 +23,14 @@ static const command commands[] = {
 	{"metrics", fx_cmd_metrics, "counts, ports, hop counts and cut sets"},
 	{"collective", fx_cmd_collective, "link loads and completion time of a collective"},
 	{"power", fx_cmd_power, "what a power budget buys: devices, racks, cooling, the limit"},
-	{"place", fx_cmd_place, "where the workload's TP/EP groups go (GLPK), and why not"},
+	{"place", fx_cmd_place, "where the workload's TP/EP groups go, proven or explained"},
 	{"compare", fx_cmd_compare, "builds side by side under a power cap"},
 	{"render", fx_cmd_render, "architecture diagrams: physical, loads, placement (Graphviz)"},
+	{"transport", fx_cmd_transport, "connection state per NIC and setup time: RC, UB, coherence"},
+	{"pool", fx_cmd_pool, "memory pooling: remote read bandwidth (Eq. 6-12) and borrowing"},
+	{"slice", fx_cmd_slice, "whether jobs' blocks of adjacent chips fit the idle ones (OCS too)"},
+	{"reconfigure", fx_cmd_reconfigure, "when reconnecting a group's links pays back (OCS)"},
+	{"failures", fx_cmd_failures, "what losing a switch chip or a link does to bisection and devices"},
 	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
 	{NULL, NULL, NULL},
 };
@@ -33,7 +39,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: fabricx COMMAND SPEC [options]\n\ncommands:\n");
 	for (const command *c = commands; c->name; c++)
-		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+		fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	fprintf(f, "\n'fabricx COMMAND --help' shows a command's options.\n"
 		   "exit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible, 4 not decided\n");
 }
@@ -88,7 +94,7 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("fabricx %s (igraph %s)\n", FX_VERSION, IGRAPH_VERSION);
+		printf("fabricx %s (build %s, igraph %s)\n", FX_VERSION, fx_version(), IGRAPH_VERSION);
 		return 0;
 	}
 	for (const command *c = commands; c->name; c++)

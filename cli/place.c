@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/units.h"
+#include "../core/xalloc.h"
 #include "cli.h"
 #include "report.h"
 
@@ -47,8 +48,71 @@ static double ring_time(int64_t p, double bytes, void *ctx)
 	return fx_cli_coll_time(ctx, "allreduce", "ring", p, bytes);
 }
 
+/* §6.7.2: the deployments again with a card failing (--fail-at). */
+static int fault_table(fx_cli *c, const fx_choice *ch, size_t n, int64_t devices,
+		       const fx_fault *f)
+{
+	char b1[32], b2[32];
+	char *title = fx_xasprintf("The same with card %lld failing at %s, its instance stalled %s "
+				   "(book §6.7.2)", (long long)f->card,
+				   fx_unit_format(f->at, FX_UNIT_TIME, b1, sizeof b1),
+				   fx_unit_format(f->stall, FX_UNIT_TIME, b2, sizeof b2));
+	fx_table *t = fx_table_new("choices_fault", title,
+				   (const char *[]){"TP", "sessions done", "on time", "meets", "GPU-s",
+						    "per on-time", "energy", NULL});
+	free(title);
+	double *done = fx_xmalloc((size_t)(c->sessions.count + 1) * sizeof *done);
+	double node_w = c->power.node;
+	if (c->json)
+		fx_json_arr_begin(&c->js, "deployments_with_fault");
+	for (size_t i = 0; i < n; i++) {
+		if (!ch[i].fits)
+			continue;
+		fx_choice r;
+		fx_model_choice_fault(&ch[i], &c->sessions, devices, f, &r, done);
+		char list[256];
+		size_t used = 0;
+		for (int64_t k = 0; k < c->sessions.count && used + 16 < sizeof list; k++)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%s%.1f", k ? " / " : "",
+						 done[k] * 1e3);
+		if (c->sessions.count > 0 && used + 16 >= sizeof list)
+			snprintf(list + used, sizeof list - used, " ...");
+		fx_table_cell(t, "%lld", (long long)r.tp);
+		fx_table_cell(t, "%s ms", list);
+		fx_table_cell(t, "%lld of %lld", (long long)r.on_time, (long long)c->sessions.count);
+		fx_table_cell(t, "%s", r.meets ? "yes" : "no");
+		fx_table_cell(t, "%.3f", r.cost);
+		fx_table_cell(t, isfinite(r.cost_per_on_time) ? "%.3f" : "-", r.cost_per_on_time);
+		if (node_w > 0)
+			fx_table_cell(t, "%.2f kJ", node_w * r.finish / 1e3);
+		else
+			fx_table_cell(t, "n/a");
+		if (c->json) {
+			fx_json_obj_begin(&c->js, NULL);
+			fx_json_int(&c->js, "tp", r.tp);
+			fx_json_arr_begin(&c->js, "finish_ms");
+			for (int64_t k = 0; k < c->sessions.count; k++)
+				fx_json_num(&c->js, NULL, done[k] * 1e3);
+			fx_json_arr_end(&c->js);
+			fx_json_int(&c->js, "on_time", r.on_time);
+			fx_json_bool(&c->js, "meets", r.meets);
+			fx_json_num(&c->js, "gpu_seconds", r.cost);
+			fx_json_num(&c->js, "gpu_seconds_per_on_time", r.cost_per_on_time);
+			if (node_w > 0)
+				fx_json_num(&c->js, "energy_kJ", node_w * r.finish / 1e3);
+			else
+				fx_json_null(&c->js, "energy_kJ");
+			fx_json_obj_end(&c->js);
+		}
+	}
+	if (c->json)
+		fx_json_arr_end(&c->js);
+	free(done);
+	return fx_cli_table(c, t);
+}
+
 /* §6.7.1-6.7.3: TP degree against instances for the workload's sessions. */
-static int choices(fx_cli *c)
+static int choices(fx_cli *c, const fx_fault *fault)
 {
 	if (!c->work.have_model || c->accel.hbm <= 0 || c->sessions.count <= 0)
 		return 0;
@@ -57,13 +121,14 @@ static int choices(fx_cli *c)
 	size_t n = fx_model_choices(&c->work.model, &c->accel, &c->sessions, devices, ring_time, c, ch, 16);
 	fx_table *t = fx_table_new("choices", "Deployments of one node (book §6.7: TP degree against instances)",
 				   (const char *[]){"TP", "instances", "capacity", "step", "session",
-						    "last done", "on time", "meets", "GPU-s", "per on-time", NULL});
+						    "last done", "on time", "meets", "GPU-s", "per on-time",
+						    "energy", NULL});
 	for (size_t i = 0; i < n; i++) {
 		fx_table_cell(t, "%lld", (long long)ch[i].tp);
 		fx_table_cell(t, "%lld", (long long)ch[i].instances);
 		fx_table_cell(t, "%lld", (long long)ch[i].capacity);
 		if (!ch[i].fits) {
-			for (int k = 0; k < 7; k++)
+			for (int k = 0; k < 8; k++)
 				fx_table_cell(t, k == 0 ? "cannot fit" : "-");
 			continue;
 		}
@@ -74,6 +139,11 @@ static int choices(fx_cli *c)
 		fx_table_cell(t, "%s", ch[i].meets ? "yes" : "no");
 		fx_table_cell(t, "%.3f", ch[i].cost);
 		fx_table_cell(t, isfinite(ch[i].cost_per_on_time) ? "%.3f" : "-", ch[i].cost_per_on_time);
+		/* energy: the node's power while the last session runs (§6.7.2) */
+		if (c->power.node > 0)
+			fx_table_cell(t, "%.2f kJ", c->power.node * ch[i].finish / 1e3);
+		else
+			fx_table_cell(t, "n/a");
 	}
 	if (c->json) {
 		fx_json_arr_begin(&c->js, "deployments");
@@ -90,11 +160,18 @@ static int choices(fx_cli *c)
 			fx_json_bool(&c->js, "meets", ch[i].meets);
 			fx_json_num(&c->js, "gpu_seconds", ch[i].cost);
 			fx_json_num(&c->js, "gpu_seconds_per_on_time", ch[i].cost_per_on_time);
+			if (c->power.node > 0 && ch[i].fits)
+				fx_json_num(&c->js, "energy_kJ", c->power.node * ch[i].finish / 1e3);
+			else
+				fx_json_null(&c->js, "energy_kJ");
 			fx_json_obj_end(&c->js);
 		}
 		fx_json_arr_end(&c->js);
 	}
-	return fx_cli_table(c, t);
+	int rc = fx_cli_table(c, t);
+	if (rc == 0 && fault)
+		rc = fault_table(c, ch, n, devices, fault);
+	return rc;
 }
 
 int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
@@ -103,7 +180,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 	const fx_workload *w = &c->work;
 	fx_place_opts o = {.lp_path = lp, .time_limit = time_limit, .node_limit = node_limit,
 			     .tm = c->coll, .accel = c->accel.hbm > 0 ? &c->accel : NULL,
-			     .sessions = &c->sessions};
+			     .sessions = &c->sessions, .failed = c->failed};
 	fx_placement p;
 	char b1[64], b2[32];
 	if (fx_place(&c->fab, w, pc, &o, &p, &c->d))
@@ -170,6 +247,10 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 		fx_table_cell(t, "not needed");
 	fx_table_cell(t, "solved in"); fx_table_cell(t, "%.3f s of CPU", p.solve_seconds);
 	fx_table_cell(t, "nodes powered"); fx_table_cell(t, "%lld of %lld", (long long)p.nodes_used, (long long)c->fab.nnodes);
+	if (p.nodes_failed) {
+		fx_table_cell(t, "nodes left out");
+		fx_table_cell(t, "%lld (holding failed devices, --fail)", (long long)p.nodes_failed);
+	}
 	fx_table_cell(t, "power"); fx_table_cell(t, "%.4g kW", p.watts / 1e3);
 	fx_model_memory mm;
 	if (w->have_model) {
@@ -270,6 +351,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 		}
 		fx_json_arr_end(j);
 		fx_json_int(j, "nodes_used", p.nodes_used);
+		fx_json_int(j, "nodes_failed", p.nodes_failed);
 		fx_json_num(j, "power_kW", p.watts / 1e3);
 		fx_json_arr_begin(j, "racks");
 		for (int64_t r = 0; r < p.nracks; r++) {
@@ -294,7 +376,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 	else
 		fx_placement_release(&p);
 	if (rc == 0)
-		rc = choices(c);
+		rc = choices(c, c->fault.at >= 0 ? &c->fault : NULL);
 	return rc;
 }
 
@@ -306,6 +388,10 @@ static const fx_opt place_opts[] = {
 	{"lp", "FILE", "write the MILP in CPLEX LP format (glpsol --lp FILE re-solves it)"},
 	{"time-limit", "S", "seconds GLPK may search (default 10)"},
 	{"node-limit", "N", "branch-and-bound nodes GLPK may search (default: no limit)"},
+	{"fail", "SEL", "failed vertices, a selector as --cut takes (repeatable): their nodes are left out"},
+	{"fail-at", "T", "the deployment table again with a card failing at T (book §6.7.2)"},
+	{"stall", "T", "how long the failed card's instance stops (default 40 ms)"},
+	{"fail-card", "N", "which card of the node fails (default 0)"},
 	{NULL, NULL, NULL},
 };
 
@@ -333,6 +419,31 @@ int fx_cmd_place(int argc, char **argv)
 		}
 		if ((v = fx_cli_opt(&c, "time-limit")) && fx_cli_time_limit(&c, v, &limit))
 			rc = -1;
+		c.fault = (fx_fault){0, -1, 0.040};
+		if ((v = fx_cli_opt(&c, "fail-at")))
+			rc |= fx_cli_qty(&c, "--fail-at", v, FX_UNIT_TIME, &c.fault.at);
+		if ((v = fx_cli_opt(&c, "stall")))
+			rc |= fx_cli_qty(&c, "--stall", v, FX_UNIT_TIME, &c.fault.stall);
+		if ((v = fx_cli_opt(&c, "fail-card")) &&
+		    fx_cli_int(&c, "--fail-card", v, 0,
+			       c.fab.nnodes > 0 ? c.fab.ndev / c.fab.nnodes - 1 : c.fab.ndev - 1,
+			       &c.fault.card))
+			rc = -1;
+		if (c.fault.at < 0 && (fx_cli_opt(&c, "stall") || fx_cli_opt(&c, "fail-card")))
+			rc = fx_diag_error(&c.d, NULL, "--stall and --fail-card need --fail-at");
+		const char *fails[64];
+		int nf = fx_cli_opt_each(&c, "fail", fails, 64);
+		if (nf > 0) {
+			c.failed = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+			uint8_t *sel = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+			for (int i = 0; i < nf && i < 64 && rc == 0; i++) {
+				memset(sel, 0, (size_t)c.fab.nv);
+				rc = fx_fabric_select(&c.fab, fails[i], "--fail", sel, &c.d);
+				for (int64_t u = 0; u < c.fab.nv; u++)
+					c.failed[u] |= sel[u];
+			}
+			free(sel);
+		}
 		int64_t nl = 0;
 		if ((v = fx_cli_opt(&c, "node-limit")) &&
 		    fx_cli_int(&c, "--node-limit", v, 1, 1000000000, &nl))
@@ -353,5 +464,7 @@ int fx_cmd_place(int argc, char **argv)
 		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, node_limit, &pc, NULL);
 		fx_cli_end(&c);
 	}
+	free(c.failed);
+	c.failed = NULL;
 	return fx_cli_finish(&c, rc);
 }

@@ -31,7 +31,7 @@ static int loads(fx_cli *c, double **util, char *caption, size_t caplen)
 	const char *pattern = fx_cli_opt(c, "pattern"), *algo = fx_cli_opt(c, "algo");
 	const char *size = fx_cli_opt(c, "size");
 	fx_coll_req q = {0};
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 	if (!pattern) {
 		pattern = "all-to-all";
 		if (!algo)
@@ -58,18 +58,25 @@ static int loads(fx_cli *c, double **util, char *caption, size_t caplen)
 	if (rc == 0) {
 		const fx_fabric *f = &c->fab;
 		*util = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof **util);
-		for (int64_t l = 0; l < 2 * f->ne; l++)
+		int64_t top = -1;  /* the busiest link: the largest share of the time busy */
+		for (int64_t l = 0; l < 2 * f->ne; l++) {
 			(*util)[l] = res.time > 0 ? res.link_busy[l] / res.time : 0;
+			if (top < 0 || (*util)[l] > (*util)[top])
+				top = l;
+		}
 		char nr[32];
 		snprintf(nr, sizeof nr, "%lld", (long long)q.n);
 		for (int k = (int)strlen(nr) - 3; k > 0; k -= 3) {  /* 753,972 */
 			memmove(nr + k + 1, nr + k, strlen(nr + k) + 1);
 			nr[k] = ',';
 		}
-		snprintf(caption, caplen, "%s %s per rank, %s, %s ranks: %s, busiest link %s", q.pattern,
-			 fx_unit_format(q.size, FX_UNIT_SIZE, b1, sizeof b1), q.algo, nr,
+		/* one buffer per figure: sharing one printed the message size
+		 * where the busiest link's bytes belong (issue 14) */
+		snprintf(caption, caplen, "%s %s per rank, %s, %s ranks: %s, busiest link %s, %.1f%% busy",
+			 q.pattern, fx_unit_format(q.size, FX_UNIT_SIZE, b1, sizeof b1), q.algo, nr,
 			 fx_unit_format(res.time, FX_UNIT_TIME, b2, sizeof b2),
-			 fx_unit_format(res.max_link_bytes, FX_UNIT_SIZE, b1, sizeof b1));
+			 fx_unit_format(top >= 0 ? res.link_bytes[top] : 0, FX_UNIT_SIZE, b3, sizeof b3),
+			 top >= 0 ? 100 * (*util)[top] : 0);
 		fx_coll_result_release(&res);
 	}
 	fx_router_free(r);

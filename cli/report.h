@@ -15,6 +15,13 @@ int fx_report_metrics(fx_cli *c, const char *cutspec);
 /* The workload's collectives, or the default three, on all devices. */
 int fx_report_collectives(fx_cli *c);
 
+/* collective --sizes: a size sweep of the algorithms in `algos` ("a,b,c",
+ * "all" or NULL for all of q's pattern) over `sizes` ("LO:HI:xF"), with the
+ * fastest per size and the crossovers (cli/sweep.c); plot, if not NULL, is
+ * an .svg or .png file gnuplot draws time and busbw against size into. */
+int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
+		  const char *algos, const char *sizes, const char *plot);
+
 /* What the power budget buys; budget/rack/nodes are option texts or NULL.
  * With --json its keys go into the object the caller has open. */
 int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char *nodes);

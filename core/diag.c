@@ -119,59 +119,62 @@ static void vreport(fx_diag *d, const fx_loc *loc, const char *kind,
 		show_line(d, loc);
 }
 
-static int count(fx_diag *d, int status)
+int fx_diag_gravity(int status)
 {
-	d->nerr++;
 	/* an internal error outranks bad input, which outranks a proof of
 	 * infeasibility, which outranks an open question */
-	static const int rank[] = {[FX_EXIT_UNDECIDED] = 1, [FX_EXIT_INFEASIBLE] = 2,
-				   [FX_EXIT_INPUT] = 3, [FX_EXIT_INTERNAL] = 4};
-	if (d->status == 0 || rank[status] > rank[d->status])
+	static const int rank[] = {[FX_EXIT_OK] = 0, [FX_EXIT_UNDECIDED] = 1,
+				   [FX_EXIT_INFEASIBLE] = 2, [FX_EXIT_INPUT] = 3,
+				   [FX_EXIT_INTERNAL] = 4};
+	return status >= 0 && status <= FX_EXIT_UNDECIDED ? rank[status] : rank[FX_EXIT_INTERNAL];
+}
+
+/* Counts a message of the given status and prints it (unless past
+ * max_shown).  Always -1, what the callers return. */
+static int report(fx_diag *d, int status, const fx_loc *loc, const char *kind, const char *fmt,
+		  va_list ap)
+{
+	d->nerr++;
+	if (fx_diag_gravity(status) > fx_diag_gravity(d->status))
 		d->status = status;
-	return d->nerr <= d->max_shown;
+	if (d->nerr <= d->max_shown)
+		vreport(d, loc, kind, fmt, ap);
+	return -1;
 }
 
 int fx_diag_error(fx_diag *d, const fx_loc *loc, const char *fmt, ...)
 {
-	if (count(d, FX_EXIT_INPUT)) {
-		va_list ap;
-		va_start(ap, fmt);
-		vreport(d, loc, "error", fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, FX_EXIT_INPUT, loc, "error", fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
 int fx_diag_internal(fx_diag *d, const char *fmt, ...)
 {
-	if (count(d, FX_EXIT_INTERNAL)) {
-		va_list ap;
-		va_start(ap, fmt);
-		vreport(d, NULL, "internal error", fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, FX_EXIT_INTERNAL, NULL, "internal error", fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
 int fx_diag_infeasible(fx_diag *d, const char *fmt, ...)
 {
-	if (count(d, FX_EXIT_INFEASIBLE)) {
-		va_list ap;
-		va_start(ap, fmt);
-		vreport(d, NULL, "infeasible", fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, FX_EXIT_INFEASIBLE, NULL, "infeasible", fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
 int fx_diag_undecided(fx_diag *d, const char *fmt, ...)
 {
-	if (count(d, FX_EXIT_UNDECIDED)) {
-		va_list ap;
-		va_start(ap, fmt);
-		vreport(d, NULL, "not decided", fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	report(d, FX_EXIT_UNDECIDED, NULL, "not decided", fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

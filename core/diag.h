@@ -72,6 +72,9 @@ int fx_diag_infeasible(fx_diag *d, const char *fmt, ...)
 /* Reports a question not decided within a limit (exit status 4). Returns -1. */
 int fx_diag_undecided(fx_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* How grave an exit status is: internal 4 > bad input 3 > infeasible 2 >
+ * not decided 1 > ok 0.  A run reports the gravest of its messages. */
+int fx_diag_gravity(int status);
 /* A note attached to the previous message; no count, no status change. */
 void fx_diag_note(fx_diag *d, const fx_loc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -111,3 +111,14 @@ void fx_json_null(fx_json *j, const char *key)
 	prefix(j, key);
 	fputs("null", j->f);
 }
+
+void fx_json_fork(fx_json *child, const fx_json *parent, FILE *f)
+{
+	*child = *parent;
+	child->f = f;
+}
+
+void fx_json_join(fx_json *parent, const fx_json *child)
+{
+	parent->count[parent->depth] = child->count[parent->depth];
+}

@@ -29,4 +29,12 @@ void fx_json_str(fx_json *j, const char *key, const char *s);
 void fx_json_bool(fx_json *j, const char *key, int v);
 void fx_json_null(fx_json *j, const char *key);
 
+/* A section written apart: fork starts a writer on f that continues the
+ * object `parent` has open (same depth and separators); join accounts
+ * for what it wrote once the caller has copied f's bytes into parent's
+ * file.  A section that fails is dropped by not joining it, so a failure
+ * halfway never leaves the parent's JSON unbalanced. */
+void fx_json_fork(fx_json *child, const fx_json *parent, FILE *f);
+void fx_json_join(fx_json *parent, const fx_json *child);
+
 #endif

@@ -78,3 +78,9 @@ char *fx_xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
+
+_Noreturn void fx_xalloc_failed(void)
+{
+	fputs("fabricx: fatal: out of memory\n", stderr);
+	exit(1);
+}

@@ -25,6 +25,8 @@ char *fx_xstrndup(const char *s, size_t n);
 /* printf into a fresh string the caller frees. */
 char *fx_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *fx_xvasprintf(const char *fmt, va_list ap);
+/* The policy above, for allocations made elsewhere (open_memstream). */
+_Noreturn void fx_xalloc_failed(void);
 
 /* Checked arithmetic on counts from a spec: the exact result, or INT64_MAX
  * (INT64_MIN) where it would overflow, so a sum or product of huge but

@@ -191,7 +191,8 @@ static int64_t first_device_neighbour(const fx_fabric *f, int64_t v)
  */
 static int packaging(fx_fabric *f, const fx_spec *spec, fx_diag *d)
 {
-	static const char *const keys[] = {"devices_per_node", "nodes_per_rack", NULL};
+	/* `switches` (switch racks) is read by the power model (power/config.c) */
+	static const char *const keys[] = {"devices_per_node", "nodes_per_rack", "switches", NULL};
 	const fx_snode *p;
 	int64_t dpn = 0, npr = 0;
 	if (fx_spec_map(d, spec->root, "packaging", 0, &p))

@@ -87,6 +87,17 @@ typedef struct fx_fabric_size {
 
 struct fx_builder;
 
+/* A smaller build of the same fabric, in whole increments of its kind, as
+ * the `--set` overrides that build it (so `metrics --set ...` reproduces
+ * it).  Filled by a builder's shrink hook. */
+#define FX_SHRINK_MAX_SETS 4
+typedef struct fx_shrink {
+	int nsets;
+	char set[FX_SHRINK_MAX_SETS][128];  /* KEY=VALUE */
+	int64_t devices;                    /* devices of the smaller build */
+	char rule[128];                     /* the kind's increment, or why it cannot shrink */
+} fx_shrink;
+
 typedef struct fx_fabric {
 	char *name;                 /* spec name */
 	const struct fx_builder *builder;
@@ -158,6 +169,14 @@ typedef struct fx_builder {
 	 * the canonical bisection, checked against igraph's max-flow; returns
 	 * -1 when no formula applies (may be NULL). */
 	double (*bisection)(const fx_fabric *f, double *links);
+	/* The largest build of at most max_devices devices in whole increments
+	 * of the kind (fab is the spec's `fabric` map); 0, or -1 when the kind
+	 * cannot shrink this fabric (out->rule says why).  NULL: cannot shrink. */
+	int (*shrink)(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out);
+	/* 1: an explicit graph, routed by shortest-path searches with no
+	 * structure to exploit, so a collective's routing work is counted
+	 * before it runs (routing/collective.c); 0: routed from structure */
+	int explicit_graph;
 } fx_builder;
 
 /* The registry: every kind, in documentation order; NULL-terminated. */
@@ -173,6 +192,12 @@ void fx_fabric_release(fx_fabric *f);
 const char *fx_fabric_vertex_name(const fx_fabric *f, int64_t v, char *buf, size_t len);
 const char *fx_vtype_name(fx_vtype t);
 const char *fx_medium_name(fx_medium m);
+/* Fills out with the largest build of at most max_devices devices in the
+ * kind's whole increments (no overrides when the fabric already fits);
+ * -1 when the kind cannot shrink it (out->rule says why). */
+int fx_fabric_shrink(const fx_fabric *f, const fx_spec *spec, int64_t max_devices, fx_shrink *out);
+/* Appends one KEY=VALUE override to a shrink (builders' helper). */
+void fx_shrink_set(fx_shrink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Physical links (bundles weighted by count). */
 int64_t fx_fabric_links(const fx_fabric *f);
 /* Ports in use on vertex v (sum of link counts). */
@@ -219,6 +244,19 @@ int fx_fabric_select(const fx_fabric *f, const char *expr, const char *where, ui
 /* The same for a selector held in a spec value: errors name its dotted key
  * at its position. */
 int fx_fabric_select_node(const fx_fabric *f, const fx_snode *n, uint8_t *sel, fx_diag *d);
+
+/*
+ * Slices (the chapter "Supernodes" §6.5.4): the most disjoint blocks of
+ * shape[ndims] chips (any axis order; across the wrap on a torus) that fit
+ * the idle devices of a lattice, up to `jobs`, written to out[] with their
+ * count in *found.  The search is exhaustive: 0 when decided (fewer than
+ * `jobs` found is then proven), -1 when it ran out of max_steps first.
+ */
+typedef struct fx_slice {
+	int origin[FX_MAX_DIMS], extent[FX_MAX_DIMS];
+} fx_slice;
+int fx_lattice_slices(const fx_fabric *f, const uint8_t *idle, const int *shape, int jobs,
+		      long max_steps, fx_slice *out, int *found);
 
 /* Physical RAM of this machine in bytes (used for the default size limit). */
 double fx_fabric_default_limit(void);

@@ -1,12 +1,17 @@
 /*
  * custom: an explicit graph.
  *
- *   nodes: [{name, type: device|switch|cpu, group, node, rack, plane, ports}]
+ *   nodes: [{name, type: device|switch|cpu, group, node, rack, plane, ports,
+ *            role, tier}]
  *   links: [{a, b, count, bandwidth, latency, medium}]
  *   link:  {bandwidth, latency, medium}   # defaults for links that omit them
  *
  * Devices are renumbered first, in the order listed, then switches, then
  * CPUs.  `ports` is a switch's radix; a wiring that needs more is an error.
+ * A switch's `role` (e.g. leaf, spine, nvswitch; default "switch") and
+ * `tier` (1 = nearest the devices; default 1) group switches as the
+ * structured kinds do, so ports are reported per role and split into down
+ * (towards lower tiers) and up.  Switches of one role share one tier.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +21,8 @@
 
 typedef struct cnode {
 	const fx_snode *src;
-	const char *name, *group;
+	const char *name, *group, *role;
+	int64_t tier;
 	fx_vtype type;
 	int64_t node, rack, plane, ports;
 	int64_t id;        /* vertex id after renumbering */
@@ -66,7 +72,7 @@ static int64_t lookup(const custom_params *p, const char *name)
 static int parse_node(fx_diag *d, const fx_snode *n, cnode *c)
 {
 	static const char *const keys[] = {"name", "type", "group", "node", "rack", "plane",
-					   "ports", NULL};
+					   "ports", "role", "tier", NULL};
 	static const char *const types[] = {"device", "switch", "cpu"};
 	const char *type;
 	if (n->kind != FX_SNODE_MAP)
@@ -85,6 +91,8 @@ static int parse_node(fx_diag *d, const fx_snode *n, cnode *c)
 	c->src = n;
 	c->node = c->rack = c->plane = -1;
 	c->group = NULL;
+	c->role = NULL;
+	c->tier = 0;
 	int found = 0;
 	for (int t = 0; t < 3; t++)
 		if (strcmp(type, types[t]) == 0) {
@@ -103,9 +111,13 @@ static int parse_node(fx_diag *d, const fx_snode *n, cnode *c)
 	rc |= fx_spec_int_opt(d, n, "rack", 0, INT32_MAX, &c->rack);
 	rc |= fx_spec_int_opt(d, n, "plane", 0, INT32_MAX, &c->plane);
 	rc |= fx_spec_int_opt(d, n, "ports", 1, 1 << 20, &c->ports);
-	if (c->ports && c->type != FX_V_SWITCH)
-		rc |= fx_snode_error(d, fx_snode_get(n, "ports"), "'%s.ports' applies to switches only",
-				     n->path);
+	rc |= fx_spec_str_opt(d, n, "role", &c->role);
+	rc |= fx_spec_int_opt(d, n, "tier", 1, 100, &c->tier);
+	static const char *const sw_only[] = {"ports", "role", "tier"};
+	for (int k = 0; k < 3; k++)
+		if (fx_snode_get(n, sw_only[k]) && c->type != FX_V_SWITCH)
+			rc |= fx_snode_error(d, fx_snode_get(n, sw_only[k]), "'%s.%s' applies to "
+					     "switches only", n->path, sw_only[k]);
 	return rc;
 }
 
@@ -151,6 +163,55 @@ static int parse_link(fx_diag *d, const fx_snode *n, const custom_params *p,
 		if (!rc && !ok)
 			rc = fx_snode_error(d, m, "'%s' must be copper, optical or silicon, got '%s'",
 					    m->path, s);
+	}
+	return rc;
+}
+
+static const char *role_of(const cnode *c)
+{
+	return c->role ? c->role : "switch";
+}
+
+/* Switch roles: at most FX_MAX_ROLES, each with one tier; a switch without
+ * a tier takes its role's (or 1). */
+static int check_roles(fx_diag *d, custom_params *p)
+{
+	const char *names[FX_MAX_ROLES];
+	int64_t tiers[FX_MAX_ROLES];
+	const fx_snode *where[FX_MAX_ROLES];
+	int nr = 0, rc = 0;
+	for (size_t i = 0; i < p->nn; i++) {
+		cnode *c = &p->nodes[i];
+		if (c->type != FX_V_SWITCH)
+			continue;
+		int r = 0;
+		while (r < nr && strcmp(names[r], role_of(c)) != 0)
+			r++;
+		if (r == nr) {
+			if (nr == FX_MAX_ROLES)
+				return fx_snode_error(d, fx_snode_get(c->src, "role"), "'%s.role': at most "
+						      "%d switch roles, '%s' is one more", c->src->path,
+						      FX_MAX_ROLES, role_of(c));
+			names[nr] = role_of(c);
+			tiers[nr] = 0;
+			where[nr++] = c->src;
+		}
+		if (c->tier && tiers[r] && c->tier != tiers[r])
+			rc |= fx_snode_error(d, fx_snode_get(c->src, "tier"), "'%s.tier' is %lld but role "
+					     "'%s' is tier %lld at '%s'", c->src->path, (long long)c->tier,
+					     names[r], (long long)tiers[r], where[r]->path);
+		else if (c->tier && !tiers[r]) {
+			tiers[r] = c->tier;
+			where[r] = c->src;
+		}
+	}
+	for (size_t i = 0; i < p->nn && rc == 0; i++) {
+		cnode *c = &p->nodes[i];
+		if (c->type != FX_V_SWITCH)
+			continue;
+		for (int r = 0; r < nr; r++)
+			if (strcmp(names[r], role_of(c)) == 0)
+				c->tier = tiers[r] ? tiers[r] : 1;
 	}
 	return rc;
 }
@@ -207,6 +268,7 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 		p->nodes[p->links[i].a].used += p->links[i].count;
 		p->nodes[p->links[i].b].used += p->links[i].count;
 	}
+	rc |= check_roles(d, p);
 	for (size_t i = 0; i < p->nn; i++) {
 		const fx_snode *pn = fx_snode_get(p->nodes[i].src, "ports");
 		if (p->nodes[i].ports && p->nodes[i].used > p->nodes[i].ports)
@@ -232,25 +294,46 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 {
 	custom_params *p = (custom_params *)params;
 	(void)d;
-	int rsw = fx_fb_role(f, "switch", 0, 1, "ports");
+	/* roles in order of first appearance; a role's radix is its switches'
+	 * `ports` when they all give the same, else unknown (0) */
+	int *role = fx_xcalloc(p->nn, sizeof *role);
+	for (size_t i = 0; i < p->nn; i++) {
+		cnode *c = &p->nodes[i];
+		if (c->type != FX_V_SWITCH)
+			continue;
+		int r = 0;
+		while (r < f->nroles && strcmp(f->roles[r].name, role_of(c)) != 0)
+			r++;
+		if (r == f->nroles)
+			fx_fb_role(f, role_of(c), (int)c->ports, (int)c->tier, "ports");
+		else if (f->roles[r].radix != c->ports)
+			f->roles[r].radix = 0;
+		role[i] = r;
+	}
 	f->names = fx_xcalloc(p->nn, sizeof *f->names);
 	f->groups = fx_xcalloc(p->nn, sizeof *f->groups);
+	/* switches role by role, so each role's chips are numbered together */
 	for (int t = FX_V_DEVICE; t <= FX_V_CPU; t++)
+		for (int r = 0; r < (t == FX_V_SWITCH ? f->nroles : 1); r++)
 		for (size_t i = 0; i < p->nn; i++) {
 			cnode *c = &p->nodes[i];
-			if ((int)c->type != t)
+			if ((int)c->type != t || (t == FX_V_SWITCH && role[i] != r))
 				continue;
-			c->id = fx_fb_vertex(f, c->type, c->type == FX_V_SWITCH ? rsw : -1, c->node,
+			c->id = fx_fb_vertex(f, c->type, c->type == FX_V_SWITCH ? role[i] : -1, c->node,
 					     c->plane);
 			f->v[c->id].rack = (int32_t)c->rack;
 			f->names[c->id] = fx_xstrdup(c->name);
 			f->groups[c->id] = c->group ? fx_xstrdup(c->group) : NULL;
 		}
+	free(role);
 	for (size_t i = 0; i < p->nl; i++) {
-		const clink *l = &p->links[i];
-		fx_fb_link(f, p->nodes[l->a].id, p->nodes[l->b].id, &l->ls, (int)l->count, 0);
+		const cnode *a = &p->nodes[p->links[i].a], *b = &p->nodes[p->links[i].b];
+		/* link class: 0 for device (and CPU) links, else the lower switch tier */
+		int tier = a->type != FX_V_SWITCH || b->type != FX_V_SWITCH ? 0 :
+			   (int)(a->tier < b->tier ? a->tier : b->tier);
+		fx_fb_link(f, a->id, b->id, &p->links[i].ls, (int)p->links[i].count, tier);
 	}
-	/* explicit graphs route on plain shortest paths: any vertex may relay
+	/* explicit graphs route on shortest paths (ECMP): any vertex may relay
 	 * (DGX-1's hybrid cube-mesh relays through GPUs) */
 	f->devices_forward = 1;
 	f->cpus_forward = 1;
@@ -266,6 +349,13 @@ static void release(void *params)
 }
 
 const fx_builder fx_builder_custom = {
-	"custom", "explicit graph of named devices, switches and cpus",
-	sizeof(custom_params), parse, size, build, release, NULL, NULL, NULL,
+	.kind = "custom",
+	.summary = "explicit graph of named devices, switches and cpus",
+	.params_size = sizeof(custom_params),
+	.parse = parse,
+	.size = size,
+	.build = build,
+	.release = release,
+	/* an explicit graph has no increments to shrink by */
+	.explicit_graph = 1,
 };

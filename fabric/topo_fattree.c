@@ -3,6 +3,8 @@
  *
  *   k: K            three-tier k-ary fat-tree: k pods of k/2 leaf and k/2
  *                   aggregation switches, (k/2)^2 cores, k^3/4 hosts.
+ *   pods: P         with k: only P of the k pods installed (default k); the
+ *                   cores stay whole, with idle ports (a capped build).
  *   tiers: 2        leaf-spine: hosts/d leaves with d hosts and u uplinks
  *                   each; `spines` spines (default u, one link from every
  *                   leaf to every spine).
@@ -93,7 +95,7 @@ static int parse_links(fx_diag *d, const fx_snode *fab, fattree_params *p)
 static int parse(fx_diag *d, const fx_snode *fab, void *params)
 {
 	static const char *const keys[] = {"kind", "k", "tiers", "radix", "hosts", "down_up",
-					   "spines", "link", "tier_links", NULL};
+					   "spines", "link", "tier_links", "pods", NULL};
 	fattree_params *p = params;
 	if (fx_spec_keys(d, fab, keys))
 		return -1;
@@ -101,7 +103,8 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 	if (k) {
 		int64_t kk;
 		for (const char *const *x = keys + 2; *x; x++)
-			if (strcmp(*x, "link") && strcmp(*x, "tier_links") && fx_snode_get(fab, *x))
+			if (strcmp(*x, "link") && strcmp(*x, "tier_links") && strcmp(*x, "pods") &&
+			    fx_snode_get(fab, *x))
 				return fx_snode_error(d, fx_snode_get(fab, *x),
 						      "'%s.%s' cannot be combined with 'k' (k sets the whole tree)",
 						      fab->path, *x);
@@ -109,12 +112,18 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 			return -1;
 		if (kk % 2)
 			return fx_snode_error(d, k, "'%s' must be even, got %lld", k->path, (long long)kk);
+		int64_t pods = kk;
+		if (fx_spec_int_opt(d, fab, "pods", 1, kk, &pods))
+			return -1;
 		p->tiers = 3;
 		p->radix = kk;
-		p->hosts = kk * kk * kk / 4;
+		p->hosts = pods * kk * kk / 4;
 		p->d[0] = p->u[0] = p->d[1] = p->u[1] = kk / 2;
 		return parse_links(d, fab, p);
 	}
+	if (fx_snode_get(fab, "pods"))
+		return fx_snode_error(d, fx_snode_get(fab, "pods"), "'%s.pods' applies to a k-ary "
+				      "fat-tree ('k'); give 'hosts' otherwise", fab->path);
 	int rc = fx_spec_int(d, fab, "tiers", 2, 3, &p->tiers);
 	rc |= fx_spec_int(d, fab, "radix", 2, 1 << 20, &p->radix);
 	rc |= fx_spec_int(d, fab, "hosts", 1, INT32_MAX, &p->hosts);
@@ -255,7 +264,32 @@ static double bisection(const fx_fabric *f, double *links)
 	return cap[best];
 }
 
+/* Shrinks by whole leaves (two tiers: d hosts each) or whole pods (three
+ * tiers: d1 x d2 hosts each; `pods` of a k-ary tree), keeping the
+ * switches above them. */
+static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
+{
+	int64_t unit = f->shape[0] == 2 ? f->shape[1] : f->shape[1] * f->shape[3];
+	snprintf(out->rule, sizeof out->rule, "whole %s of %lld hosts", f->shape[0] == 2 ? "leaves" : "pods",
+		 (long long)unit);
+	out->devices = max_devices / unit * unit;
+	if (out->devices == 0)
+		return 0;
+	if (fx_snode_get(fab, "k"))
+		fx_shrink_set(out, "fabric.pods=%lld", (long long)(out->devices / unit));
+	else
+		fx_shrink_set(out, "fabric.hosts=%lld", (long long)out->devices);
+	return 0;
+}
+
 const fx_builder fx_builder_fattree = {
-	"fat-tree", "folded Clos of switch chips: k-ary three-tier, or two/three tiers with port splits",
-	sizeof(fattree_params), parse, size, build, NULL, NULL, fx_fb_halves_by_index, bisection,
+	.kind = "fat-tree",
+	.summary = "folded Clos of switch chips: k-ary three-tier, or two/three tiers with port splits",
+	.params_size = sizeof(fattree_params),
+	.parse = parse,
+	.size = size,
+	.build = build,
+	.halves = fx_fb_halves_by_index,
+	.bisection = bisection,
+	.shrink = shrink,
 };

@@ -3,6 +3,15 @@
  * wafer-scale mesh of processing elements (Cerebras WSE, WaferLLM's PLMR
  * model).  Devices are numbered x0 + d0*(x1 + d1*(x2 ...)), the order igraph's
  * square lattice uses.
+ *
+ * Tori and meshes may be packaged in blocks of the lattice rather than in
+ * device order: node_shape [2, 2, 1] makes each 2x2x1 block a node (a TPU v4
+ * tray), rack_shape [4, 4, 4] each 4x4x4 block a rack (a TPU v4 cube), with
+ * nodes numbered rack by rack.  rack_link gives the links that join two
+ * racks their own bandwidth, latency and medium (TPU v4: copper inside a
+ * cube, optics through the OCS between cubes), wrap-around links included;
+ * dim_link gives each dimension its own, wrap_link the wrap-around links.
+ * Precedence: rack_link, then wrap_link, then dim_link, then link.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +26,11 @@ typedef struct lattice_params {
 	int wrap[FX_MAX_DIMS];
 	int64_t count;          /* links_per_neighbor */
 	fx_linkspec link;
+	int64_t node_shape[FX_MAX_DIMS], rack_shape[FX_MAX_DIMS];
+	int have_node_shape, have_rack_shape, have_rack_link, have_dim_link, have_wrap_link;
+	fx_linkspec rack_link;  /* links between racks */
+	fx_linkspec dim_link[FX_MAX_DIMS];  /* per dimension (dim_link) */
+	fx_linkspec wrap_link;  /* wrap-around links */
 	/* wafer-mesh only */
 	double pe_memory, routing_latency;
 	int64_t routes_per_pe;
@@ -63,9 +77,43 @@ static int parse_wrap(fx_diag *d, const fx_snode *fab, int dflt, lattice_params 
 	return rc;
 }
 
+/* A block shape under `key`: one extent per dimension, each dividing the
+ * lattice's (and `outer`'s, when given, dividing that). */
+static int parse_shape(fx_diag *d, const fx_snode *fab, const char *key, const lattice_params *p,
+		       const int64_t *inner, int64_t *out, int *have)
+{
+	const fx_snode *n = fx_snode_get(fab, key);
+	*have = n != NULL;
+	if (!n)
+		return 0;
+	int64_t *v;
+	size_t nv;
+	if (fx_spec_int_list(d, fab, key, 1, INT32_MAX, &v, &nv))
+		return -1;
+	int rc = 0;
+	if (nv != p->ndims)
+		rc = fx_snode_error(d, n, "'%s' must give %zu extents (one per dimension), got %zu",
+				    n->path, p->ndims, nv);
+	for (size_t i = 0; rc == 0 && i < nv; i++) {
+		if (p->dims[i] % v[i])
+			rc = fx_snode_error(d, n->items[i], "'%s' (%lld) must divide dimension %zu of the "
+					    "lattice (%lld)", n->items[i]->path, (long long)v[i], i,
+					    (long long)p->dims[i]);
+		else if (inner && v[i] % inner[i])
+			rc = fx_snode_error(d, n->items[i], "'%s' (%lld) must be a multiple of the node "
+					    "shape's %lld", n->items[i]->path, (long long)v[i],
+					    (long long)inner[i]);
+		out[i] = v[i];
+	}
+	free(v);
+	return rc;
+}
+
 static int parse_grid(fx_diag *d, const fx_snode *fab, lattice_params *p, int wrap)
 {
-	static const char *const keys[] = {"kind", "dims", "wrap", "links_per_neighbor", "link", NULL};
+	static const char *const keys[] = {"kind", "dims", "wrap", "links_per_neighbor", "link",
+					   "dim_link", "wrap_link", "node_shape", "rack_shape",
+					   "rack_link", NULL};
 	int rc = fx_spec_keys(d, fab, keys);
 	p->count = 1;
 	if (parse_dims(d, fab, "dims", p))
@@ -73,6 +121,31 @@ static int parse_grid(fx_diag *d, const fx_snode *fab, lattice_params *p, int wr
 	rc |= parse_wrap(d, fab, wrap, p);
 	rc |= fx_spec_int_opt(d, fab, "links_per_neighbor", 1, 1 << 20, &p->count);
 	rc |= fx_linkspec_get(d, fab, "link", 1, &p->link);
+	for (size_t i = 0; i < p->ndims; i++)
+		p->node_shape[i] = p->rack_shape[i] = 1;
+	rc |= parse_shape(d, fab, "node_shape", p, NULL, p->node_shape, &p->have_node_shape);
+	if (rc == 0)
+		rc |= parse_shape(d, fab, "rack_shape", p, p->node_shape, p->rack_shape,
+				  &p->have_rack_shape);
+	const fx_snode *dl = fx_snode_get(fab, "dim_link");
+	p->have_dim_link = dl != NULL;
+	if (dl && (dl->kind != FX_SNODE_SEQ || dl->n != p->ndims))
+		rc |= fx_snode_error(d, dl, "'%s' must list %zu link maps, one per dimension", dl->path,
+				     p->ndims);
+	else
+		for (size_t i = 0; dl && i < p->ndims; i++)
+			rc |= fx_linkspec_parse(d, dl->items[i], 1, &p->dim_link[i]);
+	p->have_wrap_link = fx_snode_get(fab, "wrap_link") != NULL;
+	if (p->have_wrap_link)
+		rc |= fx_linkspec_get(d, fab, "wrap_link", 1, &p->wrap_link);
+	p->have_rack_link = fx_snode_get(fab, "rack_link") != NULL;
+	if (p->have_rack_link) {
+		if (!p->have_rack_shape)
+			rc |= fx_snode_error(d, fx_snode_get(fab, "rack_link"), "'%s.rack_link' needs "
+					     "'%s.rack_shape' to say where racks end", fab->path, fab->path);
+		else
+			rc |= fx_linkspec_get(d, fab, "rack_link", 1, &p->rack_link);
+	}
 	return rc;
 }
 
@@ -120,11 +193,70 @@ static void lattice_size(const void *params, fx_fabric_size *sz)
 	}
 }
 
+static void set_link(fx_link *l, const fx_linkspec *ls, int tier)
+{
+	l->bw = ls->bw;
+	l->lat = ls->lat;
+	l->medium = (uint8_t)ls->medium;
+	l->tier = (int8_t)tier;
+}
+
+/* Nodes and racks as blocks of the lattice: rack = the index of the
+ * device's rack_shape block, node = rack x nodes per rack + the index of
+ * its node_shape block inside the rack; links between racks take
+ * rack_link. */
+static void lattice_package(const lattice_params *p, fx_fabric *f)
+{
+	int D = (int)p->ndims, x[FX_MAX_DIMS];
+	int64_t per_rack = 1;
+	for (int i = 0; i < D; i++)
+		per_rack *= p->rack_shape[i] / p->node_shape[i];
+	for (int64_t v = 0; v < f->ndev; v++) {
+		fx_fabric_coords(f, v, x);
+		int64_t rack = 0, node = 0;
+		for (int i = D - 1; i >= 0; i--) {
+			rack = rack * (p->dims[i] / p->rack_shape[i]) + x[i] / p->rack_shape[i];
+			int64_t in = (x[i] % p->rack_shape[i]) / p->node_shape[i];
+			node = node * (p->rack_shape[i] / p->node_shape[i]) + in;
+		}
+		f->v[v].node = (int32_t)(rack * per_rack + node);
+		f->v[v].rack = p->have_rack_shape ? (int32_t)rack : -1;
+	}
+	if (!p->have_rack_link)
+		return;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (f->v[f->ends[2 * e]].rack != f->v[f->ends[2 * e + 1]].rack)
+			set_link(&f->e[e], &p->rack_link, 1);
+}
+
+/* Per-dimension links (dim_link) and wrap-around links (wrap_link, from
+ * the last position of a line back to the first). */
+static void lattice_link_classes(const lattice_params *p, fx_fabric *f)
+{
+	int D = (int)p->ndims, x[FX_MAX_DIMS];
+	for (int64_t v = 0; v < f->ndev; v++) {
+		fx_fabric_coords(f, v, x);
+		for (int i = 0; i < D; i++) {
+			int64_t e = f->plus_edge[v * D + i];
+			if (e < 0)
+				continue;
+			if (p->have_wrap_link && f->wrap[i] && x[i] == f->dims[i] - 1)
+				set_link(&f->e[e], &p->wrap_link, 1);
+			else if (p->have_dim_link)
+				set_link(&f->e[e], &p->dim_link[i], 0);
+		}
+	}
+}
+
 static int lattice_build(const void *params, fx_fabric *f, fx_diag *d)
 {
 	const lattice_params *p = params;
 	(void)d;
 	fx_fb_lattice(f, (int)p->ndims, p->dims, p->wrap, &p->link, (int)p->count);
+	if (p->have_dim_link || p->have_wrap_link)
+		lattice_link_classes(p, f);
+	if (p->have_node_shape || p->have_rack_shape)
+		lattice_package(p, f);
 	/* a torus is vertex-transitive; a mesh is not (corners differ) */
 	int all = 1;
 	for (size_t i = 0; i < p->ndims; i++)
@@ -252,11 +384,63 @@ static int64_t best_staircase(const fx_fabric *f, uint8_t *side)
 	return best;
 }
 
-/* 1: side is a proven bisection; 2: side is the best staircase, a bound. */
+/* Every bundle alike (no dim_link, wrap_link or rack_link classes). */
+static int uniform_links(const fx_fabric *f)
+{
+	for (int64_t e = 1; e < f->ne; e++)
+		if (f->e[e].bw != f->e[0].bw || f->e[e].count != f->e[0].count)
+			return 0;
+	return 1;
+}
+
+/* Bandwidth of the plane cut across dimension i (k even): the links from
+ * position k/2 - 1 to k/2 and, wrapping, from k - 1 to 0. */
+static double plane_bw(const fx_fabric *f, int i)
+{
+	int x[FX_MAX_DIMS], k = f->dims[i];
+	double bw = 0;
+	for (int64_t v = 0; v < f->ndev; v++) {
+		int64_t e = f->plus_edge[v * f->ndims + i];
+		if (e < 0)
+			continue;
+		fx_fabric_coords(f, v, x);
+		if (x[i] == k / 2 - 1 || x[i] == k - 1)
+			bw += f->e[e].count * f->e[e].bw;
+	}
+	return bw;
+}
+
+/* With link classes (dim_link, wrap_link, rack_link) the plane across an
+ * even dimension of least bandwidth; -1 when no dimension is even. */
+static int least_plane(const fx_fabric *f, uint8_t *side)
+{
+	int best = -1;
+	double bb = 0;
+	for (int i = 0; i < f->ndims; i++) {
+		if (f->dims[i] % 2)
+			continue;
+		double c = plane_bw(f, i);
+		if (best < 0 || c < bb) {
+			best = i;
+			bb = c;
+		}
+	}
+	int x[FX_MAX_DIMS];
+	for (int64_t v = 0; best >= 0 && v < f->ndev; v++) {
+		fx_fabric_coords(f, v, x);
+		side[v] = x[best] >= f->dims[best] / 2;
+	}
+	return best;
+}
+
+/* 1: side is a proven bisection; 2: side is the best staircase (or, with
+ * link classes, the least-bandwidth plane), a bound. */
 static int lattice_halves(const fx_fabric *f, uint8_t *side)
 {
 	if (f->ndev < 2 || f->ne == 0)
 		return 0;
+	if (!uniform_links(f) && least_plane(f, side) >= 0)
+		return 2;
 	int64_t cut = best_staircase(f, side);
 	return cut >= 0 && cut == lattice_lower(f) ? 1 : 2;
 }
@@ -264,7 +448,7 @@ static int lattice_halves(const fx_fabric *f, uint8_t *side)
 /* The proven bisection (the lower bound, met by a staircase), or -1. */
 static double lattice_bisection(const fx_fabric *f, double *links)
 {
-	if (f->ndev < 2 || f->ne == 0)
+	if (f->ndev < 2 || f->ne == 0 || !uniform_links(f))
 		return -1;
 	uint8_t *side = fx_xmalloc((size_t)f->ndev);
 	int64_t cut = best_staircase(f, side);
@@ -275,20 +459,65 @@ static double lattice_bisection(const fx_fabric *f, double *links)
 	return *links * f->e[0].bw;
 }
 
+/* Shrinks by whole slabs along the outermost dimension (the last one:
+ * devices are numbered with the first dimension fastest), so the first
+ * devices stay where they were. */
+static int lattice_shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
+{
+	(void)fab;
+	int last = f->ndims - 1;
+	int64_t slab = f->ndev / f->dims[last], k = max_devices / slab;
+	snprintf(out->rule, sizeof out->rule, "whole slabs of %lld devices along dimension %d", (long long)slab,
+		 last);
+	out->devices = k * slab;
+	if (k == 0)
+		return 0;
+	char list[FX_MAX_DIMS * 12] = "";
+	for (int i = 0; i <= last; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%lld", i ? "," : "",
+			 (long long)(i == last ? k : f->dims[i]));
+	fx_shrink_set(out, "fabric.%s=[%s]", strcmp(f->builder->kind, "wafer-mesh") ? "dims" : "grid", list);
+	return 0;
+}
+
 const fx_builder fx_builder_torus = {
-	"torus", "n-dimensional torus with wrap-around links (TPU-style)",
-	sizeof(lattice_params), parse_torus, lattice_size, lattice_build, lattice_release,
-	lattice_name, lattice_halves, lattice_bisection,
+	.kind = "torus",
+	.summary = "n-dimensional torus with wrap-around links (TPU-style)",
+	.params_size = sizeof(lattice_params),
+	.parse = parse_torus,
+	.size = lattice_size,
+	.build = lattice_build,
+	.release = lattice_release,
+	.vertex_name = lattice_name,
+	.halves = lattice_halves,
+	.bisection = lattice_bisection,
+	.shrink = lattice_shrink,
 };
 
 const fx_builder fx_builder_mesh = {
-	"mesh", "n-dimensional mesh, no wrap-around unless asked",
-	sizeof(lattice_params), parse_mesh, lattice_size, lattice_build, lattice_release,
-	lattice_name, lattice_halves, lattice_bisection,
+	.kind = "mesh",
+	.summary = "n-dimensional mesh, no wrap-around unless asked",
+	.params_size = sizeof(lattice_params),
+	.parse = parse_mesh,
+	.size = lattice_size,
+	.build = lattice_build,
+	.release = lattice_release,
+	.vertex_name = lattice_name,
+	.halves = lattice_halves,
+	.bisection = lattice_bisection,
+	.shrink = lattice_shrink,
 };
 
 const fx_builder fx_builder_wafer = {
-	"wafer-mesh", "2-D mesh of processing elements on one wafer (Cerebras WSE, WaferLLM)",
-	sizeof(lattice_params), parse_wafer, lattice_size, lattice_build, lattice_release,
-	lattice_name, lattice_halves, lattice_bisection,
+	.kind = "wafer-mesh",
+	.summary = "2-D mesh of processing elements on one wafer (Cerebras WSE, WaferLLM)",
+	.params_size = sizeof(lattice_params),
+	.parse = parse_wafer,
+	.size = lattice_size,
+	.build = lattice_build,
+	.release = lattice_release,
+	.vertex_name = lattice_name,
+	.halves = lattice_halves,
+	.bisection = lattice_bisection,
+	.shrink = lattice_shrink,
 };

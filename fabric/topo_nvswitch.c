@@ -263,7 +263,47 @@ static double bisection(const fx_fabric *f, double *links)
 	return cap;
 }
 
+/* Shrinks by whole domains (nodes) when there are several, keeping the
+ * spine chips; one domain shrinks by whole packaging nodes (trays), its
+ * CPUs in proportion, keeping every switch chip. */
+static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
+{
+	(void)fab;
+	int64_t nodes = f->shape[0], dev = f->shape[1], cpus = f->shape[4];
+	if (nodes > 1) {
+		snprintf(out->rule, sizeof out->rule, "whole domains of %lld devices", (long long)dev);
+		int64_t k = max_devices / dev;
+		out->devices = k * dev;
+		if (k > 0)
+			fx_shrink_set(out, "fabric.nodes=%lld", (long long)k);
+		return 0;
+	}
+	int64_t trays = f->nnodes > 0 ? f->nnodes : 1, per = dev / trays, k = max_devices / per;
+	snprintf(out->rule, sizeof out->rule, "whole trays of %lld devices", (long long)per);
+	if (cpus % trays) {
+		snprintf(out->rule, sizeof out->rule, "its %lld CPUs do not split evenly over its %lld trays",
+			 (long long)cpus, (long long)trays);
+		return -1;
+	}
+	out->devices = k * per;
+	if (k > 0) {
+		fx_shrink_set(out, "fabric.devices=%lld", (long long)(k * per));
+		if (cpus)
+			fx_shrink_set(out, "fabric.cpus=%lld", (long long)(cpus / trays * k));
+	}
+	return 0;
+}
+
 const fx_builder fx_builder_nvswitch = {
-	"nvswitch", "NVLink switch domains (HGX H100, GB200 NVL72), optionally joined by a spine tier",
-	sizeof(nvs_params), parse, size, build, release, vname, fx_fb_halves_by_index, bisection,
+	.kind = "nvswitch",
+	.summary = "NVLink switch domains (HGX H100, GB200 NVL72), optionally joined by a spine tier",
+	.params_size = sizeof(nvs_params),
+	.parse = parse,
+	.size = size,
+	.build = build,
+	.release = release,
+	.vertex_name = vname,
+	.halves = fx_fb_halves_by_index,
+	.bisection = bisection,
+	.shrink = shrink,
 };

@@ -156,7 +156,28 @@ static double bisection(const fx_fabric *f, double *links)
 	return cap;
 }
 
+/* Shrinks by whole nodes, keeping every L2 chip of every plane (an L2
+ * chip has one port per node, so fewer nodes leave ports idle). */
+static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
+{
+	(void)fab;
+	int64_t dpn = f->shape[1], k = max_devices / dpn;
+	snprintf(out->rule, sizeof out->rule, "whole nodes of %lld devices", (long long)dpn);
+	out->devices = k * dpn;
+	if (k > 0)
+		fx_shrink_set(out, "fabric.nodes=%lld", (long long)k);
+	return 0;
+}
+
 const fx_builder fx_builder_ub = {
-	"ub", "Unified Bus two-level switching in independent planes (CloudMatrix384)",
-	sizeof(ub_params), parse, size, build, NULL, vname, fx_fb_halves_by_index, bisection,
+	.kind = "ub",
+	.summary = "Unified Bus two-level switching in independent planes (CloudMatrix384)",
+	.params_size = sizeof(ub_params),
+	.parse = parse,
+	.size = size,
+	.build = build,
+	.vertex_name = vname,
+	.halves = fx_fb_halves_by_index,
+	.bisection = bisection,
+	.shrink = shrink,
 };

@@ -362,3 +362,36 @@ size_t fx_model_choices(const fx_model *m, const fx_accel *a, const fx_sessions 
 		choose(m, a, s, devices, p, t_ar, ctx, &out[n++]);
 	return n;
 }
+
+void fx_model_choice_fault(const fx_choice *c, const fx_sessions *s, int64_t devices,
+			   const fx_fault *f, fx_choice *out, double *done)
+{
+	*out = *c;
+	out->finish = 0;
+	out->on_time = 0;
+	if (!c->fits || c->instances < 1)
+		return;
+	int64_t hit = f->card / c->tp;  /* the instance holding the card */
+	double S = c->session_time;
+	for (int64_t i = 0; i < s->count; i++) {
+		int64_t k = i % c->instances, j = i / c->instances;  /* instance, position */
+		double end = (double)(j + 1) * S;
+		if (k == hit) {
+			/* the session running at the failure (the j0-th) and those
+			 * after it start over from at + stall */
+			double j0 = floor(f->at / S);
+			if ((double)j >= j0 && f->at < (double)(j + 1) * S)
+				end = f->at + f->stall + ((double)j - j0 + 1) * S;
+		}
+		if (done)
+			done[i] = end;
+		if (end > out->finish)
+			out->finish = end;
+		if (end <= s->deadline)
+			out->on_time++;
+	}
+	out->meets = (double)out->on_time >= s->min_on_time * (double)s->count - 1e-9;
+	out->cost = (double)devices * out->finish;
+	out->cost_per_on_time = out->on_time ? out->cost / (double)out->on_time
+					     : (s->count ? INFINITY : 0);
+}

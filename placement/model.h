@@ -173,4 +173,27 @@ double fx_model_session_finish(const fx_choice *c, int64_t i);
 size_t fx_model_choices(const fx_model *m, const fx_accel *a, const fx_sessions *s,
 			int64_t devices, fx_allreduce_time t_ar, void *ctx, fx_choice *out, size_t cap);
 
+/* A card failure injected into a deployment's timeline (§6.7.2). */
+typedef struct fx_fault {
+	int64_t card;        /* device index in the node, 0-based */
+	double at;           /* seconds after the sessions arrive */
+	double stall;        /* seconds the instance holding the card stops */
+} fx_fault;
+
+/*
+ * The choice c (from fx_model_choices over `devices` devices) with fault f:
+ * the instance holding the card (card / tp) stops at f->at; it resumes at
+ * at + stall and redoes the session it was running from that session's
+ * start, its later sessions following; the other instances run on (the
+ * failure is isolated within an instance).  A fault while the instance is
+ * idle costs nothing.  Fills finish (the last), on_time, meets, cost
+ * (devices x finish: failure stalls and redos are billed, Eq. 6-13's
+ * numerator) and cost_per_on_time; writes each session's finish to
+ * done[0 .. s->count) when done != NULL.  Book: TP2 x 4 with card 0 failing
+ * at 20 ms for 40 ms finishes at 119.1 / 119.1 / 119.1 / 179.1 ms, 1.433
+ * GPU-s, 0.478 per on-time session.
+ */
+void fx_model_choice_fault(const fx_choice *c, const fx_sessions *s, int64_t devices,
+			   const fx_fault *f, fx_choice *out, double *done);
+
 #endif

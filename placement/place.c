@@ -183,9 +183,16 @@ static int setup(fx_pctx *c, fx_diag *d)
 			c->uplink[n] += f->e[e].count * f->e[e].bw;
 	}
 	c->P = c->g / c->unit;
+	c->node_ok = fx_xmalloc((size_t)c->N + 1);
+	memset(c->node_ok, 1, (size_t)c->N + 1);
+	for (int64_t v = 0; c->o->failed && v < f->ndev; v++)
+		if (c->o->failed[v] && f->v[v].node >= 0 && c->node_ok[f->v[v].node]) {
+			c->node_ok[f->v[v].node] = 0;
+			c->failed_nodes++;
+		}
 	c->rack_nodes = fx_xcalloc((size_t)c->R + 1, sizeof *c->rack_nodes);
 	for (int64_t n = 0; n < c->N; n++)
-		c->rack_nodes[c->node_rack[n]]++;
+		c->rack_nodes[c->node_rack[n]] += c->node_ok[n];
 	c->pnode = fx_power_node(c->pc, f);
 	c->pinfra = c->N ? fx_power_of(c->pc, f, c->N).infra / (double)c->N : 0;
 	/* the nodes the budgets power: the system's, and each rack's (its
@@ -389,6 +396,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 		out->level_cost[L] = c.cost[L];
 		out->level_ok[L] = c.ok[L];
 	}
+	out->nodes_failed = c.failed_nodes;
 	if (rc == 0)
 		rc = fx_place_arith(&c, o->accel, o->sessions, d);
 	if (rc == 0 && o->lp_path) {
@@ -417,8 +425,11 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 		out->method = "packing, proven optimal by the level-count bound";
 		int proven = have && isfinite(bound) &&
 			     fx_plan_cost(&c, &plan) <= bound * (1 + 1e-9) + 1e-15;
-		if (!proven) {
-			out->method = "packing, not proven optimal";
+		if (proven)  /* equal up to rounding: the packing's cost is the optimum */
+			bound = fx_plan_cost(&c, &plan);
+		if (!proven || o->milp_always) {
+			if (!proven)
+				out->method = "packing, not proven optimal";
 			rc = search(&c, &plan, &have, &bound, out, d);
 		}
 		if (rc == 0)
@@ -440,6 +451,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 	free(c.uplink);
 	free(c.rack_nodes);
 	free(c.rack_max);
+	free(c.node_ok);
 	if (rc)
 		fx_placement_release(out);
 	return rc;

@@ -102,7 +102,7 @@ static void clause(char **msg, const char *fmt, ...)
 
 static const char *kw(double watts, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.4g kW", watts / 1e3);
+	snprintf(buf, len, "%.5g kW", watts / 1e3);
 	return buf;
 }
 
@@ -113,9 +113,15 @@ static void capacity(const fx_pctx *c, int64_t *a, char **msg)
 	long long I = (long long)c->I, D = (long long)c->D;
 	for (int64_t r = 0; r < c->R; r++)
 		a[r] = c->rack_nodes[r];
-	if (I * D > (long long)c->f->ndev) {
-		clause(msg, "devices: %lld instances x %lld devices = %lld, the fabric has %lld", I, D,
-		       I * D, (long long)c->f->ndev);
+	long long usable = (long long)(c->N - c->failed_nodes) * (long long)c->g;
+	if (I * D > usable) {
+		if (c->failed_nodes)
+			clause(msg, "devices: %lld instances x %lld devices = %lld, the fabric has %lld "
+			       "outside the %lld node%s with failed devices", I, D, I * D, usable,
+			       (long long)c->failed_nodes, c->failed_nodes == 1 ? "" : "s");
+		else
+			clause(msg, "devices: %lld instances x %lld devices = %lld, the fabric has %lld", I,
+			       D, I * D, usable);
 		return;
 	}
 	int64_t k = fit(c, a, INT64_MAX, FX_LEVEL_ANY);
@@ -128,16 +134,18 @@ static void capacity(const fx_pctx *c, int64_t *a, char **msg)
 		if (fd == FX_LEVEL_NODE)
 			clause(msg, "failure domain node: each instance needs %lld whole node%s of its own; "
 			       "%lld nodes hold %lld instances, %lld asked", (long long)whole_nodes(c),
-			       whole_nodes(c) > 1 ? "s" : "", (long long)c->N, (long long)k, I);
+			       whole_nodes(c) > 1 ? "s" : "", (long long)(c->N - c->failed_nodes),
+			       (long long)k, I);
 		else if (fd == FX_LEVEL_RACK)
 			clause(msg, "failure domain rack: each instance needs a rack of its own; the "
 			       "fabric's %lld racks hold %lld instances, %lld asked", (long long)c->R,
 			       (long long)k, I);
 		else
 			clause(msg, "capacity: a node holds %lld group%s of %lld devices kept within a "
-			       "node; %lld nodes hold %lld instances of %lld such groups, %lld asked",
-			       (long long)c->P, c->P > 1 ? "s" : "", (long long)c->unit, (long long)c->N,
-			       (long long)k, (long long)c->U, I);
+			       "node and an instance is %lld such group%s: %lld nodes hold %lld "
+			       "instances, %lld asked", (long long)c->P, c->P == 1 ? "" : "s",
+			       (long long)c->unit, (long long)c->U, c->U == 1 ? "" : "s",
+			       (long long)(c->N - c->failed_nodes), (long long)k, I);
 		return;
 	}
 	fx_level within = keep < FX_LEVEL_ANY ? keep : FX_LEVEL_ANY;
@@ -164,11 +172,16 @@ static void system_power(const fx_pctx *c, int64_t *a, char **msg)
 	int64_t k = fit(c, a, c->sys_max, FX_LEVEL_ANY);
 	if (c->I <= k)
 		return;
-	char b1[32], b2[32], b3[32], b4[32];
+	char b1[128], b2[32], b3[32], b4[32], b5[32], b6[32];
 	double per = c->pnode + c->pinfra;
 	int64_t need = nodes_for(c, c->I);
+	if (c->pinfra > 0)  /* say what a node's figure holds */
+		snprintf(b1, sizeof b1, "%s (%s a node + %s of network)", kw(per, b5, sizeof b5),
+			 kw(c->pnode, b6, sizeof b6), kw(c->pinfra, b4, sizeof b4));
+	else
+		kw(per, b1, sizeof b1);
 	clause(msg, "system power: %lld instances need %lld nodes x %s = %s%s%s; the %s budget powers "
-	       "%lld node%s = %lld instance%s", (long long)c->I, (long long)need, kw(per, b1, sizeof b1),
+	       "%lld node%s = %lld instance%s", (long long)c->I, (long long)need, b1,
 	       kw((double)need * per + c->pc->fixed, b2, sizeof b2), c->pc->fixed > 0 ? " with the fixed " : "",
 	       c->pc->fixed > 0 ? kw(c->pc->fixed, b4, sizeof b4) : "", kw(c->pc->budget, b3, sizeof b3),
 	       (long long)c->sys_max, c->sys_max == 1 ? "" : "s", (long long)k, k == 1 ? "" : "s");

@@ -28,7 +28,9 @@ typedef struct fx_pctx {
 	int64_t P;               /* units a node holds: g / unit */
 	int64_t *node_rack;      /* [N] */
 	int64_t *node_dev;       /* [N * g] devices of each node, in order */
-	int64_t *rack_nodes;     /* [R] nodes in each rack */
+	int64_t *rack_nodes;     /* [R] usable nodes in each rack */
+	uint8_t *node_ok;        /* [N] 0: holds a failed device, left out */
+	int64_t failed_nodes;
 	int64_t *rack_max;       /* [R] nodes a rack may power (rack power, cooling) */
 	int64_t sys_max;         /* nodes the system budget powers (INT64_MAX: no budget) */
 	double pnode;            /* one node, all in */

@@ -116,7 +116,7 @@ static fx_lp *build(const fx_pctx *c, int elastic, cols *k)
 	}
 	for (int64_t n = 0; n < N; n++) {
 		snprintf(nm, sizeof nm, "w_%lld", (long long)n);
-		k->w[n] = fx_lp_col(lp, nm, FX_LP_BINARY, 0, 1, 0);
+		k->w[n] = fx_lp_col(lp, nm, FX_LP_BINARY, 0, c->node_ok[n] ? 1 : 0, 0);
 	}
 	rowbuf b = {0};
 	/* switch ports: cr[i][n] >= what instance i sends out of node n per

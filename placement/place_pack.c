@@ -122,6 +122,9 @@ int fx_plan_valid(const fx_pctx *c, const fx_plan *p, char *why, size_t len)
 			snprintf(why, len, "node %lld holds %lld units of %lld", (long long)n,
 				 (long long)units[n], (long long)c->P);
 			ok = 0;
+		} else if (!c->node_ok[n]) {
+			snprintf(why, len, "node %lld holds a failed device", (long long)n);
+			ok = 0;
 		} else if (c->w->failure_domain == FX_LEVEL_NODE && owners[n] > 1) {
 			snprintf(why, len, "node %lld is shared (failure domain)", (long long)n);
 			ok = 0;
@@ -175,7 +178,7 @@ static void packer_init(packer *k, const fx_pctx *c)
 	size_t N = (size_t)c->N + 1, R = (size_t)c->R + 1;
 	k->free = fx_xmalloc(N * sizeof *k->free);
 	for (int64_t n = 0; n < c->N; n++)
-		k->free[n] = c->P;
+		k->free[n] = c->node_ok[n] ? c->P : 0;
 	k->owners = fx_xcalloc(N, sizeof *k->owners);
 	k->rack_owners = fx_xcalloc(R, sizeof *k->rack_owners);
 	k->on = fx_xcalloc(N, 1);

@@ -127,6 +127,7 @@ typedef struct fx_placement {
 	fx_place_rack *rack;
 	int64_t nracks;
 	int64_t cols, rows;             /* model size */
+	int64_t nodes_failed;           /* nodes left out for a failed device */
 	double solve_seconds;
 } fx_placement;
 
@@ -139,6 +140,11 @@ typedef struct fx_place_opts {
 	const fx_accel *accel;          /* memory per device is checked against
 					 * accel->hbm; NULL or hbm 0: not checked */
 	const fx_sessions *sessions;    /* their KV counts in that memory; may be NULL */
+	const uint8_t *failed;          /* [nv] vertices failed (--fail): nodes holding a
+					 * failed device are left out; NULL: none */
+	int milp_always;                /* search with the MILP even when the packing
+					 * is proven optimal (tests check the two
+					 * against each other) */
 } fx_place_opts;
 
 /* Places the workload.  Nothing fits: exit status 3 through d, naming

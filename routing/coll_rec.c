@@ -19,7 +19,7 @@ static int64_t rec_peer(int64_t r, int s, int64_t n)
 }
 
 /* rho(s) = (1 - (-2)^(s+1)) / 3 */
-static int64_t rho(int s)
+int64_t fx_swing_rho(int s)
 {
 	int64_t p = 1;
 	for (int i = 0; i <= s; i++)
@@ -29,7 +29,7 @@ static int64_t rho(int s)
 
 static int64_t swing_peer(int64_t r, int s, int64_t n)
 {
-	int64_t o = r % 2 == 0 ? rho(s) : -rho(s);
+	int64_t o = r % 2 == 0 ? fx_swing_rho(s) : -fx_swing_rho(s);
 	return ((r + o) % n + n) % n;
 }
 
@@ -46,16 +46,29 @@ static void halving(fx_sched *sc, const fx_coll_req *q, peer_fn peer, int backwa
 	}
 }
 
+typedef struct rec_kind {
+	peer_fn peer;
+	int rs, ag;
+} rec_kind;
+
+static void rec_fill(fx_sched *s, const fx_coll_req *q, const void *ctx)
+{
+	const rec_kind *k = ctx;
+	if (k->rs)
+		halving(s, q, k->peer, 0, "reduce-scatter");
+	if (k->ag)
+		halving(s, q, k->peer, 1, "all-gather");
+}
+
+/* on explicit graphs the ranks are placed on the links first
+ * (fx_sched_over_wires): DGX-1's double NVLinks take the largest step */
 #define GEN(fn, peer, rs, ag)                                                          \
 	static int fn(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d) \
 	{                                                                              \
-		(void)f;                                                               \
 		if (!fx_is_pow2(q->n))                                                 \
 			return fx_need_pow2(q, d);                                     \
-		if (rs)                                                                \
-			halving(s, q, peer, 0, "reduce-scatter");                      \
-		if (ag)                                                                \
-			halving(s, q, peer, 1, "all-gather");                          \
+		rec_kind k = {peer, rs, ag};                                           \
+		fx_sched_over_wires(f, q, rec_fill, &k, s);                            \
 		return 0;                                                              \
 	}
 
@@ -91,6 +104,6 @@ static double flows_twice(const fx_fabric *f, const fx_coll_req *q)
 const fx_coll_algo fx_rs_rec = {"reduce-scatter", "recursive", "peer r XOR 2^s, halving the data each round", rs_rec, once, NULL, flows_once};
 const fx_coll_algo fx_ag_rec = {"all-gather", "recursive", "reduce-scatter's rounds backwards, doubling the data", ag_rec, once, NULL, flows_once};
 const fx_coll_algo fx_ar_rhd = {"allreduce", "rhd", "recursive halving reduce-scatter + doubling all-gather (Rabenseifner)", ar_rhd, twice, NULL, flows_twice};
-const fx_coll_algo fx_rs_swing = {"reduce-scatter", "swing", "Swing peers r +/- rho(s), halving the data each round", rs_swing, once, NULL, flows_once};
+const fx_coll_algo fx_rs_swing = {"reduce-scatter", "swing", "Swing peers r +/- rho(s) on rank numbers (1-D), halving the data each round", rs_swing, once, NULL, flows_once};
 const fx_coll_algo fx_ag_swing = {"all-gather", "swing", "Swing's rounds backwards, doubling the data", ag_swing, once, NULL, flows_once};
-const fx_coll_algo fx_ar_swing = {"allreduce", "swing", "Swing reduce-scatter + all-gather (NSDI'24)", ar_swing, twice, NULL, flows_twice};
+const fx_coll_algo fx_ar_swing = {"allreduce", "swing", "Swing on rank numbers (1-D ring), reduce-scatter + all-gather; on tori see swing-torus", ar_swing, twice, NULL, flows_twice};

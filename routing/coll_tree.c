@@ -2,8 +2,18 @@
  * Trees and chains: binomial-tree allreduce (book Eq. 6-10: 2 log2 n rounds,
  * each passing the whole tensor), binomial broadcast and reduce, pipelined
  * chains, and NCCL-style double binary trees.
+ *
+ * The allreduce trees are pipelined as NCCL runs them: the data is cut into
+ * chunks, a chunk climbs the tree edge by edge (a vertex sends it up once
+ * all its children have) and comes down again, the next chunk one step
+ * behind, so the up and down directions of every tree edge are busy at
+ * once.  One chunk (--chunks 1) is the book's unpipelined tree.
  */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -32,13 +42,274 @@ static void binomial_bcast(fx_sched *s, const fx_coll_req *q, double bytes)
 	}
 }
 
+/* ---- pipelined trees ---- */
+
+/* A tree edge used by a pipeline: rank a sends chunk c to rank b at step
+ * c + at; up edges reduce towards the root, down edges broadcast. */
+typedef struct tedge {
+	int64_t a, b, at;
+	int up;
+} tedge;
+
+/*
+ * NCCL's chunk for a tree up-down of `bytes` per tree (enqueue.cc, Simple
+ * protocol: stepSize = NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB, one
+ * step per chunk), halved while the pipeline would be shorter than 8x the
+ * tree depth (down to 128 KiB), 4x (down to 64 KiB), 1x (down to 32 KiB).
+ * Returns the number of chunks: bytes / chunk rounded up, at least 1.
+ */
+int64_t fx_coll_tree_chunks(double bytes, int64_t depth)
+{
+	double chunk = 512 * 1024;
+	while (floor(bytes / chunk) < (double)(depth * 8) && chunk > 131072)
+		chunk /= 2;
+	while (floor(bytes / chunk) < (double)(depth * 4) && chunk > 65536)
+		chunk /= 2;
+	while (floor(bytes / chunk) < (double)depth && chunk > 32768)
+		chunk /= 2;
+	double c = ceil(bytes / chunk);
+	return c < 1 ? 1 : (int64_t)c;
+}
+
+/* The steps a pipeline of c chunks over edges e lists: all of them, except
+ * that the steps where every edge is busy (from the latest edge's first
+ * chunk to the earliest edge's last) are identical and listed once; len is
+ * how many there are (< 2: none collapsed). */
+static void pipe_span(const tedge *e, size_t ne, int64_t c, int64_t *lo, int64_t *len, int64_t *end)
+{
+	int64_t mn = INT64_MAX, mx = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (e[i].at < mn)
+			mn = e[i].at;
+		if (e[i].at > mx)
+			mx = e[i].at;
+	}
+	if (ne == 0)
+		mn = 0;
+	*lo = mx;
+	*len = mn + c - mx;
+	*end = mx + c;  /* steps 0 .. end-1 */
+}
+
+static void pipeline(fx_sched *s, const fx_coll_req *q, const tedge *e, size_t ne, int64_t c,
+		     double bytes)
+{
+	int64_t lo, len, end;
+	pipe_span(e, ne, c, &lo, &len, &end);
+	for (int64_t t = 0; t < end; t++) {
+		int64_t repeat = 1;
+		if (t == lo && len >= 2)
+			repeat = len;
+		int ups = 0, downs = 0;
+		for (size_t i = 0; i < ne; i++)
+			if (t - e[i].at >= 0 && t - e[i].at < c) {
+				ups += e[i].up;
+				downs += !e[i].up;
+			}
+		fx_round *r = fx_sched_round(s, repeat, ups && downs ? "reduce+broadcast" :
+					     ups ? "reduce" : "broadcast");
+		for (size_t i = 0; i < ne; i++)
+			if (t - e[i].at >= 0 && t - e[i].at < c)
+				fx_sched_flow(r, q, e[i].a, e[i].b, bytes);
+		t += repeat - 1;
+	}
+	s->chunks = c;
+	s->chunk_bytes = bytes;
+}
+
+/* Flows a pipeline lists: each edge once per listed step it is busy in. */
+static double pipe_flows(const tedge *e, size_t ne, int64_t c)
+{
+	int64_t lo, len, end;
+	pipe_span(e, ne, c, &lo, &len, &end);
+	(void)lo;
+	(void)end;
+	return (double)ne * (double)(len >= 2 ? c - len + 1 : c);
+}
+
+static int tz(int64_t i)
+{
+	int k = 0;
+	while (!(i & 1)) {
+		i >>= 1;
+		k++;
+	}
+	return k;
+}
+
+static int popcount(int64_t i)
+{
+	int k = 0;
+	for (; i; i &= i - 1)
+		k++;
+	return k;
+}
+
+/* The binomial tree as edges: rank i's parent is i with its lowest set bit
+ * cleared; i sends up at step tz(i) (its subtree of height tz(i) is then
+ * reduced), and receives from above at L + popcount(i) - 1, one step per
+ * level below the root (which sends to all its children at once at L =
+ * ceil(log2 n)).  The caller frees the array. */
+static tedge *binomial_edges(int64_t n, size_t *ne, int64_t *depth)
+{
+	int L = 0;
+	while (((int64_t)1 << L) < n)
+		L++;
+	tedge *e = fx_xmalloc((size_t)(n > 1 ? 2 * (n - 1) : 1) * sizeof *e);
+	size_t k = 0;
+	for (int64_t i = 1; i < n; i++) {
+		int64_t p = i & (i - 1);
+		e[k++] = (tedge){i, p, tz(i), 1};
+		e[k++] = (tedge){p, i, L + popcount(i) - 1, 0};
+	}
+	*ne = k;
+	*depth = L;
+	return e;
+}
+
+/*
+ * Trees over the wires (explicit graphs): which rank sits at each tree
+ * position matters when ranks are joined by direct links of unequal
+ * counts (DGX-1).  Starting from rank order, swaps of two positions are
+ * kept while they lower the steady pipeline step's busiest link (then the
+ * bytes over all links), routing that step on the fabric; on custom
+ * fabrics of 3 to TREE_MAP_MAX ranks with direct links between them.
+ * Rewrites the edges' ranks in place; returns 1 when it moved any.
+ */
+#define TREE_MAP_MAX 16
+#define TREE_MAP_PASSES 20
+
+typedef struct tree_cost {
+	double busy, total;
+} tree_cost;
+
+static tree_cost tree_step_cost(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
+				const tedge *e, size_t ne, const int64_t *pos, fx_flow *fl,
+				double *load)
+{
+	for (size_t i = 0; i < ne; i++)
+		fl[i] = (fx_flow){q->ranks[pos[e[i].a]], q->ranks[pos[e[i].b]], 1.0};
+	fx_path_stats st;
+	tree_cost c = {0, 0};
+	fx_diag quiet;  /* a disconnected pair: never chosen, and not reported */
+	fx_diag_init(&quiet);
+	quiet.out = fopen("/dev/null", "w");
+	if (!quiet.out || fx_router_add(r, fl, ne, load, &st, &quiet))
+		c.busy = c.total = 1e300;
+	if (quiet.out)
+		fclose(quiet.out);
+	fx_diag_release(&quiet);
+	const int64_t *used;
+	size_t nu = fx_router_used(r, &used);
+	for (size_t k = 0; k < nu; k++) {
+		int64_t l = used[k];
+		double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
+		if (b > c.busy)
+			c.busy = b;
+		c.total += load[l];
+		load[l] = 0;
+	}
+	return c;
+}
+
+static int better(tree_cost a, tree_cost b)
+{
+	if (a.busy < b.busy * (1 - 1e-12))
+		return 1;
+	return a.busy <= b.busy * (1 + 1e-12) && a.total < b.total * (1 - 1e-12);
+}
+
+static int tree_map(const fx_fabric *f, const fx_coll_req *q, tedge *e, size_t ne, char *plan,
+		    size_t planlen)
+{
+	int64_t n = q->n;
+	if (!f->builder || strcmp(f->builder->kind, "custom") != 0 || n < 3 || n > TREE_MAP_MAX)
+		return 0;
+	int direct = 0;
+	for (int64_t x = 0; x < f->ne && !direct; x++)
+		direct = f->ends[2 * x + 1] < f->ndev;  /* a device-device link */
+	if (!direct)
+		return 0;
+	fx_router *r = fx_router_new(f, 0);
+	int64_t *pos = fx_xmalloc((size_t)n * sizeof *pos);
+	for (int64_t i = 0; i < n; i++)
+		pos[i] = i;
+	fx_flow *fl = fx_xmalloc(ne * sizeof *fl);
+	double *load = fx_xcalloc((size_t)(2 * f->ne), sizeof *load);
+	tree_cost best = tree_step_cost(f, r, q, e, ne, pos, fl, load);
+	tree_cost start = best;
+	int moved = 0;
+	for (int pass = 0, again = 1; pass < TREE_MAP_PASSES && again; pass++) {
+		again = 0;
+		for (int64_t i = 0; i < n; i++)
+			for (int64_t j = i + 1; j < n; j++) {
+				int64_t t = pos[i];
+				pos[i] = pos[j];
+				pos[j] = t;
+				tree_cost c = tree_step_cost(f, r, q, e, ne, pos, fl, load);
+				if (better(c, best)) {
+					best = c;
+					again = moved = 1;
+				} else {
+					pos[j] = pos[i];
+					pos[i] = t;
+				}
+			}
+	}
+	if (moved) {
+		for (size_t i = 0; i < ne; i++) {
+			e[i].a = pos[e[i].a];
+			e[i].b = pos[e[i].b];
+		}
+		size_t len = (size_t)snprintf(plan, planlen, "tree positions placed on the links (busiest "
+					      "link of a step %.3g of rank order's); rank at position 0..%lld:",
+					      best.busy / start.busy, (long long)(n - 1));
+		for (int64_t i = 0; i < n && len < planlen; i++)
+			len += (size_t)snprintf(plan + len, planlen - len, " %lld", (long long)pos[i]);
+	}
+	free(load);
+	free(fl);
+	free(pos);
+	fx_router_free(r);
+	return moved;
+}
+
+static int64_t chunks_of(const fx_coll_req *q, double bytes, int64_t depth)
+{
+	return q->chunks > 0 ? q->chunks : fx_coll_tree_chunks(bytes, depth);
+}
+
 static int ar_tree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
 {
 	(void)f;
 	(void)d;
-	binomial_reduce(s, q, q->size);
-	binomial_bcast(s, q, q->size);
+	size_t ne;
+	int64_t depth;
+	tedge *e = binomial_edges(q->n, &ne, &depth);
+	int64_t c = chunks_of(q, q->size, depth);
+	if (c == 1) {  /* the book's tree: reduce, then broadcast largest step first */
+		binomial_reduce(s, q, q->size);
+		binomial_bcast(s, q, q->size);
+		s->chunks = 1;
+		s->chunk_bytes = q->size;
+	} else {
+		tree_map(f, q, e, ne, s->plan, sizeof s->plan);
+		pipeline(s, q, e, ne, c, q->size / (double)c);
+	}
+	free(e);
 	return 0;
+}
+
+static double flows_tree(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	size_t ne;
+	int64_t depth;
+	tedge *e = binomial_edges(q->n, &ne, &depth);
+	int64_t c = chunks_of(q, q->size, depth);
+	double n = c == 1 ? 2.0 * (double)q->n : pipe_flows(e, ne, c);
+	free(e);
+	return n;
 }
 
 static int bc_tree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
@@ -64,6 +335,8 @@ static int rd_tree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 static void chain(fx_sched *s, const fx_coll_req *q, int backwards, const char *label)
 {
 	int64_t c = q->chunks > 0 ? q->chunks : CHAIN_CHUNKS;
+	s->chunks = c;
+	s->chunk_bytes = q->size / (double)c;
 	for (int64_t t = 0; t < q->n - 1 + c - 1; t++) {
 		/* link i carries chunk t - i, when there is one: only the links
 		 * i in [t-c+1, t] are busy, so visit those (n c, not n^2) */
@@ -103,58 +376,74 @@ static int rd_chain(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_di
 	return 0;
 }
 
-/* In-order balanced binary tree over positions [lo, hi): parent[] and
- * depth[] of each position. */
-static void inorder(int64_t lo, int64_t hi, int64_t parent, int depth, int64_t *par, int *dep)
+/*
+ * Double binary tree (Sanders-Speck-Traff, as NCCL builds it in
+ * src/graph/trees.cc): in tree 0 rank r > 0 with lowest set bit b hangs
+ * under (r ^ b) | 2b, or r ^ b when that is past the end, and rank 0 is
+ * the root with one child, so every odd rank is a leaf; tree 1 is tree 0
+ * mirrored (rank n-1-r, even n) or shifted by one (odd n), so a rank is
+ * interior in at most one.  Each tree carries half the data, up then down,
+ * both at once.  Pipelined: a chunk at depth p goes up at step D - p and
+ * comes down to depth p at D + p - 1 (D the deepest), so one chunk
+ * (--chunks 1) is 2D rounds, reduce then broadcast.
+ */
+static int64_t btree_parent(int64_t r, int64_t n)
 {
-	if (lo >= hi)
-		return;
-	int64_t mid = (lo + hi) / 2;
-	par[mid] = parent;
-	dep[mid] = depth;
-	inorder(lo, mid, mid, depth + 1, par, dep);
-	inorder(mid + 1, hi, mid, depth + 1, par, dep);
+	int64_t b = r & -r;
+	int64_t up = (r ^ b) | (b << 1);
+	return up >= n ? r ^ b : up;
 }
 
-/*
- * Double binary tree (Sanders-Speck-Traff, as NCCL uses it): two in-order
- * binary trees, the second mirrored (even n) or shifted by one (odd n) so
- * that a rank is interior in at most one; each carries half the data, up
- * then down, both at once.  Not pipelined: 2 x depth rounds.
- */
+static tedge *dbtree_edges(int64_t n, size_t *ne, int64_t *depth)
+{
+	int64_t *dep = fx_xcalloc((size_t)(n > 0 ? n : 1), sizeof *dep);
+	int64_t D = 0;
+	for (int64_t r = 1; r < n; r++) {
+		for (int64_t v = r; v != 0; v = btree_parent(v, n))
+			dep[r]++;
+		if (dep[r] > D)
+			D = dep[r];
+	}
+	tedge *e = fx_xmalloc((size_t)(n > 1 ? 4 * (n - 1) : 1) * sizeof *e);
+	size_t k = 0;
+	/* rank of tree-0 rank p in tree t */
+#define RANK(t, p) ((t) == 0 ? (p) : (n % 2 == 0 ? n - 1 - (p) : ((p) + 1) % n))
+	for (int t = 0; t < 2; t++)
+		for (int64_t p = 1; p < n; p++) {
+			int64_t u = btree_parent(p, n);
+			e[k++] = (tedge){RANK(t, p), RANK(t, u), D - dep[p], 1};
+			e[k++] = (tedge){RANK(t, u), RANK(t, p), D + dep[p] - 1, 0};
+		}
+#undef RANK
+	free(dep);
+	*ne = k;
+	*depth = D;
+	return e;
+}
+
 static int ar_dbtree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
 {
 	(void)f;
 	(void)d;
-	int64_t n = q->n;
-	int64_t *par = fx_xmalloc((size_t)n * sizeof *par);
-	int *dep = fx_xmalloc((size_t)n * sizeof *dep);
-	inorder(0, n, -1, 0, par, dep);
-	int depth = 0;
-	for (int64_t i = 0; i < n; i++)
-		if (dep[i] > depth)
-			depth = dep[i];
-	/* rank of tree position p in tree t */
-#define RANK(t, p) ((t) == 0 ? (p) : (n % 2 == 0 ? n - 1 - (p) : ((p) + 1) % n))
-	double half = q->size / 2;
-	for (int lvl = depth; lvl >= 1; lvl--) {
-		fx_round *r = fx_sched_round(s, 1, "reduce");
-		for (int t = 0; t < 2; t++)
-			for (int64_t p = 0; p < n; p++)
-				if (dep[p] == lvl)
-					fx_sched_flow(r, q, RANK(t, p), RANK(t, par[p]), half);
-	}
-	for (int lvl = 1; lvl <= depth; lvl++) {
-		fx_round *r = fx_sched_round(s, 1, "broadcast");
-		for (int t = 0; t < 2; t++)
-			for (int64_t p = 0; p < n; p++)
-				if (dep[p] == lvl)
-					fx_sched_flow(r, q, RANK(t, par[p]), RANK(t, p), half);
-	}
-#undef RANK
-	free(par);
-	free(dep);
+	size_t ne;
+	int64_t depth;
+	tedge *e = dbtree_edges(q->n, &ne, &depth);
+	int64_t c = chunks_of(q, q->size / 2, depth);
+	tree_map(f, q, e, ne, s->plan, sizeof s->plan);
+	pipeline(s, q, e, ne, c, q->size / 2 / (double)c);
+	free(e);
 	return 0;
+}
+
+static double flows_dbtree(const fx_fabric *f, const fx_coll_req *q)
+{
+	(void)f;
+	size_t ne;
+	int64_t depth;
+	tedge *e = dbtree_edges(q->n, &ne, &depth);
+	double n = pipe_flows(e, ne, chunks_of(q, q->size / 2, depth));
+	free(e);
+	return n;
 }
 
 /* each of the n-1 chain links carries every chunk once, but the rounds
@@ -167,10 +456,10 @@ static double flows_chain(const fx_fabric *f, const fx_coll_req *q)
 	return links * (c < links ? c : links);
 }
 
-const fx_coll_algo fx_ar_tree = {"allreduce", "tree", "binomial reduce then broadcast, whole tensor each round (book Eq. 6-10)",
-				 ar_tree, NULL, NULL, fx_flows_2n};
-const fx_coll_algo fx_ar_dbtree = {"allreduce", "dbtree", "two complementary binary trees, half the data each",
-				   ar_dbtree, NULL, NULL, fx_flows_4n};
+const fx_coll_algo fx_ar_tree = {"allreduce", "tree", "binomial tree, pipelined in chunks as NCCL does (--chunks 1: book Eq. 6-10)",
+				 ar_tree, NULL, NULL, flows_tree};
+const fx_coll_algo fx_ar_dbtree = {"allreduce", "dbtree", "two complementary binary trees, half the data each, pipelined in chunks",
+				   ar_dbtree, NULL, NULL, flows_dbtree};
 const fx_coll_algo fx_bc_tree = {"broadcast", "tree", "binomial tree from rank 0", bc_tree, NULL, NULL, fx_flows_1n};
 const fx_coll_algo fx_bc_chain = {"broadcast", "chain", "pipelined chain in rank order (--chunks, default 8)",
 				  bc_chain, NULL, NULL, flows_chain};

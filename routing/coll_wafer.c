@@ -526,10 +526,21 @@ static int gemm_meshgemm(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, 
  * per-round figure and every link's total over the GEMM stays that of the
  * P separate steps, in half the rounds (660 x 660 routes 331, not 660).
  */
-static void summa_step(fx_round *r, const fx_coll_req *q, const grid *g, int64_t k, double bytes)
+/* Past the router table (2P multicast paths per PE against routes_per_pe)
+ * the multicasts are relayed in software at every PE on the way: each hop
+ * is then a software stage (PLMR: O((alpha + beta) N) a step, collectives.md
+ * §5); within it one stage, the receiving PE's. */
+static int64_t summa_stages(const fx_fabric *f, const grid *g, int64_t k)
+{
+	int64_t P = g->W, far = k > P - 1 - k ? k : P - 1 - k;
+	return 2 * P > f->routes_per_pe && far > 1 ? far : 1;
+}
+
+static void summa_step(fx_round *r, const fx_fabric *f, const fx_coll_req *q, const grid *g,
+		       int64_t k, double bytes)
 {
 	int64_t P = g->W;
-	r->stages = 1;  /* the multicast is received once in software */
+	r->stages = summa_stages(f, g, k);
 	for (int64_t y = 0; y < P; y++) {  /* A: column k along the rows */
 		fx_sched_flow(r, q, pe(g, k, y), pe(g, 0, y), bytes);
 		fx_sched_flow(r, q, pe(g, k, y), pe(g, P - 1, y), bytes);
@@ -549,15 +560,15 @@ static int gemm_summa(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_
 	double tile = q->size / 2;
 	if (P < 2)
 		return 0;
-	summa_step(fx_sched_round(s, 1, "broadcast"), q, &g, 0, tile);
+	summa_step(fx_sched_round(s, 1, "broadcast"), f, q, &g, 0, tile);
 	for (int64_t k = 1; k < P - 1 - k; k++) {
 		fx_round *r = fx_sched_round(s, 2, "broadcast (mirror pair)");
-		summa_step(r, q, &g, k, tile / 2);
-		summa_step(r, q, &g, P - 1 - k, tile / 2);
+		summa_step(r, f, q, &g, k, tile / 2);
+		summa_step(r, f, q, &g, P - 1 - k, tile / 2);
 	}
 	if (P % 2 == 1 && P > 2)
-		summa_step(fx_sched_round(s, 1, "broadcast"), q, &g, P / 2, tile);
-	summa_step(fx_sched_round(s, 1, "broadcast"), q, &g, P - 1, tile);
+		summa_step(fx_sched_round(s, 1, "broadcast"), f, q, &g, P / 2, tile);
+	summa_step(fx_sched_round(s, 1, "broadcast"), f, q, &g, P - 1, tile);
 	return 0;
 }
 
@@ -597,7 +608,7 @@ static int plmr_gemm(const fx_fabric *f, const fx_coll_req *q, fx_plmr *out, fx_
 		}
 		/* rows and columns alike: the busiest PE's row plus its column */
 		out->paths_per_pe = 2 * ivl_paths(&l, P);
-		out->routing_stages = 1;
+		out->routing_stages = strcmp(algo, "summa") == 0 ? summa_stages(f, &g, 0) : 1;
 	}
 	plmr_finish(f, out);
 	return 0;

@@ -12,9 +12,10 @@
 
 const fx_coll_algo *const fx_coll_algos[] = {
 	&fx_ar_ring, &fx_ar_tree, &fx_ar_rhd, &fx_ar_swing, &fx_ar_torus, &fx_ar_hier,
-	&fx_ar_dbtree,
-	&fx_rs_ring, &fx_rs_rec, &fx_rs_swing,
-	&fx_ag_ring, &fx_ag_rec, &fx_ag_swing,
+	&fx_ar_dbtree, &fx_ar_swing_torus, &fx_ar_rec_torus, &fx_ar_swing_torus_lat,
+	&fx_ar_rec_torus_lat,
+	&fx_rs_ring, &fx_rs_rec, &fx_rs_swing, &fx_rs_swing_torus, &fx_rs_rec_torus,
+	&fx_ag_ring, &fx_ag_rec, &fx_ag_swing, &fx_ag_swing_torus, &fx_ag_rec_torus,
 	&fx_a2a_direct, &fx_a2a_pairwise,
 	&fx_bc_tree, &fx_bc_chain,
 	&fx_rd_tree, &fx_rd_chain,
@@ -81,6 +82,96 @@ double fx_flows_6n(const fx_fabric *f, const fx_coll_req *q)
 	return 6 * fx_flows_1n(f, q);
 }
 
+#define WIRES_MAX_RANKS 16
+#define WIRES_PASSES 20
+
+/* The schedule's summed busiest-link seconds (each round x its repeats),
+ * latency left out: what placing ranks on the links can change. */
+static double sched_link_time(const fx_fabric *f, fx_router *r, const fx_sched *s, double *load)
+{
+	double sum = 0;
+	fx_diag quiet;  /* a pair with no route: never chosen, and not reported */
+	fx_diag_init(&quiet);
+	quiet.out = fopen("/dev/null", "w");
+	for (size_t i = 0; i < s->n; i++) {
+		fx_path_stats st;
+		if (!quiet.out || fx_router_add(r, s->r[i].flows, s->r[i].n, load, &st, &quiet))
+			sum = 1e300;
+		const int64_t *used;
+		size_t nu = fx_router_used(r, &used);
+		double worst = 0;
+		for (size_t u = 0; u < nu; u++) {
+			int64_t l = used[u];
+			double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
+			if (b > worst)
+				worst = b;
+			load[l] = 0;
+		}
+		sum += worst * (double)s->r[i].repeat;
+	}
+	if (quiet.out)
+		fclose(quiet.out);
+	fx_diag_release(&quiet);
+	return sum;
+}
+
+void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill fill,
+			 const void *ctx, fx_sched *s)
+{
+	int64_t n = q->n;
+	int direct = 0;
+	if (f->builder && strcmp(f->builder->kind, "custom") == 0 && n >= 3 && n <= WIRES_MAX_RANKS)
+		for (int64_t e = 0; e < f->ne && !direct; e++)
+			direct = f->ends[2 * e + 1] < f->ndev;  /* a device-device link */
+	if (!direct) {
+		fill(s, q, ctx);
+		return;
+	}
+	fx_router *r = fx_router_new(f, 0);
+	double *load = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof *load);
+	int64_t *ranks = fx_xmalloc((size_t)n * sizeof *ranks);
+	memcpy(ranks, q->ranks, (size_t)n * sizeof *ranks);
+	fx_coll_req x = *q;
+	x.ranks = ranks;
+	fx_sched t = {0};
+	fill(&t, &x, ctx);
+	double best = sched_link_time(f, r, &t, load), start = best;
+	fx_sched_release(&t);
+	int moved = 0;
+	for (int pass = 0, again = 1; pass < WIRES_PASSES && again; pass++) {
+		again = 0;
+		for (int64_t i = 0; i < n; i++)
+			for (int64_t j = i + 1; j < n; j++) {
+				int64_t v = ranks[i];
+				ranks[i] = ranks[j];
+				ranks[j] = v;
+				fill(&t, &x, ctx);
+				double c = sched_link_time(f, r, &t, load);
+				fx_sched_release(&t);
+				if (c < best * (1 - 1e-12)) {
+					best = c;
+					again = moved = 1;
+				} else {
+					ranks[j] = ranks[i];
+					ranks[i] = v;
+				}
+			}
+	}
+	fill(s, &x, ctx);
+	if (moved) {
+		char b[24];
+		size_t len = (size_t)snprintf(s->plan, sizeof s->plan, "ranks placed on the links "
+					      "(busiest links' time %.3g of rank order's); device of rank 0..%lld:",
+					      best / start, (long long)(n - 1));
+		for (int64_t i = 0; i < n && len < sizeof s->plan; i++)
+			len += (size_t)snprintf(s->plan + len, sizeof s->plan - len, " %s",
+						fx_fabric_vertex_name(f, ranks[i], b, sizeof b));
+	}
+	free(ranks);
+	free(load);
+	fx_router_free(r);
+}
+
 int fx_is_pow2(int64_t n)
 {
 	return n > 0 && (n & (n - 1)) == 0;
@@ -123,35 +214,38 @@ void fx_coll_result_release(fx_coll_result *res)
 }
 
 /*
- * Shortest-path routing on explicit graphs runs one breadth-first search
- * per distinct source in each round, so a ring collective over n devices
- * of a custom ring is n searches of O(n) in each of 2(n-1) rounds: cubic
- * (1k, 2k, 4k devices: 1, 7.8, 60 s; with the rounds that repeat routed once, 20k
- * devices still took 61 s).  The searches are counted before any is routed
- * and a schedule past ROUTE_MAX_WORK vertex and edge visits is refused
- * (about 10 s at the measured 2.6e7 visits a second of igraph's searches),
- * whatever the memory estimate allows.
+ * ECMP on explicit graphs builds one shortest-path table per destination
+ * (a breadth-first search over the graph, cached across rounds up to the
+ * router's cache), so a ring collective over n devices of a custom ring
+ * costs n searches of O(n): quadratic (1k, 2k, 4k devices: 0.26, 0.67,
+ * 2.2 s; 20k devices would take minutes and past the cache rebuild the
+ * tables).  The distinct destinations are counted before any is routed and
+ * a schedule past ROUTE_MAX_WORK vertex and edge visits is refused (about
+ * 10 s at the measured 2.6e7 visits a second of the searches), whatever the
+ * memory estimate allows.  Structured fabrics route in closed form and are
+ * not counted.
  */
 #define ROUTE_MAX_WORK 2.5e8
 
 static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
 		      int64_t n, fx_diag *d)
 {
-	if (strcmp(fx_router_name(r), "shortest-path") != 0 || f->nv == 0)
+	(void)r;
+	if (!f->builder->explicit_graph || f->nv == 0)
 		return 0;
-	uint32_t *seen = fx_xcalloc((size_t)f->nv, sizeof *seen);
+	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
 	double searches = 0, per = (double)f->nv + (double)f->ne;
 	for (size_t i = 0; i < s->n; i++) {
 		const fx_round *rd = &s->r[i];
 		for (size_t k = 0; k < rd->n; k++) {
-			int64_t src = rd->flows[k].src;
-			if (src >= 0 && src < f->nv && seen[src] != i + 1) {
-				seen[src] = (uint32_t)(i + 1);
+			int64_t dst = rd->flows[k].dst;
+			if (dst >= 0 && dst < f->nv && !seen[dst]) {
+				seen[dst] = 1;
 				searches++;
 			}
 		}
 		if (rd->all_pairs > 0)
-			searches += (double)f->ndev;
+			searches = (double)f->ndev;
 	}
 	free(seen);
 	if (searches * per <= ROUTE_MAX_WORK)
@@ -173,6 +267,9 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
 	out->nround = s.n;
 	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+	out->chunks = s.chunks;
+	out->chunk_bytes = s.chunk_bytes;
+	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = route_work(f, r, &s, pattern, n, d);
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];
@@ -262,10 +359,22 @@ static int check_size(const fx_fabric *f, const fx_coll_req *q, double nflow, do
 			     need, have);
 }
 
+int fx_route_policy_parse(const char *s, fx_route_policy *out)
+{
+	if (strcmp(s, "split") == 0)
+		*out = FX_ROUTE_SPLIT;
+	else if (strcmp(s, "hash") == 0)
+		*out = FX_ROUTE_HASH;
+	else
+		return -1;
+	return 0;
+}
+
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
 	memset(out, 0, sizeof *out);
+	fx_router_set_policy(r, tm->policy);
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	if (!a)
 		return fx_diag_error(d, NULL, "unknown collective %s/%s", q->pattern,
@@ -319,6 +428,7 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 			left[g] = each[g].r[0].repeat;
 	}
 	fx_sched m = {0};
+	fx_router_set_policy(r, tm->policy);
 	while (rc == 0) {
 		/* the next merged round lasts as long as the shortest run of
 		 * identical rounds among the groups still going */
@@ -356,17 +466,24 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
-	static const char *const keys[] = {"overhead", "includes_path_latency", NULL};
+	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", NULL};
 	const fx_snode *c;
+	const char *pol = NULL;
 	tm->alpha = 0;
 	tm->alpha_replaces_latency = 0;
+	tm->policy = FX_ROUTE_SPLIT;
 	if (fx_spec_map(d, spec->root, "collective", 0, &c))
 		return -1;
 	if (!c)
 		return 0;
-	return fx_spec_keys(d, c, keys) |
-	       fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
-	       fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency);
+	int rc = fx_spec_keys(d, c, keys) |
+		 fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
+		 fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency) |
+		 fx_spec_str_opt(d, c, "routing", &pol);
+	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
+		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
+				    "got '%s'", fx_snode_get(c, "routing")->path, pol);
+	return rc;
 }
 
 static double time_of(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const char *algo,

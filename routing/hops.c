@@ -57,7 +57,7 @@ static void lattice_hops(const fx_fabric *f, fx_hops *h)
 	double *acc = fx_xcalloc(1, sizeof *acc);
 	int64_t nacc = 1;
 	acc[0] = 1;
-	int64_t far = 0, far_b_coord[FX_MAX_DIMS];
+	int64_t far_b_coord[FX_MAX_DIMS];
 	for (int i = 0; i < f->ndims; i++) {
 		int64_t k = f->dims[i];
 		int64_t dmax = f->wrap[i] ? k / 2 : k - 1;
@@ -76,7 +76,6 @@ static void lattice_hops(const fx_fabric *f, fx_hops *h)
 		free(line);
 		acc = next;
 		nacc += dmax;
-		far += dmax;
 		far_b_coord[i] = dmax;  /* device 0 and the one dmax away in every dim */
 	}
 	acc[0] -= (double)f->ndev;  /* drop the pairs of a device with itself */
@@ -90,7 +89,18 @@ static void lattice_hops(const fx_fabric *f, fx_hops *h)
 	}
 	h->far_a = 0;
 	h->far_b = b;
-	h->far_latency = f->ne ? (double)far * f->e[0].lat : 0;
+	/* the farthest pair's dimension-order path, link by link: tori with a
+	 * rack link class (rack_link) have hops of two latencies */
+	h->far_latency = 0;
+	int64_t v = 0;
+	for (int i = 0; i < f->ndims; i++)
+		for (int64_t t = 0; t < far_b_coord[i]; t++) {
+			int64_t e = f->plus_edge[v * f->ndims + i];
+			if (e < 0)
+				break;
+			h->far_latency += f->e[e].lat;
+			v = fx_fabric_other(f, e, v);
+		}
 	h->method = "exact: convolution of per-dimension distances";
 	h->sources = 0;
 }

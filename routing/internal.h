@@ -17,6 +17,17 @@ double fx_flows_1n(const fx_fabric *f, const fx_coll_req *q);
 double fx_flows_2n(const fx_fabric *f, const fx_coll_req *q);
 double fx_flows_4n(const fx_fabric *f, const fx_coll_req *q);
 double fx_flows_6n(const fx_fabric *f, const fx_coll_req *q);
+/* Fills s with a schedule over q's ranks (ctx: the generator's own). */
+typedef void (*fx_sched_fill)(fx_sched *s, const fx_coll_req *q, const void *ctx);
+/* Fills s by fill, with the ranks placed over the wires on explicit graphs
+ * (custom fabrics of 3 to 16 ranks with direct links between them): swaps
+ * of two ranks' devices are kept while they shorten the schedule's summed
+ * busiest-link time, and s->plan says where each rank went.  Elsewhere,
+ * fill over q as given. */
+void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill fill,
+			 const void *ctx, fx_sched *s);
+/* Swing's rho(s) = sum_{i<=s} (-2)^i: 1, -1, 3, -5, 11, ... */
+int64_t fx_swing_rho(int s);
 /* Reports that algo needs a power-of-two rank count. */
 int fx_need_pow2(const fx_coll_req *q, fx_diag *d);
 
@@ -25,6 +36,7 @@ extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_
 	fx_ar_hier, fx_ar_dbtree, fx_rs_ring, fx_rs_rec, fx_rs_swing, fx_ag_ring, fx_ag_rec,
 	fx_ag_swing, fx_a2a_direct, fx_a2a_pairwise, fx_bc_tree, fx_bc_chain, fx_rd_tree,
 	fx_rd_chain, fx_ar_pipeline, fx_ar_mesh_ring, fx_ar_ktree, fx_gemm_cannon, fx_gemm_summa,
-	fx_gemm_meshgemm;
+	fx_gemm_meshgemm, fx_ar_swing_torus, fx_rs_swing_torus, fx_ag_swing_torus, fx_ar_rec_torus,
+	fx_rs_rec_torus, fx_ag_rec_torus, fx_ar_swing_torus_lat, fx_ar_rec_torus_lat;
 
 #endif

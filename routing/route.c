@@ -3,7 +3,7 @@
  *
  *   dimension-order (torus, mesh, wafer-mesh)  routing/route.c: dor_*
  *   ecmp (fat-tree, nvswitch, ub)              routing/route.c: ecmp_*
- *   shortest-path (custom)                     routing/route.c: sp_*
+ *   ecmp (custom: any vertex may relay)        routing/route.c: ecmp_*
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +22,11 @@ struct fx_router {
 	const fx_fabric *f;
 	const router_kind *kind;
 	int tie_plus;
+	int hash;               /* FX_ROUTE_HASH: one path per flow */
+	double hop_lat;         /* dimension-order: seconds per hop, the slowest
+				 * link class's (tori with rack_link) */
+	int64_t *inc_off;       /* hash: incident edges of v, in edge order, are */
+	int64_t *inc_edge;      /* inc_edge[inc_off[v] .. inc_off[v+1]-1] */
 	int64_t *used;          /* directed links loaded since fx_router_used() */
 	size_t nused, capused;
 	/* dimension-order: difference arrays per (dimension, direction), over
@@ -43,8 +48,6 @@ struct fx_router {
 	int64_t *bucket_len;
 	int64_t max_cached;
 	int64_t ncached;
-	/* shortest-path */
-	igraph_vector_int_t inbound;
 };
 
 /* Adds bytes to directed link l, remembering links that were empty so the
@@ -117,6 +120,11 @@ static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *h
 			int h = abs(y[i] - x[i]);
 			dor_segment(r, i, y[i] > x[i] ? 0 : 1, base, stride, x[i], h, m);
 			*hops += h;
+		} else if (2 * fwd == k && r->hash) {
+			/* pinned: even destination coordinates go +, odd go - */
+			int h = fwd;
+			dor_segment(r, i, y[i] % 2, base, stride, x[i], h, m);
+			*hops += h;
 		} else if (2 * fwd == k && !r->tie_plus) {
 			/* the two equal ways round an even ring share the traffic:
 			 * half goes the - way and finishes its route from here */
@@ -144,7 +152,7 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 {
 	const fx_fabric *f = r->f;
 	(void)d;
-	double lat = f->ne ? f->e[0].lat : 0;
+	double lat = r->hop_lat;
 	for (size_t q = 0; q < n; q++) {
 		if (flows[q].src == flows[q].dst || flows[q].bytes == 0)
 			continue;
@@ -182,12 +190,30 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 	return 0;
 }
 
+/* Adds s to positions [from, from + len) of a ring of k, as differences. */
+static void ring_range(double *d, int k, int from, int len, double s)
+{
+	from = ((from % k) + k) % k;
+	d[from] += s;
+	if (from + len <= k) {
+		d[from + len] -= s;
+	} else {
+		d[k] -= s;
+		d[0] += s;
+		d[from + len - k] -= s;
+	}
+}
+
 /*
  * All pairs on a lattice: in dimension-order routing a flow's segment in
  * dimension i runs on the line whose coordinates below i are the
  * destination's and above i the source's, so every line of dimension i sees
  * the same traffic: N/k_i times that of all pairs of one line of k_i.  The
- * 1-D loads are counted pair by pair (O(k^2)) with the same tie rule.
+ * 1-D loads add each pair's path as a range of a difference array (the
+ * same tie rule as dor_flow), so a line costs O(k^2), not O(k^3): a 4000x2
+ * mesh went from 150 s to milliseconds.  The values are the per-flow
+ * routing's exactly (shares are halves and ones, exact in a double);
+ * tests/unit/test_routing.c checks them against it.
  */
 static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st)
 {
@@ -195,7 +221,8 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 	int D = f->ndims, far = 0;
 	for (int i = 0; i < D; i++) {
 		int k = f->dims[i];
-		double *line = calloc((size_t)(2 * k), sizeof *line);  /* [dir][position] */
+		double *line = fx_xcalloc((size_t)(2 * k + 2), sizeof *line);  /* [dir][position] */
+		double *plus = line, *minus = line + k + 1;
 		for (int a = 0; a < k; a++)
 			for (int b = 0; b < k; b++) {
 				int fwd = ((b - a) % k + k) % k;
@@ -204,6 +231,8 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 				double share[2] = {0, 0};  /* + way, - way */
 				if (!f->wrap[i])
 					share[b > a ? 0 : 1] = 1;
+				else if (2 * fwd == k && r->hash)
+					share[b % 2] = 1;
 				else if (2 * fwd == k && !r->tie_plus)
 					share[0] = share[1] = 0.5;
 				else if (fwd <= k - fwd)
@@ -211,11 +240,15 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 				else
 					share[1] = 1;
 				int h0 = f->wrap[i] ? fwd : b - a, h1 = f->wrap[i] ? k - fwd : a - b;
-				for (int h = 0; h < h0 && share[0] > 0; h++)
-					line[(a + h) % k] += share[0];
-				for (int h = 1; h <= h1 && share[1] > 0; h++)
-					line[k + ((a - h) % k + k) % k] += share[1];
+				if (share[0] > 0)  /* links a, a+1, .., a+h0-1 going + */
+					ring_range(plus, k, a, h0, share[0]);
+				if (share[1] > 0)  /* links a-1, .., a-h1 going - */
+					ring_range(minus, k, a - h1, h1, share[1]);
 			}
+		for (int p = 1; p < k; p++) {  /* differences into loads */
+			plus[p] += plus[p - 1];
+			minus[p] += minus[p - 1];
+		}
 		int dmax = f->wrap[i] ? k / 2 : k - 1;
 		far += dmax;
 		double scale = bytes * (double)(f->ndev / k);
@@ -227,13 +260,13 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 			int64_t e = f->plus_edge[v * D + i];
 			if (e < 0)
 				continue;
-			bump(r, load, fx_fabric_dirlink(f, e, v), scale * line[p]);
-			bump(r, load, fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v)), scale * line[k + p]);
+			bump(r, load, fx_fabric_dirlink(f, e, v), scale * plus[p]);
+			bump(r, load, fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v)), scale * minus[p]);
 		}
 		free(line);
 	}
 	st->max_hops = far;
-	st->max_latency = far * (f->ne ? f->e[0].lat : 0);
+	st->max_latency = far * r->hop_lat;
 	return 0;
 }
 
@@ -329,10 +362,96 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 	return ord;
 }
 
+/* Incident edges per vertex in edge order (CSR), built once: the hash walk
+ * visits them at every hop of every flow. */
+static void hash_incidence(fx_router *r)
+{
+	const fx_fabric *f = r->f;
+	if (r->inc_off)
+		return;
+	r->inc_off = fx_xcalloc((size_t)f->nv + 1, sizeof *r->inc_off);
+	r->inc_edge = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *r->inc_edge);
+	for (int64_t e = 0; e < f->ne; e++) {
+		r->inc_off[f->ends[2 * e] + 1]++;
+		r->inc_off[f->ends[2 * e + 1] + 1]++;
+	}
+	for (int64_t v = 0; v < f->nv; v++)
+		r->inc_off[v + 1] += r->inc_off[v];
+	int64_t *at = fx_xmalloc((size_t)(f->nv ? f->nv : 1) * sizeof *at);
+	memcpy(at, r->inc_off, (size_t)f->nv * sizeof *at);
+	for (int64_t e = 0; e < f->ne; e++) {
+		r->inc_edge[at[f->ends[2 * e]]++] = e;
+		r->inc_edge[at[f->ends[2 * e + 1]]++] = e;
+	}
+	free(at);
+}
+
+/*
+ * The hash policy: the flow follows one path of the shortest-path DAG.  At
+ * each vertex the next-hop ports (physical links to a neighbour one step
+ * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
+ * the bundles: the first link of each bundle in edge order, then the
+ * second of those with two, and so on.  In switches the flow takes port
+ * x mod k, x starting at the destination's vertex id and divided by k after
+ * every choice of more than one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
+ * switch tables, which spreads destinations over every core of a
+ * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
+ * chips or planes) the port is (source + destination) mod k: pure D-mod-k
+ * there would bring every flow to a destination in on one of its planes.
+ * A bundle keeps its links fluid (the model has one load per bundle).
+ */
+static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, double *load,
+			   fx_path_stats *st)
+{
+	const fx_fabric *f = r->f;
+	int64_t v = fl->src, x = fl->dst, hops = 0;
+	double lat = 0;
+	while (v != fl->dst) {
+		/* the next-hop ports: k physical links, the widest bundle c */
+		int64_t k = 0, c = 0, pick = -1;
+		for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
+			int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+			if (dist[w] == dist[v] - 1 && (w == fl->dst || fx_fabric_relays(f, w))) {
+				k += f->e[e].count;
+				if (f->e[e].count > c)
+					c = f->e[e].count;
+			}
+		}
+		/* the sender's own choice (its NIC, plane or chip) spreads by
+		 * source and destination; the switches' by destination.  Ports
+		 * are dealt round the bundles (one link of each, then the next),
+		 * so neighbouring numbers land on different neighbours */
+		int64_t want = (v == fl->src ? fl->src + fl->dst : x) % k;
+		for (int64_t j = 0; j < c && pick < 0; j++)
+			for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
+				int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+				if (dist[w] != dist[v] - 1 || !(w == fl->dst || fx_fabric_relays(f, w)) ||
+				    f->e[e].count <= j)
+					continue;
+				if (want-- == 0) {
+					pick = e;
+					break;
+				}
+			}
+		if (k > 1 && v != fl->src)
+			x /= k;
+		bump(r, load, fx_fabric_dirlink(f, pick, v), fl->bytes);
+		lat += f->e[pick].lat;
+		hops++;
+		v = fx_fabric_other(f, pick, v);
+	}
+	if (hops > st->max_hops)
+		st->max_hops = hops;
+	if (lat > st->max_latency)
+		st->max_latency = lat;
+}
+
 static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		    fx_diag *d)
 {
 	const fx_fabric *f = r->f;
+	if (r->hash)
+		hash_incidence(r);
 	size_t *ord = order_flows(flows, n, 1);
 	igraph_vector_int_t inc;
 	igraph_vector_int_init(&inc, 0);
@@ -356,6 +475,10 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 						   fx_fabric_vertex_name(f, fl->src, a, sizeof a),
 						   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
 				break;
+			}
+			if (r->hash) {
+				ecmp_hash_walk(r, fl, dist, load, st);
+				continue;
 			}
 			if (dist[fl->src] > st->max_hops)
 				st->max_hops = dist[fl->src];
@@ -412,58 +535,10 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 	return rc;
 }
 
-/* ---------------- shortest paths on explicit graphs ---------------- */
-
-static int sp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
-		  fx_diag *d)
-{
-	const fx_fabric *f = r->f;
-	size_t *ord = order_flows(flows, n, 0);
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0;) {
-		int64_t src = flows[ord[i]].src;
-		/* one BFS tree from src (igraph), then walk back from each dst */
-		if (igraph_get_shortest_paths(&f->g, NULL, NULL, src, igraph_vss_all(), IGRAPH_ALL,
-					      NULL, &r->inbound) != IGRAPH_SUCCESS) {
-			rc = fx_diag_internal(d, "igraph shortest paths failed");
-			break;
-		}
-		for (; i < n && flows[ord[i]].src == src; i++) {
-			const fx_flow *fl = &flows[ord[i]];
-			if (fl->dst == src || fl->bytes == 0)
-				continue;
-			int64_t v = fl->dst, hops = 0;
-			double lat = 0;
-			while (v != src) {
-				int64_t e = VECTOR(r->inbound)[v];
-				if (e < 0) {
-					char a[64], b[64];
-					rc = fx_diag_error(d, NULL, "no route from '%s' to '%s'",
-							   fx_fabric_vertex_name(f, src, a, sizeof a),
-							   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
-					break;
-				}
-				int64_t u = fx_fabric_other(f, e, v);
-				bump(r, load, fx_fabric_dirlink(f, e, u), fl->bytes);
-				lat += f->e[e].lat;
-				hops++;
-				v = u;
-			}
-			if (hops > st->max_hops)
-				st->max_hops = hops;
-			if (lat > st->max_latency)
-				st->max_latency = lat;
-		}
-	}
-	free(ord);
-	return rc;
-}
-
 /* ---------------- the table ---------------- */
 
 static const router_kind dor = {"dimension-order", dor_add};
 static const router_kind ecmp = {"ecmp", ecmp_add};
-static const router_kind sp = {"shortest-path", sp_add};
 
 static const struct { const char *fabric_kind; const router_kind *router; } routes[] = {
 	{"torus", &dor},
@@ -472,7 +547,9 @@ static const struct { const char *fabric_kind; const router_kind *router; } rout
 	{"fat-tree", &ecmp},
 	{"nvswitch", &ecmp},
 	{"ub", &ecmp},
-	{"custom", &sp},
+	/* explicit graphs: ECMP over the same relay-aware shortest-path DAG,
+	 * so a custom Clos or HGX routes like its structured twin */
+	{"custom", &ecmp},
 };
 
 /* Per-destination ECMP tables are cached up to this many bytes. */
@@ -487,8 +564,11 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 		if (strcmp(routes[i].fabric_kind, f->builder->kind) == 0)
 			r->kind = routes[i].router;
 	if (!r->kind)
-		r->kind = &sp;
+		r->kind = &ecmp;
 	if (r->kind == &dor) {
+		for (int64_t e = 0; e < f->ne; e++)
+			if (f->e[e].lat > r->hop_lat)
+				r->hop_lat = f->e[e].lat;
 		r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
 		r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
 		/* link position v of a line: + runs v -> v+1, - runs v+1 -> v */
@@ -511,8 +591,6 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 		r->bucket = fx_xmalloc((size_t)f->nv * sizeof *r->bucket);
 		r->bucket_len = fx_xcalloc(1, sizeof *r->bucket_len);
 		r->max_cached = (int64_t)(ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
-	} else {
-		igraph_vector_int_init(&r->inbound, 0);
 	}
 	return r;
 }
@@ -537,8 +615,8 @@ void fx_router_free(fx_router *r)
 	free(r->queued);
 	free(r->bucket);
 	free(r->bucket_len);
-	if (r->kind == &sp)
-		igraph_vector_int_destroy(&r->inbound);
+	free(r->inc_off);
+	free(r->inc_edge);
 	free(r);
 }
 
@@ -548,6 +626,16 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 	*links = r->used;
 	r->nused = 0;  /* the caller reads them before the next add */
 	return n;
+}
+
+void fx_router_set_policy(fx_router *r, fx_route_policy p)
+{
+	r->hash = p == FX_ROUTE_HASH;
+}
+
+const char *fx_route_policy_name(fx_route_policy p)
+{
+	return p == FX_ROUTE_HASH ? "hash" : "split";
 }
 
 const char *fx_router_name(const fx_router *r)
@@ -571,16 +659,15 @@ int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_st
 	st->max_latency = 0;
 	if (r->kind == &dor)
 		return dor_all_pairs(r, bytes, load, st);
-	/* one destination (ECMP) or source (shortest paths) at a time keeps the
-	 * flow list at n - 1 */
+	/* one destination at a time keeps the flow list at n - 1 */
 	fx_flow *fl = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *fl);
 	int rc = 0;
 	for (int64_t x = 0; x < f->ndev && rc == 0; x++) {
 		size_t m = 0;
 		for (int64_t y = 0; y < f->ndev; y++)
 			if (y != x) {
-				fl[m].src = r->kind == &ecmp ? y : x;
-				fl[m].dst = r->kind == &ecmp ? x : y;
+				fl[m].src = y;
+				fl[m].dst = x;
 				fl[m++].bytes = bytes;
 			}
 		fx_path_stats one = {0, 0};

@@ -81,22 +81,38 @@ typedef struct fx_path_stats {
  * A router routes flows over a fabric the way its kind does: dimension-order
  * on tori and meshes (least distance per dimension; on an even ring the two
  * equal ways share the traffic half and half unless `tie_plus`), ECMP on
- * Clos-like fabrics (split evenly over equal-cost next hops, weighted by
- * parallel links), igraph shortest paths on explicit graphs.
+ * Clos-like fabrics and explicit graphs (over the relay-aware shortest-path
+ * DAG to each destination, split at each vertex over its next hops in
+ * proportion to links x bandwidth; the DAG is cached per destination, so
+ * rings and repeated rounds do not search again).
  *
  * The router borrows the fabric and keeps per-destination caches; free it
  * with fx_router_free().
  */
 typedef struct fx_router fx_router;
 
+/* How equal-cost paths share a flow: split = fluid ECMP, every path its
+ * share (the optimistic end); hash = every flow pinned to one path by a
+ * deterministic rule (destination-mod-k at each switch, as SimGrid's
+ * fat-tree and D-mod-k switch tables do, (source + destination) mod k at
+ * the sender; even-ring ties on lattices go + for even destination
+ * coordinates, - for odd), the pessimistic end. */
+typedef enum fx_route_policy { FX_ROUTE_SPLIT = 0, FX_ROUTE_HASH } fx_route_policy;
+
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
 void fx_router_free(fx_router *r);
-/* "dimension-order", "ecmp" or "shortest-path". */
+/* Sets the policy (default split); the next fx_router_add uses it. */
+void fx_router_set_policy(fx_router *r, fx_route_policy p);
+const char *fx_route_policy_name(fx_route_policy p);
+/* "split" or "hash" into *out; -1 for anything else. */
+int fx_route_policy_parse(const char *s, fx_route_policy *out);
+/* "dimension-order" or "ecmp". */
 const char *fx_router_name(const fx_router *r);
 /* Adds the bytes of n flows to load[2 * f->ne] (per directed link) and
  * reports the longest and slowest path.  Time complexity: O(n D + N D) on
  * lattices (difference arrays per line), O(edges reached) per destination
- * for ECMP, one BFS per source on explicit graphs. */
+ * for ECMP (one BFS per destination, cached), O(hops x degree) per flow
+ * under the hash policy. */
 int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
 		  fx_path_stats *st, fx_diag *d);
 /* The directed links that went from zero to a load since the last call
@@ -128,6 +144,10 @@ typedef struct fx_round {
 typedef struct fx_sched {
 	fx_round *r;
 	size_t n, cap;
+	int64_t chunks;       /* pipelined algorithms: chunks used (0: not pipelined) */
+	double chunk_bytes;   /* bytes per chunk per flow */
+	char plan[512];       /* how the algorithm laid itself out, for people
+			       * (e.g. the rings it found), or "" */
 } fx_sched;
 
 void fx_sched_release(fx_sched *s);
@@ -141,7 +161,8 @@ typedef struct fx_coll_req {
 	const int64_t *ranks;
 	int64_t n;
 	double size;
-	int64_t chunks;       /* pipelined algorithms: pieces (0 = algorithm default) */
+	int64_t chunks;       /* pipelined algorithms: pieces (0 = algorithm default;
+			       * trees: NCCL's, fx_coll_tree_chunks) */
 } fx_coll_req;
 
 /* WaferLLM's PLMR figures of a wafer-mesh collective (OSDI'25; the
@@ -186,6 +207,7 @@ const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo);
 typedef struct fx_coll_time {
 	double alpha;
 	int alpha_replaces_latency;
+	fx_route_policy policy;   /* how ECMP shares flows (collective.routing) */
 } fx_coll_time;
 
 typedef struct fx_round_result {
@@ -207,17 +229,21 @@ typedef struct fx_coll_result {
 	double algbw, busbw;       /* bytes/s, as nccl-tests defines them */
 	fx_round_result *per_round;
 	size_t nround;
+	int64_t chunks;            /* pipelined algorithms: chunks used, else 0 */
+	double chunk_bytes;        /* bytes per chunk on each tree edge or link */
+	char plan[512];            /* fx_sched.plan */
 	double *link_bytes;        /* [2 ne] bytes per directed link */
 	double *link_busy;         /* [2 ne] seconds each link is busy */
 } fx_coll_result;
 
-/* Reads the spec's `collective: {overhead: T, includes_path_latency: B}`
- * (default 0; with includes_path_latency the overhead is the book's alpha,
- * a measured one-way latency that already covers the path). */
+/* Reads the spec's `collective: {overhead: T, includes_path_latency: B,
+ * routing: split|hash}` (default 0, false, split; with includes_path_latency
+ * the overhead is the book's alpha, a measured one-way latency that already
+ * covers the path). */
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 
-/* Generates and routes the collective.  The result owns its arrays; free
- * them with fx_coll_result_release(). */
+/* Generates and routes the collective (with tm->policy set on the router).
+ * The result owns its arrays; free them with fx_coll_result_release(). */
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d);
 void fx_coll_result_release(fx_coll_result *res);
@@ -226,6 +252,11 @@ void fx_coll_result_release(fx_coll_result *res);
  * the links.  algbw/busbw are those of the first group. */
 int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
 		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d);
+/* The chunks NCCL cuts a tree up-down of `bytes` (per tree) into, for a
+ * tree `depth` edges deep: 512 KiB chunks (4 MiB buffer / 8 steps), halved
+ * to keep the pipeline >= 8 x depth chunks long (down to 128 KiB), 4 x
+ * (64 KiB), 1 x (32 KiB); NCCL src/enqueue.cc. */
+int64_t fx_coll_tree_chunks(double bytes, int64_t depth);
 /* nccl-tests' bus bandwidth factor of a pattern for n ranks. */
 double fx_coll_bus_factor(const char *pattern, int64_t n);
 /* The size at which algorithms a and b take equal time (bisection over

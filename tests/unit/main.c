@@ -27,6 +27,8 @@ int main(void)
 	srunner_add_suite(sr, suite_power());
 	srunner_add_suite(sr, suite_place());
 	srunner_add_suite(sr, suite_render());
+	srunner_add_suite(sr, suite_access());
+	srunner_add_suite(sr, suite_routing());
 	srunner_add_suite(sr, suite_bisection());
 	srunner_add_suite(sr, suite_outfile());
 	srunner_run_all(sr, CK_ENV);

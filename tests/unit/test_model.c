@@ -314,6 +314,54 @@ START_TEST(q32_deployment_table)
 }
 END_TEST
 
+/* §6.7.2: card 0 fails at 20 ms, its instance stalls 40 ms and redoes its
+ * session.  Four TP2 instances: 119 / 119 / 119 / 179.1 ms, 75 % on time,
+ * 8 x 0.1791 = 1.433 GPU-s, 1.433 / 3 = 0.478 per on-time session, 2.0x
+ * the fault-free 0.238.  Two TP4: 64 / 124 / 128 / 188 ms, 0.500 per
+ * on-time session.  One TP8: 101 / 142 / 184 / 225 ms, one on time.
+ * Energy at 10.2 kW per DGX H100 (§6.5.2) without a fault: TP2 runs
+ * 119.1 ms = 1.21 kJ, TP4 127.6 ms = 1.30 kJ. */
+START_TEST(q32_fault_timeline)
+{
+	fx_choice c[8], f;
+	ck_assert_uint_eq(fx_model_choices(&qwen32, &h100, &four, 8, ring_ar, NULL, c, 8), 4);
+	fx_fault fault = {0, 0.020, 0.040};
+	double done[4];
+	static const struct {
+		double finish[4];  /* by session, ms */
+		int64_t on_time;
+		double per;
+	} want[] = {
+		{{179.1, 119.1, 119.1, 119.1}, 3, 0.478},
+		{{123.8, 63.8, 187.6, 127.6}, 3, 0.500},
+		{{101.2, 142.4, 183.5, 224.7}, 1, 1.798},
+	};
+	for (int i = 0; i < 3; i++) {
+		fx_model_choice_fault(&c[i + 1], &four, 8, &fault, &f, done);
+		for (int k = 0; k < 4; k++)
+			PRINTED(done[k] * 1e3, want[i].finish[k], 0.1);
+		ck_assert_int_eq(f.on_time, want[i].on_time);
+		PRINTED(f.cost_per_on_time, want[i].per, 0.001);
+	}
+	fx_model_choice_fault(&c[1], &four, 8, &fault, &f, NULL);
+	PRINTED(f.cost, 1.433, 0.001);
+	PRINTED(f.cost_per_on_time / c[1].cost_per_on_time, 2.0, 0.05);
+	ck_assert_int_eq(f.meets, 1);
+	/* a fault after the instance's work is done costs nothing */
+	fx_fault late = {0, 0.200, 0.040};
+	fx_model_choice_fault(&c[1], &four, 8, &late, &f, NULL);
+	ck_assert_double_eq(f.finish, c[1].finish);
+	/* a card of another instance: instance 3 (cards 6-7) under TP2 */
+	fx_fault other = {7, 0.020, 0.040};
+	fx_model_choice_fault(&c[1], &four, 8, &other, &f, done);
+	PRINTED(done[3] * 1e3, 179.1, 0.1);
+	PRINTED(done[0] * 1e3, 119.1, 0.1);
+	/* energy: node power x occupied time */
+	PRINTED(10.2e3 * c[1].finish / 1e3, 1.21, 0.01);
+	PRINTED(10.2e3 * c[2].finish / 1e3, 1.30, 0.01);
+}
+END_TEST
+
 /* ---- parsing ---- */
 
 typedef struct parsed {
@@ -651,6 +699,7 @@ Suite *suite_model(void)
 	tcase_add_test(tc, q32_eq_6_5);
 	tcase_add_test(tc, q32_tp16);
 	tcase_add_test(tc, q32_deployment_table);
+	tcase_add_test(tc, q32_fault_timeline);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("parse");
 	tcase_add_test(tc, parse_book_models);

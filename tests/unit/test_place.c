@@ -24,21 +24,42 @@ typedef struct placed {
 	int rc;
 } placed;
 
-static long node_limit;  /* MILP nodes; 0 = none (a test's deterministic limit) */
-
-static void place_ep(placed *t, const char *power, int ep, int instances, const char *extra)
+/* Loads the spec text y and places its workload; the message, if any,
+ * lands in t->fx.msg. */
+static void run_place(placed *t, const char *y)
 {
-	char y[2048];
-	snprintf(y, sizeof y, base, power, ep, instances, extra);
 	ck_assert_msg(fixture_load(&t->fx, "place.yaml", y, NULL) == 0, "%s", t->fx.msg);
 	ck_assert_int_eq(fx_workload_place_parse(&t->fx.d, &t->fx.s, NULL, &t->w), 0);
 	ck_assert_int_eq(fx_power_parse(&t->fx.d, &t->fx.s, &t->pc), 0);
-	fx_place_opts o = {.time_limit = 1000, .node_limit = node_limit};
+	/* a limit no solve here comes near: the tests never race the clock */
+	fx_place_opts o = {.time_limit = 1000};
 	t->rc = fx_place(&t->fx.f, &t->w, &t->pc, &o, &t->p, &t->fx.d);
 	fflush(t->fx.err);
 	rewind(t->fx.err);
 	size_t n = fread(t->fx.msg, 1, sizeof t->fx.msg - 1, t->fx.err);
 	t->fx.msg[n] = '\0';
+}
+
+static void place_ep(placed *t, const char *power, int ep, int instances, const char *extra)
+{
+	char y[2048];
+	snprintf(y, sizeof y, base, power, ep, instances, extra);
+	run_place(t, y);
+}
+
+/* TP-only instances of tp devices, TP kept within a node. */
+static void place_tp(placed *t, int tp, int instances)
+{
+	char y[2048];
+	snprintf(y, sizeof y,
+		 "fabric: {kind: nvswitch, nodes: 4, devices: 4, switches: 2, switch_ports: 16,\n"
+		 "         device_links: 2, uplinks_per_switch: 2, spine_switches: 2, spine_ports: 8,\n"
+		 "         link: {bandwidth: 25 GB/s, latency: 200 ns}}\n"
+		 "packaging: {devices_per_node: 4, nodes_per_rack: 2}\n"
+		 "power: {node: 10 kW}\n"
+		 "workload: {scheme: {tp: %d}, instances: %d,\n"
+		 "  groups: {tp: {collective: allreduce, bytes: 64 KiB, count: 2}}}\n", tp, instances);
+	run_place(t, y);
 }
 
 static void place(placed *t, const char *power, int instances, const char *extra)
@@ -181,6 +202,21 @@ START_TEST(infeasible_explained)
 			      "own; the fabric's 2 racks hold 2 instances, 3 asked\n"), "%s", t.fx.msg);
 	done(&t);
 
+	/* instances that may share no node: 4 nodes hold 4 (10 of 16 devices) */
+	place_ep(&t, "", 1, 5, ", failure_domain: node");
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "fits: failure domain node: each instance needs 1 whole node of "
+			      "its own; 4 nodes hold 4 instances, 5 asked\n"), "%s", t.fx.msg);
+	done(&t);
+
+	/* TP3 groups kept within 4-device nodes: one per node, a device idle */
+	place_tp(&t, 3, 5);
+	ck_assert_int_eq(t.rc, -1);
+	ck_assert_msg(strstr(t.fx.msg, "no placement of 5 instances of 3 devices fits: capacity: a node "
+			      "holds 1 group of 3 devices kept within a node and an instance is 1 such "
+			      "group: 4 nodes hold 4 instances, 5 asked\n"), "%s", t.fx.msg);
+	done(&t);
+
 	/* an instance of 8 must span two nodes: kept within one, the rule binds */
 	place_ep(&t, "", 4, 1, ", keep_within: {tp: node, instance: node}");
 	ck_assert_int_eq(t.rc, -1);
@@ -209,6 +245,53 @@ START_TEST(infeasible_explained)
 }
 END_TEST
 
+/* The packing and its bound against the MILP: on varied small fabrics,
+ * budgets, failure domains and rules, intact and with node 1 holding a
+ * failed device, the objective the packing proves is the MILP's optimum,
+ * and infeasibility agrees. */
+START_TEST(packing_equals_milp)
+{
+	static const struct { const char *power; int ep, instances; const char *extra; } cases[] = {
+		{"", 2, 1, ""}, {"", 2, 3, ""}, {"", 2, 4, ""}, {"", 4, 1, ""}, {"", 4, 2, ""},
+		{", budget: 25 kW", 2, 2, ""}, {", rack_budget: 15 kW", 2, 2, ""},
+		{", rack_budget: 15 kW", 4, 1, ""}, {", liquid: false, air_limit: 15 kW", 2, 2, ""},
+		{"", 2, 2, ", failure_domain: rack"}, {"", 1, 4, ", failure_domain: node"},
+		{"", 4, 1, ", keep_within: {tp: node, instance: rack}"},
+		{"", 2, 3, ", keep_within: {tp: node, instance: node}"},
+		{"", 1, 7, ""}, {", budget: 35 kW", 1, 5, ""},
+	};
+	for (size_t k = 0; k < 2 * (sizeof cases / sizeof cases[0]); k++) {
+		double obj[2];
+		int rc[2];
+		int broken = k >= sizeof cases / sizeof cases[0];  /* device 5 (node 1) failed */
+		for (int m = 0; m < 2; m++) {
+			placed t;
+			char y[2048];
+			size_t c0 = k % (sizeof cases / sizeof cases[0]);
+			snprintf(y, sizeof y, base, cases[c0].power, cases[c0].ep, cases[c0].instances,
+				 cases[c0].extra);
+			ck_assert_msg(fixture_load(&t.fx, "place.yaml", y, NULL) == 0, "%s", t.fx.msg);
+			ck_assert_int_eq(fx_workload_place_parse(&t.fx.d, &t.fx.s, NULL, &t.w), 0);
+			ck_assert_int_eq(fx_power_parse(&t.fx.d, &t.fx.s, &t.pc), 0);
+			uint8_t failed[64] = {0};
+			failed[5] = (uint8_t)broken;
+			fx_place_opts o = {.time_limit = 1000, .milp_always = m, .failed = failed};
+			t.rc = rc[m] = fx_place(&t.fx.f, &t.w, &t.pc, &o, &t.p, &t.fx.d);
+			obj[m] = rc[m] == 0 ? t.p.objective : -1;
+			if (rc[m] == 0)
+				ck_assert_str_eq(t.p.status, "optimal");
+			for (int64_t i = 0; rc[m] == 0 && broken && i < t.p.ninst; i++)
+				for (int j = 0; j < fx_workload_devices(&t.w); j++)  /* node 1 left out */
+					ck_assert(t.p.inst[i].devices[j] < 4 || t.p.inst[i].devices[j] >= 8);
+			done(&t);
+		}
+		ck_assert_msg(rc[0] == rc[1], "case %zu: packing rc %d, MILP rc %d", k, rc[0], rc[1]);
+		ck_assert_msg(fabs(obj[0] - obj[1]) <= 1e-9 * fabs(obj[1]), "case %zu: packing %g, MILP %g",
+			      k, obj[0], obj[1]);
+	}
+}
+END_TEST
+
 Suite *suite_place(void)
 {
 	Suite *s = suite_create("place");
@@ -217,6 +300,7 @@ Suite *suite_place(void)
 	tcase_add_test(tc, milp_equals_brute_force);
 	tcase_add_test(tc, levels_from_routing);
 	tcase_add_test(tc, infeasible_explained);
+	tcase_add_test(tc, packing_equals_milp);
 	suite_add_tcase(s, tc);
 	return s;
 }

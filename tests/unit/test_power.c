@@ -1,13 +1,20 @@
 /* The power model against book §6.5.2 and Experiment 6-7. */
+#include <math.h>
 #include <string.h>
 
+#include "../../cli/compare.h"
 #include "../../power/power.h"
 #include "helpers.h"
 
+/* The book's example counts only servers (DGX H100 at 10.2 kW max), so the
+ * spec's NVLink Switch chips and optics are left out here. */
 static fx_power_plan plan(const char *const *sets, int64_t nodes, fx_power_config *pc_out)
 {
 	fixture fx;
-	load_ok(&fx, "specs/dgx-h100-256.yaml", sets);
+	const char *all[16] = {"power={node: 10.2 kW}"};
+	for (int i = 0; sets && sets[i]; i++)
+		all[i + 1] = sets[i];
+	load_ok(&fx, "specs/dgx-h100-256.yaml", all);
 	fx_power_config pc;
 	ck_assert_int_eq(fx_power_parse(&fx.d, &fx.s, &pc), 0);
 	fx_power_plan p;
@@ -87,10 +94,11 @@ START_TEST(experiment_6_7)
 	ck_assert_int_eq(p.max_devices, 64);
 	ck_assert_str_eq(p.limited_by, "increments");
 	fx_power_plan_release(&p);
-	/* no budget: the whole build, limited by the fabric's ports */
+	/* no budget: the whole build as specified, nothing binds */
 	p = plan(NULL, -1, NULL);
 	ck_assert_int_eq(p.max_devices, 256);
-	ck_assert_str_eq(p.limited_by, "ports");
+	ck_assert_str_eq(p.limited_by, "none");
+	ck_assert_str_eq(fx_power_limit_text(&p), "as specified (no limit binds)");
 	fx_power_plan_release(&p);
 }
 END_TEST
@@ -124,6 +132,238 @@ START_TEST(node_from_parts)
 }
 END_TEST
 
+/* A shipped spec's own plan (no overrides), with its parsed config. */
+static fx_power_plan shipped(const char *path, const char *const *sets, int64_t nodes, int *rc)
+{
+	fixture fx;
+	load_ok(&fx, path, sets);
+	fx_power_config pc;
+	ck_assert_int_eq(fx_power_parse(&fx.d, &fx.s, &pc), 0);
+	fx_power_plan p;
+	*rc = fx_power_plan_build(&pc, &fx.f, nodes, &p, &fx.d);
+	fixture_release(&fx);
+	return p;
+}
+
+/* hardware.md §1: SemiAnalysis estimates CloudMatrix384 at 559,378 W over
+ * 16 racks, 12 liquid-cooled compute racks of 4 nodes and 4 air-cooled
+ * bus racks holding the 112 L2 chips (14 boxes of 2 per rack). */
+START_TEST(cm384_published_total)
+{
+	int rc;
+	fx_power_plan p = shipped("specs/cm384.yaml", NULL, -1, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(fabs(p.parts.total - 559378) <= 0.05 * 559378, "cm384 draws %.0f W", p.parts.total);
+	/* by hand: 48 x 10,420 + 112 x 105 + 5,376 x 8.83 = 559,390.08 W */
+	ck_assert_double_eq_tol(p.parts.total, 559390.08, 1e-6);
+	ck_assert_double_eq_tol(p.parts.switches, 112 * 105.0, 1e-9);
+	ck_assert_double_eq_tol(p.parts.links, 5376 * 8.83, 1e-6);
+	ck_assert_int_eq(p.racks, 16);
+	ck_assert_int_eq(p.compute_racks, 12);
+	for (int64_t r = 0; r < 12; r++) {
+		ck_assert(!p.rack[r].network && p.rack[r].liquid);
+		ck_assert_int_eq(p.rack[r].nodes, 4);
+		/* 4 nodes and the node ends of their 4 x 112 optical links */
+		ck_assert_double_eq_tol(p.rack[r].watts, 4 * 10420 + 4 * 112 * 8.83 / 2, 1e-6);
+	}
+	for (int64_t r = 12; r < 16; r++) {
+		ck_assert(p.rack[r].network && !p.rack[r].liquid && !p.rack[r].over_air);
+		ck_assert_str_eq(p.rack[r].role, "L2");
+		ck_assert_int_eq(p.rack[r].chips, 28);
+		/* 28 chips and the L2 ends of their 28 x 48 links */
+		ck_assert_double_eq_tol(p.rack[r].watts, 28 * 105 + 28 * 48 * 8.83 / 2, 1e-6);
+	}
+	ck_assert_str_eq(p.limited_by, "none");
+	fx_power_plan_release(&p);
+}
+END_TEST
+
+/* hardware.md §2: NVIDIA rates the NVL72 rack "up to 120 kW"; ~132 kW is
+ * also quoted.  The 9 switch trays (18 chips) sit in the one rack. */
+START_TEST(nvl72_published_range)
+{
+	int rc;
+	fx_power_plan p = shipped("specs/nvl72.yaml", NULL, -1, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(p.parts.total >= 120e3 && p.parts.total <= 132e3, "nvl72 draws %.0f W",
+		      p.parts.total);
+	ck_assert_double_eq_tol(p.parts.switches, 18 * 1270.0, 1e-9);
+	ck_assert_int_eq(p.racks, 1);
+	ck_assert_int_eq(p.rack[0].chips, 18);
+	ck_assert(p.rack[0].liquid);
+	ck_assert_double_eq_tol(p.rack[0].watts, p.parts.total, 1e-6);
+	fx_power_plan_release(&p);
+}
+END_TEST
+
+/* hardware.md §3: the DGX H100 is air cooled; 4 per rack draw 40.8 kW
+ * plus their optics, over the book's 40 kW, and the racks say so. */
+START_TEST(dgx_air_cooled)
+{
+	int rc;
+	fx_power_plan p = shipped("specs/dgx-h100-256.yaml", NULL, -1, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(p.compute_racks, 8);
+	ck_assert_int_eq(p.racks, 10);
+	for (int64_t r = 0; r < p.racks; r++)
+		ck_assert_msg(!p.rack[r].liquid, "rack %lld liquid", (long long)r);
+	/* 4 x 10.2 kW + 4 x 72 spine links x 8.5 W / 2 = 42.024 kW */
+	ck_assert_double_eq_tol(p.rack[0].watts, 42024, 1e-6);
+	ck_assert(p.rack[0].over_air);
+	/* network racks: 18 chips x 120 W + 18 x 64 links x 8.5 W / 2 */
+	ck_assert_double_eq_tol(p.rack[8].watts, 18 * 120 + 18 * 64 * 8.5 / 2, 1e-6);
+	ck_assert(!p.rack[8].over_air);
+	fx_power_plan_release(&p);
+}
+END_TEST
+
+/* No power: map, no model: n/a, not 0 kW, and every node. */
+START_TEST(no_power_model)
+{
+	int rc;
+	fx_power_plan p = shipped("specs/fat-tree-k8.yaml", NULL, -1, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert(!p.present);
+	ck_assert_int_eq(p.max_devices, 128);
+	ck_assert_str_eq(fx_power_limit_text(&p), "n/a (no power model)");
+	fx_power_plan_release(&p);
+}
+END_TEST
+
+/* book §6.5.2: 12 servers would need 122.4 kW, 2.4 kW over a 120 kW
+ * budget; a given build over the budget is flagged, not silently kept. */
+START_TEST(given_build_over_budget)
+{
+	const char *b120[] = {"power.budget=120 kW", NULL};
+	fx_power_plan p = plan(b120, 12, NULL);
+	ck_assert(p.over_budget);
+	ck_assert_double_eq_tol(p.over_watts, 2.4e3, 1e-6);
+	fx_power_plan_release(&p);
+	p = plan(b120, 11, NULL);
+	ck_assert(!p.over_budget);
+	fx_power_plan_release(&p);
+}
+END_TEST
+
+/* A switch role the fabric does not have is bad input at its key. */
+START_TEST(unknown_switch_role)
+{
+	const char *bad[] = {"power.switch={L3: 10 W}", NULL};
+	int rc;
+	fixture fx;
+	load_ok(&fx, "specs/cm384.yaml", bad);
+	fx_power_config pc;
+	ck_assert_int_eq(fx_power_parse(&fx.d, &fx.s, &pc), 0);
+	fx_power_plan p;
+	rc = fx_power_plan_build(&pc, &fx.f, -1, &p, &fx.d);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_int_eq(fx.d.status, FX_EXIT_INPUT);
+	fflush(fx.err);
+	rewind(fx.err);
+	fx.msg[fread(fx.msg, 1, sizeof fx.msg - 1, fx.err)] = '\0';
+	ck_assert_msg(strstr(fx.msg, "no switch role 'L3' (its roles: L1, L2)") != NULL, "%s", fx.msg);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* Every shipped spec shrinks by its kind's rule to a fabric that builds,
+ * with the devices the rule promises and no more than asked; a k-ary
+ * fat-tree and a custom graph say why they cannot. */
+START_TEST(shrink_every_kind)
+{
+	static const char *const leaf_spine = "fabric={kind: fat-tree, tiers: 2, radix: 16, hosts: 64, "
+					      "down_up: [8, 8], link: {bandwidth: 50 GB/s, latency: 200 ns}}";
+	static const struct {
+		const char *spec, *over;
+		int64_t ask, got;
+		const char *set0;
+	} cases[] = {
+		{"specs/cm384.yaml", NULL, 75, 72, "fabric.nodes=9"},              /* whole nodes of 8 */
+		{"specs/dgx-h100-256.yaml", NULL, 100, 96, "fabric.nodes=12"},     /* whole domains of 8 */
+		{"specs/nvl72.yaml", NULL, 70, 68, "fabric.devices=68"},           /* whole trays of 4 */
+		{"specs/torus-8x8x8.yaml", NULL, 300, 256, "fabric.dims=[8,8,4]"}, /* slabs of 64 */
+		{"specs/wse2.yaml", NULL, 757 * 10 + 5, 7570, "fabric.grid=[757,10]"},
+		{"specs/hgx-h100.yaml", NULL, 7, 0, NULL},                          /* one node of 8 */
+		{"specs/fat-tree-k8.yaml", NULL, 70, 64, "fabric.pods=4"},         /* pods of 16 hosts */
+		{"specs/fat-tree-k8.yaml", NULL, 15, 0, NULL},
+		{"specs/fat-tree-k8.yaml", leaf_spine, 50, 48, "fabric.hosts=48"}, /* leaves of 8 */
+		{"specs/dgx1.yaml", NULL, 4, -1, NULL},                             /* a custom graph */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fixture fx;
+		const char *sets[FX_SHRINK_MAX_SETS + 2] = {cases[i].over};
+		load_ok(&fx, cases[i].spec, sets);
+		fx_shrink sh;
+		int rc = fx_fabric_shrink(&fx.f, &fx.s, cases[i].ask, &sh);
+		fixture_release(&fx);
+		if (cases[i].got < 0) {
+			ck_assert_msg(rc == -1 && sh.rule[0], "%s shrank", cases[i].spec);
+			continue;
+		}
+		ck_assert_int_eq(rc, 0);
+		ck_assert_int_eq(sh.devices, cases[i].got);
+		if (!cases[i].set0) {
+			ck_assert_int_eq(sh.nsets, 0);
+			continue;
+		}
+		ck_assert_str_eq(sh.set[0], cases[i].set0);
+		int k = cases[i].over ? 1 : 0;
+		for (int s = 0; s < sh.nsets; s++)
+			sets[k++] = sh.set[s];
+		load_ok(&fx, cases[i].spec, sets);
+		ck_assert_int_eq(fx.f.ndev, sh.devices);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
+/* Bytes/s per direction over every link of CPU number `cpu`. */
+static double cpu_bandwidth(const fx_fabric *f, int64_t cpu)
+{
+	double bw = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		for (int k = 0; k < 2; k++) {
+			int64_t v = f->ends[2 * e + k];
+			if (f->v[v].type == FX_V_CPU && f->v[v].index == cpu)
+				bw += f->e[e].count * f->e[e].bw;
+		}
+	return bw;
+}
+
+/* hardware.md §1: about 160 GB/s per direction per Kunpeng CPU on UB;
+ * §2: 900 GB/s bidirectional (450 per direction) per Grace CPU. */
+START_TEST(cpu_links_published)
+{
+	fixture fx;
+	load_ok(&fx, "specs/cm384.yaml", NULL);
+	ck_assert_double_eq_tol(cpu_bandwidth(&fx.f, 0), 160e9, 0.001 * 160e9);
+	fixture_release(&fx);
+	load_ok(&fx, "specs/nvl72.yaml", NULL);
+	ck_assert_double_eq_tol(cpu_bandwidth(&fx.f, 0), 450e9, 1e-3);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* compare's SPEC@KEY=VALUE,... splits at top-level commas only. */
+START_TEST(variant_split)
+{
+	char buf[256];
+	const char *path, *sets[8];
+	ck_assert_int_eq(fx_cmp_split("specs/a.yaml", buf, sizeof buf, &path, sets, 8), 0);
+	ck_assert_str_eq(path, "specs/a.yaml");
+	ck_assert_int_eq(fx_cmp_split("dir@x/t.yaml@fabric.dims=[8,8,4],power={node: 1 kW, cpu: 2 W},"
+				      "name='a,b'", buf, sizeof buf, &path, sets, 8), 3);
+	ck_assert_str_eq(path, "dir@x/t.yaml");
+	ck_assert_str_eq(sets[0], "fabric.dims=[8,8,4]");
+	ck_assert_str_eq(sets[1], "power={node: 1 kW, cpu: 2 W}");
+	ck_assert_str_eq(sets[2], "name='a,b'");
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=[1,2", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=1,,b=2", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@", buf, sizeof buf, &path, sets, 8), -1);
+	ck_assert_int_eq(fx_cmp_split("t.yaml@a=1]", buf, sizeof buf, &path, sets, 8), -1);
+}
+END_TEST
+
 Suite *suite_power(void)
 {
 	Suite *s = suite_create("power");
@@ -133,6 +373,17 @@ Suite *suite_power(void)
 	tcase_add_test(tc, experiment_6_7);
 	tcase_add_test(tc, infeasible_says_why);
 	tcase_add_test(tc, node_from_parts);
+	tcase_add_test(tc, given_build_over_budget);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("published");
+	tcase_add_test(tc, cm384_published_total);
+	tcase_add_test(tc, nvl72_published_range);
+	tcase_add_test(tc, dgx_air_cooled);
+	tcase_add_test(tc, no_power_model);
+	tcase_add_test(tc, unknown_switch_role);
+	tcase_add_test(tc, shrink_every_kind);
+	tcase_add_test(tc, cpu_links_published);
+	tcase_add_test(tc, variant_split);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -521,28 +521,10 @@ END_TEST
 
 START_TEST(time_limit)
 {
-	enum { N = 200, M = 20 };
-	static double a[M][N];
-	unsigned s = 7;
-	fx_lp *lp = fx_lp_new("multi", 1);
-	for (int j = 0; j < N; j++) {
-		s = s * 1103515245u + 12345u;
-		fx_lp_col(lp, NULL, FX_LP_BINARY, 0, 1, 1 + (s >> 16) % 100);
-	}
-	int idx[N];
-	for (int j = 0; j < N; j++)
-		idx[j] = j;
-	double cap[M];
-	for (int i = 0; i < M; i++) {
-		double sum = 0;
-		for (int j = 0; j < N; j++) {
-			s = s * 1103515245u + 12345u;
-			a[i][j] = (s >> 16) % 100;
-			sum += a[i][j];
-		}
-		cap[i] = floor(sum / 2);
-		fx_lp_row(lp, NULL, -INF, cap[i], N, idx, a[i]);
-	}
+	enum { N = HN, M = HM };
+	double (*a)[N] = ha;
+	double *cap = hcap;
+	fx_lp *lp = hard_knapsack();
 	double t = now();
 	fx_lp_status st = fx_lp_solve(lp, &(fx_lp_opts){0.3, 0, 0});
 	t = now() - t;

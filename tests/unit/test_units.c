@@ -1,7 +1,10 @@
 /* Units as the book writes them: decimal GB, binary GiB/MiB/KiB (book §6.1.2:
  * "GB and TB use decimal units, while MiB and GiB use binary units"). */
+#include <string.h>
+
 #include "helpers.h"
 
+#include "../../core/sha256.h"
 #include "../../core/units.h"
 
 static double parse(const char *s, fx_unit_kind k)
@@ -57,6 +60,21 @@ START_TEST(format)
 }
 END_TEST
 
+/* SHA-256 (explore names the spec it read by it): the FIPS 180-4
+ * examples "abc" and the 448-bit message, and the empty string. */
+START_TEST(sha256)
+{
+	char h[65];
+	fx_sha256_hex("abc", 3, h);
+	ck_assert_str_eq(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	fx_sha256_hex(m, strlen(m), h);
+	ck_assert_str_eq(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	fx_sha256_hex("", 0, h);
+	ck_assert_str_eq(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+END_TEST
+
 Suite *suite_units(void)
 {
 	Suite *s = suite_create("units");
@@ -64,6 +82,7 @@ Suite *suite_units(void)
 	tcase_add_test(tc, quantities);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, format);
+	tcase_add_test(tc, sha256);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -48,7 +48,7 @@ static wrun wafer(int64_t W, int64_t H, const char *pattern, const char *algo, d
 	load_grid(&fx, W, H);
 	int64_t *ranks = all_ranks(&fx.f);
 	fx_coll_req q = {pattern, algo, ranks, fx.f.ndev, size, chunks};
-	fx_coll_time tm = {0, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	wrun out;
 	ck_assert_msg(fx_coll_run(&fx.f, r, &q, &tm, &out.res, &fx.d) == 0, "%s/%s on %lldx%lld failed",
@@ -316,6 +316,29 @@ START_TEST(ktree_far_below_pipeline_and_ring)
 }
 END_TEST
 
+/* SUMMA past the router table (issue 14): at P = 16 a PE needs 2P = 32
+ * multicast paths against the WSE-2's 24 routes, so the multicasts are
+ * relayed in software at every PE: step k costs max(k, P-1-k) hops of
+ * alpha + beta (PLMR, collectives.md §5: "Allgather/SUMMA O((alpha+beta)
+ * N)") plus one tile: sum_k max(k, 15-k) = 2 (8 + ... + 15) = 184, so
+ * 184 x 21 ns + 16 x 2 KiB / 4.4 GB/s = 3.864 + 7.447 = 11.311 us.  At
+ * P = 8 (16 paths) one stage a step, as before. */
+START_TEST(summa_overflow)
+{
+	wrun w = wafer(16, 16, "gemm-shift", "summa", 4 * KIB, 0);
+	ck_assert_int_gt(w.p.paths_per_pe, w.routes);
+	ck_assert_int_eq(w.p.routing_stages, 15);
+	double want = 184 * (ALPHA + BETA) + 16 * (2 * KIB) / w.bw;
+	ck_assert_double_eq_tol(w.res.time, want, 1e-12);
+	ck_assert_double_eq_tol(w.res.time * 1e6, 11.311, 0.001);
+	fx_coll_result_release(&w.res);
+	w = wafer(8, 8, "gemm-shift", "summa", 4 * KIB, 0);
+	ck_assert_int_le(w.p.paths_per_pe, w.routes);
+	ck_assert_int_eq(w.p.routing_stages, 1);
+	fx_coll_result_release(&w.res);
+}
+END_TEST
+
 /* ---- R: routing paths per PE ---- */
 
 /* The write-up §3.1-3.2: Cannon, MeshGEMM, pipeline and ring need O(1)
@@ -536,6 +559,7 @@ Suite *suite_wafer(void)
 	tcase_add_test(tc, meshgemm_two_hops_cannon_p_minus_1);
 	tcase_add_test(tc, interleave_ring);
 	tcase_add_test(tc, summa_steps);
+	tcase_add_test(tc, summa_overflow);
 	tcase_add_test(tc, ktree_table_check7);
 	tcase_add_test(tc, ktree_660_grid);
 	tcase_add_test(tc, ktree_far_below_pipeline_and_ring);

@@ -1,0 +1,263 @@
+/*
+ * compare: one build evaluated as it would be built.  Under a power cap
+ * the fabric's kind shrinks it in whole increments (its builder's shrink
+ * hook, fabric/shrink.c), the smaller fabric is built from the spec with
+ * the hook's overrides, and every column is computed on it.  Collective
+ * columns take the fastest algorithm the registry has for the fabric
+ * unless one is fixed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "compare.h"
+
+int fx_cmp_split(const char *arg, char *buf, size_t len, const char **path, const char **sets,
+		 int max_sets)
+{
+	snprintf(buf, len, "%s", arg);
+	*path = buf;
+	char *slash = strrchr(buf, '/');
+	char *at = strchr(slash ? slash : buf, '@');
+	if (!at)
+		return 0;
+	*at = '\0';
+	int n = 0, depth = 0;
+	char quote = 0, *start = at + 1;
+	for (char *p = start;; p++) {
+		if (quote) {
+			if (*p == quote)
+				quote = 0;
+			else if (!*p)
+				return -1;
+			continue;
+		}
+		if (*p == '"' || *p == '\'')
+			quote = *p;
+		else if (*p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ']' || *p == '}') && --depth < 0)
+			return -1;
+		else if ((*p == ',' && depth == 0) || !*p) {
+			int end = !*p;
+			if (p == start || n == max_sets || (end && depth))
+				return -1;
+			*p = '\0';
+			sets[n++] = start;
+			start = p + 1;
+			if (end)
+				break;
+		}
+	}
+	return n;
+}
+
+/* Loads the spec with the common options, the variant's and the shrink's
+ * overrides.  Returns 0 or -1 (reported through c->d). */
+static int load(fx_cli *c, const char *path, const fx_cmp_opts *o, const char *const *vsets, int nv,
+		const fx_shrink *sh)
+{
+	/* the common options (at most 2 x FX_CLI_MAX_SETS + 4, see
+	 * fx_cmd_compare), the variant's and the shrink's --set pairs;
+	 * fx_cli_parse refuses more than FX_CLI_MAX_SETS overrides in all */
+	char *argv[2 * FX_CLI_MAX_SETS + 4 + 2 * (FX_CLI_MAX_SETS / 2) + 2 * FX_SHRINK_MAX_SETS + 2];
+	int argc = 0;
+	argv[argc++] = "compare";
+	argv[argc++] = (char *)path;
+	for (int i = 0; i < o->ncommon; i++)
+		argv[argc++] = o->common[i];
+	for (int i = 0; i < nv; i++) {
+		argv[argc++] = "--set";
+		argv[argc++] = (char *)vsets[i];
+	}
+	for (int i = 0; sh && i < sh->nsets; i++) {
+		argv[argc++] = "--set";
+		argv[argc++] = (char *)sh->set[i];
+	}
+	int rc = fx_cli_parse(c, "compare", "compare SPEC...", NULL, argc, argv);
+	return rc == 0 ? fx_cli_load(c) : -1;
+}
+
+/* One algorithm over every device; NAN when it does not apply here (its
+ * reason is not a failure of the comparison, so it is not printed). */
+static double coll_time(fx_cli *c, const char *pattern, const char *algo, double size)
+{
+	int64_t n = c->fab.ndev;
+	if (n < 2)
+		return NAN;
+	fx_diag quiet;
+	fx_diag_init(&quiet);
+	quiet.out = fopen("/dev/null", "w");
+	if (!quiet.out)
+		quiet.max_shown = 0;
+	fx_coll_result res;
+	double t = NAN;
+	if (fx_cli_coll_first(c, pattern, algo, n, size, NULL, &quiet, &res) == 0) {
+		t = res.time;
+		fx_coll_result_release(&res);
+	}
+	if (quiet.out && quiet.out != stderr)
+		fclose(quiet.out);
+	quiet.out = NULL;
+	fx_diag_release(&quiet);
+	return t;
+}
+
+/* The fixed algorithm, or the fastest of the pattern's algorithms. */
+static void coll_cell(fx_cli *c, const fx_cmp_coll *k, double *t_us, char *algo, size_t len)
+{
+	*t_us = NAN;
+	algo[0] = '\0';
+	for (size_t i = 0; fx_coll_algos[i]; i++) {
+		const fx_coll_algo *a = fx_coll_algos[i];
+		if (strcmp(a->pattern, k->pattern) || (k->algo && strcmp(a->name, k->algo)))
+			continue;
+		double t = coll_time(c, k->pattern, a->name, k->size) * 1e6;
+		if (isfinite(t) && !(t >= *t_us)) {  /* ties keep the registry's first */
+			*t_us = t;
+			snprintf(algo, len, "%s", a->name);
+		}
+	}
+}
+
+/* Every column on the fabric c has built, with its power plan p. */
+static void columns(fx_cli *c, const fx_power_plan *p, const fx_cmp_opts *o, fx_cmp_row *r)
+{
+	fx_hops h;
+	fx_cut b;
+	r->built = 1;
+	r->devices = c->fab.ndev;
+	r->switches = c->fab.nsw;
+	r->links = fx_fabric_links(&c->fab);
+	r->diameter = -1;
+	if (fx_route_hops(&c->fab, &h, &c->d) == 0) {
+		r->diameter = h.diameter;
+		fx_hops_release(&h);
+	}
+	r->bis_per_dev = NAN;
+	if (fx_route_bisection(&c->fab, &b, &c->d) == 0)
+		r->bis_per_dev = b.per_device;
+	r->racks = p->racks;
+	r->compute_racks = p->compute_racks;
+	r->network_racks = p->racks - p->compute_racks;
+	for (int64_t k = 0; k < p->racks; k++)
+		r->liquid += p->rack[k].liquid;
+	r->kw = p->present ? p->parts.total / 1e3 : NAN;
+	snprintf(r->cooling, sizeof r->cooling, "%s", !p->present ? "n/a" : r->liquid == 0 ? "air"
+		 : r->liquid == r->racks ? "liquid" : "mixed");
+	for (int i = 0; i < o->ncoll; i++)
+		coll_cell(c, &o->coll[i], &r->t_us[i], r->algo[i], sizeof r->algo[i]);
+}
+
+/* The plan of a fabric as built: all its nodes, against the cap. */
+static int plan_all(fx_cli *c, const fx_cmp_opts *o, fx_power_plan *p)
+{
+	fx_power_config pc = c->power;
+	if (o->have_cap)
+		pc.budget = o->cap;
+	return fx_power_plan_build(&pc, &c->fab, c->fab.nnodes, p, &c->d);
+}
+
+/* The capped build: shrink until the built fabric's own power fits (its
+ * switch chips stay when nodes go, so the full fabric's pro-rata plan
+ * can be a little optimistic). */
+static int capped(fx_cli *full, const char *path, const char *const *vs, int nv, const fx_cmp_opts *o,
+		  const fx_power_plan *plan, fx_cmp_row *r, int *status)
+{
+	int64_t target = plan->max_devices;
+	for (;;) {
+		fx_shrink sh;
+		if (fx_fabric_shrink(&full->fab, &full->spec, target, &sh)) {
+			snprintf(r->limited, sizeof r->limited, "%s: %lld devices fit, but %s", plan->limited_by,
+				 (long long)target, sh.rule);
+			r->devices = target;
+			return 0;
+		}
+		if (sh.devices == 0) {
+			fx_diag_infeasible(&full->d, "%s: the cap of %.4g kW powers no whole increment (%s)",
+					   r->name, o->cap / 1e3, sh.rule);
+			*status = full->d.status;
+			snprintf(r->limited, sizeof r->limited, "%s: nothing fits", plan->limited_by);
+			return 0;
+		}
+		fx_cli c;
+		fx_power_plan p;
+		int rc = load(&c, path, o, vs, nv, &sh);
+		if (rc == 0)
+			rc = plan_all(&c, o, &p);
+		if (rc == 0 && p.over_budget) {
+			fx_power_plan_release(&p);
+			fx_cli_finish(&c, 0);
+			target = sh.devices - 1;
+			continue;
+		}
+		if (rc == 0) {
+			columns(&c, &p, o, r);
+			fx_power_plan_release(&p);
+			snprintf(r->limited, sizeof r->limited, "%s", plan->limited_by);
+			size_t at = 0;
+			for (int i = 0; i < sh.nsets; i++)
+				at += (size_t)snprintf(r->built_as + at, sizeof r->built_as - at, "%s%s",
+						       i ? " " : "", sh.set[i]);
+		}
+		int s = fx_cli_finish(&c, rc);
+		if (s)
+			*status = s;
+		return rc;
+	}
+}
+
+int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r)
+{
+	char buf[4096];
+	const char *path, *vs[FX_CLI_MAX_SETS / 2];
+	memset(r, 0, sizeof *r);
+	r->kw = NAN;
+	r->bis_per_dev = NAN;
+	for (int i = 0; i < FX_CMP_MAX_COLLS; i++)
+		r->t_us[i] = NAN;
+	int nv = fx_cmp_split(arg, buf, sizeof buf, &path, vs, FX_CLI_MAX_SETS / 2);
+	if (nv < 0) {
+		fprintf(stderr, "fabricx: error: compare: '%s': expected SPEC@KEY=VALUE[,KEY=VALUE...]: at "
+			"most %d overrides, none empty, brackets and quotes closed\n", arg, FX_CLI_MAX_SETS / 2);
+		return FX_EXIT_INPUT;
+	}
+	fx_cli c;
+	fx_power_plan plan;
+	int status = 0, rc = load(&c, path, o, vs, nv, NULL);
+	if (rc == 0) {
+		const char *at = strrchr(arg, '/') ? strchr(strrchr(arg, '/'), '@') : strchr(arg, '@');
+		snprintf(r->name, sizeof r->name, "%s%s", c.name, at ? at : "");
+		snprintf(r->kind, sizeof r->kind, "%s", c.fab.builder->kind);
+		r->spec_devices = c.fab.ndev;
+		r->power = c.power.present;
+		fx_power_config pc = c.power;
+		if (o->have_cap && pc.present)
+			pc.budget = o->cap;
+		rc = fx_power_plan_build(&pc, &c.fab, -1, &plan, &c.d);
+		if (rc && c.d.status == FX_EXIT_INFEASIBLE) {  /* shown, with what binds */
+			r->ok = 1;
+			snprintf(r->limited, sizeof r->limited, "nothing fits");
+			status = FX_EXIT_INFEASIBLE;
+		} else if (rc == 0) {
+			r->ok = 1;
+			if (plan.max_nodes >= c.fab.nnodes || !plan.present) {
+				snprintf(r->limited, sizeof r->limited, "%s%s", fx_power_limit_text(&plan),
+					 !plan.present && o->have_cap ? "; the cap does not apply" : "");
+				fx_power_plan_release(&plan);
+				rc = plan_all(&c, o, &plan);
+				if (rc == 0)
+					columns(&c, &plan, o, r);
+			} else {
+				rc = capped(&c, path, vs, nv, o, &plan, r, &status);
+			}
+			fx_power_plan_release(&plan);
+		}
+	}
+	int s = fx_cli_finish(&c, r->ok && status ? 0 : rc);
+	if (!r->ok)
+		return s ? s : FX_EXIT_INTERNAL;
+	return status ? status : s;
+}

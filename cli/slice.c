@@ -1,0 +1,217 @@
+/*
+ * fabricx slice: whether jobs that each need an adjacent block of chips
+ * fit the idle chips of a torus or mesh (the chapter "Supernodes" §6.5.4):
+ * two idle rows of a 4x4 grid host two 2x2 jobs, the same eight chips idle
+ * as a checkerboard host none.  With --cube (optical circuit switches
+ * joining electrically wired cubes, as TPU v4's 4x4x4 cubes and 48 OCS) a
+ * job takes whole idle cubes wherever they are, since the OCS makes any
+ * cubes neighbours.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "cli.h"
+
+static const fx_opt opts[] = {
+	{"shape", "AxB[xC]", "the block of chips one job needs, e.g. 2x2"},
+	{"jobs", "N", "jobs to fit (default 1)"},
+	{"idle", "SEL", "idle chips, a selector as --cut takes (repeatable; default: all)"},
+	{"busy", "SEL", "busy chips, removed from the idle ones (repeatable)"},
+	{"cube", "AxB[xC]", "with optical circuit switches joining cubes of this shape"},
+	{NULL, NULL, NULL},
+};
+
+/* "2x2x1" into e[n]; 0 or -1. */
+static int extents(fx_cli *c, const char *opt, const char *text, int n, int *e)
+{
+	const char *p = text;
+	for (int i = 0; i < n; i++) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 1 || v > 1 << 20)
+			return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents like 2x2%s", opt, text,
+					     n, n > 2 ? "x1" : "");
+		e[i] = (int)v;
+		p = end;
+		if (i + 1 < n) {
+			if (*p != 'x')
+				return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents like 2x2%s",
+						     opt, text, n, n > 2 ? "x1" : "");
+			p++;
+		}
+	}
+	if (*p)
+		return fx_diag_error(&c->d, NULL, "%s: '%s' must be %d extents like 2x2%s", opt, text, n,
+				     n > 2 ? "x1" : "");
+	return 0;
+}
+
+/* Idle cubes (all chips idle) of the lattice cut into cubes of shape q. */
+static int64_t idle_cubes(const fx_fabric *f, const uint8_t *idle, const int *q)
+{
+	int64_t cubes = 1;
+	for (int i = 0; i < f->ndims; i++)
+		cubes *= f->dims[i] / q[i];
+	int64_t n = 0, *bad = fx_xcalloc((size_t)cubes + 1, sizeof *bad);
+	int x[FX_MAX_DIMS];
+	for (int64_t v = 0; v < f->ndev; v++) {
+		fx_fabric_coords(f, v, x);
+		int64_t k = 0, stride = 1;
+		for (int i = 0; i < f->ndims; i++) {
+			k += (x[i] / q[i]) * stride;
+			stride *= f->dims[i] / q[i];
+		}
+		bad[k] |= !idle[v];
+	}
+	for (int64_t k = 0; k < cubes; k++)
+		n += !bad[k];
+	free(bad);
+	return n;
+}
+
+static int report(fx_cli *c, const uint8_t *idle, const int *shape, int jobs, const int *cube)
+{
+	const fx_fabric *f = &c->fab;
+	int64_t nidle = 0;
+	for (int64_t v = 0; v < f->ndev; v++)
+		nidle += idle[v];
+	char sh[64];
+	size_t u = 0;
+	for (int i = 0; i < f->ndims; i++)
+		u += (size_t)snprintf(sh + u, sizeof sh - u, "%s%d", i ? "x" : "", shape[i]);
+	if (cube) {
+		int64_t per = 1, have = idle_cubes(f, idle, cube);
+		for (int i = 0; i < f->ndims; i++)
+			per *= (shape[i] + cube[i] - 1) / cube[i];
+		int64_t fit = per ? have / per : 0;
+		fx_table *t = fx_table_new("slices", "Slices over optical circuit switches (book §6.5.4)",
+					   (const char *[]){"metric", "value", NULL});
+		fx_table_cell(t, "idle chips"); fx_table_cell(t, "%lld", (long long)nidle);
+		fx_table_cell(t, "wholly idle cubes"); fx_table_cell(t, "%lld", (long long)have);
+		fx_table_cell(t, "cubes per job"); fx_table_cell(t, "%lld (a %s block)", (long long)per, sh);
+		fx_table_cell(t, "jobs that fit"); fx_table_cell(t, "%lld of %d", (long long)fit, jobs);
+		if (c->json) {
+			fx_json_int(&c->js, "idle_chips", nidle);
+			fx_json_int(&c->js, "idle_cubes", have);
+			fx_json_int(&c->js, "cubes_per_job", per);
+			fx_json_int(&c->js, "jobs_fit", fit < jobs ? fit : jobs);
+			fx_json_int(&c->js, "jobs", jobs);
+		}
+		int rc = fx_cli_table(c, t);
+		if (rc == 0 && fit < jobs)
+			rc = fx_diag_infeasible(&c->d, "%d jobs of %s chips need %lld idle cubes; %lld are "
+						"wholly idle", jobs, sh, (long long)(per * jobs), (long long)have);
+		return rc;
+	}
+	fx_slice *sl = fx_xcalloc((size_t)jobs + 1, sizeof *sl);
+	int found = 0;
+	int decided = fx_lattice_slices(f, idle, shape, jobs, 10000000L, sl, &found) == 0;
+	fx_table *t = fx_table_new("slices", "Slices of adjacent chips (book §6.5.4)",
+				   (const char *[]){"job", "origin", "extent", NULL});
+	if (c->json)
+		fx_json_arr_begin(&c->js, "slices");
+	for (int j = 0; j < found; j++) {
+		char o[64] = "", e[64] = "";
+		size_t uo = 0, ue = 0;
+		for (int i = 0; i < f->ndims; i++) {
+			uo += (size_t)snprintf(o + uo, sizeof o - uo, "%s%d", i ? "," : "(", sl[j].origin[i]);
+			ue += (size_t)snprintf(e + ue, sizeof e - ue, "%s%d", i ? "x" : "", sl[j].extent[i]);
+		}
+		snprintf(o + uo, sizeof o - uo, ")");
+		fx_table_cell(t, "%d", j);
+		fx_table_cell(t, "%s", o);
+		fx_table_cell(t, "%s", e);
+		if (c->json) {
+			fx_json_obj_begin(&c->js, NULL);
+			fx_json_arr_begin(&c->js, "origin");
+			for (int i = 0; i < f->ndims; i++)
+				fx_json_int(&c->js, NULL, sl[j].origin[i]);
+			fx_json_arr_end(&c->js);
+			fx_json_arr_begin(&c->js, "extent");
+			for (int i = 0; i < f->ndims; i++)
+				fx_json_int(&c->js, NULL, sl[j].extent[i]);
+			fx_json_arr_end(&c->js);
+			fx_json_obj_end(&c->js);
+		}
+	}
+	if (c->json) {
+		fx_json_arr_end(&c->js);
+		fx_json_int(&c->js, "idle_chips", nidle);
+		fx_json_int(&c->js, "jobs_fit", found);
+		fx_json_int(&c->js, "jobs", jobs);
+	}
+	free(sl);
+	int rc = fx_cli_table(c, t);
+	if (rc)
+		return rc;
+	if (!decided)
+		return fx_diag_undecided(&c->d, "%d of %d jobs of %s chips placed in 10^7 search steps; "
+					 "whether more fit is not decided", found, jobs, sh);
+	if (found < jobs)
+		return fx_diag_infeasible(&c->d, "%d jobs of %s adjacent chips do not fit the %lld idle "
+					  "chips: at most %d do (every placement searched)", jobs, sh,
+					  (long long)nidle, found);
+	return 0;
+}
+
+int fx_cmd_slice(int argc, char **argv)
+{
+	fx_cli c;
+	int rc = fx_cli_parse(&c, "slice", "slice SPEC --shape AxB [--jobs N] [--idle SEL]... [--busy SEL]... [--cube AxB] [--json]",
+			      opts, argc, argv);
+	if (rc)
+		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
+	rc = fx_cli_load(&c);
+	int shape[FX_MAX_DIMS], cube[FX_MAX_DIMS];
+	int64_t jobs = 1;
+	uint8_t *idle = NULL;
+	const char *v;
+	if (rc == 0 && c.fab.ndims < 1)
+		rc = fx_diag_error(&c.d, NULL, "slice: %s is a %s fabric; slices are blocks of a torus or "
+				   "mesh", c.spec_path, c.fab.builder->kind);
+	if (rc == 0 && !(v = fx_cli_opt(&c, "shape")))
+		rc = fx_diag_error(&c.d, NULL, "slice: --shape is required (e.g. --shape 2x2)");
+	if (rc == 0)
+		rc = extents(&c, "--shape", v, c.fab.ndims, shape);
+	if (rc == 0 && (v = fx_cli_opt(&c, "jobs")))
+		rc = fx_cli_int(&c, "--jobs", v, 1, 1 << 20, &jobs);
+	if (rc == 0 && (v = fx_cli_opt(&c, "cube"))) {
+		rc = extents(&c, "--cube", v, c.fab.ndims, cube);
+		for (int i = 0; rc == 0 && i < c.fab.ndims; i++)
+			if (c.fab.dims[i] % cube[i])
+				rc = fx_diag_error(&c.d, NULL, "--cube: '%s' does not tile the %d chips of "
+						   "dimension %d", v, c.fab.dims[i], i);
+	}
+	if (rc == 0) {
+		idle = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+		uint8_t *sel = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+		const char *vals[64];
+		int n = fx_cli_opt_each(&c, "idle", vals, 64);
+		for (int64_t d = 0; d < c.fab.ndev; d++)
+			idle[d] = n == 0;
+		for (int i = 0; i < n && i < 64 && rc == 0; i++) {
+			memset(sel, 0, (size_t)c.fab.nv);
+			rc = fx_fabric_select(&c.fab, vals[i], "--idle", sel, &c.d);
+			for (int64_t d = 0; d < c.fab.ndev; d++)
+				idle[d] |= sel[d];
+		}
+		n = fx_cli_opt_each(&c, "busy", vals, 64);
+		for (int i = 0; i < n && i < 64 && rc == 0; i++) {
+			memset(sel, 0, (size_t)c.fab.nv);
+			rc = fx_fabric_select(&c.fab, vals[i], "--busy", sel, &c.d);
+			for (int64_t d = 0; d < c.fab.ndev; d++)
+				idle[d] &= !sel[d];
+		}
+		free(sel);
+	}
+	if (rc == 0)
+		rc = fx_cli_outdir(&c);
+	if (rc == 0) {
+		fx_cli_begin(&c);
+		rc = report(&c, idle, shape, (int)jobs, fx_cli_opt(&c, "cube") ? cube : NULL);
+		fx_cli_end(&c);
+	}
+	free(idle);
+	return fx_cli_finish(&c, rc);
+}

@@ -1,0 +1,77 @@
+#include "plot.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A gnuplot string literal: the text in single quotes, quotes doubled. */
+static void quote(FILE *g, const char *s)
+{
+	fputc('\'', g);
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			fputc('\'', g);
+		fputc(*s, g);
+	}
+	fputc('\'', g);
+}
+
+int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen)
+{
+	const char *dot = strrchr(path, '.');
+	char term[64];
+	int w = 600 * (int)(pl->np ? pl->np : 1);
+	if (dot && strcmp(dot, ".png") == 0)
+		snprintf(term, sizeof term, "pngcairo size %d,500", w);
+	else if (dot && strcmp(dot, ".svg") == 0)
+		snprintf(term, sizeof term, "svg size %d,500 dynamic", w);
+	else {
+		snprintf(err, errlen, "'%s' must end in .svg or .png", path);
+		return -1;
+	}
+	FILE *probe = fopen(path, "w");
+	if (!probe) {
+		snprintf(err, errlen, "cannot write '%s'", path);
+		return -1;
+	}
+	fclose(probe);
+	FILE *g = popen("gnuplot 2>/dev/null", "w");
+	if (!g) {
+		snprintf(err, errlen, "needs gnuplot (Debian package gnuplot-nox; `make deps` installs it)");
+		return -1;
+	}
+	fprintf(g, "set terminal %s\nset output ", term);
+	quote(g, path);
+	fprintf(g, "\nset multiplot layout 1,%zu title ", pl->np ? pl->np : 1);
+	quote(g, pl->title);
+	fprintf(g, "\nset grid\nset key left top\nset xlabel ");
+	quote(g, pl->xlabel);
+	fprintf(g, "\n%s", pl->logx ? "set logscale x 2\n" : "");
+	if (pl->xtics)
+		fprintf(g, "set xtics (%s)\n", pl->xtics);
+	for (size_t k = 0; k < pl->np; k++) {
+		const fx_plot_panel *p = &pl->p[k];
+		fprintf(g, "%sset ylabel ", p->logy ? "set logscale y 10\n" : "unset logscale y\n");
+		quote(g, p->ylabel);
+		fputc('\n', g);
+		for (size_t s = 0; s < p->ns; s++) {
+			fprintf(g, "%s'-' using 1:2 with linespoints title ", s ? ", " : "plot ");
+			quote(g, p->s[s].title);
+		}
+		fputc('\n', g);
+		for (size_t s = 0; s < p->ns; s++) {
+			for (size_t i = 0; i < p->s[s].n; i++) {
+				double y = p->s[s].y[i];
+				fprintf(g, "%.17g %.17g\n", p->s[s].x[i], y > 0 || !p->logy ? y : 1e-30);
+			}
+			fprintf(g, "e\n");
+		}
+	}
+	fprintf(g, "unset multiplot\n");
+	int st = pclose(g);
+	if (st != 0) {
+		snprintf(err, errlen, "gnuplot failed (exit status %d; is gnuplot installed? Debian "
+			 "package gnuplot-nox)", st);
+		return -1;
+	}
+	return 0;
+}
