@@ -443,17 +443,22 @@ int fx_cmd_compare(int argc, char **argv)
 	snprintf(title, sizeof title, "Builds as built under a power cap of %s",
 		 a.cap ? a.cap : "(each spec's own budget)");
 	fx_table *t = text_table(rows, a.nspec, &o, title), *raw = raw_table(rows, a.nspec, &o);
-	if (a.json && status == 0)  /* --json: one whole object, or none on failure */
+	/* bad input or a failure: no JSON and no CSV, as for every command */
+	int whole = status != FX_EXIT_INPUT && status != FX_EXIT_INTERNAL;
+	if (a.json && whole)
 		print_json(rows, a.nspec, &o);
 	else if (!a.json)
 		fx_table_print(t, stdout);
 	/* out/compare/compare.csv, and --csv FILE if asked: raw numbers */
-	char dir[512];
-	snprintf(dir, sizeof dir, "%s/compare", a.out_root);
-	if (fx_cli_mkdirs(dir) || fx_table_write_csv(raw, dir) || (a.csv && fx_table_write_csv_file(raw, a.csv))) {
-		fx_diag_error(&d, NULL, "compare: cannot write CSV: %s", strerror(errno));
+	char *dir = fx_xasprintf("%s/compare", a.out_root), *mine = fx_xasprintf("%s/compare.csv", dir);
+	const char *bad = !whole ? NULL : fx_cli_mkdirs(dir) ? dir : fx_table_write_csv(raw, dir) ? mine
+			  : a.csv && fx_table_write_csv_file(raw, a.csv) ? a.csv : NULL;
+	if (bad) {
+		fx_diag_error(&d, NULL, "compare: cannot write '%s': %s", bad, strerror(errno));
 		status = d.status;
 	}
+	free(dir);
+	free(mine);
 	fx_table_free(t);
 	fx_table_free(raw);
 	free(rows);
