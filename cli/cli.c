@@ -286,7 +286,7 @@ static int check_root(fx_cli *c)
 	static const char *const keys[] = {"name", "description", "sources", "fabric",
 					   "packaging", "power", "collective", "groups",
 					   "workload", NULL};
-	const fx_snode *r = c->spec.root, *n;
+	const fx_snode *r = c->design.spec.root, *n;
 	int rc = fx_spec_keys(&c->d, r, keys);
 	const char *s;
 	rc |= fx_spec_str_opt(&c->d, r, "name", &s);
@@ -298,7 +298,7 @@ static int check_root(fx_cli *c)
 	if (rc)
 		return rc;
 	/* one rule for the folder name, wherever it comes from */
-	char *name = fx_spec_name_new(&c->spec, &n);
+	char *name = fx_spec_name_new(&c->design.spec, &n);
 	const char *why = fx_name_check(name);
 	if (why && n)
 		rc = fx_snode_error(&c->d, n, "'name' is used as a folder under out/, but it %s (a name "
@@ -310,7 +310,7 @@ static int check_root(fx_cli *c)
 				   "bytes of printable UTF-8, without '/' or a leading '.'); give the "
 				   "spec a 'name:'", c->spec_path, name, why, FX_NAME_MAX);
 	else
-		memcpy(c->name, name, strlen(name) + 1);  /* fits: FX_NAME_MAX < sizeof c->name */
+		memcpy(c->design.name, name, strlen(name) + 1);  /* fits: FX_NAME_MAX < sizeof c->design.name */
 	free(name);
 	return rc;
 }
@@ -319,32 +319,32 @@ static int check_root(fx_cli *c)
  * and the fabric. */
 static int load_rest(fx_cli *c)
 {
-	c->have_spec = 1;
+	c->design.have_spec = 1;
 	for (int i = 0; i < c->nsets; i++)
-		if (fx_spec_set(&c->spec, c->sets[i], &c->d))
+		if (fx_spec_set(&c->design.spec, c->sets[i], &c->d))
 			return -1;
 	int rc = check_root(c);
-	rc |= fx_power_parse(&c->d, &c->spec, &c->power);
-	rc |= fx_coll_time_parse(&c->d, &c->spec, &c->coll);
+	rc |= fx_power_parse(&c->d, &c->design.spec, &c->design.power);
+	rc |= fx_coll_time_parse(&c->d, &c->design.spec, &c->design.coll);
 	rc |= fx_workload_parse(c);
 	if (rc)
 		return -1;
-	if (fx_fabric_build(&c->fab, &c->spec, c->max_mem, &c->d))
+	if (fx_fabric_build(&c->design.fab, &c->design.spec, c->max_mem, &c->d))
 		return -1;
-	c->have_fab = 1;
+	c->design.have_fab = 1;
 	return fx_cli_groups_check(c);
 }
 
 int fx_cli_load(fx_cli *c)
 {
-	if (fx_spec_load(&c->spec, c->spec_path, &c->d))
+	if (fx_spec_load(&c->design.spec, c->spec_path, &c->d))
 		return -1;
 	return load_rest(c);
 }
 
 int fx_cli_load_text(fx_cli *c, const char *name, const char *text)
 {
-	if (fx_spec_load_text(&c->spec, name, text, &c->d))
+	if (fx_spec_load_text(&c->design.spec, name, text, &c->d))
 		return -1;
 	return load_rest(c);
 }
@@ -356,15 +356,15 @@ int fx_cli_mkdirs(const char *path)
 
 int fx_cli_outdir(fx_cli *c)
 {
-	size_t len = strlen(c->out_root) + 1 + strlen(c->name);
+	size_t len = strlen(c->out_root) + 1 + strlen(c->design.name);
 	if (len > FX_CLI_OUTDIR_MAX)
 		return fx_diag_error(&c->d, NULL, "the output folder '%s/%s' is %zu bytes long, over "
-				     "fabricx's limit of %d (a shorter --out)", c->out_root, c->name,
+				     "fabricx's limit of %d (a shorter --out)", c->out_root, c->design.name,
 				     len, FX_CLI_OUTDIR_MAX);
 	size_t rl = strlen(c->out_root);
 	memcpy(c->outdir, c->out_root, rl);
 	c->outdir[rl] = '/';
-	memcpy(c->outdir + rl + 1, c->name, strlen(c->name) + 1);
+	memcpy(c->outdir + rl + 1, c->design.name, strlen(c->design.name) + 1);
 	struct stat st;
 	if (lstat(c->outdir, &st) == 0 && S_ISLNK(st.st_mode))
 		return fx_diag_error(&c->d, NULL, "cannot write into '%s': it is a symbolic link, "
@@ -380,16 +380,16 @@ int fx_cli_outdir(fx_cli *c)
 int fx_cli_outdir_begin(fx_cli *c)
 {
 	/* the work folder's name adds '.' and ".new.XXXXXX" to the name */
-	size_t len = strlen(c->out_root) + 1 + strlen(c->name) + 12;
+	size_t len = strlen(c->out_root) + 1 + strlen(c->design.name) + 12;
 	if (len > FX_CLI_OUTDIR_MAX)
 		return fx_diag_error(&c->d, NULL, "the output folder '%s/%s' is %zu bytes long, over "
-				     "fabricx's limit of %d (a shorter --out)", c->out_root, c->name,
+				     "fabricx's limit of %d (a shorter --out)", c->out_root, c->design.name,
 				     len - 12, FX_CLI_OUTDIR_MAX - 12);
 	fx_outdir *od = fx_xmalloc(sizeof *od);
-	if (fx_outdir_begin(od, c->out_root, c->name)) {
+	if (fx_outdir_begin(od, c->out_root, c->design.name)) {
 		free(od);
 		return fx_diag_error(&c->d, NULL, "cannot write the folder '%s/%s': %s", c->out_root,
-				     c->name, errno == ELOOP ? "it is a symbolic link, which fabricx "
+				     c->design.name, errno == ELOOP ? "it is a symbolic link, which fabricx "
 				     "does not follow" : strerror(errno));
 	}
 	c->od = od;
@@ -424,10 +424,10 @@ void fx_cli_begin(fx_cli *c)
 		c->json_buf = open_memstream(&c->json_text, &c->json_len);
 		fx_json_init(&c->js, c->json_buf ? c->json_buf : stdout);
 		fx_json_obj_begin(&c->js, NULL);
-		fx_json_str(&c->js, "name", c->name);
+		fx_json_str(&c->js, "name", c->design.name);
 		fx_json_str(&c->js, "spec", c->spec_path);
 	} else if (!c->quiet) {
-		printf("%s: %s fabric, %s\n\n", c->name, c->fab.builder->kind, c->spec_path);
+		printf("%s: %s fabric, %s\n\n", c->design.name, c->design.fab.builder->kind, c->spec_path);
 	}
 }
 
@@ -444,8 +444,8 @@ int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t 
 	for (int64_t i = 0; i < n; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, n, size, 0};
-	fx_router *r = fx_router_new(&c->fab, 0);
-	int rc = fx_coll_run(&c->fab, r, &q, tm ? tm : &c->coll, out, d ? d : &c->d);
+	fx_router *r = fx_router_new(&c->design.fab, 0);
+	int rc = fx_coll_run(&c->design.fab, r, &q, tm ? tm : &c->design.coll, out, d ? d : &c->d);
 	fx_router_free(r);
 	free(ranks);
 	return rc;
@@ -480,11 +480,11 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 int fx_cli_finish(fx_cli *c, int rc)
 {
 	fx_cli_outdir_end(c, 0);  /* a run that never reached its end writes nothing */
-	free(c->wl);
-	if (c->have_fab)
-		fx_fabric_release(&c->fab);
-	if (c->have_spec)
-		fx_spec_release(&c->spec);
+	free(c->design.wl);
+	if (c->design.have_fab)
+		fx_fabric_release(&c->design.fab);
+	if (c->design.have_spec)
+		fx_spec_release(&c->design.spec);
 	int status = c->d.status;
 	if (rc && status == 0)
 		status = FX_EXIT_INTERNAL;  /* failed without saying why: a bug */

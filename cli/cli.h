@@ -21,6 +21,7 @@
 #include "../core/diag.h"
 #include "../core/json.h"
 #include "../core/table.h"
+#include "../design/design.h"
 #include "../fabric/fabric.h"
 #include "../placement/placement.h"
 #include "../power/power.h"
@@ -39,13 +40,6 @@ typedef struct fx_opt {
 	const char *help;
 } fx_opt;
 
-/* One collective the spec's workload asks `explore` to evaluate. */
-typedef struct fx_wl_coll {
-	const char *pattern, *algo, *group;  /* algo, group may be NULL */
-	double size;
-	int64_t nranks;                      /* 0: all devices (or the group) */
-} fx_wl_coll;
-
 typedef struct fx_cli {
 	const char *cmd;
 	const fx_opt *opts;                  /* the command's own options */
@@ -59,20 +53,9 @@ typedef struct fx_cli {
 	const char *out_root;
 	double max_mem;
 	fx_diag d;
-	fx_spec spec;
-	fx_fabric fab;
-	fx_power_config power;
-	fx_coll_time coll;                   /* the spec's collective: overhead */
-	fx_wl_coll *wl;                      /* workload.collectives */
-	size_t nwl;
-	fx_workload work;                    /* workload placement keys */
-	int have_accel, have_sessions;       /* workload.accelerator / .sessions */
-	fx_accel accel;
-	fx_sessions sessions;
+	fx_design design;                    /* the loaded spec, fabric, workload */
 	fx_fault fault;                      /* place --fail-at (at < 0: none) */
 	uint8_t *failed;                     /* place --fail: [nv] failed vertices, or NULL */
-	int have_spec, have_fab;
-	char name[FX_NAME_MAX + 1];          /* spec name (fx_name_check) */
 	char outdir[FX_CLI_OUTDIR_MAX + 1];  /* out/<name> */
 	fx_json js;
 	FILE *json_buf;                      /* --json: the object, until finish */

@@ -64,7 +64,7 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 	FILE *out = fx_outfile_open(&of, path);
 	if (!out)
 		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	char a[64], b[64];
 	fprintf(out, "src,dst,bytes,busy_us,utilisation\n");
 	for (int64_t l = 0; l < 2 * f->ne; l++) {
@@ -82,7 +82,7 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
  * table (routes_per_pe) and PE memory (pe_memory). */
 static int plmr_table(fx_cli *c, const fx_coll_req *q, const fx_plmr *p)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	char b1[32], b2[32], b3[32];
 	double alpha = f->ne ? f->e[0].lat : 0;
 	const char *per = strcmp(q->pattern, "gemm-shift") == 0 ? " per shift step" : "";
@@ -129,7 +129,7 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	fx_coll_result res;
 	char b1[32], b2[32];
-	if (fx_coll_run(&c->fab, r, q, tm, &res, &c->d))
+	if (fx_coll_run(&c->design.fab, r, q, tm, &res, &c->d))
 		return -1;
 	int rc = 0;
 	fx_table *t = fx_table_new("collective", "Collective", (const char *[]){"metric", "value", NULL});
@@ -186,7 +186,7 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	fx_plmr pm;
 	int has_plmr = 0;
 	if (a->plmr) {
-		if (a->plmr(&c->fab, q, &pm, &c->d))
+		if (a->plmr(&c->design.fab, q, &pm, &c->d))
 			rc = -1;
 		else {
 			has_plmr = 1;
@@ -198,7 +198,7 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	const char *other = NULL;
 	if (versus) {
 		other = versus;
-		cross = fx_coll_crossover(&c->fab, r, q, a->name, versus, tm, 1, 1e12, &c->d);
+		cross = fx_coll_crossover(&c->design.fab, r, q, a->name, versus, tm, 1, 1e12, &c->d);
 		if (c->d.nerr)
 			rc = -1;
 		else if (fx_cli_text(c)) {
@@ -212,7 +212,7 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	if (c->json) {
 		json_result(&c->js, q, a, &res, fx_router_name(r), tm);
 		if (has_plmr)
-			json_plmr(&c->js, &c->fab, &pm);
+			json_plmr(&c->js, &c->design.fab, &pm);
 		if (other) {
 			fx_json_str(&c->js, "versus", other);
 			if (cross > 0)
@@ -259,7 +259,7 @@ static int list_algos(int json)
  * --routing replaces the spec's collective.routing. */
 static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 {
-	*tm = c->coll;
+	*tm = c->design.coll;
 	const char *pol = fx_cli_opt(c, "routing");
 	if (pol && fx_route_policy_parse(pol, &tm->policy))
 		return fx_diag_error(&c->d, NULL, "collective: --routing must be split or hash, got '%s'",
@@ -358,7 +358,7 @@ int fx_cmd_collective(int argc, char **argv)
 		q.pattern = pattern;
 		q.algo = sizes ? NULL : fx_coll_find(pattern, algo)->name;
 		q.ranks = ranks;
-		fx_router *r = fx_router_new(&c.fab, tie && strcmp(tie, "plus") == 0);
+		fx_router *r = fx_router_new(&c.design.fab, tie && strcmp(tie, "plus") == 0);
 		fx_cli_begin(&c);
 		if (sizes)
 			rc = fx_coll_sweep(&c, r, &q, &tm, algo, sizes, fx_cli_opt(&c, "plot"));
@@ -382,12 +382,12 @@ int fx_report_collectives(fx_cli *c)
 		{"allreduce", "tree", NULL, 10 * 1024, 0},
 		{"all-to-all", "direct", NULL, 32 * 1024 * 1024, 0},
 	};
-	const fx_wl_coll *w = c->nwl ? c->wl : dflt;
-	size_t n = c->nwl ? c->nwl : sizeof dflt / sizeof dflt[0];
-	fx_router *r = fx_router_new(&c->fab, 0);
+	const fx_wl_coll *w = c->design.nwl ? c->design.wl : dflt;
+	size_t n = c->design.nwl ? c->design.nwl : sizeof dflt / sizeof dflt[0];
+	fx_router *r = fx_router_new(&c->design.fab, 0);
 	char b1[32], b2[32], nr[32];
 	int rc = 0;
-	fx_table *t = fx_table_new("collectives", c->nwl ? "Collectives (workload)" : "Collectives (defaults)",
+	fx_table *t = fx_table_new("collectives", c->design.nwl ? "Collectives (workload)" : "Collectives (defaults)",
 				   (const char *[]){"pattern", "algo", "ranks", "size", "routing", "rounds",
 						    "time", "busbw", "busiest link", NULL});
 	if (c->json)
@@ -405,14 +405,14 @@ int fx_report_collectives(fx_cli *c)
 		q.size = w[i].size;
 		int passes = strcmp(q.pattern, "all-to-all") == 0 ? 2 : 1;
 		for (int pass = 0; pass < passes && rc == 0; pass++) {
-			fx_coll_time tm = c->coll;
+			fx_coll_time tm = c->design.coll;
 			if (pass == 1)  /* the other end of ECMP */
 				tm.policy = tm.policy == FX_ROUTE_HASH ? FX_ROUTE_SPLIT : FX_ROUTE_HASH;
 			fx_coll_result res;
 			fx_diag quiet;  /* a power-of-two algorithm on other rank counts: say so in the row */
 			fx_diag_init(&quiet);
 			quiet.out = fopen("/dev/null", "w");
-			int bad = fx_coll_run(&c->fab, r, &q, &tm, &res, &quiet);
+			int bad = fx_coll_run(&c->design.fab, r, &q, &tm, &res, &quiet);
 			if (quiet.out)
 				fclose(quiet.out);
 			if (quiet.status == FX_EXIT_INTERNAL)

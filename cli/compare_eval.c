@@ -84,7 +84,7 @@ static int load(fx_cli *c, const char *path, const fx_cmp_opts *o, const char *c
  * reason is not a failure of the comparison, so it is not printed). */
 static double coll_time(fx_cli *c, const char *pattern, const char *algo, double size)
 {
-	int64_t n = c->fab.ndev;
+	int64_t n = c->design.fab.ndev;
 	if (n < 2)
 		return NAN;
 	fx_diag quiet;
@@ -128,16 +128,16 @@ static void columns(fx_cli *c, const fx_power_plan *p, const fx_cmp_opts *o, fx_
 	fx_hops h;
 	fx_cut b;
 	r->built = 1;
-	r->devices = c->fab.ndev;
-	r->switches = c->fab.nsw;
-	r->links = fx_fabric_links(&c->fab);
+	r->devices = c->design.fab.ndev;
+	r->switches = c->design.fab.nsw;
+	r->links = fx_fabric_links(&c->design.fab);
 	r->diameter = -1;
-	if (fx_route_hops(&c->fab, &h, &c->d) == 0) {
+	if (fx_route_hops(&c->design.fab, &h, &c->d) == 0) {
 		r->diameter = h.diameter;
 		fx_hops_release(&h);
 	}
 	r->bis_per_dev = NAN;
-	if (fx_route_bisection(&c->fab, &b, &c->d) == 0)
+	if (fx_route_bisection(&c->design.fab, &b, &c->d) == 0)
 		r->bis_per_dev = b.per_device;
 	r->racks = p->racks;
 	r->compute_racks = p->compute_racks;
@@ -154,10 +154,10 @@ static void columns(fx_cli *c, const fx_power_plan *p, const fx_cmp_opts *o, fx_
 /* The plan of a fabric as built: all its nodes, against the cap. */
 static int plan_all(fx_cli *c, const fx_cmp_opts *o, fx_power_plan *p)
 {
-	fx_power_config pc = c->power;
+	fx_power_config pc = c->design.power;
 	if (o->have_cap)
 		pc.budget = o->cap;
-	return fx_power_plan_build(&pc, &c->fab, c->fab.nnodes, p, &c->d);
+	return fx_power_plan_build(&pc, &c->design.fab, c->design.fab.nnodes, p, &c->d);
 }
 
 /* The capped build: shrink until the built fabric's own power fits (its
@@ -169,7 +169,7 @@ static int capped(fx_cli *full, const char *path, const char *const *vs, int nv,
 	int64_t target = plan->max_devices;
 	for (;;) {
 		fx_shrink sh;
-		if (fx_fabric_shrink(&full->fab, &full->spec, target, &sh)) {
+		if (fx_fabric_shrink(&full->design.fab, &full->design.spec, target, &sh)) {
 			snprintf(r->limited, sizeof r->limited, "%s: %lld devices fit, but %s", plan->limited_by,
 				 (long long)target, sh.rule);
 			r->devices = target;
@@ -229,21 +229,21 @@ int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r)
 	int status = 0, rc = load(&c, path, o, vs, nv, NULL);
 	if (rc == 0) {
 		const char *at = strrchr(arg, '/') ? strchr(strrchr(arg, '/'), '@') : strchr(arg, '@');
-		snprintf(r->name, sizeof r->name, "%s%s", c.name, at ? at : "");
-		snprintf(r->kind, sizeof r->kind, "%s", c.fab.builder->kind);
-		r->spec_devices = c.fab.ndev;
-		r->power = c.power.present;
-		fx_power_config pc = c.power;
+		snprintf(r->name, sizeof r->name, "%s%s", c.design.name, at ? at : "");
+		snprintf(r->kind, sizeof r->kind, "%s", c.design.fab.builder->kind);
+		r->spec_devices = c.design.fab.ndev;
+		r->power = c.design.power.present;
+		fx_power_config pc = c.design.power;
 		if (o->have_cap && pc.present)
 			pc.budget = o->cap;
-		rc = fx_power_plan_build(&pc, &c.fab, -1, &plan, &c.d);
+		rc = fx_power_plan_build(&pc, &c.design.fab, -1, &plan, &c.d);
 		if (rc && c.d.status == FX_EXIT_INFEASIBLE) {  /* shown, with what binds */
 			r->ok = 1;
 			snprintf(r->limited, sizeof r->limited, "nothing fits");
 			status = FX_EXIT_INFEASIBLE;
 		} else if (rc == 0) {
 			r->ok = 1;
-			if (plan.max_nodes >= c.fab.nnodes || !plan.present) {
+			if (plan.max_nodes >= c.design.fab.nnodes || !plan.present) {
 				snprintf(r->limited, sizeof r->limited, "%s%s", fx_power_limit_text(&plan),
 					 !plan.present && o->have_cap ? "; the cap does not apply" : "");
 				fx_power_plan_release(&plan);

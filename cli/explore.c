@@ -78,12 +78,12 @@ static int sec_collectives(explore *e)
 static int sec_loads(explore *e)
 {
 	fx_cli *c = e->c;
-	int64_t *ranks = fx_xmalloc((size_t)c->fab.ndev * sizeof *ranks);
-	for (int64_t i = 0; i < c->fab.ndev; i++)
+	int64_t *ranks = fx_xmalloc((size_t)c->design.fab.ndev * sizeof *ranks);
+	for (int64_t i = 0; i < c->design.fab.ndev; i++)
 		ranks[i] = i;
-	fx_coll_req q = {"all-to-all", "direct", ranks, c->fab.ndev, 32.0 * 1024 * 1024, 0};
-	fx_router *r = fx_router_new(&c->fab, 0);
-	int rc = fx_coll_run(&c->fab, r, &q, &c->coll, &e->loads, &c->d);
+	fx_coll_req q = {"all-to-all", "direct", ranks, c->design.fab.ndev, 32.0 * 1024 * 1024, 0};
+	fx_router *r = fx_router_new(&c->design.fab, 0);
+	int rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &e->loads, &c->d);
 	fx_router_free(r);
 	free(ranks);
 	if (rc)
@@ -94,7 +94,7 @@ static int sec_loads(explore *e)
 	free(path);
 	char b[32];
 	fprintf(c->md, "A direct all-to-all of 32 MiB over all %lld devices takes %s; "
-		"per directed link: `links.csv`.\n\n", (long long)c->fab.ndev,
+		"per directed link: `links.csv`.\n\n", (long long)c->design.fab.ndev,
 		fx_unit_format(e->loads.time, FX_UNIT_TIME, b, sizeof b));
 	return rc;
 }
@@ -110,7 +110,7 @@ static int sec_power(explore *e)
 static int sec_placement(explore *e)
 {
 	fx_json_obj_begin(&e->c->js, "placement");
-	int rc = fx_report_place(e->c, NULL, e->limit, e->node_limit, &e->c->power, &e->pl);
+	int rc = fx_report_place(e->c, NULL, e->limit, e->node_limit, &e->c->design.power, &e->pl);
 	e->have_pl = rc == 0;
 	fx_json_obj_end(&e->c->js);
 	return rc;
@@ -120,7 +120,7 @@ static int sec_placement(explore *e)
 static int sec_failures(explore *e)
 {
 	fx_json_obj_begin(&e->c->js, "failures");
-	int rc = fx_report_failures(e->c, e->c->fab.nsw ? "switch" : "link", NULL, 0, 0);
+	int rc = fx_report_failures(e->c, e->c->design.fab.nsw ? "switch" : "link", NULL, 0, 0);
 	fx_json_obj_end(&e->c->js);
 	return rc;
 }
@@ -130,29 +130,29 @@ static int sec_diagrams(explore *e)
 {
 	fx_cli *c = e->c;
 	int rc = 0;
-	fx_render_opts o = {FX_VIEW_PHYSICAL, 0, c->name, NULL, NULL};
+	fx_render_opts o = {FX_VIEW_PHYSICAL, 0, c->design.name, NULL, NULL};
 	char *path = fx_xasprintf("%s/fabric.svg", c->outdir);
-	rc |= fx_render_file(&c->fab, &o, "svg", path, &c->d);
+	rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
 	free(path);
 	fprintf(c->md, "- Fabric: ![fabric](fabric.svg)\n");
 	if (e->have_loads) {
-		double *util = fx_xcalloc((size_t)(2 * c->fab.ne + 1), sizeof *util);
-		for (int64_t l = 0; l < 2 * c->fab.ne; l++)
+		double *util = fx_xcalloc((size_t)(2 * c->design.fab.ne + 1), sizeof *util);
+		for (int64_t l = 0; l < 2 * c->design.fab.ne; l++)
 			util[l] = e->loads.time > 0 ? e->loads.link_busy[l] / e->loads.time : 0;
 		o.view = FX_VIEW_LOADS;
 		o.utilisation = util;
 		path = fx_xasprintf("%s/loads.svg", c->outdir);
-		rc |= fx_render_file(&c->fab, &o, "svg", path, &c->d);
+		rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
 		free(path);
 		free(util);
 		fprintf(c->md, "- Link loads of a direct all-to-all of 32 MiB over all devices: "
 			"![loads](loads.svg)\n");
 	}
 	if (e->have_pl) {
-		int64_t *inst = fx_xmalloc((size_t)(c->fab.ndev + 1) * sizeof *inst);
-		for (int64_t v = 0; v < c->fab.ndev; v++)
+		int64_t *inst = fx_xmalloc((size_t)(c->design.fab.ndev + 1) * sizeof *inst);
+		for (int64_t v = 0; v < c->design.fab.ndev; v++)
 			inst[v] = -1;
-		int64_t D = fx_workload_devices(&c->work);
+		int64_t D = fx_workload_devices(&c->design.work);
 		for (int64_t i = 0; i < e->pl.ninst; i++)
 			for (int64_t k = 0; k < D; k++)
 				inst[e->pl.inst[i].devices[k]] = i;
@@ -160,7 +160,7 @@ static int sec_diagrams(explore *e)
 		o.utilisation = NULL;
 		o.instance = inst;
 		path = fx_xasprintf("%s/placement.svg", c->outdir);
-		rc |= fx_render_file(&c->fab, &o, "svg", path, &c->d);
+		rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
 		free(path);
 		free(inst);
 		fprintf(c->md, "- Placement of the workload's instances: ![placement](placement.svg)\n");
@@ -197,11 +197,11 @@ static const char *status_name(int status)
 static const char *not_applicable(const explore *e, int i)
 {
 	const fx_cli *c = e->c;
-	if (strcmp(sections[i].name, "placement") == 0 && !c->work.present)
+	if (strcmp(sections[i].name, "placement") == 0 && !c->design.work.present)
 		return "the spec has no workload to place";
-	if (strcmp(sections[i].name, "loads") == 0 && c->fab.ndev < 2)
+	if (strcmp(sections[i].name, "loads") == 0 && c->design.fab.ndev < 2)
 		return "an all-to-all needs at least two devices";
-	if (strcmp(sections[i].name, "failures") == 0 && !c->fab.builder->halves)
+	if (strcmp(sections[i].name, "failures") == 0 && !c->design.fab.builder->halves)
 		return "an explicit graph has no canonical split to measure";
 	if (strcmp(sections[i].name, "diagrams") == 0 && !e->diagrams)
 		return "--no-diagrams";
@@ -305,11 +305,11 @@ static void provenance(explore *e, FILE *md)
 
 static void md_head(fx_cli *c, FILE *md)
 {
-	const fx_snode *r = c->spec.root, *n;
-	fprintf(md, "# %s: design report\n\n", c->name);
+	const fx_snode *r = c->design.spec.root, *n;
+	fprintf(md, "# %s: design report\n\n", c->design.name);
 	if ((n = fx_snode_get(r, "description")) && n->kind == FX_SNODE_SCALAR)
 		fprintf(md, "%s\n\n", n->text);
-	fprintf(md, "Spec: `%s` (%s fabric).\n\n", c->spec_path, c->fab.builder->kind);
+	fprintf(md, "Spec: `%s` (%s fabric).\n\n", c->spec_path, c->design.fab.builder->kind);
 	if ((n = fx_snode_get(r, "sources")) && n->kind == FX_SNODE_SEQ && n->n) {
 		fprintf(md, "Sources cited by the spec:\n\n");
 		for (size_t i = 0; i < n->n; i++)
@@ -376,8 +376,8 @@ static int write_report(fx_cli *c, const char *md_text, size_t md_len, const cha
 static void summary(explore *e, const outcome *out, const char *final)
 {
 	fx_cli *c = e->c;
-	const fx_fabric *f = &c->fab;
-	printf("%s: %s fabric, %lld devices, %lld switches, %lld cpus, %lld links\n", c->name,
+	const fx_fabric *f = &c->design.fab;
+	printf("%s: %s fabric, %lld devices, %lld switches, %lld cpus, %lld links\n", c->design.name,
 	       f->builder->kind, (long long)f->ndev, (long long)f->nsw, (long long)f->ncpu,
 	       (long long)fx_fabric_links(f));
 	char b1[32], b2[32];
@@ -447,7 +447,7 @@ int fx_cmd_explore(int argc, char **argv)
 	c.quiet = 1;
 	fx_json_init(&c.js, jf);
 	fx_json_obj_begin(&c.js, NULL);
-	fx_json_str(&c.js, "name", c.name);
+	fx_json_str(&c.js, "name", c.design.name);
 	fx_json_str(&c.js, "spec", c.spec_path);
 	md_head(&c, md);
 	provenance(&e, md);

@@ -73,17 +73,17 @@ static void inject(const fx_fabric *f, double *worst, double *mean, double **eac
 static int measure_now(fx_cli *c, const uint8_t *side, measure *m)
 {
 	fx_cut cut;
-	if (fx_route_cut(&c->fab, side, &cut, &c->d))
+	if (fx_route_cut(&c->design.fab, side, &cut, &c->d))
 		return -1;
 	m->bisection = cut.bandwidth;
-	inject(&c->fab, &m->worst_inject, &m->mean_inject, &m->each);
+	inject(&c->design.fab, &m->worst_inject, &m->mean_inject, &m->each);
 	return 0;
 }
 
 /* Fails the edges marked in dead (bandwidth 0), measures, restores. */
 static int measure_failed(fx_cli *c, const uint8_t *side, const uint8_t *dead, measure *m)
 {
-	fx_fabric *f = &c->fab;
+	fx_fabric *f = &c->design.fab;
 	double *bw = fx_xmalloc((size_t)(f->ne + 1) * sizeof *bw);
 	for (int64_t e = 0; e < f->ne; e++) {
 		bw[e] = f->e[e].bw;
@@ -152,7 +152,7 @@ static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
 {
 	char b[2][32];
 	int64_t slower, cut_off, inst;
-	hit(&c->fab, base, &r->m, &slower, &cut_off, &inst);
+	hit(&c->design.fab, base, &r->m, &slower, &cut_off, &inst);
 	fx_table_cell(t, "%s", r->what);
 	fx_table_cell(t, "%lld", (long long)r->equivalent);
 	fx_table_cell(t, "%s", fx_unit_format(r->m.bisection, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]));
@@ -186,7 +186,7 @@ static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
 /* One row per switch role (its first chip), or per chip with --all. */
 static int switches(fx_cli *c, const uint8_t *side, const measure *base, rows *rs, int all)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	uint8_t *dead = fx_xcalloc((size_t)f->ne + 1, 1);
 	int rc = 0;
 	int *done = fx_xcalloc((size_t)f->nroles + 1, sizeof *done);
@@ -216,7 +216,7 @@ static int switches(fx_cli *c, const uint8_t *side, const measure *base, rows *r
 /* One row per link tier: one physical link of its first bundle. */
 static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
 {
-	fx_fabric *f = &c->fab;
+	fx_fabric *f = &c->design.fab;
 	int rc = 0;
 	int done[128] = {0};
 	for (int64_t e = 0; e < f->ne && rc == 0; e++) {
@@ -249,7 +249,7 @@ static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
 static int selected(fx_cli *c, const uint8_t *side, const measure *base, rows *rs,
 		    const char *expr, const char *label, int64_t equivalent)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1), *dead = fx_xcalloc((size_t)f->ne + 1, 1);
 	int rc = fx_fabric_select(f, expr, "--fail", sel, &c->d);
 	if (rc == 0) {
@@ -271,19 +271,19 @@ static int selected(fx_cli *c, const uint8_t *side, const measure *base, rows *r
 /* Places the workload on the intact fabric for the blast radius. */
 static void place_intact(fx_cli *c)
 {
-	if (!c->work.present)
+	if (!c->design.work.present)
 		return;
 	fx_diag quiet;
 	fx_diag_init(&quiet);
 	quiet.max_shown = 0;
-	fx_place_opts o = {.time_limit = 10, .tm = c->coll,
-			   .accel = c->accel.hbm > 0 ? &c->accel : NULL, .sessions = &c->sessions};
+	fx_place_opts o = {.time_limit = 10, .tm = c->design.coll,
+			   .accel = c->design.accel.hbm > 0 ? &c->design.accel : NULL, .sessions = &c->design.sessions};
 	fx_placement p;
-	if (fx_place(&c->fab, &c->work, &c->power, &o, &p, &quiet) == 0) {
-		instance_of = fx_xmalloc((size_t)(c->fab.ndev + 1) * sizeof *instance_of);
-		for (int64_t v = 0; v < c->fab.ndev; v++)
+	if (fx_place(&c->design.fab, &c->design.work, &c->design.power, &o, &p, &quiet) == 0) {
+		instance_of = fx_xmalloc((size_t)(c->design.fab.ndev + 1) * sizeof *instance_of);
+		for (int64_t v = 0; v < c->design.fab.ndev; v++)
 			instance_of[v] = -1;
-		int64_t D = fx_workload_devices(&c->work);
+		int64_t D = fx_workload_devices(&c->design.work);
 		for (int64_t i = 0; i < p.ninst; i++)
 			for (int64_t k = 0; k < D; k++)
 				instance_of[p.inst[i].devices[k]] = i;
@@ -297,7 +297,7 @@ static void place_intact(fx_cli *c)
 static int domains(fx_cli *c, const char *kind, const uint8_t *side, const measure *base,
 		   rows *rs)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	int64_t n = 0;
 	for (int64_t v = 0; v < f->nv; v++) {
 		int64_t id = strcmp(kind, "node") == 0 ? f->v[v].node
@@ -320,17 +320,17 @@ int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, in
 	    strcmp(kind, "rack") && strcmp(kind, "plane"))
 		return fx_diag_error(&c->d, NULL, "--kind: '%s' must be switch, link, node, rack or plane",
 				     kind);
-	if (!c->fab.builder->halves)
+	if (!c->design.fab.builder->halves)
 		return fx_diag_error(&c->d, NULL, "failures: a %s fabric has no canonical split to "
-				     "measure (structured kinds only)", c->fab.builder->kind);
-	if (nfail == 0 && strcmp(kind, "switch") == 0 && c->fab.nsw == 0)
+				     "measure (structured kinds only)", c->design.fab.builder->kind);
+	if (nfail == 0 && strcmp(kind, "switch") == 0 && c->design.fab.nsw == 0)
 		return fx_diag_error(&c->d, NULL, "failures: %s has no switch chips (try --kind link)",
 				     c->spec_path);
-	uint8_t *side = fx_xcalloc((size_t)c->fab.nv + 1, 1);
-	for (int64_t v = 0; v < c->fab.nv; v++)
+	uint8_t *side = fx_xcalloc((size_t)c->design.fab.nv + 1, 1);
+	for (int64_t v = 0; v < c->design.fab.nv; v++)
 		side[v] = 2;
 	measure base;
-	if (!c->fab.builder->halves(&c->fab, side)) {
+	if (!c->design.fab.builder->halves(&c->design.fab, side)) {
 		free(side);
 		return fx_diag_error(&c->d, NULL, "failures: no canonical split (an odd number of devices)");
 	}

@@ -20,7 +20,7 @@ static const char *fmt(double v, fx_unit_kind k, char *buf)
 /* "a:b" -> vertex sets; "rest" for b means every device not in a. */
 static int parse_cut(fx_cli *c, const char *spec, uint8_t *side)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	const char *colon = strchr(spec, ':');
 	if (!colon || colon == spec || !colon[1])
 		return fx_diag_error(&c->d, NULL, "--cut: expected A:B, e.g. node=0-23:rest or "
@@ -50,7 +50,7 @@ static int parse_cut(fx_cli *c, const char *spec, uint8_t *side)
 
 int fx_report_metrics(fx_cli *c, const char *cutspec)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	fx_hops h;
 	fx_cut bis, cut;
 	char b1[32], b2[32], n1[64], n2[64];

@@ -61,25 +61,25 @@ static int fault_table(fx_cli *c, const fx_choice *ch, size_t n, int64_t devices
 				   (const char *[]){"TP", "sessions done", "on time", "meets", "GPU-s",
 						    "per on-time", "energy", NULL});
 	free(title);
-	double *done = fx_xmalloc((size_t)(c->sessions.count + 1) * sizeof *done);
-	double node_w = c->power.node;
+	double *done = fx_xmalloc((size_t)(c->design.sessions.count + 1) * sizeof *done);
+	double node_w = c->design.power.node;
 	if (c->json)
 		fx_json_arr_begin(&c->js, "deployments_with_fault");
 	for (size_t i = 0; i < n; i++) {
 		if (!ch[i].fits)
 			continue;
 		fx_choice r;
-		fx_model_choice_fault(&ch[i], &c->sessions, devices, f, &r, done);
+		fx_model_choice_fault(&ch[i], &c->design.sessions, devices, f, &r, done);
 		char list[256];
 		size_t used = 0;
-		for (int64_t k = 0; k < c->sessions.count && used + 16 < sizeof list; k++)
+		for (int64_t k = 0; k < c->design.sessions.count && used + 16 < sizeof list; k++)
 			used += (size_t)snprintf(list + used, sizeof list - used, "%s%.1f", k ? " / " : "",
 						 done[k] * 1e3);
-		if (c->sessions.count > 0 && used + 16 >= sizeof list)
+		if (c->design.sessions.count > 0 && used + 16 >= sizeof list)
 			snprintf(list + used, sizeof list - used, " ...");
 		fx_table_cell(t, "%lld", (long long)r.tp);
 		fx_table_cell(t, "%s ms", list);
-		fx_table_cell(t, "%lld of %lld", (long long)r.on_time, (long long)c->sessions.count);
+		fx_table_cell(t, "%lld of %lld", (long long)r.on_time, (long long)c->design.sessions.count);
 		fx_table_cell(t, "%s", r.meets ? "yes" : "no");
 		fx_table_cell(t, "%.3f", r.cost);
 		fx_table_cell(t, isfinite(r.cost_per_on_time) ? "%.3f" : "-", r.cost_per_on_time);
@@ -91,7 +91,7 @@ static int fault_table(fx_cli *c, const fx_choice *ch, size_t n, int64_t devices
 			fx_json_obj_begin(&c->js, NULL);
 			fx_json_int(&c->js, "tp", r.tp);
 			fx_json_arr_begin(&c->js, "finish_ms");
-			for (int64_t k = 0; k < c->sessions.count; k++)
+			for (int64_t k = 0; k < c->design.sessions.count; k++)
 				fx_json_num(&c->js, NULL, done[k] * 1e3);
 			fx_json_arr_end(&c->js);
 			fx_json_int(&c->js, "on_time", r.on_time);
@@ -114,11 +114,11 @@ static int fault_table(fx_cli *c, const fx_choice *ch, size_t n, int64_t devices
 /* §6.7.1-6.7.3: TP degree against instances for the workload's sessions. */
 static int choices(fx_cli *c, const fx_fault *fault)
 {
-	if (!c->work.have_model || c->accel.hbm <= 0 || c->sessions.count <= 0)
+	if (!c->design.work.have_model || c->design.accel.hbm <= 0 || c->design.sessions.count <= 0)
 		return 0;
 	fx_choice ch[16];
-	int64_t devices = c->fab.nnodes > 0 ? c->fab.ndev / c->fab.nnodes : c->fab.ndev;
-	size_t n = fx_model_choices(&c->work.model, &c->accel, &c->sessions, devices, ring_time, c, ch, 16);
+	int64_t devices = c->design.fab.nnodes > 0 ? c->design.fab.ndev / c->design.fab.nnodes : c->design.fab.ndev;
+	size_t n = fx_model_choices(&c->design.work.model, &c->design.accel, &c->design.sessions, devices, ring_time, c, ch, 16);
 	fx_table *t = fx_table_new("choices", "Deployments of one node (book §6.7: TP degree against instances)",
 				   (const char *[]){"TP", "instances", "capacity", "step", "session",
 						    "last done", "on time", "meets", "GPU-s", "per on-time",
@@ -135,13 +135,13 @@ static int choices(fx_cli *c, const fx_fault *fault)
 		fx_table_cell(t, "%.2f ms", ch[i].step_time * 1e3);
 		fx_table_cell(t, "%.1f ms", ch[i].session_time * 1e3);
 		fx_table_cell(t, "%.1f ms", ch[i].finish * 1e3);
-		fx_table_cell(t, "%lld of %lld", (long long)ch[i].on_time, (long long)c->sessions.count);
+		fx_table_cell(t, "%lld of %lld", (long long)ch[i].on_time, (long long)c->design.sessions.count);
 		fx_table_cell(t, "%s", ch[i].meets ? "yes" : "no");
 		fx_table_cell(t, "%.3f", ch[i].cost);
 		fx_table_cell(t, isfinite(ch[i].cost_per_on_time) ? "%.3f" : "-", ch[i].cost_per_on_time);
 		/* energy: the node's power while the last session runs (§6.7.2) */
-		if (c->power.node > 0)
-			fx_table_cell(t, "%.2f kJ", c->power.node * ch[i].finish / 1e3);
+		if (c->design.power.node > 0)
+			fx_table_cell(t, "%.2f kJ", c->design.power.node * ch[i].finish / 1e3);
 		else
 			fx_table_cell(t, "n/a");
 	}
@@ -160,8 +160,8 @@ static int choices(fx_cli *c, const fx_fault *fault)
 			fx_json_bool(&c->js, "meets", ch[i].meets);
 			fx_json_num(&c->js, "gpu_seconds", ch[i].cost);
 			fx_json_num(&c->js, "gpu_seconds_per_on_time", ch[i].cost_per_on_time);
-			if (c->power.node > 0 && ch[i].fits)
-				fx_json_num(&c->js, "energy_kJ", c->power.node * ch[i].finish / 1e3);
+			if (c->design.power.node > 0 && ch[i].fits)
+				fx_json_num(&c->js, "energy_kJ", c->design.power.node * ch[i].finish / 1e3);
 			else
 				fx_json_null(&c->js, "energy_kJ");
 			fx_json_obj_end(&c->js);
@@ -177,13 +177,13 @@ static int choices(fx_cli *c, const fx_fault *fault)
 int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
 		    const fx_power_config *pc, fx_placement *keep)
 {
-	const fx_workload *w = &c->work;
+	const fx_workload *w = &c->design.work;
 	fx_place_opts o = {.lp_path = lp, .time_limit = time_limit, .node_limit = node_limit,
-			     .tm = c->coll, .accel = c->accel.hbm > 0 ? &c->accel : NULL,
-			     .sessions = &c->sessions, .failed = c->failed};
+			     .tm = c->design.coll, .accel = c->design.accel.hbm > 0 ? &c->design.accel : NULL,
+			     .sessions = &c->design.sessions, .failed = c->failed};
 	fx_placement p;
 	char b1[64], b2[32];
-	if (fx_place(&c->fab, w, pc, &o, &p, &c->d))
+	if (fx_place(&c->design.fab, w, pc, &o, &p, &c->d))
 		return -1;
 	int64_t D = fx_workload_devices(w);
 	fx_table *t = fx_table_new("placement", "Placement (instances on nodes)",
@@ -246,7 +246,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 	else
 		fx_table_cell(t, "not needed");
 	fx_table_cell(t, "solved in"); fx_table_cell(t, "%.3f s of CPU", p.solve_seconds);
-	fx_table_cell(t, "nodes powered"); fx_table_cell(t, "%lld of %lld", (long long)p.nodes_used, (long long)c->fab.nnodes);
+	fx_table_cell(t, "nodes powered"); fx_table_cell(t, "%lld of %lld", (long long)p.nodes_used, (long long)c->design.fab.nnodes);
 	if (p.nodes_failed) {
 		fx_table_cell(t, "nodes left out");
 		fx_table_cell(t, "%lld (holding failed devices, --fail)", (long long)p.nodes_failed);
@@ -256,7 +256,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 	if (w->have_model) {
 		fx_model_memory_per_device(&w->model, w->dims[FX_GROUP_TP], w->dims[FX_GROUP_EP],
 					   w->dims[FX_GROUP_PP], w->dims[FX_GROUP_DP], p.ninst,
-					   c->accel.hbm > 0 ? &c->accel : NULL, &c->sessions, &mm);
+					   c->design.accel.hbm > 0 ? &c->design.accel : NULL, &c->design.sessions, &mm);
 		fx_table_cell(t, "weights per device");
 		fx_table_cell(t, "%s", fx_unit_format(mm.weights, FX_UNIT_SIZE, b1, sizeof b1));
 		fx_table_cell(t, "KV cache per device");
@@ -264,11 +264,11 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 			      fx_unit_format(mm.kv, FX_UNIT_SIZE, b1, sizeof b1), (long long)mm.sessions,
 			      (long long)mm.tokens);
 		fx_table_cell(t, "memory per device");
-		if (c->accel.hbm > 0) {
+		if (c->design.accel.hbm > 0) {
 			char b3[32];
 			fx_table_cell(t, "%s with the reserve, of %s HBM",
 				      fx_unit_format(mm.total, FX_UNIT_SIZE, b1, sizeof b1),
-				      fx_unit_format(c->accel.hbm, FX_UNIT_SIZE, b3, sizeof b3));
+				      fx_unit_format(c->design.accel.hbm, FX_UNIT_SIZE, b3, sizeof b3));
 		} else {
 			fx_table_cell(t, "%s (not checked: no workload.accelerator.hbm)",
 				      fx_unit_format(mm.total, FX_UNIT_SIZE, b1, sizeof b1));
@@ -304,8 +304,8 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 			fx_json_num(j, "kv_bytes", mm.kv);
 			fx_json_num(j, "reserve_bytes", mm.reserve);
 			fx_json_num(j, "total_bytes", mm.total);
-			if (c->accel.hbm > 0)
-				fx_json_num(j, "hbm_bytes", c->accel.hbm);
+			if (c->design.accel.hbm > 0)
+				fx_json_num(j, "hbm_bytes", c->design.accel.hbm);
 			else
 				fx_json_null(j, "hbm_bytes");
 			fx_json_int(j, "sessions", mm.sessions);
@@ -407,15 +407,15 @@ int fx_cmd_place(int argc, char **argv)
 	double limit = 10;
 	long node_limit = 0;
 	if (rc == 0) {
-		pc = c.power;
+		pc = c.design.power;
 		const char *v;
 		if ((v = fx_cli_opt(&c, "budget")))
 			rc |= fx_cli_qty(&c, "--budget", v, FX_UNIT_POWER, &pc.budget);
 		if ((v = fx_cli_opt(&c, "rack-budget")))
 			rc |= fx_cli_qty(&c, "--rack-budget", v, FX_UNIT_POWER, &pc.rack_budget);
 		if ((v = fx_cli_opt(&c, "alpha"))) {
-			c.coll.alpha_replaces_latency = 1;
-			rc |= fx_cli_qty(&c, "--alpha", v, FX_UNIT_TIME, &c.coll.alpha);
+			c.design.coll.alpha_replaces_latency = 1;
+			rc |= fx_cli_qty(&c, "--alpha", v, FX_UNIT_TIME, &c.design.coll.alpha);
 		}
 		if ((v = fx_cli_opt(&c, "time-limit")) && fx_cli_time_limit(&c, v, &limit))
 			rc = -1;
@@ -426,7 +426,7 @@ int fx_cmd_place(int argc, char **argv)
 			rc |= fx_cli_qty(&c, "--stall", v, FX_UNIT_TIME, &c.fault.stall);
 		if ((v = fx_cli_opt(&c, "fail-card")) &&
 		    fx_cli_int(&c, "--fail-card", v, 0,
-			       c.fab.nnodes > 0 ? c.fab.ndev / c.fab.nnodes - 1 : c.fab.ndev - 1,
+			       c.design.fab.nnodes > 0 ? c.design.fab.ndev / c.design.fab.nnodes - 1 : c.design.fab.ndev - 1,
 			       &c.fault.card))
 			rc = -1;
 		if (c.fault.at < 0 && (fx_cli_opt(&c, "stall") || fx_cli_opt(&c, "fail-card")))
@@ -434,12 +434,12 @@ int fx_cmd_place(int argc, char **argv)
 		const char *fails[64];
 		int nf = fx_cli_opt_each(&c, "fail", fails, 64);
 		if (nf > 0) {
-			c.failed = fx_xcalloc((size_t)c.fab.nv + 1, 1);
-			uint8_t *sel = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+			c.failed = fx_xcalloc((size_t)c.design.fab.nv + 1, 1);
+			uint8_t *sel = fx_xcalloc((size_t)c.design.fab.nv + 1, 1);
 			for (int i = 0; i < nf && i < 64 && rc == 0; i++) {
-				memset(sel, 0, (size_t)c.fab.nv);
-				rc = fx_fabric_select(&c.fab, fails[i], "--fail", sel, &c.d);
-				for (int64_t u = 0; u < c.fab.nv; u++)
+				memset(sel, 0, (size_t)c.design.fab.nv);
+				rc = fx_fabric_select(&c.design.fab, fails[i], "--fail", sel, &c.d);
+				for (int64_t u = 0; u < c.design.fab.nv; u++)
 					c.failed[u] |= sel[u];
 			}
 			free(sel);
@@ -450,9 +450,9 @@ int fx_cmd_place(int argc, char **argv)
 			rc = -1;
 		node_limit = (long)nl;
 		if ((v = fx_cli_opt(&c, "instances")) &&
-		    fx_cli_int(&c, "--instances", v, 1, 1000000, &c.work.instances))
+		    fx_cli_int(&c, "--instances", v, 1, 1000000, &c.design.work.instances))
 			rc = -1;
-		if (rc == 0 && !c.work.present)
+		if (rc == 0 && !c.design.work.present)
 			rc = fx_diag_error(&c.d, NULL, "%s: the spec has no workload to place (add "
 					   "'workload: {scheme: {tp: 2, ep: 4}, ...}'; see docs/spec.md)",
 					   c.spec_path);

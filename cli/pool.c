@@ -198,7 +198,7 @@ int fx_cmd_pool(int argc, char **argv)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
 	rc = fx_cli_load(&c);
 	double path = 50e9, lat = 7.52e-6, q = 256, u = 128, bytes = 20e9, period = 0;
-	double node = c.accel.hbm > 0 ? c.accel.hbm : 80e9;
+	double node = c.design.accel.hbm > 0 ? c.design.accel.hbm : 80e9;
 	double need[256] = {100e9, 60e9, 40e9, 40e9};
 	int64_t n = 4;
 	if (rc == 0) {

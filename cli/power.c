@@ -12,7 +12,7 @@
 /* --budget and --rack-budget override the spec's power map. */
 static int overrides(fx_cli *c, fx_power_config *pc, const char *budget, const char *rack)
 {
-	*pc = c->power;
+	*pc = c->design.power;
 	if (budget && fx_cli_qty(c, "--budget", budget, FX_UNIT_POWER, &pc->budget))
 		return -1;
 	if (rack && fx_cli_qty(c, "--rack-budget", rack, FX_UNIT_POWER, &pc->rack_budget))
@@ -61,7 +61,7 @@ static int summary_table(fx_cli *c, const fx_power_config *pc, const fx_power_pl
 	/* a given build (--nodes) has its devices; otherwise the budget's most */
 	fx_table_cell(t, "%s", strcmp(p->limited_by, "given") ? "most devices" : "devices");
 	fx_table_cell(t, "%lld", (long long)p->max_devices);
-	fx_table_cell(t, "nodes"); fx_table_cell(t, "%lld of %lld", (long long)p->max_nodes, (long long)c->fab.nnodes);
+	fx_table_cell(t, "nodes"); fx_table_cell(t, "%lld of %lld", (long long)p->max_nodes, (long long)c->design.fab.nnodes);
 	fx_table_cell(t, "limited by"); fx_table_cell(t, "%s", fx_power_limit_text(p));
 	if (p->over_budget) {
 		fx_table_cell(t, "over budget");
@@ -170,11 +170,11 @@ int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char 
 	if (nodes) {
 		char *end;
 		n = strtoll(nodes, &end, 10);
-		if (*end || n < 1 || n > c->fab.nnodes)
+		if (*end || n < 1 || n > c->design.fab.nnodes)
 			return fx_diag_error(&c->d, NULL, "--nodes: expected 1 to %lld nodes, got '%s'",
-					     (long long)c->fab.nnodes, nodes);
+					     (long long)c->design.fab.nnodes, nodes);
 	}
-	if (fx_power_plan_build(&pc, &c->fab, n, &p, &c->d))
+	if (fx_power_plan_build(&pc, &c->design.fab, n, &p, &c->d))
 		return -1;
 	int rc = summary_table(c, &pc, &p);
 	rc |= rack_table(c, &p);

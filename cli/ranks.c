@@ -19,8 +19,8 @@
  * when the spec defines no such group, -1 after reporting a bad selector. */
 static int64_t group_devices(fx_cli *c, const char *name, int64_t *r)
 {
-	const fx_fabric *f = &c->fab;
-	const fx_snode *g = fx_snode_get(c->spec.root, "groups");
+	const fx_fabric *f = &c->design.fab;
+	const fx_snode *g = fx_snode_get(c->design.spec.root, "groups");
 	const fx_snode *sel = g && g->kind == FX_SNODE_MAP ? fx_snode_get(g, name) : NULL;
 	int64_t k = 0;
 	if (sel && sel->kind == FX_SNODE_SCALAR) {
@@ -42,15 +42,15 @@ static int64_t group_devices(fx_cli *c, const char *name, int64_t *r)
 /* workload.collectives: ranks within the fabric, groups that exist. */
 static int workload_check(fx_cli *c, int groups_ok)
 {
-	const fx_snode *w = fx_snode_get(c->spec.root, "workload");
+	const fx_snode *w = fx_snode_get(c->design.spec.root, "workload");
 	const fx_snode *l = w && w->kind == FX_SNODE_MAP ? fx_snode_get(w, "collectives") : NULL;
-	if (!l || l->kind != FX_SNODE_SEQ || l->n != c->nwl)
+	if (!l || l->kind != FX_SNODE_SEQ || l->n != c->design.nwl)
 		return 0;
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	int64_t *r = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *r);
 	int rc = 0;
-	for (size_t i = 0; i < c->nwl; i++) {
-		const fx_wl_coll *wc = &c->wl[i];
+	for (size_t i = 0; i < c->design.nwl; i++) {
+		const fx_wl_coll *wc = &c->design.wl[i];
 		const fx_snode *n = l->items[i];
 		if (wc->nranks > f->ndev) {
 			const fx_snode *rn = fx_snode_get(n, "ranks");
@@ -72,10 +72,10 @@ static int workload_check(fx_cli *c, int groups_ok)
 int fx_cli_groups_check(fx_cli *c)
 {
 	const fx_snode *g;
-	if (fx_spec_map(&c->d, c->spec.root, "groups", 0, &g))
+	if (fx_spec_map(&c->d, c->design.spec.root, "groups", 0, &g))
 		return -1;
 	int rc = 0;
-	uint8_t *sel = fx_xcalloc((size_t)c->fab.nv, 1);
+	uint8_t *sel = fx_xcalloc((size_t)c->design.fab.nv, 1);
 	for (size_t i = 0; g && i < g->n; i++) {
 		const fx_snode *n = g->items[i];
 		const char *expr;
@@ -83,12 +83,12 @@ int fx_cli_groups_check(fx_cli *c)
 			rc = -1;
 			continue;
 		}
-		if (fx_fabric_select_node(&c->fab, n, sel, &c->d)) {
+		if (fx_fabric_select_node(&c->design.fab, n, sel, &c->d)) {
 			rc = -1;
 			continue;
 		}
 		int64_t ndev = 0;
-		for (int64_t v = 0; v < c->fab.ndev; v++)
+		for (int64_t v = 0; v < c->design.fab.ndev; v++)
 			ndev += sel[v];
 		if (ndev == 0)
 			rc = fx_snode_error(&c->d, n, "'%s' selects no devices, only switches or CPUs "
@@ -100,7 +100,7 @@ int fx_cli_groups_check(fx_cli *c)
 
 int fx_cli_ranks(fx_cli *c, const char *nranks, const char *group, int64_t **out, int64_t *n)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	*out = NULL;
 	*n = 0;
 	if (nranks && group)

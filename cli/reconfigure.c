@@ -32,14 +32,14 @@ static const fx_opt opts[] = {
 static int run(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size,
 	       double k, double *transfer, double *total)
 {
-	fx_fabric *f = &c->fab;
+	fx_fabric *f = &c->design.fab;
 	double *bw = fx_xmalloc((size_t)(f->ne + 1) * sizeof *bw);  /* restored exactly */
 	for (int64_t e = 0; e < f->ne; e++) {
 		bw[e] = f->e[e].bw;
 		f->e[e].bw *= k;
 	}
 	fx_coll_result res;
-	fx_coll_time bare = c->coll;  /* no overhead, no latency: the transfer term */
+	fx_coll_time bare = c->design.coll;  /* no overhead, no latency: the transfer term */
 	bare.alpha = 0;
 	bare.alpha_replaces_latency = 1;
 	int rc = fx_cli_coll_first(c, pattern, algo, n, size, &bare, NULL, &res);
@@ -70,11 +70,11 @@ int fx_cmd_reconfigure(int argc, char **argv)
 	if (!pattern)
 		pattern = "allreduce";
 	double size = 8.0 * 1024 * 1024, before = 1, after = 3;
-	int64_t n = c.have_fab ? c.fab.ndev : 0;
+	int64_t n = c.design.have_fab ? c.design.fab.ndev : 0;
 	if (rc == 0 && (v = fx_cli_opt(&c, "size")))
 		rc = fx_cli_qty(&c, "--size", v, FX_UNIT_SIZE, &size);
 	if (rc == 0 && (v = fx_cli_opt(&c, "ranks")))
-		rc = fx_cli_int(&c, "--ranks", v, 2, c.fab.ndev, &n);
+		rc = fx_cli_int(&c, "--ranks", v, 2, c.design.fab.ndev, &n);
 	if (rc == 0 && (v = fx_cli_opt(&c, "links"))) {
 		char *end;
 		before = strtod(v, &end);

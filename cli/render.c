@@ -38,11 +38,11 @@ static int run_loads(fx_cli *c, const char *pattern, const char *algo, double si
 	q.algo = fx_coll_find(pattern, algo)->name;
 	q.ranks = ranks;
 	q.n = n;
-	fx_router *r = fx_router_new(&c->fab, 0);
+	fx_router *r = fx_router_new(&c->design.fab, 0);
 	fx_coll_result res;
-	int rc = fx_coll_run(&c->fab, r, &q, &c->coll, &res, &c->d);
+	int rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &res, &c->d);
 	if (rc == 0) {
-		const fx_fabric *f = &c->fab;
+		const fx_fabric *f = &c->design.fab;
 		*util = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof **util);
 		int64_t top = -1;  /* the busiest link: the largest share of the time busy */
 		for (int64_t l = 0; l < 2 * f->ne; l++) {
@@ -120,14 +120,14 @@ static int loads(fx_cli *c, double **util, char *caption, size_t caplen)
 	const char *cp[3], *ca[3];
 	double cs[3];
 	int nc = 0, heavy = -1;
-	for (int k = 0; c->work.present && k < FX_GROUP_KINDS; k++) {
-		const fx_group_traffic *t = &c->work.traffic[k];
+	for (int k = 0; c->design.work.present && k < FX_GROUP_KINDS; k++) {
+		const fx_group_traffic *t = &c->design.work.traffic[k];
 		if (t->pattern[0] && t->bytes > 0 && fx_coll_find(t->pattern, t->algo[0] ? t->algo : NULL) &&
-		    (heavy < 0 || t->bytes * t->count > c->work.traffic[heavy].bytes * c->work.traffic[heavy].count))
+		    (heavy < 0 || t->bytes * t->count > c->design.work.traffic[heavy].bytes * c->design.work.traffic[heavy].count))
 			heavy = k;
 	}
 	if (heavy >= 0) {
-		const fx_group_traffic *t = &c->work.traffic[heavy];
+		const fx_group_traffic *t = &c->design.work.traffic[heavy];
 		cp[nc] = t->pattern;
 		ca[nc] = t->algo[0] ? t->algo : NULL;
 		cs[nc++] = bytes;  /* its own message may be latency-bound: nothing to see */
@@ -147,7 +147,7 @@ static int loads(fx_cli *c, double **util, char *caption, size_t caplen)
 		rc = run_loads(c, cp[i], ca[i], cs[i], ranks, n, &u, cap, sizeof cap);
 		if (rc)
 			break;
-		double x = unevenness(u, 2 * c->fab.ne);
+		double x = unevenness(u, 2 * c->design.fab.ne);
 		if (x > best + 0.02) {  /* a clearly less even picture */
 			best = x;
 			free(*util);
@@ -172,17 +172,17 @@ static int loads(fx_cli *c, double **util, char *caption, size_t caplen)
 /* Places the spec's workload; instance[ndev] and group[ndev] (TP group). */
 static int placement(fx_cli *c, int64_t **instance, int64_t **group)
 {
-	const fx_fabric *f = &c->fab;
-	if (!c->work.present)
+	const fx_fabric *f = &c->design.fab;
+	if (!c->design.work.present)
 		return fx_diag_error(&c->d, NULL, "%s: the spec has no workload to place, so there is no "
 				     "placement view (add 'workload: {scheme: {tp: 2, ep: 4}, ...}'; "
 				     "see docs/spec.md)", c->spec_path);
-	fx_place_opts o = {.time_limit = 10, .tm = c->coll,
-			     .accel = c->accel.hbm > 0 ? &c->accel : NULL, .sessions = &c->sessions};
+	fx_place_opts o = {.time_limit = 10, .tm = c->design.coll,
+			     .accel = c->design.accel.hbm > 0 ? &c->design.accel : NULL, .sessions = &c->design.sessions};
 	fx_placement p;
-	if (fx_place(f, &c->work, &c->power, &o, &p, &c->d))
+	if (fx_place(f, &c->design.work, &c->design.power, &o, &p, &c->d))
 		return -1;
-	int64_t D = fx_workload_devices(&c->work), tp = c->work.dims[FX_GROUP_TP];
+	int64_t D = fx_workload_devices(&c->design.work), tp = c->design.work.dims[FX_GROUP_TP];
 	*instance = fx_xmalloc((size_t)(f->ndev + 1) * sizeof **instance);
 	*group = fx_xmalloc((size_t)(f->ndev + 1) * sizeof **group);
 	for (int64_t v = 0; v < f->ndev; v++)
@@ -261,7 +261,7 @@ int fx_cmd_render(int argc, char **argv)
 	if (rc == 0) {
 		fx_render_opts o = {(fx_view)view, detail != NULL, NULL, util, instance};
 		fx_render_ext x = {group, caption[0] ? caption : NULL, NULL, &info};
-		rc = fx_render_file_ext(&c.fab, &o, &x, format, path, &c.d);
+		rc = fx_render_file_ext(&c.design.fab, &o, &x, format, path, &c.d);
 	}
 	double secs = wall() - t0;
 	if (rc == 0) {

@@ -72,7 +72,7 @@ static int64_t idle_cubes(const fx_fabric *f, const uint8_t *idle, const int *q)
 
 static int report(fx_cli *c, const uint8_t *idle, const int *shape, int jobs, const int *cube)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	int64_t nidle = 0;
 	for (int64_t v = 0; v < f->ndev; v++)
 		nidle += idle[v];
@@ -168,40 +168,40 @@ int fx_cmd_slice(int argc, char **argv)
 	int64_t jobs = 1;
 	uint8_t *idle = NULL;
 	const char *v;
-	if (rc == 0 && c.fab.ndims < 1)
+	if (rc == 0 && c.design.fab.ndims < 1)
 		rc = fx_diag_error(&c.d, NULL, "slice: %s is a %s fabric; slices are blocks of a torus or "
-				   "mesh", c.spec_path, c.fab.builder->kind);
+				   "mesh", c.spec_path, c.design.fab.builder->kind);
 	if (rc == 0 && !(v = fx_cli_opt(&c, "shape")))
 		rc = fx_diag_error(&c.d, NULL, "slice: --shape is required (e.g. --shape 2x2)");
 	if (rc == 0)
-		rc = extents(&c, "--shape", v, c.fab.ndims, shape);
+		rc = extents(&c, "--shape", v, c.design.fab.ndims, shape);
 	if (rc == 0 && (v = fx_cli_opt(&c, "jobs")))
 		rc = fx_cli_int(&c, "--jobs", v, 1, 1 << 20, &jobs);
 	if (rc == 0 && (v = fx_cli_opt(&c, "cube"))) {
-		rc = extents(&c, "--cube", v, c.fab.ndims, cube);
-		for (int i = 0; rc == 0 && i < c.fab.ndims; i++)
-			if (c.fab.dims[i] % cube[i])
+		rc = extents(&c, "--cube", v, c.design.fab.ndims, cube);
+		for (int i = 0; rc == 0 && i < c.design.fab.ndims; i++)
+			if (c.design.fab.dims[i] % cube[i])
 				rc = fx_diag_error(&c.d, NULL, "--cube: '%s' does not tile the %d chips of "
-						   "dimension %d", v, c.fab.dims[i], i);
+						   "dimension %d", v, c.design.fab.dims[i], i);
 	}
 	if (rc == 0) {
-		idle = fx_xcalloc((size_t)c.fab.nv + 1, 1);
-		uint8_t *sel = fx_xcalloc((size_t)c.fab.nv + 1, 1);
+		idle = fx_xcalloc((size_t)c.design.fab.nv + 1, 1);
+		uint8_t *sel = fx_xcalloc((size_t)c.design.fab.nv + 1, 1);
 		const char *vals[64];
 		int n = fx_cli_opt_each(&c, "idle", vals, 64);
-		for (int64_t d = 0; d < c.fab.ndev; d++)
+		for (int64_t d = 0; d < c.design.fab.ndev; d++)
 			idle[d] = n == 0;
 		for (int i = 0; i < n && i < 64 && rc == 0; i++) {
-			memset(sel, 0, (size_t)c.fab.nv);
-			rc = fx_fabric_select(&c.fab, vals[i], "--idle", sel, &c.d);
-			for (int64_t d = 0; d < c.fab.ndev; d++)
+			memset(sel, 0, (size_t)c.design.fab.nv);
+			rc = fx_fabric_select(&c.design.fab, vals[i], "--idle", sel, &c.d);
+			for (int64_t d = 0; d < c.design.fab.ndev; d++)
 				idle[d] |= sel[d];
 		}
 		n = fx_cli_opt_each(&c, "busy", vals, 64);
 		for (int i = 0; i < n && i < 64 && rc == 0; i++) {
-			memset(sel, 0, (size_t)c.fab.nv);
-			rc = fx_fabric_select(&c.fab, vals[i], "--busy", sel, &c.d);
-			for (int64_t d = 0; d < c.fab.ndev; d++)
+			memset(sel, 0, (size_t)c.design.fab.nv);
+			rc = fx_fabric_select(&c.design.fab, vals[i], "--busy", sel, &c.d);
+			for (int64_t d = 0; d < c.design.fab.ndev; d++)
 				idle[d] &= !sel[d];
 		}
 		free(sel);

@@ -112,7 +112,7 @@ static int run_point(fx_cli *c, fx_router *r, fx_coll_req q, const fx_coll_time 
 	fx_diag quiet;
 	fx_diag_init(&quiet);
 	quiet.out = tmpfile();
-	int bad = fx_coll_run(&c->fab, r, &q, tm, &res, &quiet);
+	int bad = fx_coll_run(&c->design.fab, r, &q, tm, &res, &quiet);
 	if (bad && quiet.out) {
 		rewind(quiet.out);
 		size_t m = fread(why, 1, whylen - 1, quiet.out);
@@ -163,7 +163,7 @@ static int plot_sweep(fx_cli *c, const char *path, const fx_coll_req *q0,
 	fx_plot_panel panels[2] = {{"time (us)", 1, ser, m}, {"busbw (GB/s)", 1, ser + na, m}};
 	char title[160], err[256];
 	snprintf(title, sizeof title, "%s over %lld ranks, %s", q0->pattern, (long long)q0->n,
-		 c->fab.name ? c->fab.name : "");
+		 c->design.fab.name ? c->design.fab.name : "");
 	fx_plot pl = {title, "size per rank", 1,
 		      "'1 B' 1, '1 KiB' 1024, '1 MiB' 1048576, '1 GiB' 1073741824, '1 TiB' 1099511627776",
 		      panels, 2};
@@ -258,7 +258,7 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 				double d1 = pt[a * ns + i + 1].time - pt[b * ns + i + 1].time;
 				if (d0 == 0 || d1 == 0 || (d0 > 0) == (d1 > 0))
 					continue;
-				double x = fx_coll_crossover(&c->fab, r, q0, al[a]->name, al[b]->name, tm,
+				double x = fx_coll_crossover(&c->design.fab, r, q0, al[a]->name, al[b]->name, tm,
 							     sz[i], sz[i + 1], &c->d);
 				if (c->d.nerr) {
 					rc = -1;

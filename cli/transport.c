@@ -161,7 +161,7 @@ int fx_cmd_transport(int argc, char **argv)
 	fx_transport_defaults(&t);
 	double hosts = 0, n = 1024, m = 1024;
 	if (rc == 0) {
-		hosts = (double)(c.fab.ncpu > 0 ? c.fab.ncpu : c.fab.nnodes);
+		hosts = (double)(c.design.fab.ncpu > 0 ? c.design.fab.ncpu : c.design.fab.nnodes);
 		rc |= fx_cli_count_opt(&c, "hosts", 1, INT64_C(1) << 40, &hosts);
 		rc |= fx_cli_count_opt(&c, "endpoints", 1, INT64_C(1) << 40, &t.endpoints);
 		rc |= fx_cli_count_opt(&c, "lines", 1, INT64_C(1) << 40, &t.lines);

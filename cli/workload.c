@@ -72,10 +72,10 @@ int fx_workload_parse(fx_cli *c)
 	static const char *const mine[] = {"collectives", "accelerator", "sessions", NULL};
 	const fx_snode *w, *l;
 	/* placement/ checks every key of the map; the CLI reads the rest */
-	if (fx_workload_place_parse(&c->d, &c->spec, mine, &c->work) ||
-	    fx_accel_sessions_parse(&c->d, &c->spec, &c->accel, &c->sessions))
+	if (fx_workload_place_parse(&c->d, &c->design.spec, mine, &c->design.work) ||
+	    fx_accel_sessions_parse(&c->d, &c->design.spec, &c->design.accel, &c->design.sessions))
 		return -1;
-	if (fx_spec_map(&c->d, c->spec.root, "workload", 0, &w))
+	if (fx_spec_map(&c->d, c->design.spec.root, "workload", 0, &w))
 		return -1;
 	if (!w)
 		return 0;
@@ -83,10 +83,10 @@ int fx_workload_parse(fx_cli *c)
 		return -1;
 	if (!l)
 		return 0;
-	c->wl = fx_xcalloc(l->n ? l->n : 1, sizeof *c->wl);
-	c->nwl = l->n;
+	c->design.wl = fx_xcalloc(l->n ? l->n : 1, sizeof *c->design.wl);
+	c->design.nwl = l->n;
 	int rc = 0;
 	for (size_t i = 0; i < l->n; i++)
-		rc |= parse_coll(c, l->items[i], &c->wl[i]);
+		rc |= parse_coll(c, l->items[i], &c->design.wl[i]);
 	return rc;
 }

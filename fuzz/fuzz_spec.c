@@ -36,7 +36,7 @@ static FILE *devnull(void)
 
 static void metrics(fx_cli *c)
 {
-	const fx_fabric *f = &c->fab;
+	const fx_fabric *f = &c->design.fab;
 	if (f->nv > FUZZ_MAX_METRIC_VERTICES)
 		return;
 	fx_hops h;
