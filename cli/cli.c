@@ -280,73 +280,22 @@ const char *fx_cli_opt(const fx_cli *c, const char *name)
 	return i >= 0 ? c->vals[i] : NULL;
 }
 
-/* The top level of a spec: what it is and where its numbers come from. */
-static int check_root(fx_cli *c)
+/* --set and --max-memory as fx_design_load takes them. */
+static fx_design_limits limits(const fx_cli *c)
 {
-	static const char *const keys[] = {"name", "description", "sources", "fabric",
-					   "packaging", "power", "collective", "groups",
-					   "workload", NULL};
-	const fx_snode *r = c->design.spec.root, *n;
-	int rc = fx_spec_keys(&c->d, r, keys);
-	const char *s;
-	rc |= fx_spec_str_opt(&c->d, r, "name", &s);
-	rc |= fx_spec_str_opt(&c->d, r, "description", &s);
-	if (fx_spec_seq(&c->d, r, "sources", 0, &n))
-		return -1;
-	for (size_t i = 0; n && i < n->n; i++)
-		rc |= fx_snode_str(&c->d, n->items[i], &s);
-	if (rc)
-		return rc;
-	/* one rule for the folder name, wherever it comes from */
-	char *name = fx_spec_name_new(&c->design.spec, &n);
-	const char *why = fx_name_check(name);
-	if (why && n)
-		rc = fx_snode_error(&c->d, n, "'name' is used as a folder under out/, but it %s (a name "
-				    "is 1 to %d bytes of printable UTF-8, without '/' or a leading '.')",
-				    why, FX_NAME_MAX);
-	else if (why)
-		rc = fx_diag_error(&c->d, NULL, "%s: the spec's name comes from its file name, '%s', "
-				   "which is used as a folder under out/, but it %s (a name is 1 to %d "
-				   "bytes of printable UTF-8, without '/' or a leading '.'); give the "
-				   "spec a 'name:'", c->spec_path, name, why, FX_NAME_MAX);
-	else
-		memcpy(c->design.name, name, strlen(name) + 1);  /* fits: FX_NAME_MAX < sizeof c->design.name */
-	free(name);
-	return rc;
-}
-
-/* What follows reading the spec text: overrides, the top-level families,
- * and the fabric. */
-static int load_rest(fx_cli *c)
-{
-	c->design.have_spec = 1;
-	for (int i = 0; i < c->nsets; i++)
-		if (fx_spec_set(&c->design.spec, c->sets[i], &c->d))
-			return -1;
-	int rc = check_root(c);
-	rc |= fx_power_parse(&c->d, &c->design.spec, &c->design.power);
-	rc |= fx_coll_time_parse(&c->d, &c->design.spec, &c->design.coll);
-	rc |= fx_workload_parse(c);
-	if (rc)
-		return -1;
-	if (fx_fabric_build(&c->design.fab, &c->design.spec, c->max_mem, &c->d))
-		return -1;
-	c->design.have_fab = 1;
-	return fx_cli_groups_check(c);
+	return (fx_design_limits){.max_memory = c->max_mem};
 }
 
 int fx_cli_load(fx_cli *c)
 {
-	if (fx_spec_load(&c->design.spec, c->spec_path, &c->d))
-		return -1;
-	return load_rest(c);
+	fx_design_limits l = limits(c);
+	return fx_design_load(&c->design, c->spec_path, c->sets, (size_t)c->nsets, &l, &c->d);
 }
 
 int fx_cli_load_text(fx_cli *c, const char *name, const char *text)
 {
-	if (fx_spec_load_text(&c->design.spec, name, text, &c->d))
-		return -1;
-	return load_rest(c);
+	fx_design_limits l = limits(c);
+	return fx_design_load_text(&c->design, name, text, c->sets, (size_t)c->nsets, &l, &c->d);
 }
 
 int fx_cli_mkdirs(const char *path)
@@ -480,11 +429,7 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 int fx_cli_finish(fx_cli *c, int rc)
 {
 	fx_cli_outdir_end(c, 0);  /* a run that never reached its end writes nothing */
-	free(c->design.wl);
-	if (c->design.have_fab)
-		fx_fabric_release(&c->design.fab);
-	if (c->design.have_spec)
-		fx_spec_release(&c->design.spec);
+	fx_design_free(&c->design);
 	int status = c->d.status;
 	if (rc && status == 0)
 		status = FX_EXIT_INTERNAL;  /* failed without saying why: a bug */

@@ -10,8 +10,8 @@
  *   --max-memory SIZE refuse fabrics estimated to need more (default: half of RAM)
  *   -h, --help        usage
  *
- * fx_cli_load() reads the spec, applies --set, checks the top-level keys,
- * builds the fabric and reads the power model.  Tables go to stdout (unless
+ * fx_cli_load() loads the design (design/design.h: the spec with --set,
+ * its fabric, power model, workload and groups).  Tables go to stdout (unless
  * --json) and to out/<spec name>/<table>.csv.  fx_cli_finish() frees
  * everything and turns the diagnostics into the exit status.
  */
@@ -92,7 +92,7 @@ const char *fx_cli_opt(const fx_cli *c, const char *name);
 /* Every value given to a repeatable option, in order: up to cap into
  * vals; returns how many were given. */
 int fx_cli_opt_each(const fx_cli *c, const char *name, const char **vals, int cap);
-/* Loads the spec and builds its fabric. */
+/* Loads the spec with --set and --max-memory (fx_design_load). */
 int fx_cli_load(fx_cli *c);
 /* The same from spec text in memory; `name` stands for the file in
  * messages (the fuzz target's entry). */
@@ -146,10 +146,6 @@ int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, dou
 /* The ranks of a collective: --ranks N, --group NAME, or every device.
  * *out is malloc'd (device ids in device order). */
 int fx_cli_ranks(fx_cli *c, const char *nranks, const char *group, int64_t **out, int64_t *n);
-/* Reads the spec's `workload:` map. */
-int fx_workload_parse(fx_cli *c);
-/* Checks the spec's `groups:` selectors against the fabric. */
-int fx_cli_groups_check(fx_cli *c);
 
 /* Commands (cli/<name>.c), listed in cli/main.c. */
 int fx_cmd_metrics(int argc, char **argv);

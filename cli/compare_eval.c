@@ -54,30 +54,45 @@ int fx_cmp_split(const char *arg, char *buf, size_t len, const char **path, cons
 	return n;
 }
 
-/* Loads the spec with the common options, the variant's and the shrink's
- * overrides.  Returns 0 or -1 (reported through c->d). */
+/* Loads the spec with the common options (--set, --out, --max-memory:
+ * checked here, per spec, with the words fx_cli_parse uses), the variant's
+ * and the shrink's overrides.  c is set up as a command's would be, so the
+ * rest of compare can use its helpers.  Returns 0 or -1 (reported through
+ * c->d); fx_cli_finish releases c either way. */
 static int load(fx_cli *c, const char *path, const fx_cmp_opts *o, const char *const *vsets, int nv,
 		const fx_shrink *sh)
 {
-	/* the common options (at most 2 x FX_CLI_MAX_SETS + 4, see
-	 * fx_cmd_compare), the variant's and the shrink's --set pairs;
-	 * fx_cli_parse refuses more than FX_CLI_MAX_SETS overrides in all */
-	char *argv[2 * FX_CLI_MAX_SETS + 4 + 2 * (FX_CLI_MAX_SETS / 2) + 2 * FX_SHRINK_MAX_SETS + 2];
-	int argc = 0;
-	argv[argc++] = "compare";
-	argv[argc++] = (char *)path;
-	for (int i = 0; i < o->ncommon; i++)
-		argv[argc++] = o->common[i];
-	for (int i = 0; i < nv; i++) {
-		argv[argc++] = "--set";
-		argv[argc++] = (char *)vsets[i];
+	memset(c, 0, sizeof *c);
+	fx_diag_init(&c->d);
+	c->cmd = "compare";
+	c->spec_path = path;
+	c->fault.at = -1;
+	c->out_root = "out";
+	c->max_mem = fx_fabric_default_limit();
+	/* compare takes at most 2 x FX_CLI_MAX_SETS + 4 common arguments, in pairs */
+	const char *sets[FX_CLI_MAX_SETS + 2 + FX_CLI_MAX_SETS / 2 + FX_SHRINK_MAX_SETS];
+	int n = 0;
+	for (int i = 0; i + 1 < o->ncommon; i += 2) {
+		const char *opt = o->common[i], *val = o->common[i + 1];
+		if (!strcmp(opt, "--set"))
+			sets[n++] = val;
+		else if (!strcmp(opt, "--max-memory") &&
+			 fx_cli_qty(c, "--max-memory", val, FX_UNIT_SIZE, &c->max_mem))
+			return -1;
+		else if (!strcmp(opt, "--out") && !*val)  /* "" + "/name" would be /name */
+			return fx_diag_error(&c->d, NULL, "compare: option '--out' needs a folder, got an "
+					     "empty string (use --out . for this folder)");
+		else if (!strcmp(opt, "--out"))
+			c->out_root = val;
 	}
-	for (int i = 0; sh && i < sh->nsets; i++) {
-		argv[argc++] = "--set";
-		argv[argc++] = (char *)sh->set[i];
-	}
-	int rc = fx_cli_parse(c, "compare", "compare SPEC...", NULL, argc, argv);
-	return rc == 0 ? fx_cli_load(c) : -1;
+	for (int i = 0; i < nv; i++)
+		sets[n++] = vsets[i];
+	for (int i = 0; sh && i < sh->nsets; i++)
+		sets[n++] = sh->set[i];
+	if (n > FX_CLI_MAX_SETS)
+		return fx_diag_error(&c->d, NULL, "compare: too many --set options");
+	fx_design_limits lim = {.max_memory = c->max_mem};
+	return fx_design_load(&c->design, path, sets, (size_t)n, &lim, &c->d);
 }
 
 /* One algorithm over every device; NAN when it does not apply here (its

@@ -39,4 +39,32 @@ typedef struct fx_design {
 	char name[FX_NAME_MAX + 1];          /* spec name (fx_name_check) */
 } fx_design;
 
+/* What a load may cost.  A zeroed struct (or NULL) means the defaults. */
+typedef struct fx_design_limits {
+	double max_memory;   /* bytes the fabric may be estimated to need; 0: half of RAM */
+} fx_design_limits;
+
+/* Reads the spec at `path`, applies the `noverrides` KEY=VALUE overrides in
+ * order (as --set does), checks the top-level keys, reads power, the
+ * collective time model and `workload:`, builds the fabric and checks
+ * `groups:`.  ds need not be initialised; after the call, whatever it
+ * returned, fx_design_free() releases it.  0, or -1 after reporting
+ * through d (d->status says why: bad input, too big, ...). */
+int fx_design_load(fx_design *ds, const char *path, const char *const *overrides,
+		   size_t noverrides, const fx_design_limits *limits, fx_diag *d);
+/* The same from spec text in memory; `name` stands for the file in
+ * messages (the fuzz target's entry). */
+int fx_design_load_text(fx_design *ds, const char *name, const char *text,
+			const char *const *overrides, size_t noverrides,
+			const fx_design_limits *limits, fx_diag *d);
+/* Releases everything ds holds (not ds itself) and zeroes it; safe on a
+ * zeroed or partly loaded design, and twice. */
+void fx_design_free(fx_design *ds);
+
+/* The devices of group `name` into r[] (room for ndev; device order):
+ * a `groups:` selector of the spec or, on custom fabrics, the nodes'
+ * `group:` keys.  Returns how many, 0 when there is no such group, -1
+ * after reporting a bad selector through d. */
+int64_t fx_design_group_devices(const fx_design *ds, const char *name, int64_t *r, fx_diag *d);
+
 #endif

@@ -17,12 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/cli.h"
+#include "../cli/cli.h"  /* fx_cli_init: igraph errors as return codes, as main() has them */
+#include "../design/design.h"
 
 /* Keep each input cheap: refuse fabrics over 16 MiB, as --max-memory would,
  * and only run the metrics on small ones. */
 #define FUZZ_MAX_MEMORY (16.0 * 1024 * 1024)
 #define FUZZ_MAX_METRIC_VERTICES 512
+/* as many --set pieces as the command line takes */
+#define FUZZ_MAX_SETS 64
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,19 +37,37 @@ static FILE *devnull(void)
 	return f;
 }
 
-static void metrics(fx_cli *c)
+/* The time of one collective over every device, as the commands run it. */
+static void coll(const fx_design *ds, const char *pattern, const char *algo, fx_diag *d)
 {
-	const fx_fabric *f = &c->design.fab;
+	const fx_fabric *f = &ds->fab;
+	int64_t *ranks = malloc((size_t)f->ndev * sizeof *ranks);
+	if (!ranks)
+		return;
+	for (int64_t i = 0; i < f->ndev; i++)
+		ranks[i] = i;
+	fx_coll_req q = {pattern, algo, ranks, f->ndev, 1 << 20, 0};
+	fx_router *r = fx_router_new(f, 0);
+	fx_coll_result res;
+	if (fx_coll_run(f, r, &q, &ds->coll, &res, d) == 0)
+		fx_coll_result_release(&res);
+	fx_router_free(r);
+	free(ranks);
+}
+
+static void metrics(const fx_design *ds, fx_diag *d)
+{
+	const fx_fabric *f = &ds->fab;
 	if (f->nv > FUZZ_MAX_METRIC_VERTICES)
 		return;
 	fx_hops h;
-	if (fx_route_hops(f, &h, &c->d) == 0)
+	if (fx_route_hops(f, &h, d) == 0)
 		fx_hops_release(&h);
 	fx_cut cut;
-	(void)fx_route_bisection(f, &cut, &c->d);
+	(void)fx_route_bisection(f, &cut, d);
 	if (f->ndev >= 2) {
-		(void)fx_cli_coll_time(c, "allreduce", "ring", f->ndev, 1 << 20);
-		(void)fx_cli_coll_time(c, "all-to-all", NULL, f->ndev, 1 << 20);
+		coll(ds, "allreduce", "ring", d);
+		coll(ds, "all-to-all", NULL, d);
 	}
 }
 
@@ -63,23 +84,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fx_cli_init();
 		ready = 1;
 	}
-	fx_cli c;
-	memset(&c, 0, sizeof c);
-	fx_diag_init(&c.d);
-	c.d.out = devnull();
-	c.cmd = "fuzz";
-	c.out_root = "out";
-	c.max_mem = FUZZ_MAX_MEMORY;
-	size_t len = strlen(buf);
-	for (size_t at = len + 1; at < size && c.nsets < FX_CLI_MAX_SETS; ) {
-		c.sets[c.nsets++] = buf + at;
+	fx_diag d;
+	fx_diag_init(&d);
+	d.out = devnull();
+	const char *sets[FUZZ_MAX_SETS];
+	size_t nsets = 0, len = strlen(buf);
+	for (size_t at = len + 1; at < size && nsets < FUZZ_MAX_SETS; ) {
+		sets[nsets++] = buf + at;
 		at += strlen(buf + at) + 1;
 	}
-	if (fx_cli_load_text(&c, "fuzz.yaml", buf) == 0)
-		metrics(&c);
-	/* fx_cli_finish reports hidden errors on stderr; keep the fuzzer quiet */
-	c.d.max_shown = c.d.nerr;
-	(void)fx_cli_finish(&c, 0);
+	fx_design ds;
+	fx_design_limits lim = {.max_memory = FUZZ_MAX_MEMORY};
+	if (fx_design_load_text(&ds, "fuzz.yaml", buf, sets, nsets, &lim, &d) == 0)
+		metrics(&ds, &d);
+	fx_design_free(&ds);
+	fx_diag_release(&d);
 	free(buf);
 	return 0;
 }

@@ -38,6 +38,7 @@ Suite *suite_model(void);
 Suite *suite_wafer(void);
 Suite *suite_power(void);
 Suite *suite_place(void);
+Suite *suite_design(void);
 Suite *suite_render(void);
 Suite *suite_access(void);
 Suite *suite_routing(void);

@@ -7,15 +7,16 @@
  *       - {pattern: all-to-all, size: 32 MiB}
  *
  * The placement keys (scheme, instances, model, ...) and the decode model's
- * accelerator and sessions are read by placement/.  Whether `ranks` and
- * `group` fit the fabric is checked once it is built (fx_cli_groups_check,
- * cli/ranks.c).
+ * accelerator and sessions are read by placement/ (fx_workload_place_parse,
+ * fx_accel_sessions_parse); this file reads the collectives and calls those,
+ * so the whole map is read in one place.  Whether `ranks` and `group` fit
+ * the fabric is checked once it is built (design/groups.c).
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "../core/xalloc.h"
-#include "cli.h"
+#include "design_internal.h"
 
 /* The patterns (pattern NULL) or the algorithms of one pattern, ", "-joined. */
 static const char *coll_list(const char *pattern, char *buf, size_t len)
@@ -38,10 +39,9 @@ static const char *coll_list(const char *pattern, char *buf, size_t len)
 	return buf;
 }
 
-static int parse_coll(fx_cli *c, const fx_snode *n, fx_wl_coll *w)
+static int parse_coll(fx_diag *d, const fx_snode *n, fx_wl_coll *w)
 {
 	static const char *const keys[] = {"pattern", "algo", "size", "ranks", "group", NULL};
-	fx_diag *d = &c->d;
 	if (n->kind != FX_SNODE_MAP)
 		return fx_snode_error(d, n, "'%s' must be a map {pattern, algo, size, ranks, group}", n->path);
 	memset(w, 0, sizeof *w);
@@ -67,26 +67,26 @@ static int parse_coll(fx_cli *c, const fx_snode *n, fx_wl_coll *w)
 	return 0;
 }
 
-int fx_workload_parse(fx_cli *c)
+int fx_design_workload_parse(fx_design *ds, fx_diag *d)
 {
 	static const char *const mine[] = {"collectives", "accelerator", "sessions", NULL};
 	const fx_snode *w, *l;
-	/* placement/ checks every key of the map; the CLI reads the rest */
-	if (fx_workload_place_parse(&c->d, &c->design.spec, mine, &c->design.work) ||
-	    fx_accel_sessions_parse(&c->d, &c->design.spec, &c->design.accel, &c->design.sessions))
+	/* placement/ checks every key of the map; design/ reads the rest */
+	if (fx_workload_place_parse(d, &ds->spec, mine, &ds->work) ||
+	    fx_accel_sessions_parse(d, &ds->spec, &ds->accel, &ds->sessions))
 		return -1;
-	if (fx_spec_map(&c->d, c->design.spec.root, "workload", 0, &w))
+	if (fx_spec_map(d, ds->spec.root, "workload", 0, &w))
 		return -1;
 	if (!w)
 		return 0;
-	if (fx_spec_seq(&c->d, w, "collectives", 0, &l))
+	if (fx_spec_seq(d, w, "collectives", 0, &l))
 		return -1;
 	if (!l)
 		return 0;
-	c->design.wl = fx_xcalloc(l->n ? l->n : 1, sizeof *c->design.wl);
-	c->design.nwl = l->n;
+	ds->wl = fx_xcalloc(l->n ? l->n : 1, sizeof *ds->wl);
+	ds->nwl = l->n;
 	int rc = 0;
 	for (size_t i = 0; i < l->n; i++)
-		rc |= parse_coll(c, l->items[i], &c->design.wl[i]);
+		rc |= parse_coll(d, l->items[i], &ds->wl[i]);
 	return rc;
 }

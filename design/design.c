@@ -1,0 +1,101 @@
+/*
+ * Loading a design: the spec, its overrides, the top-level keys, the
+ * families read before the fabric (power, collective, workload), the
+ * fabric, and the groups that need it built.  The CLI, compare, the tests
+ * and the fuzz target all load through here, so a spec means the same
+ * thing to each.
+ */
+#include "design.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "design_internal.h"
+
+/* The top level of a spec: what it is and where its numbers come from.
+ * `path` names the spec in messages. */
+static int check_root(fx_design *ds, const char *path, fx_diag *d)
+{
+	static const char *const keys[] = {"name", "description", "sources", "fabric",
+					   "packaging", "power", "collective", "groups",
+					   "workload", NULL};
+	const fx_snode *r = ds->spec.root, *n;
+	int rc = fx_spec_keys(d, r, keys);
+	const char *s;
+	rc |= fx_spec_str_opt(d, r, "name", &s);
+	rc |= fx_spec_str_opt(d, r, "description", &s);
+	if (fx_spec_seq(d, r, "sources", 0, &n))
+		return -1;
+	for (size_t i = 0; n && i < n->n; i++)
+		rc |= fx_snode_str(d, n->items[i], &s);
+	if (rc)
+		return rc;
+	/* one rule for the folder name, wherever it comes from */
+	char *name = fx_spec_name_new(&ds->spec, &n);
+	const char *why = fx_name_check(name);
+	if (why && n)
+		rc = fx_snode_error(d, n, "'name' is used as a folder under out/, but it %s (a name "
+				    "is 1 to %d bytes of printable UTF-8, without '/' or a leading '.')",
+				    why, FX_NAME_MAX);
+	else if (why)
+		rc = fx_diag_error(d, NULL, "%s: the spec's name comes from its file name, '%s', "
+				   "which is used as a folder under out/, but it %s (a name is 1 to %d "
+				   "bytes of printable UTF-8, without '/' or a leading '.'); give the "
+				   "spec a 'name:'", path, name, why, FX_NAME_MAX);
+	else
+		memcpy(ds->name, name, strlen(name) + 1);  /* fits: FX_NAME_MAX < sizeof ds->name */
+	free(name);
+	return rc;
+}
+
+/* What follows reading the spec text: overrides, the top-level families,
+ * the fabric and the groups. */
+static int load_rest(fx_design *ds, const char *path, const char *const *overrides, size_t n,
+		     const fx_design_limits *limits, fx_diag *d)
+{
+	ds->have_spec = 1;
+	for (size_t i = 0; i < n; i++)
+		if (fx_spec_set(&ds->spec, overrides[i], d))
+			return -1;
+	int rc = check_root(ds, path, d);
+	rc |= fx_power_parse(d, &ds->spec, &ds->power);
+	rc |= fx_coll_time_parse(d, &ds->spec, &ds->coll);
+	rc |= fx_design_workload_parse(ds, d);
+	if (rc)
+		return -1;
+	double max_mem = limits && limits->max_memory > 0 ? limits->max_memory
+							  : fx_fabric_default_limit();
+	if (fx_fabric_build(&ds->fab, &ds->spec, max_mem, d))
+		return -1;
+	ds->have_fab = 1;
+	return fx_design_groups_check(ds, d);
+}
+
+int fx_design_load(fx_design *ds, const char *path, const char *const *overrides,
+		   size_t noverrides, const fx_design_limits *limits, fx_diag *d)
+{
+	memset(ds, 0, sizeof *ds);
+	if (fx_spec_load(&ds->spec, path, d))
+		return -1;
+	return load_rest(ds, path, overrides, noverrides, limits, d);
+}
+
+int fx_design_load_text(fx_design *ds, const char *name, const char *text,
+			const char *const *overrides, size_t noverrides,
+			const fx_design_limits *limits, fx_diag *d)
+{
+	memset(ds, 0, sizeof *ds);
+	if (fx_spec_load_text(&ds->spec, name, text, d))
+		return -1;
+	return load_rest(ds, name, overrides, noverrides, limits, d);
+}
+
+void fx_design_free(fx_design *ds)
+{
+	free(ds->wl);
+	if (ds->have_fab)
+		fx_fabric_release(&ds->fab);
+	if (ds->have_spec)
+		fx_spec_release(&ds->spec);
+	memset(ds, 0, sizeof *ds);
+}
