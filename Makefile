@@ -9,6 +9,13 @@
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
+#   make install    PREFIX=/usr/local DESTDIR=: binary, libraries, headers,
+#                   fabricx.pc, man page, bash completion; make uninstall
+#   make example    docs/example.c against the library (installed: EXAMPLE_PC)
+#
+# CFLAGS and LDFLAGS given to make are appended (make CFLAGS=-O0).  Warnings
+# are errors only where WERROR=-Werror is set: make check, san-check,
+# valgrind-check and CI, so a newer compiler cannot break a user's build.
 #
 # Objects go to $(BUILD)/ (build/ by default; build-san/ for sanitizers).
 
@@ -19,9 +26,11 @@ BUILD    ?= build
 CC       ?= cc
 OPT      ?= -O2
 SAN      ?=
-CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g $(OPT) $(SAN)
+WERROR   ?=
+# -fPIC: the same objects go into libfabricx.a and libfabricx.so
+CFLAGS_BASE = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(WERROR) -g -fPIC $(OPT) $(SAN) $(CFLAGS)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
+PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -37,9 +46,10 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
-.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps
+.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps \
+	install uninstall example install-test
 
-all: $(BIN)
+all: $(BIN) $(BUILD)/libfabricx.so
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
@@ -48,14 +58,26 @@ $(BUILD)/libfabricx.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# The shared library carries its dependencies (igraph, libyaml, Graphviz,
+# GLPK), so programs link it with -lfabricx alone.
+$(BUILD)/libfabricx.so: $(LIB_OBJ)
+	$(CC) $(CFLAGS_BASE) -shared -Wl,-soname,libfabricx.so -o $@ $^ $(PKG_LIBS)
+
 $(BUILD)/check_fabricx: $(TEST_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
 
-$(BUILD)/tests/%.o: tests/%.c
+# Objects rebuild when the flags that shape them change (make CFLAGS=-O0,
+# or a tree built before -fPIC); WERROR is left out, as it changes no code.
+FLAGS_ID := $(CC) -fPIC $(OPT) $(SAN) $(CFLAGS)
+$(BUILD)/flags.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' > $@
+
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -65,7 +87,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(BUILD)/version.stamp: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
-$(BUILD)/core/version.o: core/version.c $(BUILD)/version.stamp
+$(BUILD)/core/version.o: core/version.c $(BUILD)/version.stamp $(BUILD)/flags.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -DFX_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
 FORCE:
@@ -94,8 +116,8 @@ run: deps
 	./fabricx explore specs/cm384.yaml
 
 check: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/check_fabricx
-	@$(MAKE) --no-print-directory unit cli-test
+	@$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_fabricx
+	@$(MAKE) --no-print-directory WERROR=-Werror unit cli-test
 
 unit: $(BUILD)/check_fabricx
 	$(BUILD)/check_fabricx
@@ -104,15 +126,17 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/run.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/hardening.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
+	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 
 san-check: deps
-	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \
+	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 WERROR=-Werror \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  all build-san/check_fabricx unit cli-test fuzz-replay
 
 # The CLI tests once more with every fabricx run under valgrind
 # (tests/tools/vg-fabricx): an invalid access or a leak fails the test.
-valgrind-check: all
+valgrind-check:
+	@$(MAKE) --no-print-directory WERROR=-Werror all
 	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
 
 # ---- fuzzing (docs/reliability.md) ----
@@ -160,6 +184,66 @@ gallery: all
 bench: all
 	sh bench/run.sh
 	sh bench/place.sh
+
+# ---- install (README: "Installing") ----
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR      = $(PREFIX)/bin
+LIBDIR      = $(PREFIX)/lib
+INCDIR      = $(PREFIX)/include
+MANDIR      = $(PREFIX)/share/man/man1
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+# the library's headers: every module a program may use, with their folder
+# layout kept so their relative includes hold, under include/fabricx/
+PUB_HDR := fabricx.h $(wildcard core/*.h spec/*.h fabric/*.h routing/*.h power/*.h solver/*.h \
+	placement/*.h render/*.h access/*.h plot/*.h design/*.h)
+INSTALLED = $(BINDIR)/fabricx $(LIBDIR)/libfabricx.a $(LIBDIR)/libfabricx.so \
+	$(LIBDIR)/pkgconfig/fabricx.pc $(MANDIR)/fabricx.1 $(BASHCOMPDIR)/fabricx \
+	$(PUB_HDR:%=$(INCDIR)/fabricx/%)
+
+$(BUILD)/fabricx.pc: fabricx.pc.in FORCE
+	@mkdir -p $(BUILD)
+	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' fabricx.pc.in > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+# The man page and completion come from the binary's own --help output,
+# which the command table and each command's option table print: they
+# cannot drift from it (docs/gen-man.sh, docs/gen-completion.sh).
+$(BUILD)/fabricx.1: $(BIN) docs/gen-man.sh
+	sh docs/gen-man.sh ./$(BIN) > $@.tmp && mv $@.tmp $@
+$(BUILD)/fabricx.bash: $(BIN) docs/gen-completion.sh
+	sh docs/gen-completion.sh ./$(BIN) > $@.tmp && mv $@.tmp $@
+
+install: all $(BUILD)/fabricx.pc $(BUILD)/fabricx.1 $(BUILD)/fabricx.bash
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(MANDIR) \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(INCDIR)/fabricx
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/fabricx
+	install -m 644 $(BUILD)/libfabricx.a $(DESTDIR)$(LIBDIR)/libfabricx.a
+	install -m 755 $(BUILD)/libfabricx.so $(DESTDIR)$(LIBDIR)/libfabricx.so
+	install -m 644 $(BUILD)/fabricx.pc $(DESTDIR)$(LIBDIR)/pkgconfig/fabricx.pc
+	install -m 644 $(BUILD)/fabricx.1 $(DESTDIR)$(MANDIR)/fabricx.1
+	install -m 644 $(BUILD)/fabricx.bash $(DESTDIR)$(BASHCOMPDIR)/fabricx
+	for h in $(PUB_HDR); do \
+	  install -d $(DESTDIR)$(INCDIR)/fabricx/$$(dirname $$h) && \
+	  install -m 644 $$h $(DESTDIR)$(INCDIR)/fabricx/$$h || exit 1; \
+	done
+
+# Removes exactly what install wrote, then the folders it made if empty.
+uninstall:
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	for d in $(sort $(dir $(PUB_HDR:%=$(DESTDIR)$(INCDIR)/fabricx/%))); do rmdir $$d 2>/dev/null || true; done
+	for d in $(DESTDIR)$(INCDIR)/fabricx $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
+	  $(DESTDIR)$(MANDIR) $(DESTDIR)$(PREFIX)/share/man $(DESTDIR)$(BASHCOMPDIR) \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion $(DESTDIR)$(PREFIX)/share; do \
+	  rmdir $$d 2>/dev/null || true; done
+
+# docs/example.c: against an installed fabricx when EXAMPLE_PC names the
+# folder of its fabricx.pc, else against this tree's headers and library.
+EXAMPLE_PC ?=
+example: $(if $(EXAMPLE_PC),,$(BUILD)/libfabricx.a)
+	$(if $(EXAMPLE_PC),PKG_CONFIG_PATH=$(EXAMPLE_PC) $(CC) $(CFLAGS_BASE) -o $(BUILD)/example docs/example.c \
+	  $$(PKG_CONFIG_PATH=$(EXAMPLE_PC) pkg-config --cflags --libs fabricx) $(LDFLAGS),\
+	  $(CC) $(CFLAGS_BASE) -I. $(PKG_CFLAGS) -o $(BUILD)/example docs/example.c $(BUILD)/libfabricx.a $(PKG_LIBS))
 
 clean:
 	rm -rf build build-san build-fuzz fabricx

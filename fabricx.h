@@ -1,0 +1,27 @@
+/*
+ * fabricx.h: the library's umbrella header.  A program includes this one
+ * file and links with `pkg-config --cflags --libs fabricx`.
+ *
+ *   fx_design_load()   a spec with its overrides: fabric, power, workload
+ *   fx_route_*()       hop counts, bisection and cuts (routing/routing.h)
+ *   fx_coll_run()      link loads and time of a collective
+ *   fx_power_*()       what a power budget buys (power/power.h)
+ *   fx_place_*()       where a workload's groups go (placement/placement.h)
+ *
+ * Errors are reported through an fx_diag (core/diag.h), which collects
+ * them and keeps the exit status; functions return 0 or -1.  See
+ * docs/example.c.
+ */
+#ifndef FABRICX_H
+#define FABRICX_H
+
+#include "core/diag.h"
+#include "core/units.h"
+#include "design/design.h"
+#include "fabric/fabric.h"
+#include "placement/placement.h"
+#include "power/power.h"
+#include "routing/routing.h"
+#include "spec/spec.h"
+
+#endif

@@ -1,0 +1,81 @@
+#!/bin/sh
+# make install / uninstall into a scratch prefix: the installed library
+# links docs/example.c through pkg-config (shared and static) and gives the
+# figures the CLI reports; the man page renders without warnings; the bash
+# completion completes commands and options; uninstall removes it all.
+#
+#   MAKE=make BUILD=build FABRICX=/path/to/fabricx sh tests/cli/install.sh
+set -u
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+MAKE=${MAKE:-make}
+BUILD=${BUILD:-build}
+p=$tmp/prefix
+spec=specs/torus-8x8x8.yaml
+
+expect 0 "make install" -- $MAKE --no-print-directory -s BUILD="$BUILD" install PREFIX="$p" DESTDIR=
+for f in bin/fabricx lib/libfabricx.a lib/libfabricx.so lib/pkgconfig/fabricx.pc \
+	 include/fabricx/fabricx.h include/fabricx/design/design.h include/fabricx/core/diag.h \
+	 share/man/man1/fabricx.1 share/bash-completion/completions/fabricx; do
+	[ -f "$p/$f" ] && ok || bad "install: no $f"
+done
+
+# the example against the installed library, as a user would build it
+export PKG_CONFIG_PATH="$p/lib/pkgconfig"
+want_bis=$("$FABRICX" metrics --json "$spec" --out "$tmp/o" | jq .bisection.bandwidth_GBps)
+want_a2a=$("$FABRICX" collective --json --pattern all-to-all --size '32 MiB' "$spec" --out "$tmp/o" |
+	   jq .time_us)
+# same NAME WANT: the example's line NAME equals WANT to the digits JSON keeps
+same() {
+	got=$(sed -n "s/^$1 //p" "$tmp/out")
+	if awk -v a="$got" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-7 * (b < 0 ? -b : b)) }'
+	then ok; else bad "example $3: $1 is '$got', the CLI says '$2'"; fi
+}
+# shellcheck disable=SC2046
+expect 0 "example builds (shared)" -- ${CC:-cc} -o "$tmp/ex" docs/example.c $(pkg-config --cflags --libs fabricx)
+LD_LIBRARY_PATH="$p/lib" expect 0 "example runs (shared)" -- "$tmp/ex" "$spec"
+same bisection_GBps "$want_bis" shared
+same all_to_all_time_us "$want_a2a" shared
+# libfabricx.a with the libraries it needs as shared ones (`pkg-config
+# --static` fails on Debian 12: igraph.pc names arpack and plfit, which are
+# not installed)
+static_libs=$(pkg-config --libs fabricx yaml-0.1 libcgraph libgvc | sed 's/-lfabricx/-Wl,-Bstatic -lfabricx -Wl,-Bdynamic/')
+static_libs="$static_libs -lglpk -lm"
+# shellcheck disable=SC2046,SC2086
+expect 0 "example builds (static)" -- ${CC:-cc} -o "$tmp/ex-static" docs/example.c $(pkg-config --cflags fabricx) $static_libs
+expect 0 "example runs (static)" -- "$tmp/ex-static" "$spec"
+same bisection_GBps "$want_bis" static
+same all_to_all_time_us "$want_a2a" static
+expect 2 "example on a bad spec" -- "$tmp/ex-static" "$spec" 'fabric.dims=[0]'
+
+if command -v man >/dev/null 2>&1; then
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p/share/man/man1/fabricx.1" >"$tmp/out" 2>"$tmp/err"
+	[ ! -s "$tmp/err" ] && ok || { bad "man -l warns"; head -5 "$tmp/err"; }
+	grep -q "collective" "$tmp/out" && grep -q -- "--max-memory" "$tmp/out" && ok || bad "man page lacks commands or options"
+else
+	echo "install.sh: no man(1) here; the man page is not rendered"
+fi
+
+if command -v bash >/dev/null 2>&1; then
+	comp() {
+		bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _fabricx; echo "${COMPREPLY[*]}"' \
+		     sh "$p/share/bash-completion/completions/fabricx" "$@"
+	}
+	[ "$(comp fabricx met)" = metrics ] && ok || bad "completion of 'met': '$(comp fabricx met)'"
+	[ "$(comp fabricx collective --pat)" = --pattern ] && ok ||
+		bad "completion of 'collective --pat': '$(comp fabricx collective --pat)'"
+	[ "$(comp fabricx metrics --c)" = --cut ] && ok || bad "completion of 'metrics --c'"
+else
+	echo "install.sh: no bash here; completion not tried"
+fi
+
+expect 0 "make uninstall" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX="$p" DESTDIR=
+[ -z "$(ls -A "$p")" ] && ok || bad "uninstall left: $(cd "$p" && find . | head -5)"
+
+# DESTDIR stages under another root, the paths inside still the PREFIX's
+expect 0 "make install DESTDIR" -- $MAKE --no-print-directory -s BUILD="$BUILD" install PREFIX=/opt/fx DESTDIR="$tmp/stage"
+grep -q '^prefix=/opt/fx$' "$tmp/stage/opt/fx/lib/pkgconfig/fabricx.pc" && ok || bad "DESTDIR: fabricx.pc prefix"
+expect 0 "make uninstall DESTDIR" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX=/opt/fx DESTDIR="$tmp/stage"
+[ -z "$(ls -A "$tmp/stage/opt/fx")" ] && ok || bad "DESTDIR uninstall left files"
+
+summary "install tests"
