@@ -47,7 +47,7 @@ BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
 .PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps \
-	install uninstall example install-test
+	install uninstall example
 
 all: $(BIN) $(BUILD)/libfabricx.so
 

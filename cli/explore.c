@@ -305,16 +305,15 @@ static void provenance(explore *e, FILE *md)
 
 static void md_head(fx_cli *c, FILE *md)
 {
-	const fx_snode *r = c->design.spec.root, *n;
-	fprintf(md, "# %s: design report\n\n", c->design.name);
-	if ((n = fx_snode_get(r, "description")) && n->kind == FX_SNODE_SCALAR)
-		fprintf(md, "%s\n\n", n->text);
-	fprintf(md, "Spec: `%s` (%s fabric).\n\n", c->spec_path, c->design.fab.builder->kind);
-	if ((n = fx_snode_get(r, "sources")) && n->kind == FX_SNODE_SEQ && n->n) {
+	const fx_design *ds = &c->design;
+	fprintf(md, "# %s: design report\n\n", ds->name);
+	if (ds->description)
+		fprintf(md, "%s\n\n", ds->description);
+	fprintf(md, "Spec: `%s` (%s fabric).\n\n", c->spec_path, ds->fab.builder->kind);
+	if (ds->nsources) {
 		fprintf(md, "Sources cited by the spec:\n\n");
-		for (size_t i = 0; i < n->n; i++)
-			if (n->items[i]->kind == FX_SNODE_SCALAR)
-				fprintf(md, "- %s\n", n->items[i]->text);
+		for (size_t i = 0; i < ds->nsources; i++)
+			fprintf(md, "- %s\n", ds->sources[i]);
 		fputc('\n', md);
 	}
 }

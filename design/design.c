@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/xalloc.h"
 #include "design_internal.h"
 
 /* The top level of a spec: what it is and where its numbers come from.
@@ -23,11 +24,15 @@ static int check_root(fx_design *ds, const char *path, fx_diag *d)
 	int rc = fx_spec_keys(d, r, keys);
 	const char *s;
 	rc |= fx_spec_str_opt(d, r, "name", &s);
-	rc |= fx_spec_str_opt(d, r, "description", &s);
+	rc |= fx_spec_str_opt(d, r, "description", &ds->description);
 	if (fx_spec_seq(d, r, "sources", 0, &n))
 		return -1;
+	if (n && n->n) {
+		ds->sources = fx_xcalloc(n->n, sizeof *ds->sources);
+		ds->nsources = n->n;
+	}
 	for (size_t i = 0; n && i < n->n; i++)
-		rc |= fx_snode_str(d, n->items[i], &s);
+		rc |= fx_snode_str(d, n->items[i], &ds->sources[i]);
 	if (rc)
 		return rc;
 	/* one rule for the folder name, wherever it comes from */
@@ -93,6 +98,7 @@ int fx_design_load_text(fx_design *ds, const char *name, const char *text,
 void fx_design_free(fx_design *ds)
 {
 	free(ds->wl);
+	free(ds->sources);
 	if (ds->have_fab)
 		fx_fabric_release(&ds->fab);
 	if (ds->have_spec)

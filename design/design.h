@@ -37,6 +37,9 @@ typedef struct fx_design {
 	fx_sessions sessions;
 	int have_spec, have_fab;
 	char name[FX_NAME_MAX + 1];          /* spec name (fx_name_check) */
+	const char *description;             /* `description:`, or NULL (the spec's text) */
+	const char **sources;                /* `sources:`, nsources strings (the spec's) */
+	size_t nsources;
 } fx_design;
 
 /* What a load may cost.  A zeroed struct (or NULL) means the defaults. */
