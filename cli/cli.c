@@ -292,12 +292,6 @@ int fx_cli_load(fx_cli *c)
 	return fx_design_load(&c->design, c->spec_path, c->sets, (size_t)c->nsets, &l, &c->d);
 }
 
-int fx_cli_load_text(fx_cli *c, const char *name, const char *text)
-{
-	fx_design_limits l = limits(c);
-	return fx_design_load_text(&c->design, name, text, c->sets, (size_t)c->nsets, &l, &c->d);
-}
-
 int fx_cli_mkdirs(const char *path)
 {
 	return fx_mkdirs(path);

@@ -94,9 +94,6 @@ const char *fx_cli_opt(const fx_cli *c, const char *name);
 int fx_cli_opt_each(const fx_cli *c, const char *name, const char **vals, int cap);
 /* Loads the spec with --set and --max-memory (fx_design_load). */
 int fx_cli_load(fx_cli *c);
-/* The same from spec text in memory; `name` stands for the file in
- * messages (the fuzz target's entry). */
-int fx_cli_load_text(fx_cli *c, const char *name, const char *text);
 /* mkdir -p; 0 or -1 with errno. */
 int fx_cli_mkdirs(const char *path);
 /* Creates out/<name>/ if needed (refused when longer than
