@@ -6,13 +6,14 @@
  *
  *   --json            one JSON object on stdout instead of tables
  *   --set KEY=VALUE   override a spec value by dotted path (repeatable)
- *   --out DIR         root of the output tree (default: out)
+ *   --out DIR         write tables as CSV into DIR/<name>/ (explore: default
+ *                     out; other commands write no files without it)
  *   --max-memory SIZE refuse fabrics estimated to need more (default: half of RAM)
  *   -h, --help        usage
  *
  * fx_cli_load() reads the spec, applies --set, checks the top-level keys,
  * builds the fabric and reads the power model.  Tables go to stdout (unless
- * --json) and to out/<spec name>/<table>.csv.  fx_cli_finish() frees
+ * --json), and to DIR/<spec name>/<table>.csv with --out DIR.  fx_cli_finish() frees
  * everything and turns the diagnostics into the exit status.
  */
 #ifndef FX_CLI_H
@@ -51,6 +52,8 @@ typedef struct fx_cli {
 	const char *sets[FX_CLI_MAX_SETS];
 	int nsets;
 	const char *out_root;
+	int out_given;                       /* --out on the command line */
+	int json_error_done;                 /* --json: the error object is written */
 	double max_mem;
 	fx_diag d;
 	fx_design design;                    /* the loaded spec, fabric, workload */
@@ -97,6 +100,15 @@ int fx_cli_load(fx_cli *c);
 /* The same from spec text in memory; `name` stands for the file in
  * messages (the fuzz target's entry). */
 int fx_cli_load_text(fx_cli *c, const char *name, const char *text);
+/* Whether an output folder resolves to the root folder, which no
+ * command writes into. */
+int fx_cli_unsafe_dir(const char *path);
+/* fx_cli_outdir when --out was given, else nothing: commands other than
+ * explore write files only when asked. */
+int fx_cli_outdir_asked(fx_cli *c);
+/* Writes the error object of a failed run ({"status", "message", "file",
+ * "line", "column", "key"}) under key into j, and marks it written. */
+void fx_cli_json_error(fx_cli *c, fx_json *j, const char *key);
 /* mkdir -p; 0 or -1 with errno. */
 int fx_cli_mkdirs(const char *path);
 /* Creates out/<name>/ if needed (refused when longer than

@@ -1,23 +1,96 @@
 #include "table.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "outfile.h"
+#include "units.h"
 #include "xalloc.h"
 
-fx_table *fx_table_new(const char *name, const char *title, const char *const *cols)
+static const char *const suffixes[FX_F_KINDS] = {
+	[FX_F_SECONDS] = "_s", [FX_F_BYTES] = "_bytes", [FX_F_BPS] = "_Bps",
+	[FX_F_WATTS] = "_W", [FX_F_JOULES] = "_J", [FX_F_METRES] = "_m",
+};
+
+const char *fx_field_suffix(fx_field_kind k)
+{
+	return k < FX_F_KINDS && suffixes[k] ? suffixes[k] : "";
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+	return n > m && strcmp(s + n - m, tail) == 0;
+}
+
+/* The naming convention, enforced where fields are declared: a unit kind
+ * needs its suffix, and no unitless field may look like it has one. */
+static void check_field(const char *field, fx_field_kind k)
+{
+	const char *want = fx_field_suffix(k);
+	int ok = *want ? ends_with(field, want) : 1;
+	for (int i = 0; ok && !*want && i < FX_F_KINDS; i++)
+		if (suffixes[i] && ends_with(field, suffixes[i]))
+			ok = 0;
+	if (!ok) {
+		fprintf(stderr, "fabricx: internal error: field '%s' does not end in '%s' (core/table.h)\n",
+			field, want);
+		abort();
+	}
+}
+
+static fx_table *table_alloc(const char *name, const char *title)
 {
 	fx_table *t = fx_xcalloc(1, sizeof *t);
 	t->name = fx_xstrdup(name);
 	t->title = fx_xstrdup(title ? title : "");
-	while (cols[t->ncol])
-		t->ncol++;
-	for (size_t i = 0; i < t->ncol; i++)
-		fx_table_cell(t, "%s", cols[i]);
 	return t;
+}
+
+static void add_col(fx_table *t, const char *field, const char *label, fx_field_kind k)
+{
+	if (t->typed)
+		check_field(field, k);
+	t->cols = fx_xgrow(t->cols, &t->capcol, t->ncol + 1, sizeof *t->cols);
+	t->cols[t->ncol].field = fx_xstrdup(field);
+	t->cols[t->ncol].label = fx_xstrdup(label ? label : field);
+	t->cols[t->ncol].kind = k;
+	t->ncol++;
+}
+
+fx_table *fx_table_new(const char *name, const char *title, const char *const *cols)
+{
+	fx_table *t = table_alloc(name, title);
+	for (size_t i = 0; cols[i]; i++)
+		add_col(t, cols[i], cols[i], FX_F_TEXT);
+	return t;
+}
+
+fx_table *fx_table_typed(const char *name, const char *title, const fx_col *cols)
+{
+	fx_table *t = table_alloc(name, title);
+	t->typed = 1;
+	for (size_t i = 0; cols[i].field; i++)
+		add_col(t, cols[i].field, cols[i].label, cols[i].kind);
+	return t;
+}
+
+fx_table *fx_record_new(const char *name, const char *title, const char *key)
+{
+	fx_table *t = table_alloc(name, title);
+	t->typed = 1;
+	t->record = 1;
+	t->key = key ? fx_xstrdup(key) : NULL;
+	return t;
+}
+
+void fx_table_json_key(fx_table *t, const char *key)
+{
+	free(t->key);
+	t->key = key ? fx_xstrdup(key) : NULL;
 }
 
 void fx_table_free(fx_table *t)
@@ -25,11 +98,25 @@ void fx_table_free(fx_table *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->ncell; i++)
-		free(t->cells[i]);
+		free(t->cells[i].text);
+	for (size_t i = 0; i < t->ncol; i++) {
+		free(t->cols[i].field);
+		free(t->cols[i].label);
+	}
 	free(t->cells);
+	free(t->cols);
 	free(t->name);
 	free(t->title);
+	free(t->key);
 	free(t);
+}
+
+static fx_cell *next_cell(fx_table *t)
+{
+	t->cells = fx_xgrow(t->cells, &t->capcell, t->ncell + 1, sizeof *t->cells);
+	fx_cell *c = &t->cells[t->ncell++];
+	memset(c, 0, sizeof *c);
+	return c;
 }
 
 void fx_table_cell(fx_table *t, const char *fmt, ...)
@@ -38,13 +125,167 @@ void fx_table_cell(fx_table *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *s = fx_xvasprintf(fmt, ap);
 	va_end(ap);
-	t->cells = fx_xgrow(t->cells, &t->capcell, t->ncell + 1, sizeof *t->cells);
-	t->cells[t->ncell++] = s;
+	fx_cell *c = next_cell(t);
+	c->type = FX_CELL_TEXT;
+	c->text = s;
+}
+
+void fx_table_num(fx_table *t, double v)
+{
+	fx_cell *c = next_cell(t);
+	c->type = isfinite(v) ? FX_CELL_NUM : FX_CELL_NULL;
+	c->num = v + 0.0;  /* no "-0" */
+}
+
+void fx_table_int(fx_table *t, long long v)
+{
+	fx_cell *c = next_cell(t);
+	c->type = FX_CELL_INT;
+	c->i = v;
+}
+
+void fx_table_bool(fx_table *t, int v)
+{
+	fx_cell *c = next_cell(t);
+	c->type = FX_CELL_BOOL;
+	c->i = v != 0;
+}
+
+void fx_table_null(fx_table *t, const char *shown)
+{
+	fx_cell *c = next_cell(t);
+	c->type = FX_CELL_NULL;
+	c->text = shown ? fx_xstrdup(shown) : NULL;
+}
+
+void fx_record_num(fx_table *t, const char *field, const char *label, fx_field_kind k, double v)
+{
+	add_col(t, field, label, k);
+	fx_table_num(t, v);
+}
+
+void fx_record_int(fx_table *t, const char *field, const char *label, long long v)
+{
+	add_col(t, field, label, FX_F_INT);
+	fx_table_int(t, v);
+}
+
+void fx_record_bool(fx_table *t, const char *field, const char *label, int v)
+{
+	add_col(t, field, label, FX_F_BOOL);
+	fx_table_bool(t, v);
+}
+
+void fx_record_text(fx_table *t, const char *field, const char *label, const char *fmt, ...)
+{
+	add_col(t, field, label, FX_F_TEXT);
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = fx_xvasprintf(fmt, ap);
+	va_end(ap);
+	fx_cell *c = next_cell(t);
+	c->type = FX_CELL_TEXT;
+	c->text = s;
+}
+
+void fx_record_null(fx_table *t, const char *field, const char *label, fx_field_kind k,
+		    const char *shown)
+{
+	add_col(t, field, label, k);
+	fx_table_null(t, shown);
 }
 
 size_t fx_table_rows(const fx_table *t)
 {
-	return t->ncol ? t->ncell / t->ncol - 1 : 0;
+	return t->ncol ? t->ncell / t->ncol : 0;
+}
+
+/* Joules and metres: fx_unit_format knows neither. */
+static void show_si(double v, const char *unit, char *buf, size_t len)
+{
+	static const struct { double f; const char *p; } steps[] = {
+		{1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"},
+	};
+	size_t i = 0;
+	while (i + 1 < sizeof steps / sizeof steps[0] && fabs(v) < steps[i].f * 0.9995)
+		i++;
+	if (v == 0)
+		i = 3;
+	snprintf(buf, len, "%.4g %s%s", v / steps[i].f, steps[i].p, unit);
+}
+
+static void show_num(double v, fx_field_kind k, char *buf, size_t len)
+{
+	static const char *const zero[FX_F_KINDS] = {
+		[FX_F_SECONDS] = "0 s", [FX_F_BYTES] = "0 B", [FX_F_BPS] = "0 B/s",
+		[FX_F_WATTS] = "0 W", [FX_F_JOULES] = "0 J", [FX_F_METRES] = "0 m",
+	};
+	if (v == 0 && zero[k]) {  /* not "0 ps": zero has no scale */
+		snprintf(buf, len, "%s", zero[k]);
+		return;
+	}
+	switch (k) {
+	case FX_F_SECONDS: fx_unit_format(v, FX_UNIT_TIME, buf, len); break;
+	case FX_F_BYTES: fx_unit_format(v, FX_UNIT_SIZE, buf, len); break;
+	case FX_F_BPS: fx_unit_format(v, FX_UNIT_BANDWIDTH, buf, len); break;
+	case FX_F_WATTS: fx_unit_format(v, FX_UNIT_POWER, buf, len); break;
+	case FX_F_JOULES: show_si(v, "J", buf, len); break;
+	case FX_F_METRES: show_si(v, "m", buf, len); break;
+	case FX_F_FRACTION: snprintf(buf, len, "%.2f%%", 100 * v); break;
+	case FX_F_INT: snprintf(buf, len, "%.0f", v); break;
+	default: snprintf(buf, len, "%.6g", v); break;
+	}
+}
+
+const char *fx_table_show(const fx_table *t, size_t row, size_t col, char *buf, size_t len)
+{
+	const fx_cell *c = &t->cells[row * t->ncol + col];
+	switch (c->type) {
+	case FX_CELL_TEXT: return c->text;
+	case FX_CELL_NULL: return c->text ? c->text : "-";
+	case FX_CELL_BOOL: return c->i ? "yes" : "no";
+	case FX_CELL_INT: snprintf(buf, len, "%lld", c->i); return buf;
+	default: show_num(c->num, t->cols[col].kind, buf, len); return buf;
+	}
+}
+
+/* The text grid: header labels then shown cells; a record is printed
+ * as metric/value rows.  Returns rows x cols strings (owned). */
+static char **grid(const fx_table *t, size_t *nrow, size_t *ncol)
+{
+	char buf[64];
+	char **g;
+	if (t->record) {
+		*ncol = 2;
+		*nrow = t->ncol + 1;
+		g = fx_xcalloc(*nrow * 2, sizeof *g);
+		g[0] = fx_xstrdup("metric");
+		g[1] = fx_xstrdup("value");
+		for (size_t c = 0; c < t->ncol && t->ncell >= t->ncol; c++) {
+			g[2 * (c + 1)] = fx_xstrdup(t->cols[c].label);
+			g[2 * (c + 1) + 1] = fx_xstrdup(fx_table_show(t, 0, c, buf, sizeof buf));
+		}
+		for (size_t i = 0; i < *nrow * 2; i++)
+			if (!g[i])
+				g[i] = fx_xstrdup("");
+		return g;
+	}
+	*ncol = t->ncol;
+	*nrow = fx_table_rows(t) + 1;
+	g = fx_xcalloc(*nrow * *ncol, sizeof *g);
+	for (size_t c = 0; c < t->ncol; c++)
+		g[c] = fx_xstrdup(t->cols[c].label);
+	for (size_t r = 1; r < *nrow; r++)
+		for (size_t c = 0; c < t->ncol; c++)
+			g[r * t->ncol + c] = fx_xstrdup(fx_table_show(t, r - 1, c, buf, sizeof buf));
+	return g;
+}
+
+static void grid_free(char **g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(g[i]);
+	free(g);
 }
 
 static int numeric(const char *s)
@@ -66,13 +307,18 @@ static size_t width(const char *s)
 
 void fx_table_print(const fx_table *t, FILE *f)
 {
-	size_t nrow = t->ncell / t->ncol;
-	size_t *w = fx_xcalloc(t->ncol, sizeof *w);
-	int *right = fx_xcalloc(t->ncol, sizeof *right);
-	for (size_t c = 0; c < t->ncol; c++) {
+	size_t nrow, ncol;
+	char **g = grid(t, &nrow, &ncol);
+	if (ncol == 0) {
+		grid_free(g, 0);
+		return;
+	}
+	size_t *w = fx_xcalloc(ncol, sizeof *w);
+	int *right = fx_xcalloc(ncol, sizeof *right);
+	for (size_t c = 0; c < ncol; c++) {
 		right[c] = nrow > 1;
 		for (size_t r = 0; r < nrow; r++) {
-			const char *s = t->cells[r * t->ncol + c];
+			const char *s = g[r * ncol + c];
 			if (width(s) > w[c])
 				w[c] = width(s);
 			if (r > 0 && *s && !numeric(s))
@@ -83,10 +329,10 @@ void fx_table_print(const fx_table *t, FILE *f)
 		fprintf(f, "%s\n", t->title);
 	for (size_t r = 0; r < nrow; r++) {
 		fputs("  ", f);
-		for (size_t c = 0; c < t->ncol; c++) {
-			const char *s = t->cells[r * t->ncol + c];
+		for (size_t c = 0; c < ncol; c++) {
+			const char *s = g[r * ncol + c];
 			size_t pad = w[c] - width(s);
-			int last = c + 1 == t->ncol;
+			int last = c + 1 == ncol;
 			if (right[c])
 				fprintf(f, "%*s%s", (int)pad, "", s);
 			else
@@ -97,29 +343,31 @@ void fx_table_print(const fx_table *t, FILE *f)
 		fputc('\n', f);
 		if (r == 0) {
 			fputs("  ", f);
-			for (size_t c = 0; c < t->ncol; c++) {
+			for (size_t c = 0; c < ncol; c++) {
 				for (size_t i = 0; i < w[c]; i++)
 					fputc('-', f);
-				if (c + 1 < t->ncol)
+				if (c + 1 < ncol)
 					fputs("  ", f);
 			}
 			fputc('\n', f);
 		}
 	}
+	grid_free(g, nrow * ncol);
 	free(w);
 	free(right);
 }
 
 void fx_table_write_markdown(const fx_table *t, FILE *f)
 {
-	size_t nrow = t->ncell / t->ncol;
+	size_t nrow, ncol;
+	char **g = grid(t, &nrow, &ncol);
 	if (*t->title)
 		fprintf(f, "### %s\n\n", t->title);
-	for (size_t r = 0; r < nrow; r++) {
+	for (size_t r = 0; ncol && r < nrow; r++) {
 		fputc('|', f);
-		for (size_t c = 0; c < t->ncol; c++) {
+		for (size_t c = 0; c < ncol; c++) {
 			fputc(' ', f);
-			for (const char *s = t->cells[r * t->ncol + c]; *s; s++) {
+			for (const char *s = g[r * ncol + c]; *s; s++) {
 				if (*s == '|')
 					fputc('\\', f);
 				fputc(*s, f);
@@ -129,17 +377,20 @@ void fx_table_write_markdown(const fx_table *t, FILE *f)
 		fputc('\n', f);
 		if (r == 0) {
 			fputc('|', f);
-			for (size_t c = 0; c < t->ncol; c++)
+			for (size_t c = 0; c < ncol; c++)
 				fputs("---|", f);
 			fputc('\n', f);
 		}
 	}
 	fputc('\n', f);
+	grid_free(g, nrow * ncol);
 }
 
-static void csv_cell(FILE *f, const char *s)
+/* RFC 4180: a field holding a comma, quote or line break is quoted, and
+ * quotes inside are doubled. */
+void fx_csv_text(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n")) {
+	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
 		return;
 	}
@@ -150,6 +401,51 @@ static void csv_cell(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+/* The shortest of %.15g, %.16g, %.17g that reads back as the same double:
+ * full precision, without 7.6003200000000011e-05 for 7.60032e-05. */
+static void csv_num(FILE *f, double v)
+{
+	char buf[40];
+	for (int p = 15; p <= 17; p++) {
+		snprintf(buf, sizeof buf, "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, f);
+}
+
+void fx_csv_num(FILE *f, double v)
+{
+	csv_num(f, v);
+}
+
+static void csv_cell(FILE *f, const fx_cell *c)
+{
+	switch (c->type) {
+	case FX_CELL_TEXT: fx_csv_text(f, c->text); break;
+	case FX_CELL_NUM: csv_num(f, c->num); break;
+	case FX_CELL_INT: fprintf(f, "%lld", c->i); break;
+	case FX_CELL_BOOL: fputs(c->i ? "true" : "false", f); break;
+	default: break;  /* null: an empty field */
+	}
+}
+
+void fx_table_csv(const fx_table *t, FILE *f)
+{
+	for (size_t c = 0; c < t->ncol; c++) {
+		fx_csv_text(f, t->typed ? t->cols[c].field : t->cols[c].label);
+		fputc(c + 1 < t->ncol ? ',' : '\n', f);
+	}
+	for (size_t i = 0; t->ncol && i < t->ncell; i++) {
+		const fx_cell *c = &t->cells[i];
+		if (t->typed)
+			csv_cell(f, c);
+		else
+			fx_csv_text(f, c->type == FX_CELL_TEXT ? c->text : "");
+		fputc((i + 1) % t->ncol ? ',' : '\n', f);
+	}
 }
 
 int fx_table_write_csv(const fx_table *t, const char *dir)
@@ -166,9 +462,40 @@ int fx_table_write_csv_file(const fx_table *t, const char *path)
 	FILE *f = fx_outfile_open(&o, path);
 	if (!f)
 		return -1;
-	for (size_t i = 0; i < t->ncell; i++) {
-		csv_cell(f, t->cells[i]);
-		fputc((i + 1) % t->ncol ? ',' : '\n', f);
-	}
+	fx_table_csv(t, f);
 	return fx_outfile_close(&o, 1);
+}
+
+static void json_cell(fx_json *j, const char *key, const fx_cell *c)
+{
+	switch (c->type) {
+	case FX_CELL_TEXT: fx_json_str(j, key, c->text); break;
+	case FX_CELL_NUM: fx_json_num(j, key, c->num); break;
+	case FX_CELL_INT: fx_json_int(j, key, c->i); break;
+	case FX_CELL_BOOL: fx_json_bool(j, key, (int)c->i); break;
+	default: fx_json_null(j, key); break;
+	}
+}
+
+void fx_table_write_json(const fx_table *t, fx_json *j)
+{
+	if (!t->typed)
+		return;
+	if (t->record) {
+		if (t->key)
+			fx_json_obj_begin(j, t->key);
+		for (size_t c = 0; c < t->ncol && c < t->ncell; c++)
+			json_cell(j, t->cols[c].field, &t->cells[c]);
+		if (t->key)
+			fx_json_obj_end(j);
+		return;
+	}
+	fx_json_arr_begin(j, t->key ? t->key : t->name);
+	for (size_t r = 0; r < fx_table_rows(t); r++) {
+		fx_json_obj_begin(j, NULL);
+		for (size_t c = 0; c < t->ncol; c++)
+			json_cell(j, t->cols[c].field, &t->cells[r * t->ncol + c]);
+		fx_json_obj_end(j);
+	}
+	fx_json_arr_end(j);
 }

@@ -19,10 +19,10 @@ for spec in specs/*.yaml; do
 	expect 0 "metrics $spec" -- "$FABRICX" metrics "$spec" --json --out "$tmp/o"
 	if jq -e '(.name|type=="string") and (.kind|type=="string") and (.devices|type=="number")
 	    and (.switches|type=="number") and (.cpus|type=="number") and (.links|type=="number")
-	    and (.diameter_hops|type=="number") and (.avg_hops|type=="number")
-	    and (.farthest_latency_ns|type=="number") and (.bisection.links|type=="number")
-	    and (.bisection.bandwidth_GBps|type=="number") and (.bisection.per_device_GBps|type=="number")
-	    and (.bisection.method=="exact" or .bisection.method=="bound")' "$tmp/out" >/dev/null; then
+	    and (.diameter_hops|type=="number") and (.mean_hops|type=="number")
+	    and (.farthest_latency_s|type=="number") and (.bisection_links|type=="number")
+	    and (.bisection_bandwidth_Bps|type=="number") and (.bisection_per_device_Bps|type=="number")
+	    and (.bisection_method=="exact" or .bisection_method=="bound")' "$tmp/out" >/dev/null; then
 		ok
 	else
 		bad "metrics $spec --json breaks the contract"
@@ -72,7 +72,7 @@ expect 2 "two specs" -- "$FABRICX" metrics specs/cm384.yaml specs/nvl72.yaml
 expect 0 "--set dims" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --json --out "$tmp/o" --set 'fabric.dims=[8,8,8]'
 [ "$(jq .devices "$tmp/out")" = 512 ] && [ "$(jq .diameter_hops "$tmp/out")" = 12 ] && ok || bad "--set fabric.dims=[8,8,8]"
 expect 0 "--set bandwidth" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --json --out "$tmp/o" --set 'fabric.link.bandwidth=100 GB/s'
-[ "$(jq .bisection.bandwidth_GBps "$tmp/out")" = 3200 ] && ok || bad "--set fabric.link.bandwidth"
+[ "$(jq .bisection_bandwidth_Bps "$tmp/out")" = 3200000000000 ] && ok || bad "--set fabric.link.bandwidth"
 expect 2 "--set bad value" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --set 'fabric.dims=[4,0,4]'
 grep -q "^--set fabric.dims:1:4: error: 'fabric.dims\[1\]' must be at least 1, got 0" "$tmp/err" && ok || bad "--set error position: $(head -1 "$tmp/err")"
 expect 2 "--set missing =" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --set fabric.dims
@@ -80,9 +80,9 @@ expect 2 "--set into a scalar" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --se
 
 # --cut between user-given sets
 expect 0 "--cut" -- "$FABRICX" metrics specs/cm384.yaml --json --out "$tmp/o" --cut node=0-23:rest
-[ "$(jq .cut.bandwidth_GBps "$tmp/out")" = 75264 ] && ok || bad "--cut node=0-23:rest on cm384"
+[ "$(jq .cut.max_flow_Bps "$tmp/out")" = 75264000000000 ] && ok || bad "--cut node=0-23:rest on cm384"
 expect 0 "--cut coords" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --json --out "$tmp/o" --cut x=0-1:x=2-3
-[ "$(jq .cut.links "$tmp/out")" = 32 ] && [ "$(jq .cut.direct_links "$tmp/out")" = 32 ] && ok || bad "--cut x=0-1:x=2-3"
+[ "$(jq .cut.min_cut_links "$tmp/out")" = 32 ] && [ "$(jq .cut.direct_links "$tmp/out")" = 32 ] && ok || bad "--cut x=0-1:x=2-3"
 expect 2 "--cut overlap" -- "$FABRICX" metrics specs/cm384.yaml --cut node=0-2:node=2-3
 expect 2 "--cut bad key" -- "$FABRICX" metrics specs/cm384.yaml --cut colour=1:rest
 expect 2 "--cut no dims" -- "$FABRICX" metrics specs/cm384.yaml --cut x=0:rest
@@ -126,28 +126,28 @@ for spec in specs/*.yaml; do
 	# shellcheck disable=SC2086
 	expect 0 "collective $spec" -- "$FABRICX" collective "$spec" $small --pattern allreduce --size 10KiB --json --out "$tmp/o"
 	if jq -e '(.pattern=="allreduce") and (.algo|type=="string") and (.ranks|type=="number")
-	    and (.size_bytes==10240) and (.rounds|type=="number") and (.time_us>0)
+	    and (.size_bytes==10240) and (.rounds|type=="number") and (.time_s>0)
 	    and (.max_link_bytes|type=="number") and (.total_link_bytes|type=="number")
-	    and (.algbw_GBps|type=="number") and (.busbw_GBps|type=="number")
+	    and (.algbw_Bps|type=="number") and (.busbw_Bps|type=="number")
 	    and (.rounds as $r | [.per_round[].repeat]|add==$r)
-	    and (.per_round[0]|has("repeat") and has("max_link_bytes") and has("total_link_bytes") and has("max_hops") and has("time_us"))' \
+	    and (.per_round[0]|has("repeat") and has("max_link_bytes") and has("total_link_bytes") and has("max_hops") and has("time_s"))' \
 	    "$tmp/out" >/dev/null; then ok; else bad "collective $spec --json breaks the contract"; fi
 	expect 0 "power $spec" -- "$FABRICX" power "$spec" --json --out "$tmp/o"
 	# kW are numbers with a power model and null ("n/a") without, never 0
-	if jq -e 'has("budget_kW") and (.max_devices|type=="number") and (.nodes|type=="number")
+	if jq -e 'has("budget_W") and (.build_devices|type=="number") and (.build_nodes|type=="number")
 	    and (.racks|type=="number") and (.compute_racks|type=="number") and (.network_racks|type=="number")
 	    and (.over_budget==false) and (.racks_detail|type=="array")
-	    and (if .power_model then (.power_kW|type=="number") and (.power_kW > 0) and (.limited_by|type=="string")
-	         and all(.racks_detail[]; (.kW|type=="number") and (.cooling=="air" or .cooling=="liquid"))
-	         else .power_kW==null and .limited_by==null and all(.racks_detail[]; .kW==null) end)' \
+	    and (if .power_model then (.power_W|type=="number") and (.power_W > 0) and (.limited_by|type=="string")
+	         and all(.racks_detail[]; (.power_W|type=="number") and (.cooling=="air" or .cooling=="liquid"))
+	         else .power_W==null and .limited_by==null and all(.racks_detail[]; .power_W==null) end)' \
 	    "$tmp/out" >/dev/null; then ok; else bad "power $spec --json"; fi
 done
 
 # collective: book numbers through the CLI, files, and errors
 expect 0 "ring vs tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring --size 10KiB --alpha 0.822us --versus tree --chunks 1 --json --out "$tmp/o"
-[ "$(jq '.time_us*100|round' "$tmp/out")" = 1155 ] && [ "$(jq '.crossover_bytes/1024|round' "$tmp/out")" = 680 ] && ok || bad "book §6.4.2 through the CLI"
+[ "$(jq '.time_s*1e8|round' "$tmp/out")" = 1155 ] && [ "$(jq '.crossover_bytes/1024|round' "$tmp/out")" = 680 ] && ok || bad "book §6.4.2 through the CLI"
 expect 0 "--links" -- "$FABRICX" collective specs/tpu-v4-cube.yaml --pattern all-to-all --size 32MiB --links "$tmp/links.csv" --out "$tmp/o"
-[ "$(head -1 "$tmp/links.csv")" = "src,dst,bytes,busy_us,utilisation" ] && [ "$(wc -l < "$tmp/links.csv")" = 385 ] && ok || bad "--links CSV"
+[ "$(head -1 "$tmp/links.csv")" = "src,dst,bytes,busy_s,utilisation" ] && [ "$(wc -l < "$tmp/links.csv")" = 385 ] && ok || bad "--links CSV"
 expect 0 "ktree PLMR" -- "$FABRICX" collective specs/wse2.yaml --set 'fabric.grid=[660,4]' --pattern allreduce --algo ktree --chunks 22 --size 4KiB --json --out "$tmp/o"
 [ "$(jq .plmr.critical_hops "$tmp/out")" = 690 ] && [ "$(jq .plmr.routing_stages "$tmp/out")" = 27 ] && ok || bad "K-tree 660/22 PLMR"
 expect 0 "--list" -- "$FABRICX" collective --list
@@ -155,11 +155,11 @@ expect 0 "--list" -- "$FABRICX" collective --list
 # 15 MiB: 25 MiB on the busiest links split, 26 MiB hashed (test_routing.c)
 printf 'name: ls16\nfabric:\n  kind: fat-tree\n  tiers: 2\n  radix: 6\n  hosts: 16\n  down_up: [4, 2]\n  link: {bandwidth: 50 GB/s, latency: 0 ns}\n' >"$tmp/ls16.yaml"
 expect 0 "--routing split" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --algo pairwise --size 15MiB --json --out "$tmp/o"
-[ "$(jq '.time_us*1000|round' "$tmp/out")" = 524288 ] && [ "$(jq -r .routing_policy "$tmp/out")" = split ] && ok || bad "--routing split: $(jq -c '{time_us,routing_policy}' "$tmp/out")"
+[ "$(jq '.time_s*1e9|round' "$tmp/out")" = 524288 ] && [ "$(jq -r .routing_policy "$tmp/out")" = split ] && ok || bad "--routing split: $(jq -c '{time_s,routing_policy}' "$tmp/out")"
 expect 0 "--routing hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --algo pairwise --size 15MiB --routing hash --json --out "$tmp/o"
-[ "$(jq '.time_us*1000|round' "$tmp/out")" = 545260 ] && [ "$(jq -r .routing_policy "$tmp/out")" = hash ] && ok || bad "--routing hash: $(jq -c '{time_us,routing_policy}' "$tmp/out")"
+[ "$(jq '.time_s*1e9|round' "$tmp/out")" = 545260 ] && [ "$(jq -r .routing_policy "$tmp/out")" = hash ] && ok || bad "--routing hash: $(jq -c '{time_s,routing_policy}' "$tmp/out")"
 expect 0 "collective.routing: hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --set collective.routing=hash --pattern all-to-all --algo pairwise --size 15MiB --json --out "$tmp/o"
-[ "$(jq '.time_us*1000|round' "$tmp/out")" = 545260 ] && ok || bad "collective.routing: hash"
+[ "$(jq '.time_s*1e9|round' "$tmp/out")" = 545260 ] && ok || bad "collective.routing: hash"
 expect 2 "--routing bad" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --size 15MiB --routing adaptive
 has "must be split or hash" "--routing bad"
 # --sizes: nccl-tests sweeps; the book's ring/tree crossover (§6.4.2, 8 alpha
@@ -184,7 +184,7 @@ has "no algorithm 'bogus'" "--sizes unknown algo"
 expect 2 "--sizes with --versus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1MiB --versus tree
 # multi-dimensional Swing (NSDI'24) on the 4x4x4 cube, and refused off a torus
 expect 0 "swing-torus" -- "$FABRICX" collective specs/tpu-v4-cube.yaml --pattern allreduce --algo swing-torus --size 64MiB --json --out "$tmp/o"
-[ "$(jq '.time_us < 450 and .rounds == 12' "$tmp/out")" = true ] && ok || bad "swing-torus on 4x4x4: $(jq .time_us "$tmp/out") us"
+[ "$(jq '.time_s < 450e-6 and .rounds == 12' "$tmp/out")" = true ] && ok || bad "swing-torus on 4x4x4: $(jq .time_s "$tmp/out") s"
 expect 2 "swing-torus off a torus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo swing-torus --size 1MiB
 has "needs a torus" "swing-torus off a torus"
 # the loads caption names the busiest link's bytes and utilisation, not the
@@ -194,12 +194,12 @@ grep -q "busiest link 4.571 MiB, 98.1% busy" "$tmp/cm.dot" && ok || bad "loads c
 # DGX-1: rings over the NVLinks, 3 cycles both ways, at the link bound (794 us
 # with the spec's sourced 0.822 us overhead per round, 783 us with none)
 expect 0 "dgx1 rings" -- "$FABRICX" collective specs/dgx1.yaml --pattern allreduce --size 64MiB --json --out "$tmp/o"
-[ "$(jq '.time_us|round' "$tmp/out")" = 794 ] && jq -r .layout "$tmp/out" | grep -q "^3 rings over direct links" && ok || bad "dgx1 rings: $(jq -c '{time_us,layout}' "$tmp/out")"
+[ "$(jq '.time_s*1e6|round' "$tmp/out")" = 794 ] && jq -r .layout "$tmp/out" | grep -q "^3 rings over direct links" && ok || bad "dgx1 rings: $(jq -c '{time_s,layout}' "$tmp/out")"
 # torus packaging as blocks: a TPU v4 cube of the 16^3 pod cuts 96 links
 expect 0 "v4 pod cube cut" -- "$FABRICX" metrics tests/specs/tpu-v4-pod.yaml --cut rack=0:rest --json --out "$tmp/o"
-[ "$(jq '.cut.links, .racks, .nodes' "$tmp/out" | tr '\n' ' ')" = "96 64 1024 " ] && ok || bad "v4 pod cube cut: $(jq -c '{cut,racks,nodes}' "$tmp/out")"
+[ "$(jq '.cut.min_cut_links, .racks, .nodes' "$tmp/out" | tr '\n' ' ')" = "96 64 1024 " ] && ok || bad "v4 pod cube cut: $(jq -c '{cut,racks,nodes}' "$tmp/out")"
 expect 0 "v4 pod slab cut" -- "$FABRICX" metrics tests/specs/tpu-v4-pod.yaml --set 'fabric.rack_shape=[16,4,1]' --set 'fabric.node_shape=[4,1,1]' --cut rack=0:rest --json --out "$tmp/o"
-[ "$(jq '.cut.links' "$tmp/out")" = 160 ] && ok || bad "v4 pod slab cut: $(jq -c .cut "$tmp/out")"
+[ "$(jq '.cut.min_cut_links' "$tmp/out")" = 160 ] && ok || bad "v4 pod slab cut: $(jq -c .cut "$tmp/out")"
 # --plot: gnuplot (Debian gnuplot-nox, make deps) draws the sweep
 if command -v gnuplot >/dev/null 2>&1; then
 	expect 0 "--plot svg" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,dbtree --sizes 8B:1GiB:x2 --plot "$tmp/sweep.svg" --out "$tmp/o"
@@ -215,9 +215,9 @@ expect 0 "custom roles" -- "$FABRICX" metrics tests/specs/leaf-spine-custom.yaml
 [ "$(jq -c '[.switch_roles[] | [.role, .tier, .radix, .down_ports, .up_ports]]' "$tmp/out")" = '[["leaf",1,12,8,4],["spine",2,8,8,0]]' ] && ok || bad "custom roles: $(jq -c .switch_roles "$tmp/out")"
 # a custom HGX routes over all four chips, like specs/hgx-h100.yaml
 expect 0 "custom hgx" -- "$FABRICX" collective tests/specs/hgx-custom.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
-a=$(jq .time_us "$tmp/out")
+a=$(jq .time_s "$tmp/out")
 expect 0 "nvswitch hgx" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern all-to-all --size 32MiB --json --out "$tmp/o"
-[ "$a" = "$(jq .time_us "$tmp/out")" ] && ok || bad "custom hgx $a us vs $(jq .time_us "$tmp/out") us"
+[ "$a" = "$(jq .time_s "$tmp/out")" ] && ok || bad "custom hgx $a s vs $(jq .time_s "$tmp/out") s"
 expect 2 "unknown pattern" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allgather --size 1MiB
 expect 2 "missing size" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce
 expect 2 "size without unit" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1024
@@ -231,7 +231,7 @@ expect 2 "gemm on a non-wafer" -- "$FABRICX" collective specs/hgx-h100.yaml --pa
 # power and place
 # the book's example counts only the servers (10.2 kW each)
 expect 0 "power 120 kW" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 120kW --set 'power={node: 10.2 kW}' --json --out "$tmp/o"
-[ "$(jq .max_devices "$tmp/out")" = 88 ] && [ "$(jq -r .limited_by "$tmp/out")" = power ] && ok || bad "book §6.5.2 through the CLI"
+[ "$(jq .build_devices "$tmp/out")" = 88 ] && [ "$(jq -r .limited_by "$tmp/out")" = power ] && ok || bad "book §6.5.2 through the CLI"
 expect 3 "power too small" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 5kW
 grep -q "infeasible: power" "$tmp/err" && ok || bad "power infeasible message"
 expect 0 "place hgx" -- "$FABRICX" place specs/hgx-h100.yaml --json --lp "$tmp/place.lp" --out "$tmp/o"
