@@ -1,0 +1,67 @@
+#!/bin/sh
+# Output contract (docs/output.md): every JSON field the converted commands
+# emit on the shipped specs is documented, and every CSV explore writes
+# parses as RFC 4180 with one field count per file.
+#
+#   FABRICX=/path/to/fabricx sh tests/cli/output.sh
+set -u
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# 1. JSON field names: every object key at any depth
+: >"$tmp/keys"
+keys() { jq -r '[paths | map(select(type == "string")) | .[]] | unique | .[]' "$tmp/out" >>"$tmp/keys"; }
+for spec in specs/*.yaml; do
+	small=""
+	case $spec in *wse2*) small="--set fabric.grid=[16,16]" ;; esac
+	# shellcheck disable=SC2086
+	for cmd in "metrics" "power" "collective --pattern allreduce --size 10KiB"; do
+		# shellcheck disable=SC2086
+		expect 0 "$cmd $spec --json" -- "$FABRICX" $cmd "$spec" $small --json && keys
+	done
+done
+expect 0 "metrics --cut" -- "$FABRICX" metrics specs/cm384.yaml --cut node=0-23:rest --json && keys
+expect 0 "collective --versus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring --size 10KiB --versus tree --json && keys
+expect 0 "collective plmr" -- "$FABRICX" collective specs/wse2.yaml --set 'fabric.grid=[66,4]' --pattern allreduce --algo ktree --chunks 22 --size 4KiB --json && keys
+expect 0 "kinds --json" -- "$FABRICX" kinds --json && keys
+expect 0 "collective --list --json" -- "$FABRICX" collective --list --json && keys
+expect 2 "an error --json" -- "$FABRICX" metrics specs/nope.yaml --json && keys
+expect 3 "power over budget --json" -- "$FABRICX" power specs/dgx-h100-256.yaml --nodes 12 --budget 120kW --set 'power={node: 10.2 kW}' --json && keys
+# explore: the sections already on the model (placement and failures are not yet)
+expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip placement,failures,diagrams --json --out "$tmp/o"
+jq 'del(.placement, .failures)' "$tmp/out" >"$tmp/out2" && mv "$tmp/out2" "$tmp/out" && keys
+for k in $(sort -u "$tmp/keys"); do
+	grep -qF "\`$k\`" docs/output.md && ok || bad "JSON field '$k' is not in docs/output.md"
+done
+
+# 2. CSV: explore on every shipped spec (the wafer shrunk); links.csv of a
+# torus holds vertex names with commas, quoted
+for spec in specs/*.yaml; do
+	n=$(basename "$spec" .yaml)
+	small=""
+	case $n in wse2) small="--set fabric.grid=[16,16]" ;; esac
+	# shellcheck disable=SC2086
+	expect 0 "explore $n" -- "$FABRICX" explore "$spec" $small --skip diagrams,placement --out "$tmp/o"
+done
+python3 - "$tmp/o" >"$tmp/csv" <<'PY'
+import csv, glob, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.csv"))):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f, strict=True))
+    counts = {len(r) for r in rows}
+    name = os.path.relpath(path, sys.argv[1])
+    print(("ok " if len(rows) >= 1 and len(counts) == 1 else "bad ") + name + " " + repr(sorted(counts)))
+PY
+n=$(grep -c '' "$tmp/csv")
+[ "$n" -gt 20 ] && ok || bad "explore wrote only $n CSV files"
+while read -r st name counts; do
+	[ "$st" = ok ] && ok || bad "$name: field counts $counts"
+done <"$tmp/csv"
+python3 - "$tmp/o/tpu-v4-cube/links.csv" <<'PY' && ok || bad "torus links.csv: vertex names not quoted"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0] == ["src", "dst", "bytes", "busy_s", "utilisation"], rows[0]
+assert rows[1][0] == "(0,0,0)" and all(len(r) == 5 for r in rows), rows[1]
+PY
+
+summary "output tests"
