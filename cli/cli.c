@@ -500,12 +500,12 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 	return rc;
 }
 
-void fx_cli_json_error(fx_cli *c, fx_json *j, const char *key)
+static void diag_json(const fx_diag *d, int status, fx_json *j, const char *key)
 {
-	const fx_diag *d = &c->d;
 	fx_json_obj_begin(j, key);
-	fx_json_int(j, "status", d->status ? d->status : FX_EXIT_INTERNAL);
-	fx_json_str(j, "message", d->first ? d->first : "failed without a message (a bug)");
+	fx_json_int(j, "status", status ? status : FX_EXIT_INTERNAL);
+	fx_json_str(j, "message", d->first ? d->first : d->last ? d->last
+		    : "failed (see the messages on stderr)");
 	if (d->first_loc.file)
 		fx_json_str(j, "file", d->first_loc.file);
 	else
@@ -522,20 +522,20 @@ void fx_cli_json_error(fx_cli *c, fx_json *j, const char *key)
 	else
 		fx_json_null(j, "key");
 	fx_json_obj_end(j);
+}
+
+void fx_cli_json_error(fx_cli *c, fx_json *j, const char *key)
+{
+	diag_json(&c->d, c->d.status, j, key);
 	c->json_error_done = 1;
 }
 
-/* --json and a failure: one object {"error": {...}} on stdout, beside the
- * message on stderr, so a program reading stdout always gets JSON. */
-static void json_error(fx_cli *c, int status)
+void fx_cli_print_json_error(const fx_diag *d, int status)
 {
 	fx_json j;
 	fx_json_init(&j, stdout);
 	fx_json_obj_begin(&j, NULL);
-	int keep = c->d.status;
-	c->d.status = status;
-	fx_cli_json_error(c, &j, "error");
-	c->d.status = keep;
+	diag_json(d, status, &j, "error");
 	fx_json_obj_end(&j);
 }
 
@@ -556,8 +556,10 @@ int fx_cli_finish(fx_cli *c, int rc)
 		free(c->json_text);
 		c->json_buf = NULL;
 	}
+	/* --json and a failure: one object {"error": {...}} on stdout, beside
+	 * the message on stderr, so a program reading stdout always gets JSON */
 	if (c->json && status != 0 && !c->json_error_done)
-		json_error(c, status);
+		fx_cli_print_json_error(&c->d, status);
 	if (c->d.nerr > c->d.max_shown)
 		fprintf(stderr, "fabricx: %d more errors not shown\n", c->d.nerr - c->d.max_shown);
 	fx_diag_release(&c->d);

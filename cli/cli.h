@@ -109,6 +109,9 @@ int fx_cli_outdir_asked(fx_cli *c);
 /* Writes the error object of a failed run ({"status", "message", "file",
  * "line", "column", "key"}) under key into j, and marks it written. */
 void fx_cli_json_error(fx_cli *c, fx_json *j, const char *key);
+/* Prints {"error": {...}} for the first error d holds, with exit status
+ * status, on stdout: what a failure under --json prints. */
+void fx_cli_print_json_error(const fx_diag *d, int status);
 /* mkdir -p; 0 or -1 with errno. */
 int fx_cli_mkdirs(const char *path);
 /* Creates out/<name>/ if needed (refused when longer than

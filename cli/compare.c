@@ -17,7 +17,7 @@
 static const char *const usage_text =
 	"usage: fabricx compare SPEC[@KEY=VALUE,...] ... [--power-cap P]\n"
 	"                       [--pattern P --size SIZE]... [--algo A]... [--sort [-]COLUMN]\n"
-	"                       [--json] [--csv FILE] [--set KEY=VALUE]...\n\n"
+	"                       [--json] [--csv FILE] [--out DIR] [--set KEY=VALUE]...\n\n"
 	"One row per build.  Under --power-cap each build is shrunk in whole increments\n"
 	"of its kind (docs/spec.md §6d) and every column is computed on the smaller\n"
 	"fabric: devices, switches, links, diameter, bisection per device, one column\n"
@@ -29,7 +29,8 @@ static const char *const usage_text =
 	"of one spec sit side by side; commas inside [], {} or quotes stay with their\n"
 	"value (specs/torus-8x8x8.yaml@fabric.dims=[8,8,4]).  --set applies to every\n"
 	"spec.  --sort orders rows by a column (its header or CSV name; '-' for\n"
-	"descending; n/a last).  Exit status: 0 ok, 1 internal, 2 bad input, 3 a cap\n"
+	"descending; n/a last).  Files only when asked: --csv FILE, or --out DIR for\n"
+	"DIR/compare/compare.csv (raw numbers).  Exit status: 0 ok, 1 internal, 2 bad input, 3 a cap\n"
 	"powers nothing of some build.\n";
 
 typedef struct cmp_args {
@@ -68,6 +69,8 @@ static int parse_args(int argc, char **argv, cmp_args *a, fx_cmp_opts *o, fx_dia
 				return fx_diag_error(d, NULL, "compare: at most %d collectives", FX_CMP_MAX_COLLS);
 			if (!strcmp(s, "--power-cap"))
 				a->cap = v;
+			else if (!strcmp(s, "--csv") && !*v)
+				return fx_diag_error(d, NULL, "compare: option '--csv' needs a file name");
 			else if (!strcmp(s, "--csv"))
 				a->csv = v;
 			else if (!strcmp(s, "--sort"))
@@ -79,6 +82,9 @@ static int parse_args(int argc, char **argv, cmp_args *a, fx_cmp_opts *o, fx_dia
 			else if (!strcmp(s, "--algo"))
 				a->algos[a->nalgo++] = v;
 			else {
+				if (!strcmp(s, "--out") && (!*v || fx_cli_unsafe_dir(v)))
+					return fx_diag_error(d, NULL, "compare: option '--out' needs a folder "
+							     "of its own, got '%s'", v);
 				if (!strcmp(s, "--out"))
 					a->out_root = v;
 				o->common[o->ncommon++] = (char *)s;
@@ -405,9 +411,18 @@ static void print_json(const fx_cmp_row *rows, int n, const fx_cmp_opts *o)
 	fx_json_obj_end(&j);
 }
 
+/* --json seen anywhere, also after the error that stopped parsing */
+static int json_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--json"))
+			return 1;
+	return 0;
+}
+
 int fx_cmd_compare(int argc, char **argv)
 {
-	cmp_args a = {.out_root = "out"};
+	cmp_args a = {.out_root = NULL};  /* files only when asked: --out, --csv */
 	fx_cmp_opts o = {0};
 	char *common[FX_CLI_MAX_SETS * 2 + 4];
 	o.common = common;
@@ -427,6 +442,8 @@ int fx_cmd_compare(int argc, char **argv)
 		collectives(&a, &o, &d);
 	if (d.nerr) {
 		int s = d.status;
+		if (a.json || json_asked(argc, argv))
+			fx_cli_print_json_error(&d, s);
 		fx_diag_release(&d);
 		return s;
 	}
@@ -449,14 +466,18 @@ int fx_cmd_compare(int argc, char **argv)
 		print_json(rows, a.nspec, &o);
 	else if (!a.json)
 		fx_table_print(t, stdout);
-	/* out/compare/compare.csv, and --csv FILE if asked: raw numbers */
-	char *dir = fx_xasprintf("%s/compare", a.out_root), *mine = fx_xasprintf("%s/compare.csv", dir);
-	const char *bad = !whole ? NULL : fx_cli_mkdirs(dir) ? dir : fx_table_write_csv(raw, dir) ? mine
+	/* DIR/compare/compare.csv with --out DIR, FILE with --csv FILE: raw numbers */
+	char *dir = a.out_root ? fx_xasprintf("%s/compare", a.out_root) : NULL;
+	char *mine = dir ? fx_xasprintf("%s/compare.csv", dir) : NULL;
+	const char *bad = !whole ? NULL : dir && fx_cli_mkdirs(dir) ? dir
+			  : dir && fx_table_write_csv(raw, dir) ? mine
 			  : a.csv && fx_table_write_csv_file(raw, a.csv) ? a.csv : NULL;
 	if (bad) {
 		fx_diag_error(&d, NULL, "compare: cannot write '%s': %s", bad, strerror(errno));
 		status = d.status;
 	}
+	if (a.json && (!whole || bad))
+		fx_cli_print_json_error(&d, status);
 	free(dir);
 	free(mine);
 	fx_table_free(t);

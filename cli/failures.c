@@ -402,7 +402,7 @@ int fx_cmd_failures(int argc, char **argv)
 	const char *kind = fx_cli_opt(&c, "kind"), *fails[64];
 	int nfail = fx_cli_opt_each(&c, "fail", fails, 64);
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = fx_report_failures(&c, kind ? kind : "switch", fails, nfail < 64 ? nfail : 64,

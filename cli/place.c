@@ -458,7 +458,7 @@ int fx_cmd_place(int argc, char **argv)
 					   c.spec_path);
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, node_limit, &pc, NULL);

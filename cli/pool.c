@@ -214,7 +214,7 @@ int fx_cmd_pool(int argc, char **argv)
 			rc = -1;
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = reads(&c, path, lat, q, u, bytes, period);

@@ -103,7 +103,7 @@ int fx_cmd_reconfigure(int argc, char **argv)
 	if (rc == 0)
 		rc = run(&c, pattern, algo, n, size, after / before, &ta, &wa);
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		char b[3][32];

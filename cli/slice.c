@@ -207,7 +207,7 @@ int fx_cmd_slice(int argc, char **argv)
 		free(sel);
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = report(&c, idle, shape, (int)jobs, fx_cli_opt(&c, "cube") ? cube : NULL);

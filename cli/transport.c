@@ -176,7 +176,7 @@ int fx_cmd_transport(int argc, char **argv)
 					   c.spec_path);
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = report(&c, &t, hosts, n, m);
