@@ -97,8 +97,10 @@ void fx_table_free(fx_table *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->ncell; i++)
+	for (size_t i = 0; i < t->ncell; i++) {
 		free(t->cells[i].text);
+		free(t->cells[i].list);
+	}
 	for (size_t i = 0; i < t->ncol; i++) {
 		free(t->cols[i].field);
 		free(t->cols[i].label);
@@ -156,6 +158,16 @@ void fx_table_null(fx_table *t, const char *shown)
 	fx_cell *c = next_cell(t);
 	c->type = FX_CELL_NULL;
 	c->text = shown ? fx_xstrdup(shown) : NULL;
+}
+
+void fx_table_list(fx_table *t, const double *v, size_t n)
+{
+	fx_cell *c = next_cell(t);
+	c->type = FX_CELL_LIST;
+	c->list = fx_xmalloc((n ? n : 1) * sizeof *c->list);
+	if (n)
+		memcpy(c->list, v, n * sizeof *v);
+	c->nlist = n;
 }
 
 void fx_record_num(fx_table *t, const char *field, const char *label, fx_field_kind k, double v)
@@ -237,10 +249,39 @@ static void show_num(double v, fx_field_kind k, char *buf, size_t len)
 	}
 }
 
+/* A list as text, cut with "..." where buf ends: runs of whole numbers
+ * ("0-3,8-11"), other kinds shown one by one. */
+static void show_list(const fx_cell *c, fx_field_kind k, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->nlist && used + 32 < len;) {
+		size_t j = i;
+		if (k == FX_F_INT)
+			while (j + 1 < c->nlist && c->list[j + 1] == c->list[j] + 1)
+				j++;
+		char one[40];
+		if (k != FX_F_INT)
+			show_num(c->list[i], k, one, sizeof one);
+		else if (j > i)
+			snprintf(one, sizeof one, "%.0f-%.0f", c->list[i], c->list[j]);
+		else
+			snprintf(one, sizeof one, "%.0f", c->list[i]);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? (k == FX_F_INT ? "," : " / ")
+					 : "", one);
+		i = j + 1;
+		if (i < c->nlist && used + 32 >= len)
+			snprintf(buf + used, len - used, " ...");
+	}
+	if (c->nlist == 0)
+		snprintf(buf, len, "-");
+}
+
 const char *fx_table_show(const fx_table *t, size_t row, size_t col, char *buf, size_t len)
 {
 	const fx_cell *c = &t->cells[row * t->ncol + col];
 	switch (c->type) {
+	case FX_CELL_LIST: show_list(c, t->cols[col].kind, buf, len); return buf;
 	case FX_CELL_TEXT: return c->text;
 	case FX_CELL_NULL: return c->text ? c->text : "-";
 	case FX_CELL_BOOL: return c->i ? "yes" : "no";
@@ -253,7 +294,7 @@ const char *fx_table_show(const fx_table *t, size_t row, size_t col, char *buf, 
  * as metric/value rows.  Returns rows x cols strings (owned). */
 static char **grid(const fx_table *t, size_t *nrow, size_t *ncol)
 {
-	char buf[64];
+	char buf[256];
 	char **g;
 	if (t->record) {
 		*ncol = 2;
@@ -315,15 +356,17 @@ void fx_table_print(const fx_table *t, FILE *f)
 	}
 	size_t *w = fx_xcalloc(ncol, sizeof *w);
 	int *right = fx_xcalloc(ncol, sizeof *right);
+	/* numbers right-aligned: a column of numbers and "-" for none */
 	for (size_t c = 0; c < ncol; c++) {
-		right[c] = nrow > 1;
+		int nums = 0, other = 0;
 		for (size_t r = 0; r < nrow; r++) {
 			const char *s = g[r * ncol + c];
 			if (width(s) > w[c])
 				w[c] = width(s);
-			if (r > 0 && *s && !numeric(s))
-				right[c] = 0;
+			if (r > 0 && *s && strcmp(s, "-"))
+				*(numeric(s) ? &nums : &other) += 1;
 		}
+		right[c] = nums > 0 && !other;
 	}
 	if (*t->title)
 		fprintf(f, "%s\n", t->title);
@@ -428,6 +471,13 @@ static void csv_cell(FILE *f, const fx_cell *c)
 	case FX_CELL_NUM: csv_num(f, c->num); break;
 	case FX_CELL_INT: fprintf(f, "%lld", c->i); break;
 	case FX_CELL_BOOL: fputs(c->i ? "true" : "false", f); break;
+	case FX_CELL_LIST:
+		for (size_t i = 0; i < c->nlist; i++) {
+			if (i)
+				fputc(' ', f);
+			csv_num(f, c->list[i]);
+		}
+		break;
 	default: break;  /* null: an empty field */
 	}
 }
@@ -473,6 +523,12 @@ static void json_cell(fx_json *j, const char *key, const fx_cell *c)
 	case FX_CELL_NUM: fx_json_num(j, key, c->num); break;
 	case FX_CELL_INT: fx_json_int(j, key, c->i); break;
 	case FX_CELL_BOOL: fx_json_bool(j, key, (int)c->i); break;
+	case FX_CELL_LIST:
+		fx_json_arr_begin(j, key);
+		for (size_t i = 0; i < c->nlist; i++)
+			fx_json_num(j, NULL, c->list[i]);
+		fx_json_arr_end(j);
+		break;
 	default: fx_json_null(j, key); break;
 	}
 }

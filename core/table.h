@@ -67,7 +67,8 @@ typedef enum fx_cell_type {
 	FX_CELL_NUM,
 	FX_CELL_INT,
 	FX_CELL_TEXT,
-	FX_CELL_BOOL
+	FX_CELL_BOOL,
+	FX_CELL_LIST        /* numbers of the column's kind: a JSON array */
 } fx_cell_type;
 
 typedef struct fx_cell {
@@ -75,6 +76,8 @@ typedef struct fx_cell {
 	double num;         /* NUM: base units */
 	long long i;        /* INT, BOOL */
 	char *text;         /* TEXT; NULL: what text shows (NULL: "-") */
+	double *list;       /* LIST: nlist numbers */
+	size_t nlist;
 } fx_cell;
 
 typedef struct fx_tcol {
@@ -113,6 +116,10 @@ void fx_table_num(fx_table *t, double v);       /* non-finite: null */
 void fx_table_int(fx_table *t, long long v);
 void fx_table_bool(fx_table *t, int v);
 void fx_table_null(fx_table *t, const char *shown);  /* shown: text's stand-in, NULL = "-" */
+/* A list of n numbers: a JSON array, one CSV field of numbers separated by
+ * spaces; text shows whole numbers as runs ("0-7,16-23"), others joined
+ * by " / ". */
+void fx_table_list(fx_table *t, const double *v, size_t n);
 
 /* Adds a field to a record. */
 void fx_record_num(fx_table *t, const char *field, const char *label, fx_field_kind k, double v);

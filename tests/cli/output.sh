@@ -26,10 +26,12 @@ expect 0 "collective plmr" -- "$FABRICX" collective specs/wse2.yaml --set 'fabri
 expect 0 "kinds --json" -- "$FABRICX" kinds --json && keys
 expect 0 "collective --list --json" -- "$FABRICX" collective --list --json && keys
 expect 2 "an error --json" -- "$FABRICX" metrics specs/nope.yaml --json && keys
+expect 0 "place --json" -- "$FABRICX" place specs/cm384.yaml --json && keys
+expect 0 "place --fail-at --json" -- "$FABRICX" place specs/hgx-h100.yaml --fail-at 20ms --json && keys
 expect 3 "power over budget --json" -- "$FABRICX" power specs/dgx-h100-256.yaml --nodes 12 --budget 120kW --set 'power={node: 10.2 kW}' --json && keys
-# explore: the sections already on the model (placement and failures are not yet)
-expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip placement,failures,diagrams --json --out "$tmp/o"
-jq 'del(.placement, .failures)' "$tmp/out" >"$tmp/out2" && mv "$tmp/out2" "$tmp/out" && keys
+expect 0 "failures --json" -- "$FABRICX" failures specs/cm384.yaml --fail node=0 --json && keys
+expect 0 "failures --kind link --json" -- "$FABRICX" failures specs/tpu-v4-cube.yaml --kind link --json && keys
+expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys
 for k in $(sort -u "$tmp/keys"); do
 	grep -qF "\`$k\`" docs/output.md && ok || bad "JSON field '$k' is not in docs/output.md"
 done

@@ -235,7 +235,7 @@ expect 0 "power 120 kW" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 120
 expect 3 "power too small" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 5kW
 grep -q "infeasible: power" "$tmp/err" && ok || bad "power infeasible message"
 expect 0 "place hgx" -- "$FABRICX" place specs/hgx-h100.yaml --json --lp "$tmp/place.lp" --out "$tmp/o"
-[ "$(jq -r .status "$tmp/out")" = optimal ] && [ "$(jq '.deployments[1].session_ms*10|round' "$tmp/out")" = 1191 ] && ok || bad "place hgx: status and §6.7 119.1 ms"
+[ "$(jq -r .status "$tmp/out")" = optimal ] && [ "$(jq '.deployments[1].session_s*1e4|round' "$tmp/out")" = 1191 ] && ok || bad "place hgx: status and §6.7 119.1 ms"
 grep -q "^Minimize" "$tmp/place.lp" && ok || bad "--lp writes CPLEX LP"
 expect 0 "place cm384" -- "$FABRICX" place specs/cm384.yaml --json --time-limit 600 --out "$tmp/o"
 [ "$(jq '.instances|length' "$tmp/out")" = 48 ] && [ "$(jq -r '.instances[0].level' "$tmp/out")" = node ] && ok || bad "place cm384"
@@ -251,7 +251,7 @@ q235='workload.model={layers: 94, hidden: 4096, heads: 64, kv_heads: 4, head_dim
 expect 3 "place Qwen3-235B TP2 on HGX" -- "$FABRICX" place specs/hgx-h100.yaml --set "$q235"
 first "fabricx: infeasible: no placement of 4 instances of 2 devices fits: memory: TP2 x EP1 x PP1 holds 219 GiB of weights + 11.75 GiB of KV cache + 2 GiB reserve = 232.7 GiB per device, over the 74.51 GiB of HBM" "place memory message"
 expect 0 "place Qwen3-235B TP8 on HGX" -- "$FABRICX" place specs/hgx-h100.yaml --set "$q235" --set workload.scheme.tp=8 --set workload.instances=1 --set workload.sessions.context=8184 --json
-[ "$(jq '.memory_per_device.weights_bytes' "$tmp/out")" = 58959617024 ] && ok || bad "TP8 weights per device (footnote 1: 58,959,617,024 B)"
+[ "$(jq '.weights_per_device_bytes' "$tmp/out")" = 58959617024 ] && ok || bad "TP8 weights per device (footnote 1: 58,959,617,024 B)"
 # placement at scale: proven optimal by the packing and its bound, contiguous
 for s in torus-16x16x16 mesh-32x32 fat-tree-1024 leaf-spine-512; do
 	expect 0 "place $s" -- "$FABRICX" place tests/specs/$s.yaml --json
@@ -268,8 +268,8 @@ expect 0 "place around a failed rack" -- "$FABRICX" place specs/cm384.yaml --fai
 [ "$(jq -c '[.status, .nodes_failed, ([.instances[].devices[]]|min)]' "$tmp/out")" = '["optimal",4,32]' ] && ok || bad "failed rack 0: its 4 nodes left out"
 # §6.7.2 through the CLI: energy at 10.2 kW and a card failing at 20 ms
 expect 0 "place with a fault" -- "$FABRICX" place specs/hgx-h100.yaml --fail-at 20ms --json
-[ "$(jq -c '[.deployments[1,2].energy_kJ*100|round]' "$tmp/out")" = "[121,130]" ] && ok || bad "energy 1.21 / 1.30 kJ"
-[ "$(jq -c '[.deployments_with_fault[]|.finish_ms|map(.*10|round)]' "$tmp/out")" = "[[1791,1191,1191,1191],[1238,638,1876,1276],[1012,1424,1835,2247]]" ] && [ "$(jq '.deployments_with_fault[0].gpu_seconds*1000|round' "$tmp/out")" = 1433 ] && ok || bad "fault timeline: 179.1 ms, 1.433 GPU-s"
+[ "$(jq -c '[.deployments[1,2].energy_J/10|round]' "$tmp/out")" = "[121,130]" ] && ok || bad "energy 1.21 / 1.30 kJ"
+[ "$(jq -c '[.deployments_with_fault[]|.finish_s|map(.*1e4|round)]' "$tmp/out")" = "[[1791,1191,1191,1191],[1238,638,1876,1276],[1012,1424,1835,2247]]" ] && [ "$(jq '.deployments_with_fault[0].gpu_time_s*1000|round' "$tmp/out")" = 1433 ] && ok || bad "fault timeline: 179.1 ms, 1.433 GPU-s"
 expect 2 "--stall without --fail-at" -- "$FABRICX" place specs/hgx-h100.yaml --stall 10ms
 first "fabricx: error: --stall and --fail-card need --fail-at" "--stall message"
 # §6.5.5 transport state and setup; §6.6 pooling (Eq. 6-12)
