@@ -31,6 +31,7 @@ expect 0 "place --fail-at --json" -- "$FABRICX" place specs/hgx-h100.yaml --fail
 expect 3 "power over budget --json" -- "$FABRICX" power specs/dgx-h100-256.yaml --nodes 12 --budget 120kW --set 'power={node: 10.2 kW}' --json && keys
 expect 0 "failures --json" -- "$FABRICX" failures specs/cm384.yaml --fail node=0 --json && keys
 expect 0 "failures --kind link --json" -- "$FABRICX" failures specs/tpu-v4-cube.yaml --kind link --json && keys
+expect 0 "reconfigure --json" -- "$FABRICX" reconfigure specs/tpu-v4-cube.yaml --set 'fabric.dims=[8]' --algo ring --json && keys
 expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys
 for k in $(sort -u "$tmp/keys"); do
 	grep -qF "\`$k\`" docs/output.md && ok || bad "JSON field '$k' is not in docs/output.md"

@@ -290,7 +290,7 @@ first "fabricx: infeasible: the tasks need 279.4 GiB in all, more than the 2 nod
 # §6.5.4: OCS reconfiguration pays back after 6 uses at 1 ms, 511 at 100 ms;
 # 8 chips' ring allreduce of 8 MiB goes from 293.6 to 97.9 us on 3 links
 expect 0 "reconfigure" -- "$FABRICX" reconfigure specs/tpu-v4-cube.yaml --set 'fabric.dims=[8]' --set packaging.devices_per_node=1 --set packaging.nodes_per_rack=8 --algo ring --size 8MiB --json
-[ "$(jq '[.transfer_before_us, .transfer_after_us, .saved_us]|map(.*10|round)' -c "$tmp/out")" = "[2936,979,1957]" ] && [ "$(jq -c '[.payback[].uses]' "$tmp/out")" = "[6,511]" ] && ok || bad "reconfigure: 293.6 -> 97.9 us, 6 and 511 uses"
+[ "$(jq '[.transfer_before_s, .transfer_after_s, .saved_s]|map(.*1e7|round)' -c "$tmp/out")" = "[2936,979,1957]" ] && [ "$(jq -c '[.payback[].uses]' "$tmp/out")" = "[6,511]" ] && ok || bad "reconfigure: 293.6 -> 97.9 us, 6 and 511 uses"
 # §6.5.4 slices: two idle rows of a 4x4 grid host two 2x2 jobs, the same
 # eight chips as a checkerboard none; with OCS over 2x2 cubes, whole cubes
 g4="--set fabric.dims=[4,4] --set packaging.devices_per_node=1 --set packaging.nodes_per_rack=16"
