@@ -14,7 +14,7 @@ static const fx_opt common[] = {
 	{"json", NULL, "print one JSON object instead of tables"},
 	{"set", "KEY=VALUE", "override a spec value by dotted path (repeatable)"},
 	{"out", "DIR", "write the tables as CSV into DIR/<name>/ (explore: default out; "
-	 "metrics, collective, power, place and compare write no files without it)"},
+	 "other commands write no files without it)"},
 	{"max-memory", "SIZE", "refuse fabrics estimated to need more (default: half of RAM)"},
 	{"help", NULL, "show this help"},
 	{NULL, NULL, NULL},
