@@ -245,7 +245,9 @@ static void show_num(double v, fx_field_kind k, char *buf, size_t len)
 	case FX_F_METRES: show_si(v, "m", buf, len); break;
 	case FX_F_FRACTION: snprintf(buf, len, "%.2f%%", 100 * v); break;
 	case FX_F_INT: snprintf(buf, len, "%.0f", v); break;
-	default: snprintf(buf, len, "%.6g", v); break;
+	default:  /* whole numbers whole: "1048576 connections", not 1.04858e+06 */
+		snprintf(buf, len, v == floor(v) && fabs(v) < 1e15 ? "%.0f" : "%.6g", v);
+		break;
 	}
 }
 

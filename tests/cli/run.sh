@@ -274,7 +274,7 @@ expect 2 "--stall without --fail-at" -- "$FABRICX" place specs/hgx-h100.yaml --s
 first "fabricx: error: --stall and --fail-card need --fail-at" "--stall message"
 # §6.5.5 transport state and setup; §6.6 pooling (Eq. 6-12)
 expect 0 "transport cm384" -- "$FABRICX" transport specs/cm384.yaml --json
-[ "$(jq '.hosts' "$tmp/out")" = 192 ] && [ "$(jq '.state.per_pair.hosts_in_cache' "$tmp/out")" = 8 ] && [ "$(jq '.state.ub.hosts_in_cache' "$tmp/out")" = 4674 ] && [ "$(jq '.state.ub.state_bytes' "$tmp/out")" = 11112 ] && [ "$(jq '.setup.per_pair_serial_s|round' "$tmp/out")" = 545 ] && ok || bad "transport: 8 vs 4674 hosts, 11 KiB, 545 s"
+[ "$(jq '.hosts' "$tmp/out")" = 192 ] && [ "$(jq '.state[]|select(.scheme=="per_pair").hosts_in_cache' "$tmp/out")" = 8 ] && [ "$(jq '.state[]|select(.scheme=="ub").hosts_in_cache' "$tmp/out")" = 4674 ] && [ "$(jq '.state[]|select(.scheme=="ub").state_bytes' "$tmp/out")" = 11112 ] && [ "$(jq '.setup[]|select(.scheme=="per_pair").serial_s|round' "$tmp/out")" = 545 ] && ok || bad "transport: 8 vs 4674 hosts, 11 KiB, 545 s"
 expect 0 "pool" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json
 [ "$(jq '.read.usable_Bps/1e7|round' "$tmp/out")" = 436 ] && [ "$(jq '.read.inflight_to_fill' "$tmp/out")" = 1469 ] && [ "$(jq '.read.backlog' "$tmp/out")" = true ] && [ "$(jq -c '.loans' "$tmp/out")" = '[{"lender":1,"borrower":0,"bytes":20000000000}]' ] && ok || bad "pool: 4.36 GB/s, 1469, node 1 lends 20 GB"
 if command -v gnuplot >/dev/null 2>&1; then
