@@ -31,7 +31,8 @@ static int ends_with(const char *s, const char *tail)
 static void check_field(const char *field, fx_field_kind k)
 {
 	const char *want = fx_field_suffix(k);
-	int ok = *want ? ends_with(field, want) : 1;
+	/* the unit alone is a name too: "bytes" */
+	int ok = *want ? ends_with(field, want) || strcmp(field, want + 1) == 0 : 1;
 	for (int i = 0; ok && !*want && i < FX_F_KINDS; i++)
 		if (suffixes[i] && ends_with(field, suffixes[i]))
 			ok = 0;
