@@ -538,7 +538,7 @@ static void json_cell(fx_json *j, const char *key, const fx_cell *c)
 
 void fx_table_write_json(const fx_table *t, fx_json *j)
 {
-	if (!t->typed)
+	if (!t->typed || t->no_json)
 		return;
 	if (t->record) {
 		if (t->key)

@@ -92,6 +92,7 @@ typedef struct fx_table {
 			     * object (NULL: fields in the object open) */
 	int typed;          /* written as JSON; CSV of raw values */
 	int record;         /* one row of named scalars */
+	int no_json;        /* text and CSV only: another table carries its rows */
 	size_t ncol, capcol;
 	fx_tcol *cols;
 	fx_cell *cells;     /* row-major, data rows only */
