@@ -90,6 +90,11 @@ fx_table *fx_record_new(const char *name, const char *title, const char *key)
 	return t;
 }
 
+void fx_table_add_col(fx_table *t, const char *field, const char *label, fx_field_kind k)
+{
+	add_col(t, field, label, k);
+}
+
 void fx_table_json_key(fx_table *t, const char *key)
 {
 	free(t->key);

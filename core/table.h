@@ -107,6 +107,9 @@ fx_table *fx_table_typed(const char *name, const char *title, const fx_col *cols
 /* A record; key names its JSON object, NULL puts its fields in the
  * object the caller has open. */
 fx_table *fx_record_new(const char *name, const char *title, const char *key);
+/* Adds a column to a typed table before its first cell (columns known
+ * only at run time). */
+void fx_table_add_col(fx_table *t, const char *field, const char *label, fx_field_kind k);
 /* Sets the JSON key (see fx_table.key). */
 void fx_table_json_key(fx_table *t, const char *key);
 void fx_table_free(fx_table *t);

@@ -40,7 +40,10 @@ expect 0 "slice --cube --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --
 expect 0 "transport --json" -- "$FABRICX" transport specs/cm384.yaml --json && keys
 expect 0 "pool --json" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json && keys
 expect 0 "collective --sizes --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1GiB:x32 --json && keys
+expect 0 "compare --json" -- "$FABRICX" compare specs/cm384.yaml specs/fat-tree-k8.yaml --power-cap 120kW --json && keys
 expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys
+# compare's per-collective keys are documented as <pattern>_<size>_s/_algo
+sed -i -e 's/^[a-z_]*_[0-9]*[KMGT]*i*B_s$/<pattern>_<size>_s/' -e 's/^[a-z_]*_[0-9]*[KMGT]*i*B_algo$/<pattern>_<size>_algo/' "$tmp/keys"
 for k in $(sort -u "$tmp/keys"); do
 	grep -qF "\`$k\`" docs/output.md && ok || bad "JSON field '$k' is not in docs/output.md"
 done
