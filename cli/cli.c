@@ -13,7 +13,8 @@
 static const fx_opt common[] = {
 	{"json", NULL, "print one JSON object instead of tables"},
 	{"set", "KEY=VALUE", "override a spec value by dotted path (repeatable)"},
-	{"out", "DIR", "root of the output tree (default: out)"},
+	{"out", "DIR", "write the tables as CSV into DIR/<name>/ (explore: default out; "
+	 "other commands write no files without it)"},
 	{"max-memory", "SIZE", "refuse fabrics estimated to need more (default: half of RAM)"},
 	{"help", NULL, "show this help"},
 	{NULL, NULL, NULL},
@@ -98,6 +99,9 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 	c->fault.at = -1;  /* no failure injected */
 	c->out_root = "out";
 	c->max_mem = fx_fabric_default_limit();
+	/* known before any error, so that a usage error is JSON too */
+	for (int i = 1; i < argc; i++)
+		c->json |= strcmp(argv[i], "--json") == 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (a[0] != '-' || a[1] == '\0') {
@@ -152,7 +156,11 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 			if (!*val)  /* "" + "/name" would be /name */
 				return fx_diag_error(&c->d, NULL, "%s: option '--out' needs a folder, got an "
 						     "empty string (use --out . for this folder)", cmd);
+			if (fx_cli_unsafe_dir(val))
+				return fx_diag_error(&c->d, NULL, "%s: option '--out' refuses '%s': it is "
+						     "the root folder (give a folder of its own)", cmd, val);
 			c->out_root = val;
+			c->out_given = 1;
 		} else if (strcmp(name, "max-memory") == 0) {
 			if (fx_cli_qty(c, "--max-memory", val, FX_UNIT_SIZE, &c->max_mem))
 				return -1;
@@ -292,6 +300,19 @@ int fx_cli_load(fx_cli *c)
 	return fx_design_load(&c->design, c->spec_path, c->sets, (size_t)c->nsets, &l, &c->d);
 }
 
+int fx_cli_unsafe_dir(const char *path)
+{
+	/* the same file as "/", however spelt ("//", "/tmp/..", a link) */
+	struct stat a, b;
+	return stat(path, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+int fx_cli_outdir_asked(fx_cli *c)
+{
+	return c->out_given ? fx_cli_outdir(c) : 0;
+}
+
 int fx_cli_mkdirs(const char *path)
 {
 	return fx_mkdirs(path);
@@ -413,11 +434,52 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 	}
 	if (c->md)
 		fx_table_write_markdown(t, c->md);
+	if (c->json)
+		fx_table_write_json(t, &c->js);
 	if (c->outdir[0] && fx_table_write_csv(t, c->outdir))
 		rc = fx_diag_error(&c->d, NULL, "cannot write '%s/%s.csv': %s", c->outdir, t->name,
 				   strerror(errno));
 	fx_table_free(t);
 	return rc;
+}
+
+static void diag_json(const fx_diag *d, int status, fx_json *j, const char *key)
+{
+	fx_json_obj_begin(j, key);
+	fx_json_int(j, "status", status ? status : FX_EXIT_INTERNAL);
+	fx_json_str(j, "message", d->first ? d->first : d->last ? d->last
+		    : "failed (see the messages on stderr)");
+	if (d->first_loc.file)
+		fx_json_str(j, "file", d->first_loc.file);
+	else
+		fx_json_null(j, "file");
+	if (d->first_loc.line > 0) {
+		fx_json_int(j, "line", d->first_loc.line);
+		fx_json_int(j, "column", d->first_loc.col);
+	} else {
+		fx_json_null(j, "line");
+		fx_json_null(j, "column");
+	}
+	if (d->first_key)
+		fx_json_str(j, "key", d->first_key);
+	else
+		fx_json_null(j, "key");
+	fx_json_obj_end(j);
+}
+
+void fx_cli_json_error(fx_cli *c, fx_json *j, const char *key)
+{
+	diag_json(&c->d, c->d.status, j, key);
+	c->json_error_done = 1;
+}
+
+void fx_cli_print_json_error(const fx_diag *d, int status)
+{
+	fx_json j;
+	fx_json_init(&j, stdout);
+	fx_json_obj_begin(&j, NULL);
+	diag_json(d, status, &j, "error");
+	fx_json_obj_end(&j);
 }
 
 int fx_cli_finish(fx_cli *c, int rc)
@@ -433,6 +495,10 @@ int fx_cli_finish(fx_cli *c, int rc)
 		free(c->json_text);
 		c->json_buf = NULL;
 	}
+	/* --json and a failure: one object {"error": {...}} on stdout, beside
+	 * the message on stderr, so a program reading stdout always gets JSON */
+	if (c->json && status != 0 && !c->json_error_done)
+		fx_cli_print_json_error(&c->d, status);
 	if (c->d.nerr > c->d.max_shown)
 		fprintf(stderr, "fabricx: %d more errors not shown\n", c->d.nerr - c->d.max_shown);
 	fx_diag_release(&c->d);

@@ -6,13 +6,14 @@
  *
  *   --json            one JSON object on stdout instead of tables
  *   --set KEY=VALUE   override a spec value by dotted path (repeatable)
- *   --out DIR         root of the output tree (default: out)
+ *   --out DIR         write tables as CSV into DIR/<name>/ (explore: default
+ *                     out; other commands write no files without it)
  *   --max-memory SIZE refuse fabrics estimated to need more (default: half of RAM)
  *   -h, --help        usage
  *
  * fx_cli_load() loads the design (design/design.h: the spec with --set,
  * its fabric, power model, workload and groups).  Tables go to stdout (unless
- * --json) and to out/<spec name>/<table>.csv.  fx_cli_finish() frees
+ * --json), and to DIR/<spec name>/<table>.csv with --out DIR.  fx_cli_finish() frees
  * everything and turns the diagnostics into the exit status.
  */
 #ifndef FX_CLI_H
@@ -51,6 +52,8 @@ typedef struct fx_cli {
 	const char *sets[FX_CLI_MAX_SETS];
 	int nsets;
 	const char *out_root;
+	int out_given;                       /* --out on the command line */
+	int json_error_done;                 /* --json: the error object is written */
 	double max_mem;
 	fx_diag d;
 	fx_design design;                    /* the loaded spec, fabric, workload */
@@ -94,6 +97,18 @@ const char *fx_cli_opt(const fx_cli *c, const char *name);
 int fx_cli_opt_each(const fx_cli *c, const char *name, const char **vals, int cap);
 /* Loads the spec with --set and --max-memory (fx_design_load). */
 int fx_cli_load(fx_cli *c);
+/* Whether an output folder resolves to the root folder, which no
+ * command writes into. */
+int fx_cli_unsafe_dir(const char *path);
+/* fx_cli_outdir when --out was given, else nothing: commands other than
+ * explore write files only when asked. */
+int fx_cli_outdir_asked(fx_cli *c);
+/* Writes the error object of a failed run ({"status", "message", "file",
+ * "line", "column", "key"}) under key into j, and marks it written. */
+void fx_cli_json_error(fx_cli *c, fx_json *j, const char *key);
+/* Prints {"error": {...}} for the first error d holds, with exit status
+ * status, on stdout: what a failure under --json prints. */
+void fx_cli_print_json_error(const fx_diag *d, int status);
 /* mkdir -p; 0 or -1 with errno. */
 int fx_cli_mkdirs(const char *path);
 /* Creates out/<name>/ if needed (refused when longer than

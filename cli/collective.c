@@ -18,44 +18,79 @@ static const char *fmt(double v, fx_unit_kind k, char *buf)
 	return fx_unit_format(v, k, buf, 32);
 }
 
-static void json_result(fx_json *j, const fx_coll_req *q, const fx_coll_algo *a,
-			const fx_coll_result *res, const char *router, const fx_coll_time *tm)
+/* One collective's result as a record; versus/cross: the --versus
+ * crossover (cross <= 0: none found), versus NULL: not asked. */
+static fx_table *result_record(const fx_coll_req *q, const fx_coll_algo *a,
+			       const fx_coll_result *res, const char *router, const fx_coll_time *tm,
+			       const char *versus, double cross)
 {
-	fx_json_str(j, "pattern", q->pattern);
-	fx_json_str(j, "algo", a->name);
-	fx_json_int(j, "ranks", q->n);
-	fx_json_num(j, "size_bytes", q->size);
-	fx_json_int(j, "rounds", res->rounds);
-	fx_json_num(j, "time_us", res->time * 1e6);
-	fx_json_num(j, "max_link_bytes", res->max_link_bytes);
-	fx_json_num(j, "total_link_bytes", res->total_link_bytes);
-	fx_json_num(j, "algbw_GBps", res->algbw / 1e9);
-	fx_json_num(j, "busbw_GBps", res->busbw / 1e9);
-	fx_json_num(j, "sent_bytes", res->sent_bytes);
-	fx_json_int(j, "chunks", res->chunks);
-	fx_json_str(j, "layout", res->plan);
-	fx_json_num(j, "chunk_bytes", res->chunk_bytes);
-	fx_json_str(j, "router", router);
-	fx_json_str(j, "routing_policy", fx_route_policy_name(tm->policy));
-	fx_json_num(j, "alpha_us", tm->alpha * 1e6);
-	fx_json_bool(j, "alpha_replaces_latency", tm->alpha_replaces_latency);
-	/* identical consecutive rounds once, with their count, as in the
-	 * table: --chunks 1000000 must not print a million objects */
-	fx_json_arr_begin(j, "per_round");
-	for (size_t i = 0; i < res->nround; i++) {
-		const fx_round_result *r = &res->per_round[i];
-		fx_json_obj_begin(j, NULL);
-		fx_json_int(j, "repeat", r->repeat);
-		fx_json_str(j, "phase", r->label);
-		fx_json_num(j, "max_link_bytes", r->max_link_bytes);
-		fx_json_num(j, "total_link_bytes", r->total_link_bytes);
-		fx_json_int(j, "max_hops", r->max_hops);
-		fx_json_int(j, "routing_stages", r->stages);
-		fx_json_num(j, "latency_us", r->latency * 1e6);
-		fx_json_num(j, "time_us", r->time * 1e6);
-		fx_json_obj_end(j);
+	fx_table *t = fx_record_new("collective", "Collective", NULL);
+	fx_record_text(t, "pattern", "pattern", "%s", q->pattern);
+	fx_record_text(t, "algo", "algorithm", "%s", a->name);
+	fx_record_text(t, "algo_summary", "how", "%s", a->summary);
+	fx_record_int(t, "ranks", "ranks", q->n);
+	fx_record_num(t, "size_bytes", "size per rank", FX_F_BYTES, q->size);
+	fx_record_text(t, "router", "router", "%s", router);
+	fx_record_text(t, "routing_policy", "routing policy", "%s", fx_route_policy_name(tm->policy));
+	fx_record_num(t, "alpha_s", "alpha per round", FX_F_SECONDS, tm->alpha);
+	fx_record_bool(t, "alpha_replaces_latency", "alpha replaces path latency",
+		       tm->alpha_replaces_latency);
+	fx_record_int(t, "rounds", "rounds", res->rounds);
+	if (res->plan[0])
+		fx_record_text(t, "layout", "layout", "%s", res->plan);
+	else
+		fx_record_null(t, "layout", "layout", FX_F_TEXT, "-");
+	fx_record_int(t, "chunks", q->chunks > 0 ? "pipeline chunks (--chunks)" :
+		      "pipeline chunks", res->chunks);
+	fx_record_num(t, "chunk_bytes", "chunk size", FX_F_BYTES, res->chunk_bytes);
+	fx_record_num(t, "time_s", "time", FX_F_SECONDS, res->time);
+	fx_record_num(t, "algbw_Bps", "algbw", FX_F_BPS, res->algbw);
+	fx_record_num(t, "busbw_Bps", "busbw", FX_F_BPS, res->busbw);
+	fx_record_num(t, "max_link_bytes", "busiest link (all rounds)", FX_F_BYTES,
+		      res->max_link_bytes);
+	fx_record_num(t, "total_link_bytes", "bytes over all links", FX_F_BYTES,
+		      res->total_link_bytes);
+	fx_record_num(t, "sent_bytes", "bytes sent by ranks", FX_F_BYTES, res->sent_bytes);
+	if (versus) {
+		fx_record_text(t, "versus", "versus", "%s", versus);
+		if (cross > 0)
+			fx_record_num(t, "crossover_bytes", "equal time at (per rank)", FX_F_BYTES, cross);
+		else
+			fx_record_null(t, "crossover_bytes", "equal time at (per rank)", FX_F_BYTES,
+				       "none between 1 B and 1 TB");
 	}
-	fx_json_arr_end(j);
+	return t;
+}
+
+/* Identical consecutive rounds once, with their count: --chunks 1000000
+ * must not print a million rows. */
+static fx_table *rounds_table(const fx_coll_result *res)
+{
+	static const fx_col cols[] = {
+		{"first_round", "round", FX_F_INT}, {"repeat", "x", FX_F_INT},
+		{"phase", "phase", FX_F_TEXT}, {"max_link_bytes", "busiest link", FX_F_BYTES},
+		{"total_link_bytes", "all links", FX_F_BYTES}, {"max_hops", "max hops", FX_F_INT},
+		{"routing_stages", "routing stages", FX_F_INT},
+		{"latency_s", "path latency", FX_F_SECONDS}, {"time_s", "time each", FX_F_SECONDS},
+		{NULL, NULL, 0},
+	};
+	fx_table *t = fx_table_typed("rounds", "Rounds (identical consecutive rounds shown once)", cols);
+	fx_table_json_key(t, "per_round");
+	int64_t first = 1;
+	for (size_t i = 0; i < res->nround; i++) {
+		const fx_round_result *rr = &res->per_round[i];
+		fx_table_int(t, first);
+		fx_table_int(t, rr->repeat);
+		fx_table_cell(t, "%s", rr->label);
+		fx_table_num(t, rr->max_link_bytes);
+		fx_table_num(t, rr->total_link_bytes);
+		fx_table_int(t, rr->max_hops);
+		fx_table_int(t, rr->stages);
+		fx_table_num(t, rr->latency);
+		fx_table_num(t, rr->time);
+		first += rr->repeat;
+	}
+	return t;
 }
 
 int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
@@ -66,12 +101,21 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 	const fx_fabric *f = &c->design.fab;
 	char a[64], b[64];
-	fprintf(out, "src,dst,bytes,busy_us,utilisation\n");
+	/* streamed, not a table: a wafer has millions of links; vertex
+	 * names such as "(0,0,0)" are quoted */
+	fprintf(out, "src,dst,bytes,busy_s,utilisation\n");
 	for (int64_t l = 0; l < 2 * f->ne; l++) {
 		int64_t e = l / 2, from = f->ends[2 * e + (l & 1)], to = f->ends[2 * e + 1 - (l & 1)];
-		fprintf(out, "%s,%s,%.17g,%.9g,%.6f\n", fx_fabric_vertex_name(f, from, a, sizeof a),
-			fx_fabric_vertex_name(f, to, b, sizeof b), res->link_bytes[l],
-			res->link_busy[l] * 1e6, res->time > 0 ? res->link_busy[l] / res->time : 0);
+		fx_csv_text(out, fx_fabric_vertex_name(f, from, a, sizeof a));
+		fputc(',', out);
+		fx_csv_text(out, fx_fabric_vertex_name(f, to, b, sizeof b));
+		fputc(',', out);
+		fx_csv_num(out, res->link_bytes[l]);
+		fputc(',', out);
+		fx_csv_num(out, res->link_busy[l]);
+		fputc(',', out);
+		fx_csv_num(out, res->time > 0 ? res->link_busy[l] / res->time : 0);
+		fputc('\n', out);
 	}
 	if (fx_outfile_close(&of, 1))
 		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
@@ -83,43 +127,28 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 static int plmr_table(fx_cli *c, const fx_coll_req *q, const fx_plmr *p)
 {
 	const fx_fabric *f = &c->design.fab;
-	char b1[32], b2[32], b3[32];
-	double alpha = f->ne ? f->e[0].lat : 0;
-	const char *per = strcmp(q->pattern, "gemm-shift") == 0 ? " per shift step" : "";
-	fx_table *t = fx_table_new("plmr", "PLMR (WaferLLM)", (const char *[]){"metric", "value", NULL});
-	fx_table_cell(t, "routing paths per PE");
-	fx_table_cell(t, "%lld of %lld routes per PE%s", (long long)p->paths_per_pe,
-		      (long long)f->routes_per_pe,
-		      p->paths_per_pe > f->routes_per_pe ? " (exceeds the router table: software routing)" : "");
-	fx_table_cell(t, "critical-path hops"); fx_table_cell(t, "%lld%s", (long long)p->critical_hops, per);
-	fx_table_cell(t, "software routing stages"); fx_table_cell(t, "%lld%s", (long long)p->routing_stages, per);
-	fx_table_cell(t, "memory per PE");
-	if (p->memory_per_pe > f->pe_memory)
-		fx_table_cell(t, "%s of %s (exceeds PE memory by %s)", fmt(p->memory_per_pe, FX_UNIT_SIZE, b1),
-			      fmt(f->pe_memory, FX_UNIT_SIZE, b2),
-			      fmt(p->memory_per_pe - f->pe_memory, FX_UNIT_SIZE, b3));
-	else
-		fx_table_cell(t, "%s of %s", fmt(p->memory_per_pe, FX_UNIT_SIZE, b1),
-			      fmt(f->pe_memory, FX_UNIT_SIZE, b2));
-	fx_table_cell(t, "latency alpha*hops + beta*stages");
-	fx_table_cell(t, "%.4f us%s (alpha %s, beta %s)", p->latency * 1e6, per,
-		      fmt(alpha, FX_UNIT_TIME, b1), fmt(f->routing_latency, FX_UNIT_TIME, b2));
+	char l1[96], l2[96], l3[96];
+	int shift = strcmp(q->pattern, "gemm-shift") == 0;
+	const char *per = shift ? " per shift step" : "";
+	fx_table *t = fx_record_new("plmr", "PLMR (WaferLLM)", "plmr");
+	fx_record_int(t, "paths_per_pe", p->paths_per_pe > f->routes_per_pe ?
+		      "routing paths per PE (over the router table: software routing)" :
+		      "routing paths per PE", p->paths_per_pe);
+	fx_record_int(t, "routes_per_pe", "router table routes per PE", f->routes_per_pe);
+	snprintf(l1, sizeof l1, "critical-path hops%s", per);
+	fx_record_int(t, "critical_hops", l1, p->critical_hops);
+	snprintf(l2, sizeof l2, "software routing stages%s", per);
+	fx_record_int(t, "routing_stages", l2, p->routing_stages);
+	fx_record_num(t, "memory_per_pe_bytes", "memory per PE", FX_F_BYTES, p->memory_per_pe);
+	fx_record_num(t, "pe_memory_bytes", "PE memory", FX_F_BYTES, f->pe_memory);
+	fx_record_bool(t, "fits_memory", "fits PE memory", p->memory_per_pe <= f->pe_memory);
+	fx_record_bool(t, "fits_routes", "fits the router table", p->paths_per_pe <= f->routes_per_pe);
+	snprintf(l3, sizeof l3, "latency alpha*hops + beta*stages%s", per);
+	fx_record_num(t, "latency_s", l3, FX_F_SECONDS, p->latency);
+	fx_record_num(t, "hop_latency_s", "alpha (per hop)", FX_F_SECONDS, f->ne ? f->e[0].lat : 0);
+	fx_record_num(t, "stage_latency_s", "beta (per routing stage)", FX_F_SECONDS,
+		      f->routing_latency);
 	return fx_cli_table(c, t);
-}
-
-static void json_plmr(fx_json *j, const fx_fabric *f, const fx_plmr *p)
-{
-	fx_json_obj_begin(j, "plmr");
-	fx_json_int(j, "paths_per_pe", p->paths_per_pe);
-	fx_json_int(j, "routes_per_pe", f->routes_per_pe);
-	fx_json_int(j, "critical_hops", p->critical_hops);
-	fx_json_int(j, "routing_stages", p->routing_stages);
-	fx_json_num(j, "memory_per_pe_bytes", p->memory_per_pe);
-	fx_json_num(j, "pe_memory_bytes", f->pe_memory);
-	fx_json_num(j, "latency_us", p->latency * 1e6);
-	fx_json_bool(j, "fits_memory", p->memory_per_pe <= f->pe_memory);
-	fx_json_bool(j, "fits_routes", p->paths_per_pe <= f->routes_per_pe);
-	fx_json_obj_end(j);
 }
 
 /* Runs one collective and prints its report. */
@@ -128,98 +157,23 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 {
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	fx_coll_result res;
-	char b1[32], b2[32];
 	if (fx_coll_run(&c->design.fab, r, q, tm, &res, &c->d))
 		return -1;
 	int rc = 0;
-	fx_table *t = fx_table_new("collective", "Collective", (const char *[]){"metric", "value", NULL});
-	fx_table_cell(t, "pattern / algorithm"); fx_table_cell(t, "%s / %s", q->pattern, a->name);
-	fx_table_cell(t, "algorithm"); fx_table_cell(t, "%s", a->summary);
-	fx_table_cell(t, "ranks"); fx_table_cell(t, "%lld", (long long)q->n);
-	fx_table_cell(t, "size per rank"); fx_table_cell(t, "%s (%.0f B)", fmt(q->size, FX_UNIT_SIZE, b1), q->size);
-	fx_table_cell(t, "routing"); fx_table_cell(t, "%s, %s", fx_router_name(r),
-						  tm->policy == FX_ROUTE_HASH ? "hash (one path per flow)" :
-						  "split (fluid over equal-cost paths)");
-	fx_table_cell(t, "alpha per round");
-	fx_table_cell(t, "%s%s", fmt(tm->alpha, FX_UNIT_TIME, b1),
-		      tm->alpha_replaces_latency ? " (replaces path latency)" : " + path latency");
-	fx_table_cell(t, "rounds"); fx_table_cell(t, "%lld", (long long)res.rounds);
-	if (res.plan[0]) {
-		fx_table_cell(t, "layout");
-		fx_table_cell(t, "%s", res.plan);
-	}
-	if (res.chunks > 0) {
-		fx_table_cell(t, "pipeline");
-		fx_table_cell(t, "%lld chunks of %s%s", (long long)res.chunks,
-			      fmt(res.chunk_bytes, FX_UNIT_SIZE, b1),
-			      q->chunks > 0 ? " (--chunks)" : " (NCCL's tree chunking)");
-	}
-	fx_table_cell(t, "time"); fx_table_cell(t, "%.4f us", res.time * 1e6);
-	fx_table_cell(t, "algbw / busbw");
-	fx_table_cell(t, "%s / %s", fmt(res.algbw, FX_UNIT_BANDWIDTH, b1), fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
-	fx_table_cell(t, "busiest link (all rounds)"); fx_table_cell(t, "%s", fmt(res.max_link_bytes, FX_UNIT_SIZE, b1));
-	fx_table_cell(t, "bytes over all links"); fx_table_cell(t, "%s", fmt(res.total_link_bytes, FX_UNIT_SIZE, b1));
-	fx_table_cell(t, "bytes sent by ranks"); fx_table_cell(t, "%s", fmt(res.sent_bytes, FX_UNIT_SIZE, b1));
-	rc |= fx_cli_table(c, t);
-
-	t = fx_table_new("rounds", "Rounds (identical consecutive rounds shown once)",
-			 (const char *[]){"round", "x", "phase", "busiest link", "all links", "max hops",
-					  "path latency", "time each", NULL});
-	int64_t first = 1;
-	for (size_t i = 0; i < res.nround; i++) {
-		const fx_round_result *rr = &res.per_round[i];
-		if (rr->repeat > 1)
-			fx_table_cell(t, "%lld-%lld", (long long)first, (long long)(first + rr->repeat - 1));
-		else
-			fx_table_cell(t, "%lld", (long long)first);
-		fx_table_cell(t, "%lld", (long long)rr->repeat);
-		fx_table_cell(t, "%s", rr->label);
-		fx_table_cell(t, "%s", fmt(rr->max_link_bytes, FX_UNIT_SIZE, b1));
-		fx_table_cell(t, "%s", fmt(rr->total_link_bytes, FX_UNIT_SIZE, b1));
-		fx_table_cell(t, "%lld", (long long)rr->max_hops);
-		fx_table_cell(t, "%s", fmt(rr->latency, FX_UNIT_TIME, b1));
-		fx_table_cell(t, "%.4f us", rr->time * 1e6);
-		first += rr->repeat;
-	}
-	rc |= fx_cli_table(c, t);
-
-	fx_plmr pm;
-	int has_plmr = 0;
-	if (a->plmr) {
-		if (a->plmr(&c->design.fab, q, &pm, &c->d))
-			rc = -1;
-		else {
-			has_plmr = 1;
-			rc |= plmr_table(c, q, &pm);
-		}
-	}
-
 	double cross = -1;
-	const char *other = NULL;
 	if (versus) {
-		other = versus;
 		cross = fx_coll_crossover(&c->design.fab, r, q, a->name, versus, tm, 1, 1e12, &c->d);
 		if (c->d.nerr)
 			rc = -1;
-		else if (fx_cli_text(c)) {
-			if (cross > 0)
-				printf("%s and %s take equal time at %s per rank (%.0f B)\n\n", a->name, versus,
-				       fmt(cross, FX_UNIT_SIZE, b1), cross);
-			else
-				printf("%s and %s do not cross between 1 B and 1 TB\n\n", a->name, versus);
-		}
 	}
-	if (c->json) {
-		json_result(&c->js, q, a, &res, fx_router_name(r), tm);
-		if (has_plmr)
-			json_plmr(&c->js, &c->design.fab, &pm);
-		if (other) {
-			fx_json_str(&c->js, "versus", other);
-			if (cross > 0)
-				fx_json_num(&c->js, "crossover_bytes", cross);
-			else
-				fx_json_null(&c->js, "crossover_bytes");
-		}
+	rc |= fx_cli_table(c, result_record(q, a, &res, fx_router_name(r), tm, versus, cross));
+	rc |= fx_cli_table(c, rounds_table(&res));
+	fx_plmr pm;
+	if (a->plmr) {
+		if (a->plmr(&c->design.fab, q, &pm, &c->d))
+			rc = -1;
+		else
+			rc |= plmr_table(c, q, &pm);
 	}
 	if (links && rc == 0)
 		rc = fx_cli_write_links(c, links, &res);
@@ -287,7 +241,7 @@ static const fx_opt coll_opts[] = {
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
 	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
 	 "(destination-mod-k)"},
-	{"links", "FILE.csv", "write src,dst,bytes,busy_us,utilisation per directed link"},
+	{"links", "FILE.csv", "write src,dst,bytes,busy_s,utilisation per directed link"},
 	{"versus", "A2", "also find the size where this algorithm and A2 take equal time"},
 	{"list", NULL, "list every pattern and algorithm"},
 	{NULL, NULL, NULL},
@@ -353,7 +307,7 @@ int fx_cmd_collective(int argc, char **argv)
 	if (rc == 0)
 		rc = fx_cli_ranks(&c, fx_cli_opt(&c, "ranks"), fx_cli_opt(&c, "group"), &ranks, &q.n);
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		q.pattern = pattern;
 		q.algo = sizes ? NULL : fx_coll_find(pattern, algo)->name;
@@ -387,11 +341,15 @@ int fx_report_collectives(fx_cli *c)
 	fx_router *r = fx_router_new(&c->design.fab, 0);
 	char b1[32], b2[32], nr[32];
 	int rc = 0;
-	fx_table *t = fx_table_new("collectives", c->design.nwl ? "Collectives (workload)" : "Collectives (defaults)",
-				   (const char *[]){"pattern", "algo", "ranks", "size", "routing", "rounds",
-						    "time", "busbw", "busiest link", NULL});
-	if (c->json)
-		fx_json_arr_begin(&c->js, "collectives");
+	static const fx_col cols[] = {
+		{"pattern", "pattern", FX_F_TEXT}, {"algo", "algo", FX_F_TEXT},
+		{"ranks", "ranks", FX_F_INT}, {"size_bytes", "size", FX_F_BYTES},
+		{"routing_policy", "routing", FX_F_TEXT}, {"rounds", "rounds", FX_F_INT},
+		{"time_s", "time", FX_F_SECONDS}, {"busbw_Bps", "busbw", FX_F_BPS},
+		{"max_link_bytes", "busiest link", FX_F_BYTES}, {NULL, NULL, 0},
+	};
+	fx_table *t = fx_table_typed("collectives", c->design.nwl ? "Collectives (workload)" :
+				     "Collectives (defaults)", cols);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		int64_t *ranks = NULL;
 		fx_coll_req q = {0};
@@ -420,47 +378,29 @@ int fx_report_collectives(fx_cli *c)
 			fx_diag_release(&quiet);
 			fx_table_cell(t, "%s", q.pattern);
 			fx_table_cell(t, "%s", q.algo);
-			fx_table_cell(t, "%lld", (long long)q.n);
-			fx_table_cell(t, "%s", fmt(q.size, FX_UNIT_SIZE, b1));
+			fx_table_int(t, q.n);
+			fx_table_num(t, q.size);
 			fx_table_cell(t, "%s", fx_route_policy_name(tm.policy));
 			if (bad) {
-				fx_table_cell(t, "-");
-				fx_table_cell(t, "not applicable");
-				fx_table_cell(t, "-");
-				fx_table_cell(t, "-");
-			} else {
-				fx_table_cell(t, "%lld", (long long)res.rounds);
-				fx_table_cell(t, "%.3f us", res.time * 1e6);
-				size_t u = strlen(c->sum.colls);
-				snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s%s: %.3f us",
-					 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1),
-					 passes > 1 ? (tm.policy == FX_ROUTE_HASH ? " hash" : " split") : "",
-					 res.time * 1e6);
-				fx_table_cell(t, "%s", fmt(res.busbw, FX_UNIT_BANDWIDTH, b2));
-				fx_table_cell(t, "%s", fmt(res.max_link_bytes, FX_UNIT_SIZE, b2));
+				fx_table_null(t, "-");
+				fx_table_null(t, "not applicable");
+				fx_table_null(t, "-");
+				fx_table_null(t, "-");
+				continue;
 			}
-			if (c->json) {
-				fx_json_obj_begin(&c->js, NULL);
-				if (bad) {
-					fx_json_str(&c->js, "pattern", q.pattern);
-					fx_json_str(&c->js, "algo", q.algo);
-					fx_json_int(&c->js, "ranks", q.n);
-					fx_json_num(&c->js, "size_bytes", q.size);
-					fx_json_str(&c->js, "routing_policy", fx_route_policy_name(tm.policy));
-					fx_json_null(&c->js, "time_us");
-				} else {
-					json_result(&c->js, &q, fx_coll_find(q.pattern, q.algo), &res,
-						    fx_router_name(r), &tm);
-				}
-				fx_json_obj_end(&c->js);
-			}
-			if (!bad)
-				fx_coll_result_release(&res);
+			fx_table_int(t, res.rounds);
+			fx_table_num(t, res.time);
+			fx_table_num(t, res.busbw);
+			fx_table_num(t, res.max_link_bytes);
+			size_t u = strlen(c->sum.colls);
+			snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s%s: %s",
+				 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1),
+				 passes > 1 ? (tm.policy == FX_ROUTE_HASH ? " hash" : " split") : "",
+				 fmt(res.time, FX_UNIT_TIME, b2));
+			fx_coll_result_release(&res);
 		}
 		free(ranks);
 	}
-	if (c->json)
-		fx_json_arr_end(&c->js);
 	rc |= fx_cli_table(c, t);
 	fx_router_free(r);
 	return rc;

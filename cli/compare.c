@@ -17,7 +17,7 @@
 static const char *const usage_text =
 	"usage: fabricx compare SPEC[@KEY=VALUE,...] ... [--power-cap P]\n"
 	"                       [--pattern P --size SIZE]... [--algo A]... [--sort [-]COLUMN]\n"
-	"                       [--json] [--csv FILE] [--set KEY=VALUE]...\n\n"
+	"                       [--json] [--csv FILE] [--out DIR] [--set KEY=VALUE]...\n\n"
 	"One row per build.  Under --power-cap each build is shrunk in whole increments\n"
 	"of its kind (docs/spec.md §6d) and every column is computed on the smaller\n"
 	"fabric: devices, switches, links, diameter, bisection per device, one column\n"
@@ -29,7 +29,8 @@ static const char *const usage_text =
 	"of one spec sit side by side; commas inside [], {} or quotes stay with their\n"
 	"value (specs/torus-8x8x8.yaml@fabric.dims=[8,8,4]).  --set applies to every\n"
 	"spec.  --sort orders rows by a column (its header or CSV name; '-' for\n"
-	"descending; n/a last).  Exit status: 0 ok, 1 internal, 2 bad input, 3 a cap\n"
+	"descending; n/a last).  Files only when asked: --csv FILE, or --out DIR for\n"
+	"DIR/compare/compare.csv (raw numbers).  Exit status: 0 ok, 1 internal, 2 bad input, 3 a cap\n"
 	"powers nothing of some build.\n";
 
 typedef struct cmp_args {
@@ -68,6 +69,8 @@ static int parse_args(int argc, char **argv, cmp_args *a, fx_cmp_opts *o, fx_dia
 				return fx_diag_error(d, NULL, "compare: at most %d collectives", FX_CMP_MAX_COLLS);
 			if (!strcmp(s, "--power-cap"))
 				a->cap = v;
+			else if (!strcmp(s, "--csv") && !*v)
+				return fx_diag_error(d, NULL, "compare: option '--csv' needs a file name");
 			else if (!strcmp(s, "--csv"))
 				a->csv = v;
 			else if (!strcmp(s, "--sort"))
@@ -79,6 +82,9 @@ static int parse_args(int argc, char **argv, cmp_args *a, fx_cmp_opts *o, fx_dia
 			else if (!strcmp(s, "--algo"))
 				a->algos[a->nalgo++] = v;
 			else {
+				if (!strcmp(s, "--out") && (!*v || fx_cli_unsafe_dir(v)))
+					return fx_diag_error(d, NULL, "compare: option '--out' needs a folder "
+							     "of its own, got '%s'", v);
 				if (!strcmp(s, "--out"))
 					a->out_root = v;
 				o->common[o->ncommon++] = (char *)s;
@@ -140,7 +146,7 @@ static int collectives(const cmp_args *a, fx_cmp_opts *o, fx_diag *d)
 			if (*r != ' ')
 				*w++ = *r;
 		*w = '\0';
-		snprintf(k->key, sizeof k->key, "%s_%s_us", k->pattern, sz);
+		snprintf(k->key, sizeof k->key, "%s_%s", k->pattern, sz);
 		for (w = k->key; *w; w++)
 			if (*w == '-')
 				*w = '_';
@@ -153,8 +159,8 @@ static int collectives(const cmp_args *a, fx_cmp_opts *o, fx_diag *d)
 
 static const char *const fixed_cols[][2] = {
 	{"build", "name"}, {"kind", "kind"}, {"devices", "devices"}, {"switches", "switches"},
-	{"links", "links"}, {"diameter", "diameter_hops"}, {"bisection/device", "bisection_per_device_GBps"},
-	{"kW", "power_kW"}, {"racks", "racks"}, {"cooling", "cooling"}, {"limited by", "limited_by"},
+	{"links", "links"}, {"diameter", "diameter_hops"}, {"bisection/device", "bisection_per_device_Bps"},
+	{"power", "power_W"}, {"racks", "racks"}, {"cooling", "cooling"}, {"limited by", "limited_by"},
 };
 #define NFIXED (int)(sizeof fixed_cols / sizeof fixed_cols[0])
 
@@ -172,11 +178,11 @@ static double num_of(const fx_cmp_row *r, int c, const char **text)
 	case 4: return r->built ? (double)r->links : NAN;
 	case 5: return r->built && r->diameter >= 0 ? (double)r->diameter : NAN;
 	case 6: return r->built ? r->bis_per_dev : NAN;
-	case 7: return r->kw;
+	case 7: return r->watts;
 	case 8: return r->built ? (double)r->racks : NAN;
 	case 9: *text = r->cooling; return 0;
 	case 10: *text = r->limited; return 0;
-	default: return r->t_us[c - NFIXED];
+	default: return r->t_s[c - NFIXED];
 	}
 }
 
@@ -204,11 +210,13 @@ static int sort_rows(fx_cmp_row *rows, int n, const char *key, const fx_cmp_opts
 		if (!strcasecmp(key, fixed_cols[c][0]) || !strcasecmp(key, fixed_cols[c][1]))
 			sort_col = c;
 	for (int i = 0; i < o->ncoll && sort_col < 0; i++)
-		if (!strcasecmp(key, o->coll[i].label) || !strcasecmp(key, o->coll[i].key))
+		if (!strcasecmp(key, o->coll[i].label) || !strcasecmp(key, o->coll[i].key) ||
+		    (!strncasecmp(key, o->coll[i].key, strlen(o->coll[i].key)) &&
+		     !strcasecmp(key + strlen(o->coll[i].key), "_s")))
 			sort_col = NFIXED + i;
 	if (sort_col < 0)
 		return fx_diag_error(d, NULL, "--sort: no column '%s' (a header such as 'kW' or "
-				     "'allreduce 10 KiB', or a CSV name such as 'power_kW')", key);
+				     "'allreduce 10 KiB', or a CSV name such as 'power_W')", key);
 	/* insertion sort: stable, and a handful of rows */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && row_cmp(&rows[j - 1], &rows[j]) > 0; j--) {
@@ -221,193 +229,120 @@ static int sort_rows(fx_cmp_row *rows, int n, const char *key, const fx_cmp_opts
 
 /* ---- output ---- */
 
-static fx_table *text_table(const fx_cmp_row *rows, int n, const fx_cmp_opts *o, const char *title)
+/* The builds, once: text, CSV and JSON are written from this table. */
+static fx_table *builds_table(const fx_cmp_row *rows, int n, const fx_cmp_opts *o, const char *title)
 {
-	const char *cols[NFIXED + FX_CMP_MAX_COLLS + 1];
-	int k = 0;
-	for (int c = 0; c < 7; c++)
-		cols[k++] = fixed_cols[c][0];
-	for (int i = 0; i < o->ncoll; i++)
-		cols[k++] = o->coll[i].label;
-	for (int c = 7; c < NFIXED; c++)
-		cols[k++] = fixed_cols[c][0];
-	cols[k] = NULL;
-	fx_table *t = fx_table_new("compare", title, cols);
-	char b[32];
-	for (int i = 0; i < n; i++) {
-		const fx_cmp_row *r = &rows[i];
-		if (!r->ok)
-			continue;
-		fx_table_cell(t, "%s", r->name);
-		fx_table_cell(t, "%s", r->kind);
-		fx_table_cell(t, "%lld of %lld", (long long)r->devices, (long long)r->spec_devices);
-		if (r->built) {
-			fx_table_cell(t, "%lld", (long long)r->switches);
-			fx_table_cell(t, "%lld", (long long)r->links);
-			fx_table_cell(t, "%lld", (long long)r->diameter);
-			fx_table_cell(t, "%s", isnan(r->bis_per_dev) ? "n/a"
-				      : fx_unit_format(r->bis_per_dev, FX_UNIT_BANDWIDTH, b, sizeof b));
-		} else {
-			for (int c = 0; c < 4; c++)
-				fx_table_cell(t, "n/a");
-		}
-		for (int c = 0; c < o->ncoll; c++)
-			if (isnan(r->t_us[c]))
-				fx_table_cell(t, "n/a");
-			else if (o->coll[c].algo)
-				fx_table_cell(t, "%.2f us", r->t_us[c]);
-			else
-				fx_table_cell(t, "%.2f us (%s)", r->t_us[c], r->algo[c]);
-		if (isnan(r->kw))
-			fx_table_cell(t, "n/a");
-		else
-			fx_table_cell(t, "%.4g", r->kw);
-		if (r->built)
-			fx_table_cell(t, "%lld (%lld + %lld network)", (long long)r->racks,
-				      (long long)r->compute_racks, (long long)r->network_racks);
-		else
-			fx_table_cell(t, "n/a");
-		fx_table_cell(t, "%s", r->built ? r->cooling : "n/a");
-		if (r->built_as[0])
-			fx_table_cell(t, "%s (built with %s)", r->limited, r->built_as);
-		else
-			fx_table_cell(t, "%s", r->limited);
-	}
-	return t;
-}
-
-/* Raw numbers for the CSV, the unit in each field name; empty = n/a. */
-static fx_table *raw_table(const fx_cmp_row *rows, int n, const fx_cmp_opts *o)
-{
-	static const char *const head[] = {"name", "kind", "devices", "devices_in_spec", "switches",
-					   "links", "diameter_hops", "bisection_per_device_GBps"};
-	static const char *const tail[] = {"power_kW", "racks", "compute_racks", "network_racks",
-					   "liquid_racks", "cooling", "limited_by", "built_with"};
-	const char *cols[8 + 2 * FX_CMP_MAX_COLLS + 8 + 1];
-	char algo_keys[FX_CMP_MAX_COLLS][72];
-	int k = 0;
-	for (int c = 0; c < 8; c++)
-		cols[k++] = head[c];
+	fx_table *t = fx_table_typed("compare", title, (const fx_col[]){
+		{"name", "build", FX_F_TEXT}, {"kind", "kind", FX_F_TEXT},
+		{"devices", "devices", FX_F_INT}, {"devices_in_spec", "of", FX_F_INT},
+		{"switches", "switches", FX_F_INT}, {"links", "links", FX_F_INT},
+		{"diameter_hops", "diameter", FX_F_INT},
+		{"bisection_per_device_Bps", "bisection/device", FX_F_BPS}, {NULL, NULL, 0}});
+	fx_table_json_key(t, "builds");
+	char f[80], l[96];
 	for (int i = 0; i < o->ncoll; i++) {
-		cols[k++] = o->coll[i].key;
-		snprintf(algo_keys[i], sizeof algo_keys[i], "%.*s_algo",
-			 (int)(strlen(o->coll[i].key) - 3), o->coll[i].key);
-		cols[k++] = algo_keys[i];
+		snprintf(f, sizeof f, "%s_s", o->coll[i].key);
+		fx_table_add_col(t, f, o->coll[i].label, FX_F_SECONDS);
+		snprintf(f, sizeof f, "%s_algo", o->coll[i].key);
+		snprintf(l, sizeof l, "%s", o->coll[i].algo ? "algorithm" : "fastest");
+		fx_table_add_col(t, f, l, FX_F_TEXT);
 	}
-	for (int c = 0; c < 8; c++)
-		cols[k++] = tail[c];
-	cols[k] = NULL;
-	fx_table *t = fx_table_new("compare", "compare, raw numbers", cols);
-	for (int i = 0; i < n; i++) {
-		const fx_cmp_row *r = &rows[i];
-		if (!r->ok)
-			continue;
-		fx_table_cell(t, "%s", r->name);
-		fx_table_cell(t, "%s", r->kind);
-		fx_table_cell(t, "%lld", (long long)r->devices);
-		fx_table_cell(t, "%lld", (long long)r->spec_devices);
-		if (r->built) {
-			fx_table_cell(t, "%lld", (long long)r->switches);
-			fx_table_cell(t, "%lld", (long long)r->links);
-			fx_table_cell(t, "%lld", (long long)r->diameter);
-		} else {
-			for (int c = 0; c < 3; c++)
-				fx_table_cell(t, "%s", "");
-		}
-		if (isnan(r->bis_per_dev))
-			fx_table_cell(t, "%s", "");
-		else
-			fx_table_cell(t, "%.17g", r->bis_per_dev / 1e9);
-		for (int c = 0; c < o->ncoll; c++) {
-			if (isnan(r->t_us[c]))
-				fx_table_cell(t, "%s", "");
-			else
-				fx_table_cell(t, "%.17g", r->t_us[c]);
-			fx_table_cell(t, "%s", r->algo[c]);
-		}
-		if (isnan(r->kw))
-			fx_table_cell(t, "%s", "");
-		else
-			fx_table_cell(t, "%.17g", r->kw);
-		if (r->built) {
-			fx_table_cell(t, "%lld", (long long)r->racks);
-			fx_table_cell(t, "%lld", (long long)r->compute_racks);
-			fx_table_cell(t, "%lld", (long long)r->network_racks);
-			fx_table_cell(t, "%lld", (long long)r->liquid);
-		} else {
-			for (int c = 0; c < 4; c++)
-				fx_table_cell(t, "%s", "");
-		}
-		fx_table_cell(t, "%s", r->built ? r->cooling : "");
-		fx_table_cell(t, "%s", r->limited);
-		fx_table_cell(t, "%s", r->built_as);
-	}
-	return t;
-}
-
-static void num_or_null(fx_json *j, const char *key, int have, double v)
-{
-	if (have && !isnan(v))
-		fx_json_num(j, key, v);
-	else
-		fx_json_null(j, key);
-}
-
-static void print_json(const fx_cmp_row *rows, int n, const fx_cmp_opts *o)
-{
-	fx_json j;
-	fx_json_init(&j, stdout);
-	fx_json_obj_begin(&j, NULL);
-	num_or_null(&j, "power_cap_kW", o->have_cap, o->cap / 1e3);
-	fx_json_arr_begin(&j, "builds");
+	static const fx_col tail[] = {
+		{"power_W", "power", FX_F_WATTS}, {"racks", "racks", FX_F_INT},
+		{"compute_racks", "compute", FX_F_INT}, {"network_racks", "network", FX_F_INT},
+		{"liquid_racks", "liquid", FX_F_INT}, {"cooling", "cooling", FX_F_TEXT},
+		{"limited_by", "limited by", FX_F_TEXT}, {"built_with", "built with", FX_F_TEXT},
+		{NULL, NULL, 0},
+	};
+	for (int c = 0; tail[c].field; c++)
+		fx_table_add_col(t, tail[c].field, tail[c].label, tail[c].kind);
 	for (int i = 0; i < n; i++) {
 		const fx_cmp_row *r = &rows[i];
 		if (!r->ok)
 			continue;
 		int b = r->built;
-		fx_json_obj_begin(&j, NULL);
-		fx_json_str(&j, "name", r->name);
-		fx_json_str(&j, "kind", r->kind);
-		fx_json_int(&j, "devices", r->devices);
-		fx_json_int(&j, "devices_in_spec", r->spec_devices);
-		num_or_null(&j, "switches", b, (double)r->switches);
-		num_or_null(&j, "links", b, (double)r->links);
-		num_or_null(&j, "diameter_hops", b && r->diameter >= 0, (double)r->diameter);
-		num_or_null(&j, "bisection_per_device_GBps", b, r->bis_per_dev / 1e9);
-		fx_json_arr_begin(&j, "collectives");
-		for (int c = 0; c < o->ncoll; c++) {
-			fx_json_obj_begin(&j, NULL);
-			fx_json_str(&j, "pattern", o->coll[c].pattern);
-			fx_json_num(&j, "size_bytes", o->coll[c].size);
-			if (r->algo[c][0])
-				fx_json_str(&j, "algo", r->algo[c]);
+		fx_table_cell(t, "%s", r->name);
+		fx_table_cell(t, "%s", r->kind);
+		fx_table_int(t, r->devices);
+		fx_table_int(t, r->spec_devices);
+		if (b) {
+			fx_table_int(t, r->switches);
+			fx_table_int(t, r->links);
+			if (r->diameter >= 0)
+				fx_table_int(t, r->diameter);
 			else
-				fx_json_null(&j, "algo");
-			fx_json_bool(&j, "fastest", o->coll[c].algo == NULL);
-			num_or_null(&j, "time_us", 1, r->t_us[c]);
-			fx_json_obj_end(&j);
+				fx_table_null(t, "n/a");
+		} else {
+			for (int c = 0; c < 3; c++)
+				fx_table_null(t, "n/a");
 		}
-		fx_json_arr_end(&j);
-		num_or_null(&j, "power_kW", 1, r->kw);
-		num_or_null(&j, "racks", b, (double)r->racks);
-		num_or_null(&j, "compute_racks", b, (double)r->compute_racks);
-		num_or_null(&j, "network_racks", b, (double)r->network_racks);
-		num_or_null(&j, "liquid_racks", b && r->power, (double)r->liquid);
-		if (b && r->power)
-			fx_json_str(&j, "cooling", r->cooling);
+		if (b && !isnan(r->bis_per_dev))
+			fx_table_num(t, r->bis_per_dev);
 		else
-			fx_json_null(&j, "cooling");
-		fx_json_str(&j, "limited_by", r->limited);
-		fx_json_str(&j, "built_with", r->built_as);
-		fx_json_obj_end(&j);
+			fx_table_null(t, "n/a");
+		for (int c = 0; c < o->ncoll; c++) {
+			if (isnan(r->t_s[c]))
+				fx_table_null(t, "n/a");
+			else
+				fx_table_num(t, r->t_s[c]);
+			if (r->algo[c][0])
+				fx_table_cell(t, "%s", r->algo[c]);
+			else
+				fx_table_null(t, "-");
+		}
+		if (isnan(r->watts))
+			fx_table_null(t, "n/a");
+		else
+			fx_table_num(t, r->watts);
+		if (b) {
+			fx_table_int(t, r->racks);
+			fx_table_int(t, r->compute_racks);
+			fx_table_int(t, r->network_racks);
+		} else {
+			for (int c = 0; c < 3; c++)
+				fx_table_null(t, "n/a");
+		}
+		if (b && r->power) {
+			fx_table_int(t, r->liquid);
+			fx_table_cell(t, "%s", r->cooling);
+		} else {
+			fx_table_null(t, "n/a");
+			fx_table_null(t, "n/a");
+		}
+		fx_table_cell(t, "%s", r->limited);
+		if (r->built_as[0])
+			fx_table_cell(t, "%s", r->built_as);
+		else
+			fx_table_null(t, "-");
 	}
-	fx_json_arr_end(&j);
+	return t;
+}
+
+static void print_json(const fx_table *t, const fx_cmp_opts *o)
+{
+	fx_json j;
+	fx_json_init(&j, stdout);
+	fx_json_obj_begin(&j, NULL);
+	if (o->have_cap)
+		fx_json_num(&j, "power_cap_W", o->cap);
+	else
+		fx_json_null(&j, "power_cap_W");
+	fx_table_write_json(t, &j);
 	fx_json_obj_end(&j);
+}
+
+/* --json seen anywhere, also after the error that stopped parsing */
+static int json_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--json"))
+			return 1;
+	return 0;
 }
 
 int fx_cmd_compare(int argc, char **argv)
 {
-	cmp_args a = {.out_root = "out"};
+	cmp_args a = {.out_root = NULL};  /* files only when asked: --out, --csv */
 	fx_cmp_opts o = {0};
 	char *common[FX_CLI_MAX_SETS * 2 + 4];
 	o.common = common;
@@ -427,6 +362,8 @@ int fx_cmd_compare(int argc, char **argv)
 		collectives(&a, &o, &d);
 	if (d.nerr) {
 		int s = d.status;
+		if (a.json || json_asked(argc, argv))
+			fx_cli_print_json_error(&d, s);
 		fx_diag_release(&d);
 		return s;
 	}
@@ -442,25 +379,28 @@ int fx_cmd_compare(int argc, char **argv)
 	char title[96];
 	snprintf(title, sizeof title, "Builds as built under a power cap of %s",
 		 a.cap ? a.cap : "(each spec's own budget)");
-	fx_table *t = text_table(rows, a.nspec, &o, title), *raw = raw_table(rows, a.nspec, &o);
+	fx_table *t = builds_table(rows, a.nspec, &o, title);
 	/* bad input or a failure: no JSON and no CSV, as for every command */
 	int whole = status != FX_EXIT_INPUT && status != FX_EXIT_INTERNAL;
 	if (a.json && whole)
-		print_json(rows, a.nspec, &o);
+		print_json(t, &o);
 	else if (!a.json)
 		fx_table_print(t, stdout);
-	/* out/compare/compare.csv, and --csv FILE if asked: raw numbers */
-	char *dir = fx_xasprintf("%s/compare", a.out_root), *mine = fx_xasprintf("%s/compare.csv", dir);
-	const char *bad = !whole ? NULL : fx_cli_mkdirs(dir) ? dir : fx_table_write_csv(raw, dir) ? mine
-			  : a.csv && fx_table_write_csv_file(raw, a.csv) ? a.csv : NULL;
+	/* DIR/compare/compare.csv with --out DIR, FILE with --csv FILE: raw numbers */
+	char *dir = a.out_root ? fx_xasprintf("%s/compare", a.out_root) : NULL;
+	char *mine = dir ? fx_xasprintf("%s/compare.csv", dir) : NULL;
+	const char *bad = !whole ? NULL : dir && fx_cli_mkdirs(dir) ? dir
+			  : dir && fx_table_write_csv(t, dir) ? mine
+			  : a.csv && fx_table_write_csv_file(t, a.csv) ? a.csv : NULL;
 	if (bad) {
 		fx_diag_error(&d, NULL, "compare: cannot write '%s': %s", bad, strerror(errno));
 		status = d.status;
 	}
+	if (a.json && (!whole || bad))
+		fx_cli_print_json_error(&d, status);
 	free(dir);
 	free(mine);
 	fx_table_free(t);
-	fx_table_free(raw);
 	free(rows);
 	fx_diag_release(&d);
 	return status;

@@ -16,7 +16,7 @@ typedef struct fx_cmp_coll {
 	const char *pattern, *algo;
 	double size;
 	char label[64];   /* "allreduce 10 KiB" */
-	char key[64];     /* "allreduce_10KiB_us" */
+	char key[64];     /* "allreduce_10KiB" (fields: key_s, key_algo) */
 } fx_cmp_coll;
 
 typedef struct fx_cmp_opts {
@@ -36,8 +36,8 @@ typedef struct fx_cmp_row {
 	int64_t devices, spec_devices, switches, links, diameter;
 	int64_t racks, compute_racks, network_racks, liquid;
 	double bis_per_dev;      /* bytes/s per direction */
-	double kw;               /* NAN: n/a */
-	double t_us[FX_CMP_MAX_COLLS];     /* NAN: n/a */
+	double watts;            /* NAN: n/a */
+	double t_s[FX_CMP_MAX_COLLS];      /* seconds; NAN: n/a */
 	char algo[FX_CMP_MAX_COLLS][16];
 	char cooling[16];
 	char limited[256];

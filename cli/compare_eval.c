@@ -121,17 +121,17 @@ static double coll_time(fx_cli *c, const char *pattern, const char *algo, double
 }
 
 /* The fixed algorithm, or the fastest of the pattern's algorithms. */
-static void coll_cell(fx_cli *c, const fx_cmp_coll *k, double *t_us, char *algo, size_t len)
+static void coll_cell(fx_cli *c, const fx_cmp_coll *k, double *t_s, char *algo, size_t len)
 {
-	*t_us = NAN;
+	*t_s = NAN;
 	algo[0] = '\0';
 	for (size_t i = 0; fx_coll_algos[i]; i++) {
 		const fx_coll_algo *a = fx_coll_algos[i];
 		if (strcmp(a->pattern, k->pattern) || (k->algo && strcmp(a->name, k->algo)))
 			continue;
-		double t = coll_time(c, k->pattern, a->name, k->size) * 1e6;
-		if (isfinite(t) && !(t >= *t_us)) {  /* ties keep the registry's first */
-			*t_us = t;
+		double t = coll_time(c, k->pattern, a->name, k->size);
+		if (isfinite(t) && !(t >= *t_s)) {  /* ties keep the registry's first */
+			*t_s = t;
 			snprintf(algo, len, "%s", a->name);
 		}
 	}
@@ -159,11 +159,11 @@ static void columns(fx_cli *c, const fx_power_plan *p, const fx_cmp_opts *o, fx_
 	r->network_racks = p->racks - p->compute_racks;
 	for (int64_t k = 0; k < p->racks; k++)
 		r->liquid += p->rack[k].liquid;
-	r->kw = p->present ? p->parts.total / 1e3 : NAN;
+	r->watts = p->present ? p->parts.total : NAN;
 	snprintf(r->cooling, sizeof r->cooling, "%s", !p->present ? "n/a" : r->liquid == 0 ? "air"
 		 : r->liquid == r->racks ? "liquid" : "mixed");
 	for (int i = 0; i < o->ncoll; i++)
-		coll_cell(c, &o->coll[i], &r->t_us[i], r->algo[i], sizeof r->algo[i]);
+		coll_cell(c, &o->coll[i], &r->t_s[i], r->algo[i], sizeof r->algo[i]);
 }
 
 /* The plan of a fabric as built: all its nodes, against the cap. */
@@ -229,10 +229,10 @@ int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r)
 	char buf[4096];
 	const char *path, *vs[FX_CLI_MAX_SETS / 2];
 	memset(r, 0, sizeof *r);
-	r->kw = NAN;
+	r->watts = NAN;
 	r->bis_per_dev = NAN;
 	for (int i = 0; i < FX_CMP_MAX_COLLS; i++)
-		r->t_us[i] = NAN;
+		r->t_s[i] = NAN;
 	int nv = fx_cmp_split(arg, buf, sizeof buf, &path, vs, FX_CLI_MAX_SETS / 2);
 	if (nv < 0) {
 		fprintf(stderr, "fabricx: error: compare: '%s': expected SPEC@KEY=VALUE[,KEY=VALUE...]: at "

@@ -150,37 +150,20 @@ static void hit(const fx_fabric *f, const measure *base, const measure *m, int64
 
 static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
 {
-	char b[2][32];
 	int64_t slower, cut_off, inst;
 	hit(&c->design.fab, base, &r->m, &slower, &cut_off, &inst);
 	fx_table_cell(t, "%s", r->what);
-	fx_table_cell(t, "%lld", (long long)r->equivalent);
-	fx_table_cell(t, "%s", fx_unit_format(r->m.bisection, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]));
-	fx_table_cell(t, "%.4g%%", base->bisection > 0 ? 100 * r->m.bisection / base->bisection : 100);
-	fx_table_cell(t, "%s", fx_unit_format(r->m.worst_inject, FX_UNIT_BANDWIDTH, b[1], sizeof b[1]));
-	fx_table_cell(t, "%.4g%%", base->worst_inject > 0 ? 100 * r->m.worst_inject / base->worst_inject : 100);
+	fx_table_int(t, r->equivalent);
+	fx_table_num(t, r->m.bisection);
+	fx_table_num(t, base->bisection > 0 ? r->m.bisection / base->bisection : 1);
+	fx_table_num(t, r->m.worst_inject);
+	fx_table_num(t, base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1);
+	fx_table_int(t, slower);
+	fx_table_int(t, cut_off);
 	if (instance_of)
-		fx_table_cell(t, "%lld slower, %lld cut off; %lld instance%s", (long long)slower,
-			      (long long)cut_off, (long long)inst, inst == 1 ? "" : "s");
+		fx_table_int(t, inst);
 	else
-		fx_table_cell(t, "%lld slower, %lld cut off", (long long)slower, (long long)cut_off);
-	if (c->json) {
-		fx_json_obj_begin(&c->js, NULL);
-		fx_json_str(&c->js, "element", r->what);
-		fx_json_int(&c->js, "equivalent", r->equivalent);
-		fx_json_num(&c->js, "bisection_Bps", r->m.bisection);
-		fx_json_num(&c->js, "bisection_kept", base->bisection > 0 ? r->m.bisection / base->bisection : 1);
-		fx_json_num(&c->js, "worst_device_Bps", r->m.worst_inject);
-		fx_json_num(&c->js, "worst_device_kept",
-			    base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1);
-		fx_json_int(&c->js, "devices_slower", slower);
-		fx_json_int(&c->js, "devices_cut_off", cut_off);
-		if (instance_of)
-			fx_json_int(&c->js, "instances_hit", inst);
-		else
-			fx_json_null(&c->js, "instances_hit");
-		fx_json_obj_end(&c->js);
-	}
+		fx_table_null(t, "-");
 }
 
 /* One row per switch role (its first chip), or per chip with --all. */
@@ -339,26 +322,27 @@ int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, in
 		return -1;
 	}
 	place_intact(c);
-	char b[2][32];
-	const char *note = nfail || all || strcmp(kind, "switch") ? "" :
-			   "one chip per role is failed: chips of a role are structurally equivalent here";
-	fx_unit_format(base.bisection, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]);
-	fx_unit_format(base.worst_inject, FX_UNIT_BANDWIDTH, b[1], sizeof b[1]);
-	if (fx_cli_text(c))
-		printf("intact: %s across the canonical split; each device reaches the fabric with %s "
-		       "or more\n%s\n\n", b[0], b[1], note);
-	if (c->md)
-		fprintf(c->md, "Intact: %s across the canonical split; each device reaches the fabric "
-			"with %s or more.  %s\n\n", b[0], b[1], note);
-	if (c->json) {
-		fx_json_num(&c->js, "bisection_Bps", base.bisection);
-		fx_json_num(&c->js, "worst_device_Bps", base.worst_inject);
-		fx_json_str(&c->js, "kind", kind);
-		fx_json_arr_begin(&c->js, "failures");
-	}
-	fx_table *t = fx_table_new("failures", "Failures, the most critical first",
-				   (const char *[]){"failed", "alike", "bisection", "kept",
-						    "worst device", "kept", "devices hit", NULL});
+	int one_per_role = !nfail && !all && strcmp(kind, "switch") == 0;
+	fx_table *t = fx_record_new("failures_intact", one_per_role ? "Intact fabric (one chip per role "
+				    "is failed: chips of a role are structurally equivalent here)" :
+				    "Intact fabric", NULL);
+	fx_record_num(t, "bisection_bandwidth_Bps", "bisection across the canonical split",
+		      FX_F_BPS, base.bisection);
+	fx_record_num(t, "worst_device_Bps", "each device reaches the fabric with at least",
+		      FX_F_BPS, base.worst_inject);
+	fx_record_text(t, "failure_kind", "failed one at a time", "%s", nfail ? "selected" : kind);
+	rc = fx_cli_table(c, t);
+	static const fx_col cols[] = {
+		{"element", "failed", FX_F_TEXT}, {"equivalent", "alike", FX_F_INT},
+		{"bisection_bandwidth_Bps", "bisection", FX_F_BPS},
+		{"bisection_kept", "kept", FX_F_FRACTION},
+		{"worst_device_Bps", "worst device", FX_F_BPS},
+		{"worst_device_kept", "kept", FX_F_FRACTION},
+		{"devices_slower", "devices slower", FX_F_INT},
+		{"devices_cut_off", "cut off", FX_F_INT},
+		{"instances_hit", "instances hit", FX_F_INT}, {NULL, NULL, 0},
+	};
+	t = fx_table_typed("failures", "Failures, the most critical first", cols);
 	rows rs = {0};
 	if (nfail)
 		for (int i = 0; i < nfail && rc == 0; i++)
@@ -381,8 +365,6 @@ int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, in
 		free(rs.r[i].m.each);
 	}
 	free(rs.r);
-	if (c->json)
-		fx_json_arr_end(&c->js);
 	rc |= fx_cli_table(c, t);
 	free(side);
 	free(base.each);
@@ -402,7 +384,7 @@ int fx_cmd_failures(int argc, char **argv)
 	const char *kind = fx_cli_opt(&c, "kind"), *fails[64];
 	int nfail = fx_cli_opt_each(&c, "fail", fails, 64);
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = fx_report_failures(&c, kind ? kind : "switch", fails, nfail < 64 ? nfail : 64,

@@ -48,11 +48,15 @@ static void usage(FILE *f)
 int fx_cmd_kinds(int argc, char **argv)
 {
 	int json = 0;
+	for (int i = 1; i < argc; i++)
+		json |= strcmp(argv[i], "--json") == 0;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			json = 1;
-		} else if (strcmp(argv[i], "--help") && strcmp(argv[i], "-h")) {
+		if (strcmp(argv[i], "--json") && strcmp(argv[i], "--help") && strcmp(argv[i], "-h")) {
 			fprintf(stderr, "fabricx: error: kinds takes no arguments but --json\n");
+			if (json)
+				printf("{\"error\": {\"status\": %d, \"message\": \"kinds takes no arguments "
+				       "but --json\", \"file\": null, \"line\": null, \"column\": null, "
+				       "\"key\": null}}\n", FX_EXIT_INPUT);
 			return FX_EXIT_INPUT;
 		}
 	}

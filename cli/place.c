@@ -14,99 +14,56 @@
 #include "cli.h"
 #include "report.h"
 
-/* "0-7", "0-3,8-11": a sorted run-length view of device ids. */
-static void ranges(const int64_t *v, int64_t n, char *buf, size_t len)
-{
-	int64_t *s = malloc((size_t)n * sizeof *s);
-	memcpy(s, v, (size_t)n * sizeof *s);
-	for (int64_t i = 1; i < n; i++)  /* insertion sort: instances are small */
-		for (int64_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
-			int64_t t = s[j];
-			s[j] = s[j - 1];
-			s[j - 1] = t;
-		}
-	size_t used = 0;
-	for (int64_t i = 0; i < n && used + 24 < len;) {
-		int64_t j = i;
-		while (j + 1 < n && s[j + 1] == s[j] + 1)
-			j++;
-		if (j > i)
-			used += (size_t)snprintf(buf + used, len - used, "%s%lld-%lld", i ? "," : "",
-						 (long long)s[i], (long long)s[j]);
-		else
-			used += (size_t)snprintf(buf + used, len - used, "%s%lld", i ? "," : "", (long long)s[i]);
-		i = j + 1;
-	}
-	if (n == 0)
-		snprintf(buf, len, "-");
-	free(s);
-}
-
 /* T_AR(p): a ring allreduce over the first p devices, routed */
 static double ring_time(int64_t p, double bytes, void *ctx)
 {
 	return fx_cli_coll_time(ctx, "allreduce", "ring", p, bytes);
 }
 
+/* Energy: the node's power while the last session runs (§6.7.2); n/a
+ * without a node power. */
+static void energy(fx_table *t, double node_w, double finish)
+{
+	if (node_w > 0)
+		fx_table_num(t, node_w * finish);
+	else
+		fx_table_null(t, "n/a");
+}
+
 /* §6.7.2: the deployments again with a card failing (--fail-at). */
 static int fault_table(fx_cli *c, const fx_choice *ch, size_t n, int64_t devices,
 		       const fx_fault *f)
 {
+	static const fx_col cols[] = {
+		{"tp", "TP", FX_F_INT}, {"finish_s", "sessions done", FX_F_SECONDS},
+		{"on_time", "on time", FX_F_INT}, {"sessions", "of sessions", FX_F_INT},
+		{"meets", "meets", FX_F_BOOL}, {"gpu_time_s", "GPU time", FX_F_SECONDS},
+		{"gpu_time_per_on_time_s", "per on-time", FX_F_SECONDS},
+		{"energy_J", "energy", FX_F_JOULES}, {NULL, NULL, 0},
+	};
 	char b1[32], b2[32];
 	char *title = fx_xasprintf("The same with card %lld failing at %s, its instance stalled %s "
 				   "(book §6.7.2)", (long long)f->card,
 				   fx_unit_format(f->at, FX_UNIT_TIME, b1, sizeof b1),
 				   fx_unit_format(f->stall, FX_UNIT_TIME, b2, sizeof b2));
-	fx_table *t = fx_table_new("choices_fault", title,
-				   (const char *[]){"TP", "sessions done", "on time", "meets", "GPU-s",
-						    "per on-time", "energy", NULL});
+	fx_table *t = fx_table_typed("choices_fault", title, cols);
+	fx_table_json_key(t, "deployments_with_fault");
 	free(title);
 	double *done = fx_xmalloc((size_t)(c->design.sessions.count + 1) * sizeof *done);
-	double node_w = c->design.power.node;
-	if (c->json)
-		fx_json_arr_begin(&c->js, "deployments_with_fault");
 	for (size_t i = 0; i < n; i++) {
 		if (!ch[i].fits)
 			continue;
 		fx_choice r;
 		fx_model_choice_fault(&ch[i], &c->design.sessions, devices, f, &r, done);
-		char list[256];
-		size_t used = 0;
-		for (int64_t k = 0; k < c->design.sessions.count && used + 16 < sizeof list; k++)
-			used += (size_t)snprintf(list + used, sizeof list - used, "%s%.1f", k ? " / " : "",
-						 done[k] * 1e3);
-		if (c->design.sessions.count > 0 && used + 16 >= sizeof list)
-			snprintf(list + used, sizeof list - used, " ...");
-		fx_table_cell(t, "%lld", (long long)r.tp);
-		fx_table_cell(t, "%s ms", list);
-		fx_table_cell(t, "%lld of %lld", (long long)r.on_time, (long long)c->design.sessions.count);
-		fx_table_cell(t, "%s", r.meets ? "yes" : "no");
-		fx_table_cell(t, "%.3f", r.cost);
-		fx_table_cell(t, isfinite(r.cost_per_on_time) ? "%.3f" : "-", r.cost_per_on_time);
-		if (node_w > 0)
-			fx_table_cell(t, "%.2f kJ", node_w * r.finish / 1e3);
-		else
-			fx_table_cell(t, "n/a");
-		if (c->json) {
-			fx_json_obj_begin(&c->js, NULL);
-			fx_json_int(&c->js, "tp", r.tp);
-			fx_json_arr_begin(&c->js, "finish_ms");
-			for (int64_t k = 0; k < c->design.sessions.count; k++)
-				fx_json_num(&c->js, NULL, done[k] * 1e3);
-			fx_json_arr_end(&c->js);
-			fx_json_int(&c->js, "on_time", r.on_time);
-			fx_json_bool(&c->js, "meets", r.meets);
-			fx_json_num(&c->js, "gpu_seconds", r.cost);
-			fx_json_num(&c->js, "gpu_seconds_per_on_time", r.cost_per_on_time);
-			if (node_w > 0)
-				fx_json_num(&c->js, "energy_kJ", node_w * r.finish / 1e3);
-			else
-				fx_json_null(&c->js, "energy_kJ");
-			fx_json_obj_end(&c->js);
-		}
+		fx_table_int(t, r.tp);
+		fx_table_list(t, done, (size_t)c->design.sessions.count);
+		fx_table_int(t, r.on_time);
+		fx_table_int(t, c->design.sessions.count);
+		fx_table_bool(t, r.meets);
+		fx_table_num(t, r.cost);
+		fx_table_num(t, r.cost_per_on_time);
+		energy(t, c->design.power.node, r.finish);
 	}
-	if (c->json)
-		fx_json_arr_end(&c->js);
 	free(done);
 	return fx_cli_table(c, t);
 }
@@ -116,62 +73,86 @@ static int choices(fx_cli *c, const fx_fault *fault)
 {
 	if (!c->design.work.have_model || c->design.accel.hbm <= 0 || c->design.sessions.count <= 0)
 		return 0;
+	static const fx_col cols[] = {
+		{"tp", "TP", FX_F_INT}, {"instances", "instances", FX_F_INT},
+		{"capacity", "capacity", FX_F_INT}, {"fits", "fits", FX_F_BOOL},
+		{"step_s", "step", FX_F_SECONDS}, {"session_s", "session", FX_F_SECONDS},
+		{"finish_s", "last done", FX_F_SECONDS}, {"on_time", "on time", FX_F_INT},
+		{"sessions", "of sessions", FX_F_INT}, {"meets", "meets", FX_F_BOOL},
+		{"gpu_time_s", "GPU time", FX_F_SECONDS},
+		{"gpu_time_per_on_time_s", "per on-time", FX_F_SECONDS},
+		{"energy_J", "energy", FX_F_JOULES}, {NULL, NULL, 0},
+	};
 	fx_choice ch[16];
 	int64_t devices = c->design.fab.nnodes > 0 ? c->design.fab.ndev / c->design.fab.nnodes : c->design.fab.ndev;
 	size_t n = fx_model_choices(&c->design.work.model, &c->design.accel, &c->design.sessions, devices, ring_time, c, ch, 16);
-	fx_table *t = fx_table_new("choices", "Deployments of one node (book §6.7: TP degree against instances)",
-				   (const char *[]){"TP", "instances", "capacity", "step", "session",
-						    "last done", "on time", "meets", "GPU-s", "per on-time",
-						    "energy", NULL});
+	fx_table *t = fx_table_typed("choices", "Deployments of one node (book §6.7: TP degree against "
+				     "instances)", cols);
+	fx_table_json_key(t, "deployments");
 	for (size_t i = 0; i < n; i++) {
-		fx_table_cell(t, "%lld", (long long)ch[i].tp);
-		fx_table_cell(t, "%lld", (long long)ch[i].instances);
-		fx_table_cell(t, "%lld", (long long)ch[i].capacity);
+		fx_table_int(t, ch[i].tp);
+		fx_table_int(t, ch[i].instances);
+		fx_table_int(t, ch[i].capacity);
+		fx_table_bool(t, ch[i].fits);
 		if (!ch[i].fits) {
-			for (int k = 0; k < 8; k++)
-				fx_table_cell(t, k == 0 ? "cannot fit" : "-");
+			for (int k = 0; k < 9; k++)
+				fx_table_null(t, k == 0 ? "cannot fit" : "-");
 			continue;
 		}
-		fx_table_cell(t, "%.2f ms", ch[i].step_time * 1e3);
-		fx_table_cell(t, "%.1f ms", ch[i].session_time * 1e3);
-		fx_table_cell(t, "%.1f ms", ch[i].finish * 1e3);
-		fx_table_cell(t, "%lld of %lld", (long long)ch[i].on_time, (long long)c->design.sessions.count);
-		fx_table_cell(t, "%s", ch[i].meets ? "yes" : "no");
-		fx_table_cell(t, "%.3f", ch[i].cost);
-		fx_table_cell(t, isfinite(ch[i].cost_per_on_time) ? "%.3f" : "-", ch[i].cost_per_on_time);
-		/* energy: the node's power while the last session runs (§6.7.2) */
-		if (c->design.power.node > 0)
-			fx_table_cell(t, "%.2f kJ", c->design.power.node * ch[i].finish / 1e3);
-		else
-			fx_table_cell(t, "n/a");
-	}
-	if (c->json) {
-		fx_json_arr_begin(&c->js, "deployments");
-		for (size_t i = 0; i < n; i++) {
-			fx_json_obj_begin(&c->js, NULL);
-			fx_json_int(&c->js, "tp", ch[i].tp);
-			fx_json_int(&c->js, "instances", ch[i].instances);
-			fx_json_int(&c->js, "capacity", ch[i].capacity);
-			fx_json_bool(&c->js, "fits", ch[i].fits);
-			fx_json_num(&c->js, "step_ms", ch[i].step_time * 1e3);
-			fx_json_num(&c->js, "session_ms", ch[i].session_time * 1e3);
-			fx_json_num(&c->js, "finish_ms", ch[i].finish * 1e3);
-			fx_json_int(&c->js, "on_time", ch[i].on_time);
-			fx_json_bool(&c->js, "meets", ch[i].meets);
-			fx_json_num(&c->js, "gpu_seconds", ch[i].cost);
-			fx_json_num(&c->js, "gpu_seconds_per_on_time", ch[i].cost_per_on_time);
-			if (c->design.power.node > 0 && ch[i].fits)
-				fx_json_num(&c->js, "energy_kJ", c->design.power.node * ch[i].finish / 1e3);
-			else
-				fx_json_null(&c->js, "energy_kJ");
-			fx_json_obj_end(&c->js);
-		}
-		fx_json_arr_end(&c->js);
+		fx_table_num(t, ch[i].step_time);
+		fx_table_num(t, ch[i].session_time);
+		fx_table_num(t, ch[i].finish);
+		fx_table_int(t, ch[i].on_time);
+		fx_table_int(t, c->design.sessions.count);
+		fx_table_bool(t, ch[i].meets);
+		fx_table_num(t, ch[i].cost);
+		fx_table_num(t, ch[i].cost_per_on_time);
+		energy(t, c->design.power.node, ch[i].finish);
 	}
 	int rc = fx_cli_table(c, t);
 	if (rc == 0 && fault)
 		rc = fault_table(c, ch, n, devices, fault);
 	return rc;
+}
+
+/* The instances: devices, span, and each parallel group's hops and time. */
+static int instance_table(fx_cli *c, const fx_placement *p, int64_t D)
+{
+	const fx_workload *w = &c->design.work;
+	static const fx_col cols[] = {
+		{"instance", "instance", FX_F_INT}, {"devices", "devices", FX_F_INT},
+		{"nodes", "nodes", FX_F_INT}, {"racks", "racks", FX_F_INT},
+		{"level", "level", FX_F_TEXT},
+		{"tp_max_hops", "tp hops", FX_F_INT}, {"tp_time_s", "tp time", FX_F_SECONDS},
+		{"ep_max_hops", "ep hops", FX_F_INT}, {"ep_time_s", "ep time", FX_F_SECONDS},
+		{"pp_max_hops", "pp hops", FX_F_INT}, {"pp_time_s", "pp time", FX_F_SECONDS},
+		{"comm_time_s", "comm per step", FX_F_SECONDS}, {NULL, NULL, 0},
+	};
+	fx_table *t = fx_table_typed("placement", "Placement (instances on nodes)", cols);
+	fx_table_json_key(t, "instances");
+	double *dv = fx_xmalloc((size_t)(D > 0 ? D : 1) * sizeof *dv);
+	for (int64_t i = 0; i < p->ninst; i++) {
+		const fx_place_instance *pi = &p->inst[i];
+		for (int64_t k = 0; k < D; k++)
+			dv[k] = (double)pi->devices[k];
+		fx_table_int(t, i);
+		fx_table_list(t, dv, (size_t)D);
+		fx_table_int(t, pi->nodes);
+		fx_table_int(t, pi->racks);
+		fx_table_cell(t, "%s", fx_level_name(pi->level));
+		for (int k = 0; k < 3; k++) {
+			if (w->dims[k] < 2) {
+				fx_table_null(t, "-");
+				fx_table_null(t, "-");
+			} else {
+				fx_table_int(t, pi->group[k].max_hops);
+				fx_table_num(t, pi->group[k].time);
+			}
+		}
+		fx_table_num(t, pi->comm_time);
+	}
+	free(dv);
+	return fx_cli_table(c, t);
 }
 
 int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
@@ -182,195 +163,90 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 			     .tm = c->design.coll, .accel = c->design.accel.hbm > 0 ? &c->design.accel : NULL,
 			     .sessions = &c->design.sessions, .failed = c->failed};
 	fx_placement p;
-	char b1[64], b2[32];
+	char f1[64], l1[96];
 	if (fx_place(&c->design.fab, w, pc, &o, &p, &c->d))
 		return -1;
 	int64_t D = fx_workload_devices(w);
-	fx_table *t = fx_table_new("placement", "Placement (instances on nodes)",
-				   (const char *[]){"instance", "devices", "nodes", "racks", "level",
-						    "tp hops/time", "ep hops/time", "pp hops/time",
-						    "comm per step", NULL});
-	for (int64_t i = 0; i < p.ninst; i++) {
-		const fx_place_instance *pi = &p.inst[i];
-		char dv[256];
-		ranges(pi->devices, D, dv, sizeof dv);
-		fx_table_cell(t, "%lld", (long long)i);
-		fx_table_cell(t, "%s", dv);
-		fx_table_cell(t, "%lld", (long long)pi->nodes);
-		fx_table_cell(t, "%lld", (long long)pi->racks);
-		fx_table_cell(t, "%s", fx_level_name(pi->level));
-		for (int k = 0; k < 3; k++) {
-			const fx_place_group *g = &pi->group[k];
-			if (w->dims[k] < 2)
-				fx_table_cell(t, "-");
-			else
-				fx_table_cell(t, "%lld / %.2f us", (long long)g->max_hops, g->time * 1e6);
-		}
-		fx_table_cell(t, "%.2f us", pi->comm_time * 1e6);
-	}
-	int rc = fx_cli_table(c, t);
+	int rc = instance_table(c, &p, D);
 
-	t = fx_table_new("place_summary", "Placement model", (const char *[]){"metric", "value", NULL});
-	fx_table_cell(t, "scheme");
-	fx_table_cell(t, "TP%lld x EP%lld x PP%lld x DP%lld = %lld devices per instance",
-		      (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
-		      (long long)w->dims[3], (long long)D);
-	fx_table_cell(t, "instances"); fx_table_cell(t, "%lld", (long long)w->instances);
+	fx_table *t = fx_record_new("place_summary", "Placement model", NULL);
+	fx_record_text(t, "scheme", "scheme", "TP%lld x EP%lld x PP%lld x DP%lld",
+		       (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
+		       (long long)w->dims[3]);
+	fx_record_int(t, "devices_per_instance", "devices per instance", D);
+	fx_record_int(t, "instances_wanted", "instances (workload)", w->instances);
 	for (int L = 0; L < FX_LEVELS; L++) {
-		fx_table_cell(t, "one instance within a %s", L == FX_LEVEL_ANY ? "system (across racks)" : fx_level_name((fx_level)L));
+		snprintf(f1, sizeof f1, "level_%s_s", fx_level_name((fx_level)L));
+		snprintf(l1, sizeof l1, "one instance within a %s, per step",
+			 L == FX_LEVEL_ANY ? "system (across racks)" : fx_level_name((fx_level)L));
 		if (p.level_ok[L])
-			fx_table_cell(t, "%.3f us per step", p.level_cost[L] * 1e6);
+			fx_record_num(t, f1, l1, FX_F_SECONDS, p.level_cost[L]);
 		else
-			fx_table_cell(t, "not possible here");
+			fx_record_null(t, f1, l1, FX_F_SECONDS, "not possible here");
 	}
 	/* the objective is a sum over instances: say so, beside the mean */
-	fx_table_cell(t, "objective");
-	fx_table_cell(t, "%lld instances x %.2f us = %.6g us of communication per step, summed",
-		      (long long)p.ninst, p.objective / (double)(p.ninst ? p.ninst : 1) * 1e6,
-		      p.objective * 1e6);
-	fx_table_cell(t, "bound");
+	fx_record_int(t, "instances_placed", "instances placed", p.ninst);
+	fx_record_num(t, "objective_per_instance_s", "communication per step, per instance",
+		      FX_F_SECONDS, p.objective / (double)(p.ninst ? p.ninst : 1));
+	fx_record_num(t, "objective_s", "objective: communication per step, summed", FX_F_SECONDS,
+		      p.objective);
 	if (isnan(p.bound))
-		fx_table_cell(t, "none proved");
+		fx_record_null(t, "bound_s", "bound (summed)", FX_F_SECONDS, "none proved");
 	else
-		fx_table_cell(t, "%.6g us (summed)", p.bound * 1e6);
-	fx_table_cell(t, "gap");
+		fx_record_num(t, "bound_s", "bound (summed)", FX_F_SECONDS, p.bound);
 	if (isnan(p.gap))
-		fx_table_cell(t, "unknown (no bound proved)");
+		fx_record_null(t, "gap", "gap (objective over the proved bound)", FX_F_FRACTION,
+			       "unknown (no bound proved)");
 	else
-		fx_table_cell(t, "%.2f%% (objective over the proved bound)", 100 * p.gap);
-	fx_table_cell(t, "status"); fx_table_cell(t, "%s", p.status);
-	fx_table_cell(t, "method"); fx_table_cell(t, "%s", p.method);
-	fx_table_cell(t, "MILP");
-	if (p.cols)
-		fx_table_cell(t, "%lld columns, %lld rows", (long long)p.cols, (long long)p.rows);
-	else
-		fx_table_cell(t, "not needed");
-	fx_table_cell(t, "solved in"); fx_table_cell(t, "%.3f s of CPU", p.solve_seconds);
-	fx_table_cell(t, "nodes powered"); fx_table_cell(t, "%lld of %lld", (long long)p.nodes_used, (long long)c->design.fab.nnodes);
-	if (p.nodes_failed) {
-		fx_table_cell(t, "nodes left out");
-		fx_table_cell(t, "%lld (holding failed devices, --fail)", (long long)p.nodes_failed);
-	}
-	fx_table_cell(t, "power"); fx_table_cell(t, "%.4g kW", p.watts / 1e3);
-	fx_model_memory mm;
+		fx_record_num(t, "gap", "gap (objective over the proved bound)", FX_F_FRACTION, p.gap);
+	fx_record_text(t, "status", "status", "%s", p.status);
+	fx_record_text(t, "method", "method", "%s", p.method);
+	fx_record_int(t, "milp_columns", "MILP columns (0: not needed)", p.cols);
+	fx_record_int(t, "milp_rows", "MILP rows", p.rows);
+	fx_record_num(t, "solve_s", "solved in (CPU)", FX_F_SECONDS, p.solve_seconds);
+	fx_record_int(t, "nodes_used", "nodes powered", p.nodes_used);
+	fx_record_int(t, "fabric_nodes", "nodes in the fabric", c->design.fab.nnodes);
+	fx_record_int(t, "nodes_failed", "nodes left out (holding failed devices, --fail)",
+		      p.nodes_failed);
+	fx_record_num(t, "power_W", "power", FX_F_WATTS, p.watts);
 	if (w->have_model) {
+		fx_model_memory mm;
 		fx_model_memory_per_device(&w->model, w->dims[FX_GROUP_TP], w->dims[FX_GROUP_EP],
 					   w->dims[FX_GROUP_PP], w->dims[FX_GROUP_DP], p.ninst,
 					   c->design.accel.hbm > 0 ? &c->design.accel : NULL, &c->design.sessions, &mm);
-		fx_table_cell(t, "weights per device");
-		fx_table_cell(t, "%s", fx_unit_format(mm.weights, FX_UNIT_SIZE, b1, sizeof b1));
-		fx_table_cell(t, "KV cache per device");
-		fx_table_cell(t, "%s (%lld sessions of %lld tokens, its share)",
-			      fx_unit_format(mm.kv, FX_UNIT_SIZE, b1, sizeof b1), (long long)mm.sessions,
-			      (long long)mm.tokens);
-		fx_table_cell(t, "memory per device");
-		if (c->design.accel.hbm > 0) {
-			char b3[32];
-			fx_table_cell(t, "%s with the reserve, of %s HBM",
-				      fx_unit_format(mm.total, FX_UNIT_SIZE, b1, sizeof b1),
-				      fx_unit_format(c->design.accel.hbm, FX_UNIT_SIZE, b3, sizeof b3));
-		} else {
-			fx_table_cell(t, "%s (not checked: no workload.accelerator.hbm)",
-				      fx_unit_format(mm.total, FX_UNIT_SIZE, b1, sizeof b1));
-		}
-		fx_table_cell(t, "sent per device per token per layer");
-		fx_table_cell(t, "%s", fx_unit_format(fx_model_send_per_token(&w->model, w->dims[0], w->dims[1]),
-						     FX_UNIT_SIZE, b2, sizeof b2));
+		fx_record_num(t, "weights_per_device_bytes", "weights per device", FX_F_BYTES, mm.weights);
+		fx_record_num(t, "kv_per_device_bytes", "KV cache per device (its share)", FX_F_BYTES, mm.kv);
+		fx_record_int(t, "kv_sessions", "KV cache: sessions", mm.sessions);
+		fx_record_int(t, "kv_tokens", "KV cache: tokens per session", mm.tokens);
+		fx_record_num(t, "reserve_per_device_bytes", "reserve per device", FX_F_BYTES, mm.reserve);
+		fx_record_num(t, "memory_per_device_bytes", "memory per device, with the reserve",
+			      FX_F_BYTES, mm.total);
+		if (c->design.accel.hbm > 0)
+			fx_record_num(t, "hbm_bytes", "HBM per device", FX_F_BYTES, c->design.accel.hbm);
+		else
+			fx_record_null(t, "hbm_bytes", "HBM per device", FX_F_BYTES,
+				       "not checked: no workload.accelerator.hbm");
+		fx_record_num(t, "send_per_token_bytes", "sent per device per token per layer",
+			      FX_F_BYTES, fx_model_send_per_token(&w->model, w->dims[0], w->dims[1]));
 	}
 	rc |= fx_cli_table(c, t);
 
-	t = fx_table_new("place_racks", "Racks in use", (const char *[]){"rack", "nodes", "kW", "cooling", NULL});
+	static const fx_col rcols[] = {
+		{"rack", "rack", FX_F_INT}, {"nodes", "nodes", FX_F_INT},
+		{"power_W", "power", FX_F_WATTS}, {"cooling", "cooling", FX_F_TEXT}, {NULL, NULL, 0},
+	};
+	t = fx_table_typed("place_racks", "Racks in use", rcols);
+	fx_table_json_key(t, "racks_detail");  /* "racks" is a count everywhere */
 	for (int64_t r = 0; r < p.nracks; r++) {
 		if (!p.rack[r].nodes_used)
 			continue;
-		fx_table_cell(t, "%lld", (long long)p.rack[r].rack);
-		fx_table_cell(t, "%lld", (long long)p.rack[r].nodes_used);
-		fx_table_cell(t, "%.4g", p.rack[r].watts / 1e3);
+		fx_table_int(t, p.rack[r].rack);
+		fx_table_int(t, p.rack[r].nodes_used);
+		fx_table_num(t, p.rack[r].watts);
 		fx_table_cell(t, "%s", p.rack[r].liquid ? "liquid" : "air");
 	}
 	rc |= fx_cli_table(c, t);
 
-	if (c->json) {
-		fx_json *j = &c->js;
-		fx_json_str(j, "status", p.status);
-		fx_json_str(j, "method", p.method);
-		fx_json_num(j, "objective_us", p.objective * 1e6);
-		fx_json_num(j, "objective_per_instance_us", p.objective / (double)(p.ninst ? p.ninst : 1) * 1e6);
-		fx_json_num(j, "bound_us", p.bound * 1e6);
-		fx_json_num(j, "gap", p.gap);
-		if (w->have_model) {
-			fx_json_obj_begin(j, "memory_per_device");
-			fx_json_num(j, "weights_bytes", mm.weights);
-			fx_json_num(j, "kv_bytes", mm.kv);
-			fx_json_num(j, "reserve_bytes", mm.reserve);
-			fx_json_num(j, "total_bytes", mm.total);
-			if (c->design.accel.hbm > 0)
-				fx_json_num(j, "hbm_bytes", c->design.accel.hbm);
-			else
-				fx_json_null(j, "hbm_bytes");
-			fx_json_int(j, "sessions", mm.sessions);
-			fx_json_obj_end(j);
-		}
-		fx_json_int(j, "devices_per_instance", D);
-		fx_json_obj_begin(j, "level_cost_us");
-		for (int L = 0; L < FX_LEVELS; L++) {
-			if (p.level_ok[L])
-				fx_json_num(j, fx_level_name((fx_level)L), p.level_cost[L] * 1e6);
-			else
-				fx_json_null(j, fx_level_name((fx_level)L));
-		}
-		fx_json_obj_end(j);
-		fx_json_arr_begin(j, "instances");
-		for (int64_t i = 0; i < p.ninst; i++) {
-			const fx_place_instance *pi = &p.inst[i];
-			fx_json_obj_begin(j, NULL);
-			fx_json_int(j, "instance", i);
-			fx_json_arr_begin(j, "devices");
-			for (int64_t k = 0; k < D; k++)
-				fx_json_int(j, NULL, pi->devices[k]);
-			fx_json_arr_end(j);
-			fx_json_int(j, "nodes", pi->nodes);
-			fx_json_int(j, "racks", pi->racks);
-			fx_json_str(j, "level", fx_level_name(pi->level));
-			fx_json_num(j, "comm_us", pi->comm_time * 1e6);
-			fx_json_arr_begin(j, "groups");
-			for (int k = 0; k < FX_GROUP_KINDS; k++) {
-				if (w->dims[k] < 2)
-					continue;
-				fx_json_obj_begin(j, NULL);
-				fx_json_str(j, "kind", fx_group_kind_name((fx_group_kind)k));
-				fx_json_str(j, "collective", w->traffic[k].pattern);
-				fx_json_int(j, "members", pi->group[k].members);
-				fx_json_int(j, "groups", pi->group[k].groups);
-				fx_json_int(j, "max_hops", pi->group[k].max_hops);
-				fx_json_num(j, "time_us", pi->group[k].time * 1e6);
-				fx_json_obj_end(j);
-			}
-			fx_json_arr_end(j);
-			fx_json_obj_end(j);
-		}
-		fx_json_arr_end(j);
-		fx_json_int(j, "nodes_used", p.nodes_used);
-		fx_json_int(j, "nodes_failed", p.nodes_failed);
-		fx_json_num(j, "power_kW", p.watts / 1e3);
-		fx_json_arr_begin(j, "racks");
-		for (int64_t r = 0; r < p.nracks; r++) {
-			if (!p.rack[r].nodes_used)
-				continue;
-			fx_json_obj_begin(j, NULL);
-			fx_json_int(j, "rack", p.rack[r].rack);
-			fx_json_int(j, "nodes", p.rack[r].nodes_used);
-			fx_json_num(j, "kW", p.rack[r].watts / 1e3);
-			fx_json_str(j, "cooling", p.rack[r].liquid ? "liquid" : "air");
-			fx_json_obj_end(j);
-		}
-		fx_json_arr_end(j);
-		fx_json_obj_begin(j, "model");
-		fx_json_int(j, "columns", p.cols);
-		fx_json_int(j, "rows", p.rows);
-		fx_json_num(j, "solve_seconds", p.solve_seconds);
-		fx_json_obj_end(j);
-	}
 	if (keep)
 		*keep = p;
 	else
@@ -458,7 +334,7 @@ int fx_cmd_place(int argc, char **argv)
 					   c.spec_path);
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, node_limit, &pc, NULL);

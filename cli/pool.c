@@ -35,51 +35,24 @@ static int reads(fx_cli *c, double path, double lat, double q, double u, double 
 {
 	fx_pool_read r;
 	fx_pool_read_model(path, lat, q, u, bytes, period, &r);
-	char b[4][32];
-	fx_table *t = fx_table_new("pool_read", "Remote reads (book §6.6.2, Eq. 6-12)",
-				   (const char *[]){"metric", "value", NULL});
-	fx_table_cell(t, "in-flight window u q / L");
-	fx_table_cell(t, "%s (%.0f x %s / %s)", fx_unit_format(r.window, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]),
-		      u, fx_unit_format(q, FX_UNIT_SIZE, b[1], sizeof b[1]),
-		      fx_unit_format(lat, FX_UNIT_TIME, b[2], sizeof b[2]));
-	fx_table_cell(t, "usable bandwidth");
-	fx_table_cell(t, "%s (bound by the %s)", fx_unit_format(r.usable, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]),
-		      r.window < path ? "transactions in flight" : "path");
-	fx_table_cell(t, "transactions in flight to fill the path");
-	fx_table_cell(t, "%.0f", r.inflight_to_fill);
-	fx_table_cell(t, "one full read");
-	fx_table_cell(t, "%s of %s", fx_unit_format(r.read_time, FX_UNIT_TIME, b[0], sizeof b[0]),
-		      fx_unit_format(bytes, FX_UNIT_SIZE, b[1], sizeof b[1]));
+	fx_table *t = fx_record_new("pool_read", "Remote reads (book §6.6.2, Eq. 6-12)", "read");
+	fx_record_num(t, "path_Bps", "path bandwidth", FX_F_BPS, path);
+	fx_record_num(t, "latency_s", "latency L", FX_F_SECONDS, lat);
+	fx_record_num(t, "transaction_bytes", "transaction size q", FX_F_BYTES, q);
+	fx_record_num(t, "inflight", "transactions in flight u", FX_F_NUM, u);
+	fx_record_num(t, "window_Bps", "in-flight window u q / L", FX_F_BPS, r.window);
+	fx_record_num(t, "usable_Bps", "usable bandwidth", FX_F_BPS, r.usable);
+	fx_record_text(t, "bound_by", "bound by", "%s", r.window < path ? "inflight" : "path");
+	fx_record_num(t, "inflight_to_fill", "transactions in flight to fill the path", FX_F_NUM,
+		      r.inflight_to_fill);
+	fx_record_num(t, "bytes", "one full read, bytes", FX_F_BYTES, bytes);
+	fx_record_num(t, "read_s", "one full read, time", FX_F_SECONDS, r.read_time);
 	if (period > 0) {
-		fx_table_cell(t, "demand");
-		fx_table_cell(t, "%s (a read every %s)", fx_unit_format(r.demand, FX_UNIT_BANDWIDTH, b[0], sizeof b[0]),
-			      fx_unit_format(period, FX_UNIT_TIME, b[1], sizeof b[1]));
-		fx_table_cell(t, "between reads");
-		if (r.backlog)
-			fx_table_cell(t, "none: a read takes %s longer than the period, the backlog grows",
-				      fx_unit_format(-r.idle, FX_UNIT_TIME, b[0], sizeof b[0]));
-		else
-			fx_table_cell(t, "%s idle", fx_unit_format(r.idle, FX_UNIT_TIME, b[0], sizeof b[0]));
-	}
-	if (c->json) {
-		fx_json_obj_begin(&c->js, "read");
-		fx_json_num(&c->js, "path_Bps", path);
-		fx_json_num(&c->js, "latency_s", lat);
-		fx_json_num(&c->js, "transaction_bytes", q);
-		fx_json_num(&c->js, "inflight", u);
-		fx_json_num(&c->js, "window_Bps", r.window);
-		fx_json_num(&c->js, "usable_Bps", r.usable);
-		fx_json_str(&c->js, "bound_by", r.window < path ? "inflight" : "path");
-		fx_json_num(&c->js, "inflight_to_fill", r.inflight_to_fill);
-		fx_json_num(&c->js, "bytes", bytes);
-		fx_json_num(&c->js, "read_s", r.read_time);
-		if (period > 0) {
-			fx_json_num(&c->js, "period_s", period);
-			fx_json_num(&c->js, "demand_Bps", r.demand);
-			fx_json_num(&c->js, "idle_s", r.idle);
-			fx_json_bool(&c->js, "backlog", r.backlog);
-		}
-		fx_json_obj_end(&c->js);
+		fx_record_num(t, "period_s", "a read every", FX_F_SECONDS, period);
+		fx_record_num(t, "demand_Bps", "demand", FX_F_BPS, r.demand);
+		/* negative: the read is longer than the period by that much */
+		fx_record_num(t, "idle_s", "idle between reads (negative: backlog)", FX_F_SECONDS, r.idle);
+		fx_record_bool(t, "backlog", "the backlog grows", r.backlog);
 	}
 	return fx_cli_table(c, t);
 }
@@ -121,45 +94,32 @@ static int borrowing(fx_cli *c, const double *need, int64_t n, double cap)
 	double *used = fx_xmalloc((size_t)n * sizeof *used);
 	for (int64_t i = 0; i < n; i++)
 		used[i] = need[i] < cap ? need[i] : cap;
-	fx_table *t = fx_table_new("pool_loans", "Borrowing plan (book §6.6.1)",
-				   (const char *[]){"lender", "borrower", "bytes", NULL});
-	if (c->json)
-		fx_json_arr_begin(&c->js, "loans");
+	static const fx_col lcols[] = {
+		{"lender", "lender node", FX_F_INT}, {"borrower", "borrower node", FX_F_INT},
+		{"bytes", "bytes", FX_F_BYTES}, {NULL, NULL, 0},
+	};
+	fx_table *t = fx_table_typed("pool_loans", "Borrowing plan (book §6.6.1)", lcols);
+	fx_table_json_key(t, "loans");
 	for (int64_t i = 0; i < k && i < 256; i++) {
 		used[loan[i].lender] += loan[i].bytes;
-		fx_table_cell(t, "node %lld", (long long)loan[i].lender);
-		fx_table_cell(t, "node %lld", (long long)loan[i].borrower);
-		fx_table_cell(t, "%s", fx_unit_format(loan[i].bytes, FX_UNIT_SIZE, b[0], sizeof b[0]));
-		if (c->json) {
-			fx_json_obj_begin(&c->js, NULL);
-			fx_json_int(&c->js, "lender", loan[i].lender);
-			fx_json_int(&c->js, "borrower", loan[i].borrower);
-			fx_json_num(&c->js, "bytes", loan[i].bytes);
-			fx_json_obj_end(&c->js);
-		}
+		fx_table_int(t, loan[i].lender);
+		fx_table_int(t, loan[i].borrower);
+		fx_table_num(t, loan[i].bytes);
 	}
-	if (c->json)
-		fx_json_arr_end(&c->js);
 	int rc = fx_cli_table(c, t);
-	t = fx_table_new("pool_nodes", "Memory per node after borrowing",
-			 (const char *[]){"node", "task needs", "held", "idle", NULL});
-	if (c->json)
-		fx_json_arr_begin(&c->js, "nodes");
+	static const fx_col ncols[] = {
+		{"node", "node", FX_F_INT}, {"need_bytes", "task needs", FX_F_BYTES},
+		{"held_bytes", "held", FX_F_BYTES}, {"idle_bytes", "idle", FX_F_BYTES},
+		{NULL, NULL, 0},
+	};
+	t = fx_table_typed("pool_nodes", "Memory per node after borrowing", ncols);
+	fx_table_json_key(t, "node_memory");  /* "nodes" is a count everywhere */
 	for (int64_t i = 0; i < n; i++) {
-		fx_table_cell(t, "%lld", (long long)i);
-		fx_table_cell(t, "%s", fx_unit_format(need[i], FX_UNIT_SIZE, b[0], sizeof b[0]));
-		fx_table_cell(t, "%s", fx_unit_format(used[i], FX_UNIT_SIZE, b[1], sizeof b[1]));
-		fx_table_cell(t, "%s", fx_unit_format(cap - used[i], FX_UNIT_SIZE, b[2], sizeof b[2]));
-		if (c->json) {
-			fx_json_obj_begin(&c->js, NULL);
-			fx_json_num(&c->js, "need_bytes", need[i]);
-			fx_json_num(&c->js, "held_bytes", used[i]);
-			fx_json_num(&c->js, "idle_bytes", cap - used[i]);
-			fx_json_obj_end(&c->js);
-		}
+		fx_table_int(t, i);
+		fx_table_num(t, need[i]);
+		fx_table_num(t, used[i]);
+		fx_table_num(t, cap - used[i]);
 	}
-	if (c->json)
-		fx_json_arr_end(&c->js);
 	free(used);
 	return rc | fx_cli_table(c, t);
 }
@@ -214,7 +174,7 @@ int fx_cmd_pool(int argc, char **argv)
 			rc = -1;
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = reads(&c, path, lat, q, u, bytes, period);

@@ -103,52 +103,36 @@ int fx_cmd_reconfigure(int argc, char **argv)
 	if (rc == 0)
 		rc = run(&c, pattern, algo, n, size, after / before, &ta, &wa);
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
-		char b[3][32];
 		double save = tb - ta;
-		fx_table *t = fx_table_new("reconfigure", "Reconnecting the group's links (book §6.5.4)",
-					   (const char *[]){"metric", "before", "after", NULL});
-		fx_table_cell(t, "links per connection");
-		fx_table_cell(t, "%g", before);
-		fx_table_cell(t, "%g", after);
-		fx_table_cell(t, "transfer term");
-		fx_table_cell(t, "%s", fx_unit_format(tb, FX_UNIT_TIME, b[0], sizeof b[0]));
-		fx_table_cell(t, "%s", fx_unit_format(ta, FX_UNIT_TIME, b[1], sizeof b[1]));
-		fx_table_cell(t, "whole collective");
-		fx_table_cell(t, "%s", fx_unit_format(wb, FX_UNIT_TIME, b[0], sizeof b[0]));
-		fx_table_cell(t, "%s", fx_unit_format(wa, FX_UNIT_TIME, b[1], sizeof b[1]));
+		fx_table *t = fx_record_new("reconfigure", "Reconnecting the group's links (book §6.5.4)",
+					    NULL);
+		fx_record_text(t, "pattern", "pattern", "%s", pattern);
+		fx_record_int(t, "ranks", "ranks", n);
+		fx_record_num(t, "size_bytes", "size per rank", FX_F_BYTES, size);
+		fx_record_num(t, "links_before", "links per connection, before", FX_F_NUM, before);
+		fx_record_num(t, "links_after", "links per connection, after", FX_F_NUM, after);
+		fx_record_num(t, "transfer_before_s", "transfer term, before", FX_F_SECONDS, tb);
+		fx_record_num(t, "transfer_after_s", "transfer term, after", FX_F_SECONDS, ta);
+		fx_record_num(t, "saved_s", "saved per use", FX_F_SECONDS, save);
+		fx_record_num(t, "time_before_s", "whole collective, before", FX_F_SECONDS, wb);
+		fx_record_num(t, "time_after_s", "whole collective, after", FX_F_SECONDS, wa);
 		rc = fx_cli_table(&c, t);
-		t = fx_table_new("reconfigure_payback", "When a reconfiguration pays back",
-				 (const char *[]){"reconfiguration", "saved per use", "uses to pay back", NULL});
-		if (c.json) {
-			fx_json_str(&c.js, "pattern", pattern);
-			fx_json_int(&c.js, "ranks", n);
-			fx_json_num(&c.js, "size_bytes", size);
-			fx_json_num(&c.js, "links_before", before);
-			fx_json_num(&c.js, "links_after", after);
-			fx_json_num(&c.js, "transfer_before_us", tb * 1e6);
-			fx_json_num(&c.js, "transfer_after_us", ta * 1e6);
-			fx_json_num(&c.js, "saved_us", save * 1e6);
-			fx_json_num(&c.js, "time_before_us", wb * 1e6);
-			fx_json_num(&c.js, "time_after_us", wa * 1e6);
-			fx_json_arr_begin(&c.js, "payback");
-		}
+		static const fx_col cols[] = {
+			{"reconfig_s", "reconfiguration", FX_F_SECONDS},
+			{"uses", "uses to pay back", FX_F_NUM}, {NULL, NULL, 0},
+		};
+		t = fx_table_typed("reconfigure_payback", "When a reconfiguration pays back", cols);
+		fx_table_json_key(t, "payback");
 		for (int i = 0; i < nr; i++) {
-			double uses = save > 0 ? ceil(rt[i] / save - 1e-9) : INFINITY;
-			fx_table_cell(t, "%s", fx_unit_format(rt[i], FX_UNIT_TIME, b[0], sizeof b[0]));
-			fx_table_cell(t, "%s", fx_unit_format(save, FX_UNIT_TIME, b[1], sizeof b[1]));
-			fx_table_cell(t, isfinite(uses) ? "%.0f" : "never", uses);
-			if (c.json) {
-				fx_json_obj_begin(&c.js, NULL);
-				fx_json_num(&c.js, "reconfig_us", rt[i] * 1e6);
-				fx_json_num(&c.js, "uses", uses);
-				fx_json_obj_end(&c.js);
-			}
+			fx_table_num(t, rt[i]);
+			if (save > 0)
+				fx_table_num(t, ceil(rt[i] / save - 1e-9));
+			else
+				fx_table_null(t, "never");
 		}
-		if (c.json)
-			fx_json_arr_end(&c.js);
 		rc |= fx_cli_table(&c, t);
 		fx_cli_end(&c);
 	}

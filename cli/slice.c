@@ -85,19 +85,14 @@ static int report(fx_cli *c, const uint8_t *idle, const int *shape, int jobs, co
 		for (int i = 0; i < f->ndims; i++)
 			per *= (shape[i] + cube[i] - 1) / cube[i];
 		int64_t fit = per ? have / per : 0;
-		fx_table *t = fx_table_new("slices", "Slices over optical circuit switches (book §6.5.4)",
-					   (const char *[]){"metric", "value", NULL});
-		fx_table_cell(t, "idle chips"); fx_table_cell(t, "%lld", (long long)nidle);
-		fx_table_cell(t, "wholly idle cubes"); fx_table_cell(t, "%lld", (long long)have);
-		fx_table_cell(t, "cubes per job"); fx_table_cell(t, "%lld (a %s block)", (long long)per, sh);
-		fx_table_cell(t, "jobs that fit"); fx_table_cell(t, "%lld of %d", (long long)fit, jobs);
-		if (c->json) {
-			fx_json_int(&c->js, "idle_chips", nidle);
-			fx_json_int(&c->js, "idle_cubes", have);
-			fx_json_int(&c->js, "cubes_per_job", per);
-			fx_json_int(&c->js, "jobs_fit", fit < jobs ? fit : jobs);
-			fx_json_int(&c->js, "jobs", jobs);
-		}
+		fx_table *t = fx_record_new("slices", "Slices over optical circuit switches (book §6.5.4)",
+					    NULL);
+		fx_record_text(t, "shape", "job shape (chips)", "%s", sh);
+		fx_record_int(t, "idle_chips", "idle chips", nidle);
+		fx_record_int(t, "idle_cubes", "wholly idle cubes", have);
+		fx_record_int(t, "cubes_per_job", "cubes per job", per);
+		fx_record_int(t, "jobs_fit", "jobs that fit", fit < jobs ? fit : jobs);
+		fx_record_int(t, "jobs", "jobs asked for", jobs);
 		int rc = fx_cli_table(c, t);
 		if (rc == 0 && fit < jobs)
 			rc = fx_diag_infeasible(&c->d, "%d jobs of %s chips need %lld idle cubes; %lld are "
@@ -107,42 +102,31 @@ static int report(fx_cli *c, const uint8_t *idle, const int *shape, int jobs, co
 	fx_slice *sl = fx_xcalloc((size_t)jobs + 1, sizeof *sl);
 	int found = 0;
 	int decided = fx_lattice_slices(f, idle, shape, jobs, 10000000L, sl, &found) == 0;
-	fx_table *t = fx_table_new("slices", "Slices of adjacent chips (book §6.5.4)",
-				   (const char *[]){"job", "origin", "extent", NULL});
-	if (c->json)
-		fx_json_arr_begin(&c->js, "slices");
+	/* coordinates as plain numbers, not runs: (0,1) is no range */
+	static const fx_col cols[] = {
+		{"job", "job", FX_F_INT}, {"origin", "origin", FX_F_NUM},
+		{"extent", "extent", FX_F_NUM}, {NULL, NULL, 0},
+	};
+	fx_table *t = fx_table_typed("slice_jobs", "Slices of adjacent chips (book §6.5.4)", cols);
+	fx_table_json_key(t, "slices");
+	double o[FX_MAX_DIMS], e[FX_MAX_DIMS];
 	for (int j = 0; j < found; j++) {
-		char o[64] = "", e[64] = "";
-		size_t uo = 0, ue = 0;
 		for (int i = 0; i < f->ndims; i++) {
-			uo += (size_t)snprintf(o + uo, sizeof o - uo, "%s%d", i ? "," : "(", sl[j].origin[i]);
-			ue += (size_t)snprintf(e + ue, sizeof e - ue, "%s%d", i ? "x" : "", sl[j].extent[i]);
+			o[i] = sl[j].origin[i];
+			e[i] = sl[j].extent[i];
 		}
-		snprintf(o + uo, sizeof o - uo, ")");
-		fx_table_cell(t, "%d", j);
-		fx_table_cell(t, "%s", o);
-		fx_table_cell(t, "%s", e);
-		if (c->json) {
-			fx_json_obj_begin(&c->js, NULL);
-			fx_json_arr_begin(&c->js, "origin");
-			for (int i = 0; i < f->ndims; i++)
-				fx_json_int(&c->js, NULL, sl[j].origin[i]);
-			fx_json_arr_end(&c->js);
-			fx_json_arr_begin(&c->js, "extent");
-			for (int i = 0; i < f->ndims; i++)
-				fx_json_int(&c->js, NULL, sl[j].extent[i]);
-			fx_json_arr_end(&c->js);
-			fx_json_obj_end(&c->js);
-		}
+		fx_table_int(t, j);
+		fx_table_list(t, o, (size_t)f->ndims);
+		fx_table_list(t, e, (size_t)f->ndims);
 	}
-	if (c->json) {
-		fx_json_arr_end(&c->js);
-		fx_json_int(&c->js, "idle_chips", nidle);
-		fx_json_int(&c->js, "jobs_fit", found);
-		fx_json_int(&c->js, "jobs", jobs);
-	}
-	free(sl);
 	int rc = fx_cli_table(c, t);
+	t = fx_record_new("slices", "Jobs", NULL);
+	fx_record_text(t, "shape", "job shape (chips)", "%s", sh);
+	fx_record_int(t, "idle_chips", "idle chips", nidle);
+	fx_record_int(t, "jobs_fit", "jobs that fit", found);
+	fx_record_int(t, "jobs", "jobs asked for", jobs);
+	rc |= fx_cli_table(c, t);
+	free(sl);
 	if (rc)
 		return rc;
 	if (!decided)
@@ -207,7 +191,7 @@ int fx_cmd_slice(int argc, char **argv)
 		free(sel);
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = report(&c, idle, shape, (int)jobs, fx_cli_opt(&c, "cube") ? cube : NULL);

@@ -200,11 +200,27 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 				ok[a] = 0;
 		}
 	}
-	char b1[32];
-	/* one nccl-tests table per algorithm; raw numbers, units in the headers */
-	fx_table *all = fx_table_new("sweep", "Sweep (all algorithms)",
-				     (const char *[]){"algo", "size_bytes", "time_us", "algbw_GBps",
-						      "busbw_GBps", "max_link_bytes", "rounds", NULL});
+	fx_table *t = fx_record_new("sweep_run", "Sweep", NULL);
+	fx_record_text(t, "pattern", "pattern", "%s", q0->pattern);
+	fx_record_int(t, "ranks", "ranks", q0->n);
+	fx_record_text(t, "routing_policy", "routing policy", "%s", fx_route_policy_name(tm->policy));
+	fx_record_num(t, "alpha_s", "alpha per round", FX_F_SECONDS, tm->alpha);
+	rc |= fx_cli_table(c, t);
+	/* one nccl-tests table per algorithm (text and CSV); every row in one
+	 * long table (JSON and sweep.csv) */
+	static const fx_col acols[] = {
+		{"size_bytes", "size", FX_F_BYTES}, {"time_s", "time", FX_F_SECONDS},
+		{"algbw_Bps", "algbw", FX_F_BPS}, {"busbw_Bps", "busbw", FX_F_BPS},
+		{"max_link_bytes", "busiest link", FX_F_BYTES}, {"rounds", "rounds", FX_F_INT},
+		{"chunks", "chunks", FX_F_INT}, {NULL, NULL, 0},
+	};
+	static const fx_col lcols[] = {
+		{"algo", "algo", FX_F_TEXT}, {"size_bytes", "size", FX_F_BYTES},
+		{"time_s", "time", FX_F_SECONDS}, {"algbw_Bps", "algbw", FX_F_BPS},
+		{"busbw_Bps", "busbw", FX_F_BPS}, {"max_link_bytes", "busiest link", FX_F_BYTES},
+		{"rounds", "rounds", FX_F_INT}, {"chunks", "chunks", FX_F_INT}, {NULL, NULL, 0},
+	};
+	fx_table *all = fx_table_typed("sweep", "Sweep (all algorithms)", lcols);
 	for (size_t a = 0; a < na && rc == 0; a++) {
 		if (!ok[a])
 			continue;
@@ -212,29 +228,28 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 		snprintf(name, sizeof name, "sweep-%s", al[a]->name);
 		snprintf(title, sizeof title, "%s / %s over %lld ranks", q0->pattern, al[a]->name,
 			 (long long)q0->n);
-		fx_table *t = fx_table_new(name, title, (const char *[]){"size (B)", "time (us)",
-				"algbw (GB/s)", "busbw (GB/s)", "busiest link (B)", "rounds", NULL});
+		t = fx_table_typed(name, title, acols);
+		t->no_json = 1;  /* the long table carries these rows */
 		for (size_t i = 0; i < ns; i++) {
 			const sweep_pt *p = &pt[a * ns + i];
-			fx_table_cell(t, "%.0f", sz[i]);
-			fx_table_cell(t, "%.3f", p->time * 1e6);
-			fx_table_cell(t, "%.3f", p->algbw / 1e9);
-			fx_table_cell(t, "%.3f", p->busbw / 1e9);
-			fx_table_cell(t, "%.0f", p->busiest);
-			fx_table_cell(t, "%lld", (long long)p->rounds);
 			fx_table_cell(all, "%s", al[a]->name);
-			fx_table_cell(all, "%.17g", sz[i]);
-			fx_table_cell(all, "%.17g", p->time * 1e6);
-			fx_table_cell(all, "%.17g", p->algbw / 1e9);
-			fx_table_cell(all, "%.17g", p->busbw / 1e9);
-			fx_table_cell(all, "%.17g", p->busiest);
-			fx_table_cell(all, "%lld", (long long)p->rounds);
+			double v[5] = {sz[i], p->time, p->algbw, p->busbw, p->busiest};
+			for (int k = 0; k < 5; k++) {
+				fx_table_num(t, v[k]);
+				fx_table_num(all, v[k]);
+			}
+			fx_table_int(t, p->rounds);
+			fx_table_int(all, p->rounds);
+			fx_table_int(t, p->chunks);
+			fx_table_int(all, p->chunks);
 		}
 		rc |= fx_cli_table(c, t);
 	}
-	/* the long table goes to out/<name>/sweep.csv only */
+	/* the long table goes to sweep.csv and JSON only */
 	if (rc == 0 && c->outdir[0] && fx_table_write_csv(all, c->outdir))
 		rc = fx_diag_error(&c->d, NULL, "cannot write '%s/sweep.csv'", c->outdir);
+	if (rc == 0 && c->json)
+		fx_table_write_json(all, &c->js);
 	fx_table_free(all);
 
 	/* the fastest per size, and where each pair of algorithms crosses
@@ -271,19 +286,27 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 			}
 		}
 	if (rc == 0 && ns) {
-		fx_table *t = fx_table_new("sweep-fastest", "Fastest algorithm per size",
-					   (const char *[]){"size (B)", "size", "fastest", "time (us)",
-							    "busbw (GB/s)", NULL});
+		static const fx_col fcols[] = {
+			{"size_bytes", "size", FX_F_BYTES}, {"algo", "fastest", FX_F_TEXT},
+			{"time_s", "time", FX_F_SECONDS}, {"busbw_Bps", "busbw", FX_F_BPS},
+			{NULL, NULL, 0},
+		};
+		t = fx_table_typed("sweep-fastest", "Fastest algorithm per size", fcols);
+		fx_table_json_key(t, "fastest");
 		for (size_t i = 0; i < ns && best[i] < na; i++) {
-			fx_table_cell(t, "%.0f", sz[i]);
-			fx_table_cell(t, "%s", fx_unit_format(sz[i], FX_UNIT_SIZE, b1, sizeof b1));
+			fx_table_num(t, sz[i]);
 			fx_table_cell(t, "%s", al[best[i]]->name);
-			fx_table_cell(t, "%.3f", pt[best[i] * ns + i].time * 1e6);
-			fx_table_cell(t, "%.3f", pt[best[i] * ns + i].busbw / 1e9);
+			fx_table_num(t, pt[best[i] * ns + i].time);
+			fx_table_num(t, pt[best[i] * ns + i].busbw);
 		}
 		rc |= fx_cli_table(c, t);
-		t = fx_table_new("sweep-crossovers", "Crossovers (equal time)",
-				 (const char *[]){"algorithms", "size (B)", "size", "below", NULL});
+		static const fx_col xcols[] = {
+			{"algo_a", "algorithm", FX_F_TEXT}, {"algo_b", "and", FX_F_TEXT},
+			{"size_bytes", "equal time at", FX_F_BYTES},
+			{"faster_below", "faster below", FX_F_TEXT}, {NULL, NULL, 0},
+		};
+		t = fx_table_typed("sweep-crossovers", "Crossovers (equal time; none: no rows)", xcols);
+		fx_table_json_key(t, "crossovers");
 		for (size_t k = 0; k < nx; k++) {
 			const cross *x = &xs[k];
 			/* which one is faster just below the crossing */
@@ -295,74 +318,31 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 			int ea = run_point(c, r, q, tm, &pa, w, sizeof w);
 			q.algo = al[x->b]->name;
 			int eb = run_point(c, r, q, tm, &pb, w, sizeof w);
-			fx_table_cell(t, "%s / %s", al[x->a]->name, al[x->b]->name);
-			fx_table_cell(t, "%.0f", x->at);
-			fx_table_cell(t, "%s", fx_unit_format(x->at, FX_UNIT_SIZE, b1, sizeof b1));
-			fx_table_cell(t, "%s faster", ea || eb ? "-" :
-				      pa.time < pb.time ? al[x->a]->name : al[x->b]->name);
-		}
-		if (nx == 0) {
-			fx_table_cell(t, "(none in the sweep)");
-			fx_table_cell(t, "-");
-			fx_table_cell(t, "-");
-			fx_table_cell(t, "-");
+			fx_table_cell(t, "%s", al[x->a]->name);
+			fx_table_cell(t, "%s", al[x->b]->name);
+			fx_table_num(t, x->at);
+			if (ea || eb)
+				fx_table_null(t, "-");
+			else
+				fx_table_cell(t, "%s", pa.time < pb.time ? al[x->a]->name : al[x->b]->name);
 		}
 		rc |= fx_cli_table(c, t);
+		static const fx_col scols[] = {
+			{"algo", "skipped", FX_F_TEXT}, {"reason", "why", FX_F_TEXT}, {NULL, NULL, 0},
+		};
+		char title[96];
+		snprintf(title, sizeof title, "Algorithms of %s skipped", q0->pattern);
+		t = fx_table_typed("sweep-skipped", title, scols);
+		fx_table_json_key(t, "skipped");
 		for (size_t a = 0; a < na; a++)
-			if (!ok[a] && fx_cli_text(c))
-				printf("%s/%s skipped: %s\n", q0->pattern, al[a]->name, why[a]);
+			if (!ok[a]) {
+				fx_table_cell(t, "%s", al[a]->name);
+				fx_table_cell(t, "%s", why[a]);
+			}
+		rc |= fx_cli_table(c, t);
 	}
 	if (plot && rc == 0)
 		rc = plot_sweep(c, plot, q0, al, ok, na, sz, ns, pt);
-	if (c->json && rc == 0) {
-		fx_json *j = &c->js;
-		fx_json_str(j, "pattern", q0->pattern);
-		fx_json_int(j, "ranks", q0->n);
-		fx_json_str(j, "routing_policy", fx_route_policy_name(tm->policy));
-		fx_json_num(j, "alpha_us", tm->alpha * 1e6);
-		fx_json_arr_begin(j, "sweep");
-		for (size_t a = 0; a < na; a++)
-			for (size_t i = 0; ok[a] && i < ns; i++) {
-				const sweep_pt *p = &pt[a * ns + i];
-				fx_json_obj_begin(j, NULL);
-				fx_json_str(j, "algo", al[a]->name);
-				fx_json_num(j, "size_bytes", sz[i]);
-				fx_json_num(j, "time_us", p->time * 1e6);
-				fx_json_num(j, "algbw_GBps", p->algbw / 1e9);
-				fx_json_num(j, "busbw_GBps", p->busbw / 1e9);
-				fx_json_num(j, "max_link_bytes", p->busiest);
-				fx_json_int(j, "rounds", p->rounds);
-				fx_json_int(j, "chunks", p->chunks);
-				fx_json_obj_end(j);
-			}
-		fx_json_arr_end(j);
-		fx_json_arr_begin(j, "fastest");
-		for (size_t i = 0; i < ns && best[i] < na; i++) {
-			fx_json_obj_begin(j, NULL);
-			fx_json_num(j, "size_bytes", sz[i]);
-			fx_json_str(j, "algo", al[best[i]]->name);
-			fx_json_obj_end(j);
-		}
-		fx_json_arr_end(j);
-		fx_json_arr_begin(j, "crossovers");
-		for (size_t k = 0; k < nx; k++) {
-			fx_json_obj_begin(j, NULL);
-			fx_json_str(j, "algo_a", al[xs[k].a]->name);
-			fx_json_str(j, "algo_b", al[xs[k].b]->name);
-			fx_json_num(j, "size_bytes", xs[k].at);
-			fx_json_obj_end(j);
-		}
-		fx_json_arr_end(j);
-		fx_json_arr_begin(j, "skipped");
-		for (size_t a = 0; a < na; a++)
-			if (!ok[a]) {
-				fx_json_obj_begin(j, NULL);
-				fx_json_str(j, "algo", al[a]->name);
-				fx_json_str(j, "reason", why[a]);
-				fx_json_obj_end(j);
-			}
-		fx_json_arr_end(j);
-	}
 	free(xs);
 	free(best);
 	free(why);

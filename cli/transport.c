@@ -36,87 +36,69 @@ static int report(fx_cli *c, const fx_transport *t, double hosts, double n, doub
 		{"endpoint + channel (UB)", "ub", fx_transport_ub_state},
 		{"coherence directory (NVLink-style)", "directory", fx_transport_directory_state},
 	};
-	char b1[32], b2[32];
-	fx_table *tb = fx_table_new("transport_state", "Connection state per NIC (book §6.5.5)",
-				    (const char *[]){"scheme", "state", "of the cache", "hosts the cache holds", NULL});
-	if (c->json) {
-		fx_json_num(&c->js, "hosts", hosts);
-		fx_json_num(&c->js, "endpoints", t->endpoints);
-		fx_json_num(&c->js, "cache_bytes", t->cache);
-		fx_json_obj_begin(&c->js, "state");
-	}
-	for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
-		double s = schemes[i].f(t, hosts), fit = fx_transport_hosts_in_cache(t, schemes[i].f);
-		fx_table_cell(tb, "%s", schemes[i].name);
-		fx_table_cell(tb, "%s", fx_unit_format(s, FX_UNIT_SIZE, b1, sizeof b1));
-		fx_table_cell(tb, "%.3gx", s / t->cache);
-		fx_table_cell(tb, "%.0f", fit);
-		if (c->json) {
-			fx_json_obj_begin(&c->js, schemes[i].key);
-			fx_json_num(&c->js, "state_bytes", s);
-			fx_json_num(&c->js, "hosts_in_cache", fit);
-			fx_json_obj_end(&c->js);
-		}
-	}
-	if (c->json)
-		fx_json_obj_end(&c->js);
+	fx_table *tb = fx_record_new("transport", "Hosts and NICs", NULL);
+	fx_record_num(tb, "hosts", "hosts", FX_F_NUM, hosts);
+	fx_record_num(tb, "endpoints", "application endpoints per host", FX_F_NUM, t->endpoints);
+	fx_record_num(tb, "cache_bytes", "NIC cache for connection state", FX_F_BYTES, t->cache);
+	fx_record_num(tb, "local", "local endpoints to connect", FX_F_NUM, n);
+	fx_record_num(tb, "remote", "remote endpoints to connect", FX_F_NUM, m);
+	fx_record_num(tb, "cores", "cores the setup runs on", FX_F_NUM, t->cores);
 	int rc = fx_cli_table(c, tb);
 
-	double ps = fx_transport_pair_setup(t, n, m), us = fx_transport_ub_setup(t, n, m);
-	tb = fx_table_new("transport_setup", "Connection setup (book §6.5.5)",
-			  (const char *[]){"scheme", "objects", "serial", "parallel", NULL});
-	fx_table_cell(tb, "per-pair connections");
-	fx_table_cell(tb, "%.0f connections", n * m);
-	fx_table_cell(tb, "%s", fx_unit_format(ps, FX_UNIT_TIME, b1, sizeof b1));
-	fx_table_cell(tb, "%s on %.0f cores", fx_unit_format(ps / t->cores, FX_UNIT_TIME, b2, sizeof b2), t->cores);
-	fx_table_cell(tb, "endpoint + channel");
-	fx_table_cell(tb, "%.0f objects", n + m);
-	fx_table_cell(tb, "%s", fx_unit_format(us, FX_UNIT_TIME, b1, sizeof b1));
-	fx_table_cell(tb, "%s on %.0f cores", fx_unit_format(us / t->cores, FX_UNIT_TIME, b2, sizeof b2), t->cores);
-	rc |= fx_cli_table(c, tb);
-	if (c->json) {
-		fx_json_obj_begin(&c->js, "setup");
-		fx_json_num(&c->js, "local", n);
-		fx_json_num(&c->js, "remote", m);
-		fx_json_num(&c->js, "cores", t->cores);
-		fx_json_num(&c->js, "per_pair_connections", n * m);
-		fx_json_num(&c->js, "per_pair_serial_s", ps);
-		fx_json_num(&c->js, "per_pair_parallel_s", ps / t->cores);
-		fx_json_num(&c->js, "ub_objects", n + m);
-		fx_json_num(&c->js, "ub_serial_s", us);
-		fx_json_num(&c->js, "ub_parallel_s", us / t->cores);
-		fx_json_obj_end(&c->js);
+	static const fx_col scols[] = {
+		{"scheme", "key", FX_F_TEXT}, {"name", "scheme", FX_F_TEXT},
+		{"state_bytes", "state", FX_F_BYTES}, {"cache_share", "of the cache", FX_F_NUM},
+		{"hosts_in_cache", "hosts the cache holds", FX_F_NUM}, {NULL, NULL, 0},
+	};
+	tb = fx_table_typed("transport_state", "Connection state per NIC (book §6.5.5)", scols);
+	fx_table_json_key(tb, "state");
+	for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
+		double st = schemes[i].f(t, hosts);
+		fx_table_cell(tb, "%s", schemes[i].key);
+		fx_table_cell(tb, "%s", schemes[i].name);
+		fx_table_num(tb, st);
+		fx_table_num(tb, st / t->cache);
+		fx_table_num(tb, fx_transport_hosts_in_cache(t, schemes[i].f));
 	}
+	rc |= fx_cli_table(c, tb);
+
+	static const fx_col ucols[] = {
+		{"scheme", "key", FX_F_TEXT}, {"objects", "objects to set up", FX_F_NUM},
+		{"serial_s", "serial", FX_F_SECONDS}, {"parallel_s", "parallel", FX_F_SECONDS},
+		{NULL, NULL, 0},
+	};
+	double ps = fx_transport_pair_setup(t, n, m), us = fx_transport_ub_setup(t, n, m);
+	tb = fx_table_typed("transport_setup", "Connection setup (book §6.5.5): per-pair connections "
+			    "(per_pair) against endpoint + channel (ub)", ucols);
+	fx_table_json_key(tb, "setup");
+	fx_table_cell(tb, "per_pair");
+	fx_table_num(tb, n * m);
+	fx_table_num(tb, ps);
+	fx_table_num(tb, ps / t->cores);
+	fx_table_cell(tb, "ub");
+	fx_table_num(tb, n + m);
+	fx_table_num(tb, us);
+	fx_table_num(tb, us / t->cores);
+	rc |= fx_cli_table(c, tb);
 
 	/* the curves of Figs 6-40 and 6-41, for plotting */
-	tb = fx_table_new("transport_curve", "State per NIC and setup time against hosts H (N = M = H)",
-			  (const char *[]){"H", "per-pair", "UB", "directory", "per-pair setup",
-					   "UB setup", NULL});
-	if (c->json)
-		fx_json_arr_begin(&c->js, "curve");
+	static const fx_col ccols[] = {
+		{"hosts", "H", FX_F_INT}, {"per_pair_bytes", "per-pair", FX_F_BYTES},
+		{"ub_bytes", "UB", FX_F_BYTES}, {"directory_bytes", "directory", FX_F_BYTES},
+		{"per_pair_setup_parallel_s", "per-pair setup", FX_F_SECONDS},
+		{"ub_setup_parallel_s", "UB setup", FX_F_SECONDS}, {NULL, NULL, 0},
+	};
+	tb = fx_table_typed("transport_curve", "State per NIC and setup time against hosts H "
+			    "(N = M = H)", ccols);
+	fx_table_json_key(tb, "curve");
 	for (double h = 2; h <= 4096; h *= 2) {
-		double s[3] = {fx_transport_pair_state(t, h), fx_transport_ub_state(t, h),
-			       fx_transport_directory_state(t, h)};
-		double su[2] = {fx_transport_pair_setup(t, h, h) / t->cores,
-				fx_transport_ub_setup(t, h, h) / t->cores};
-		fx_table_cell(tb, "%.0f", h);
-		for (int k = 0; k < 3; k++)
-			fx_table_cell(tb, "%s", fx_unit_format(s[k], FX_UNIT_SIZE, b1, sizeof b1));
-		for (int k = 0; k < 2; k++)
-			fx_table_cell(tb, "%s", fx_unit_format(su[k], FX_UNIT_TIME, b1, sizeof b1));
-		if (c->json) {
-			fx_json_obj_begin(&c->js, NULL);
-			fx_json_num(&c->js, "hosts", h);
-			fx_json_num(&c->js, "per_pair_bytes", s[0]);
-			fx_json_num(&c->js, "ub_bytes", s[1]);
-			fx_json_num(&c->js, "directory_bytes", s[2]);
-			fx_json_num(&c->js, "per_pair_setup_parallel_s", su[0]);
-			fx_json_num(&c->js, "ub_setup_parallel_s", su[1]);
-			fx_json_obj_end(&c->js);
-		}
+		fx_table_int(tb, (long long)h);
+		fx_table_num(tb, fx_transport_pair_state(t, h));
+		fx_table_num(tb, fx_transport_ub_state(t, h));
+		fx_table_num(tb, fx_transport_directory_state(t, h));
+		fx_table_num(tb, fx_transport_pair_setup(t, h, h) / t->cores);
+		fx_table_num(tb, fx_transport_ub_setup(t, h, h) / t->cores);
 	}
-	if (c->json)
-		fx_json_arr_end(&c->js);
 	return rc | fx_cli_table(c, tb);
 }
 
@@ -176,7 +158,7 @@ int fx_cmd_transport(int argc, char **argv)
 					   c.spec_path);
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir(&c);
+		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = report(&c, &t, hosts, n, m);

@@ -22,6 +22,11 @@ void fx_diag_release(fx_diag *d)
 	free(d->src);
 	free(d->last);
 	d->last = NULL;
+	free(d->first);
+	free((char *)d->first_loc.file);
+	free(d->first_key);
+	d->first = d->first_key = NULL;
+	d->first_loc.file = NULL;
 	d->src = NULL;
 	d->nsrc = d->capsrc = 0;
 }
@@ -119,6 +124,12 @@ static void vreport(fx_diag *d, const fx_loc *loc, const char *kind,
 		show_line(d, loc);
 }
 
+void fx_diag_key(fx_diag *d, const char *key)
+{
+	if (d->nerr == 1 && !d->first_key && key)
+		d->first_key = fx_xstrdup(key);
+}
+
 int fx_diag_gravity(int status)
 {
 	/* an internal error outranks bad input, which outranks a proof of
@@ -135,6 +146,17 @@ static int report(fx_diag *d, int status, const fx_loc *loc, const char *kind, c
 		  va_list ap)
 {
 	d->nerr++;
+	if (!d->first) {
+		va_list aq;
+		va_copy(aq, ap);
+		d->first = fx_xvasprintf(fmt, aq);
+		va_end(aq);
+		if (loc && loc->file) {
+			d->first_loc.file = fx_xstrdup(loc->file);
+			d->first_loc.line = loc->line;
+			d->first_loc.col = loc->col;
+		}
+	}
 	if (fx_diag_gravity(status) > fx_diag_gravity(d->status))
 		d->status = status;
 	if (d->nerr <= d->max_shown)

@@ -49,6 +49,10 @@ typedef struct fx_diag {
 	int status;             /* exit status the errors call for (FX_EXIT_*) */
 	char *last;             /* the last message reported, without position
 				 * (explore records it as a section's reason) */
+	char *first;            /* the first message counted, without position */
+	fx_loc first_loc;       /* its position (file owned here; NULL, 0: unknown) */
+	char *first_key;        /* the spec key it is about, or NULL (--json's
+				 * error object reports these four) */
 	fx_diag_source *src;
 	size_t nsrc, capsrc;
 } fx_diag;
@@ -72,6 +76,9 @@ int fx_diag_infeasible(fx_diag *d, const char *fmt, ...)
 /* Reports a question not decided within a limit (exit status 4). Returns -1. */
 int fx_diag_undecided(fx_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Names the spec key (dotted path) the first message is about, when the
+ * message just reported was the first and no key is known yet. */
+void fx_diag_key(fx_diag *d, const char *key);
 /* How grave an exit status is: internal 4 > bad input 3 > infeasible 2 >
  * not decided 1 > ok 0.  A run reports the gravest of its messages. */
 int fx_diag_gravity(int status);

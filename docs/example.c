@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	printf("%s: %s fabric, %lld devices\n", ds.name, f->builder->kind, (long long)f->ndev);
-	printf("bisection_GBps %.17g\n", bis.bandwidth / 1e9);
+	printf("bisection_bandwidth_Bps %.17g\n", bis.bandwidth);
 
 	int64_t *ranks = malloc((size_t)f->ndev * sizeof *ranks);
 	if (!ranks) {
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	fx_router *r = fx_router_new(f, 0);
 	fx_coll_result res;
 	if (fx_coll_run(f, r, &q, &ds.coll, &res, &d) == 0) {
-		printf("all_to_all_time_us %.17g\n", res.time * 1e6);
+		printf("all_to_all_time_s %.17g\n", res.time);
 		fx_coll_result_release(&res);
 	} else {
 		status = d.status;

@@ -650,6 +650,7 @@ int fx_snode_error(fx_diag *d, const fx_snode *n, const char *fmt, ...)
 	char *msg = fx_xvasprintf(fmt, ap);  /* whole: paths and values can be long */
 	va_end(ap);
 	int rc = fx_diag_error(d, &n->loc, "%s", msg);
+	fx_diag_key(d, n->path);
 	free(msg);
 	return rc;
 }
@@ -670,6 +671,9 @@ int fx_spec_keys(fx_diag *d, const fx_snode *map, const char *const *allowed)
 						 a == allowed ? "" : ", ", *a);
 		fx_diag_error(d, &map->keyloc[i], "unknown key '%s' in '%s' (expected: %s)",
 			      map->keys[i], *map->path ? map->path : "(top)", list);
+		char *k = child_path(map->path, map->keys[i]);
+		fx_diag_key(d, k);
+		free(k);
 		rc = -1;
 	}
 	return rc;
@@ -682,6 +686,7 @@ static int need(fx_diag *d, const fx_snode *map, const char *key, const fx_snode
 		return 0;
 	char *p = child_path(map->path, key);
 	fx_diag_error(d, &map->loc, "missing key '%s'", p);
+	fx_diag_key(d, p);
 	free(p);
 	return -1;
 }

@@ -51,7 +51,7 @@ has "fabricx: error: --lp: the MILP would have about 5.38e+03 columns, too large
 # slab 31, y links 31 + 32 + 63 (wrap) = 126 and x links 1 + 1 (wrap) = 2;
 # 8066 in all.
 expect 0 "bisection of a 63^3 torus" -- "$FABRICX" metrics "$tmp/big.yaml" --set 'fabric.dims=[63,63,63]' --json --out "$tmp/o"
-if jq -e '.bisection.method=="bound" and .bisection.links==8066' "$tmp/out" >/dev/null; then ok; else
+if jq -e '.bisection_method=="bound" and .bisection_links==8066' "$tmp/out" >/dev/null; then ok; else
 	bad "63^3 bisection bound"; head -c 300 "$tmp/out"; fi
 # a max-flow over a million vertices and edges takes minutes: refused
 expect 2 "--cut past the max-flow limit" -- "$FABRICX" metrics "$tmp/big.yaml" --cut x=0-31:rest --out "$tmp/o"
@@ -113,11 +113,29 @@ expect 0 "explore writes its report" -- "$FABRICX" explore specs/nvl72.yaml --no
 [ -s "$tmp/o/nvl72/report.md" ] && [ -s "$tmp/o/nvl72/report.json" ] && ok || bad "explore: no report"
 leftover=$(leftovers "$tmp/o")
 [ -z "$leftover" ] && ok || bad "temporaries left after a whole run: $leftover"
-# --json: a command that fails prints no JSON at all, not half an object
+# --json: a command that fails prints one error object, never half a report
+# (jq -s: exactly one JSON value on stdout)
 expect 2 "metrics --json with a bad --cut" -- "$FABRICX" metrics specs/nvl72.yaml --json --cut node=0-99:rest --out "$tmp/o"
-[ ! -s "$tmp/out" ] && ok || bad "failed metrics --json printed: $(head -c 80 "$tmp/out")"
+[ "$(jq -s -c 'map(.error|[.status, (.message|type), .file, .line, .column, .key])' "$tmp/out")" = '[[2,"string",null,null,null,null]]' ] && ok || bad "failed metrics --json printed: $(head -c 80 "$tmp/out")"
 expect 4 "place --json cut off by the node limit" -- "$FABRICX" place tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1 --json --out "$tmp/o"
-[ ! -s "$tmp/out" ] && ok || bad "failed place --json printed: $(head -c 80 "$tmp/out")"
+[ "$(jq -s -c 'map(.error.status)' "$tmp/out")" = '[4]' ] && ok || bad "failed place --json printed: $(head -c 80 "$tmp/out")"
+# a spec error under --json: where it is and which key
+expect 2 "spec error --json" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --set 'fabric.dims=[4,0,4]' --json
+[ "$(jq -c '.error|[.status, .file, .line, .column, .key]' "$tmp/out")" = '[2,"--set fabric.dims",1,4,"fabric.dims[1]"]' ] && ok || bad "spec error --json: $(cat "$tmp/out")"
+expect 2 "usage error --json" -- "$FABRICX" metrics specs/nvl72.yaml --frob --json
+[ "$(jq -r '.error.message' "$tmp/out")" = "metrics: unknown option '--frob' (see --help)" ] && ok || bad "usage error --json: $(cat "$tmp/out")"
+expect 2 "kinds --json with an argument" -- "$FABRICX" kinds --frob --json
+[ "$(jq '.error.status' "$tmp/out")" = 2 ] && ok || bad "kinds error --json: $(cat "$tmp/out")"
+# files only when asked; never into the root folder
+rm -rf "$tmp/quiet" && mkdir -p "$tmp/quiet"
+spec=$PWD/specs/nvl72.yaml
+(cd "$tmp/quiet" && "$FABRICX" metrics "$spec" && "$FABRICX" power "$spec" &&
+    "$FABRICX" collective "$spec" --pattern allreduce --size 1MiB) >/dev/null 2>&1
+[ -z "$(ls -A "$tmp/quiet")" ] && ok || bad "commands wrote files unasked: $(ls -A "$tmp/quiet")"
+for root in / // /tmp/.. ; do
+	expect 2 "--out $root" -- "$FABRICX" metrics specs/nvl72.yaml --out "$root"
+	has "root folder" "--out $root refused"
+done
 # an unwritable output directory is a clear error, not a crash
 mkdir -p "$tmp/ro/nvl72" && chmod 500 "$tmp/ro/nvl72"
 if [ "$(id -u)" != 0 ]; then
@@ -237,10 +255,11 @@ else
 	echo "skipped: the full-disk test needs root to mount a tmpfs"
 fi
 
-# compare keeps the JSON contract: a failed spec means no JSON, exit 2
+# compare keeps the JSON contract: a failed spec means no report, only the
+# error object, exit 2
 echo "name: bad" >"$tmp/bad.yaml"
 expect 2 "compare with a bad spec --json" -- "$FABRICX" compare specs/nvl72.yaml "$tmp/bad.yaml" --json --out "$tmp/o"
-[ ! -s "$tmp/out" ] && ok || bad "failed compare --json printed: $(head -c 80 "$tmp/out")"
+[ "$(jq -s -c 'map(keys)' "$tmp/out")" = '[["error"]]' ] && ok || bad "failed compare --json printed: $(head -c 80 "$tmp/out")"
 
 # the same run twice gives byte-identical drawings (cluster order once
 # followed string addresses, so loads.svg changed from run to run)

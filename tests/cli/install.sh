@@ -22,9 +22,9 @@ done
 
 # the example against the installed library, as a user would build it
 export PKG_CONFIG_PATH="$p/lib/pkgconfig"
-want_bis=$("$FABRICX" metrics --json "$spec" --out "$tmp/o" | jq .bisection.bandwidth_GBps)
+want_bis=$("$FABRICX" metrics --json "$spec" --out "$tmp/o" | jq .bisection_bandwidth_Bps)
 want_a2a=$("$FABRICX" collective --json --pattern all-to-all --size '32 MiB' "$spec" --out "$tmp/o" |
-	   jq .time_us)
+	   jq .time_s)
 # same NAME WANT: the example's line NAME equals WANT to the digits JSON keeps
 same() {
 	got=$(sed -n "s/^$1 //p" "$tmp/out")
@@ -34,8 +34,8 @@ same() {
 # shellcheck disable=SC2046
 expect 0 "example builds (shared)" -- ${CC:-cc} -o "$tmp/ex" docs/example.c $(pkg-config --cflags --libs fabricx)
 LD_LIBRARY_PATH="$p/lib" expect 0 "example runs (shared)" -- "$tmp/ex" "$spec"
-same bisection_GBps "$want_bis" shared
-same all_to_all_time_us "$want_a2a" shared
+same bisection_bandwidth_Bps "$want_bis" shared
+same all_to_all_time_s "$want_a2a" shared
 # libfabricx.a with the libraries it needs as shared ones (`pkg-config
 # --static` fails on Debian 12: igraph.pc names arpack and plfit, which are
 # not installed)
@@ -44,8 +44,8 @@ static_libs="$static_libs -lglpk -lm"
 # shellcheck disable=SC2046,SC2086
 expect 0 "example builds (static)" -- ${CC:-cc} -o "$tmp/ex-static" docs/example.c $(pkg-config --cflags fabricx) $static_libs
 expect 0 "example runs (static)" -- "$tmp/ex-static" "$spec"
-same bisection_GBps "$want_bis" static
-same all_to_all_time_us "$want_a2a" static
+same bisection_bandwidth_Bps "$want_bis" static
+same all_to_all_time_s "$want_a2a" static
 expect 2 "example on a bad spec" -- "$tmp/ex-static" "$spec" 'fabric.dims=[0]'
 
 if command -v man >/dev/null 2>&1; then

@@ -44,5 +44,6 @@ Suite *suite_access(void);
 Suite *suite_routing(void);
 Suite *suite_bisection(void);
 Suite *suite_outfile(void);
+Suite *suite_table(void);
 
 #endif

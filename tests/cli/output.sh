@@ -1,0 +1,81 @@
+#!/bin/sh
+# Output contract (docs/output.md): every JSON field the converted commands
+# emit on the shipped specs is documented, and every CSV explore writes
+# parses as RFC 4180 with one field count per file.
+#
+#   FABRICX=/path/to/fabricx sh tests/cli/output.sh
+set -u
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# 1. JSON field names: every object key at any depth
+: >"$tmp/keys"
+keys() { jq -r '[paths | map(select(type == "string")) | .[]] | unique | .[]' "$tmp/out" >>"$tmp/keys"; }
+for spec in specs/*.yaml; do
+	small=""
+	case $spec in *wse2*) small="--set fabric.grid=[16,16]" ;; esac
+	# shellcheck disable=SC2086
+	for cmd in "metrics" "power" "collective --pattern allreduce --size 10KiB"; do
+		# shellcheck disable=SC2086
+		expect 0 "$cmd $spec --json" -- "$FABRICX" $cmd "$spec" $small --json && keys
+	done
+done
+expect 0 "metrics --cut" -- "$FABRICX" metrics specs/cm384.yaml --cut node=0-23:rest --json && keys
+expect 0 "collective --versus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring --size 10KiB --versus tree --json && keys
+expect 0 "collective plmr" -- "$FABRICX" collective specs/wse2.yaml --set 'fabric.grid=[66,4]' --pattern allreduce --algo ktree --chunks 22 --size 4KiB --json && keys
+expect 0 "kinds --json" -- "$FABRICX" kinds --json && keys
+expect 0 "collective --list --json" -- "$FABRICX" collective --list --json && keys
+expect 2 "an error --json" -- "$FABRICX" metrics specs/nope.yaml --json && keys
+expect 0 "place --json" -- "$FABRICX" place specs/cm384.yaml --json && keys
+expect 0 "place --fail-at --json" -- "$FABRICX" place specs/hgx-h100.yaml --fail-at 20ms --json && keys
+expect 3 "power over budget --json" -- "$FABRICX" power specs/dgx-h100-256.yaml --nodes 12 --budget 120kW --set 'power={node: 10.2 kW}' --json && keys
+expect 0 "failures --json" -- "$FABRICX" failures specs/cm384.yaml --fail node=0 --json && keys
+expect 0 "failures --kind link --json" -- "$FABRICX" failures specs/tpu-v4-cube.yaml --kind link --json && keys
+expect 0 "reconfigure --json" -- "$FABRICX" reconfigure specs/tpu-v4-cube.yaml --set 'fabric.dims=[8]' --algo ring --json && keys
+g4="--set fabric.dims=[4,4] --set packaging.devices_per_node=1 --set packaging.nodes_per_rack=16"
+# shellcheck disable=SC2086
+expect 0 "slice --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --json && keys
+# shellcheck disable=SC2086
+expect 0 "slice --cube --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --cube 2x2 --json && keys
+expect 0 "transport --json" -- "$FABRICX" transport specs/cm384.yaml --json && keys
+expect 0 "pool --json" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json && keys
+expect 0 "collective --sizes --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1GiB:x32 --json && keys
+expect 0 "compare --json" -- "$FABRICX" compare specs/cm384.yaml specs/fat-tree-k8.yaml --power-cap 120kW --json && keys
+expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys
+# compare's per-collective keys are documented as <pattern>_<size>_s/_algo
+sed -i -e 's/^[a-z_]*_[0-9]*[KMGT]*i*B_s$/<pattern>_<size>_s/' -e 's/^[a-z_]*_[0-9]*[KMGT]*i*B_algo$/<pattern>_<size>_algo/' "$tmp/keys"
+for k in $(sort -u "$tmp/keys"); do
+	grep -qF "\`$k\`" docs/output.md && ok || bad "JSON field '$k' is not in docs/output.md"
+done
+
+# 2. CSV: explore on every shipped spec (the wafer shrunk); links.csv of a
+# torus holds vertex names with commas, quoted
+for spec in specs/*.yaml; do
+	n=$(basename "$spec" .yaml)
+	small=""
+	case $n in wse2) small="--set fabric.grid=[16,16]" ;; esac
+	# shellcheck disable=SC2086
+	expect 0 "explore $n" -- "$FABRICX" explore "$spec" $small --skip diagrams,placement --out "$tmp/o"
+done
+python3 - "$tmp/o" >"$tmp/csv" <<'PY'
+import csv, glob, os, sys
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.csv"))):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f, strict=True))
+    counts = {len(r) for r in rows}
+    name = os.path.relpath(path, sys.argv[1])
+    print(("ok " if len(rows) >= 1 and len(counts) == 1 else "bad ") + name + " " + repr(sorted(counts)))
+PY
+n=$(grep -c '' "$tmp/csv")
+[ "$n" -gt 20 ] && ok || bad "explore wrote only $n CSV files"
+while read -r st name counts; do
+	[ "$st" = ok ] && ok || bad "$name: field counts $counts"
+done <"$tmp/csv"
+python3 - "$tmp/o/tpu-v4-cube/links.csv" <<'PY' && ok || bad "torus links.csv: vertex names not quoted"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0] == ["src", "dst", "bytes", "busy_s", "utilisation"], rows[0]
+assert rows[1][0] == "(0,0,0)" and all(len(r) == 5 for r in rows), rows[1]
+PY
+
+summary "output tests"

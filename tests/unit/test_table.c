@@ -1,0 +1,162 @@
+/* The result model (core/table.h): one table, four formats that agree. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+#include "../../core/table.h"
+
+/* What an emitter wrote, as a string (caller frees). */
+typedef void (*emit_fn)(const fx_table *t, FILE *f);
+
+static char *emit(const fx_table *t, emit_fn fn)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	fn(t, f);
+	fclose(f);
+	return text;
+}
+
+static void json_emit(const fx_table *t, FILE *f)
+{
+	fx_json j;
+	fx_json_init(&j, f);
+	fx_json_obj_begin(&j, NULL);
+	fx_table_write_json(t, &j);
+	fx_json_obj_end(&j);
+}
+
+static fx_table *links(void)
+{
+	static const fx_col cols[] = {
+		{"src", "from", FX_F_TEXT}, {"time_s", "time", FX_F_SECONDS},
+		{"bandwidth_Bps", "bandwidth", FX_F_BPS}, {"share", "share", FX_F_FRACTION},
+		{"hops", "hops", FX_F_INT}, {NULL, NULL, 0},
+	};
+	fx_table *t = fx_table_typed("links", "Links", cols);
+	fx_table_cell(t, "(0,0,0)");
+	fx_table_num(t, 2.6404111);
+	fx_table_num(t, 25.6e12);
+	fx_table_num(t, 0.125);
+	fx_table_int(t, 3);
+	fx_table_cell(t, "say \"hi\"");
+	fx_table_num(t, 612.852e-6);
+	fx_table_null(t, "n/a");
+	fx_table_num(t, 1);
+	fx_table_int(t, 0);
+	return t;
+}
+
+START_TEST(text_rescales)
+{
+	fx_table *t = links();
+	char *s = emit(t, fx_table_print);
+	ck_assert_msg(strstr(s, "2.64 s") && strstr(s, "25.6 TB/s") && strstr(s, "612.9 us") &&
+		      strstr(s, "12.50%") && strstr(s, "n/a"), "%s", s);
+	ck_assert_ptr_null(strstr(s, "time_s"));  /* labels, not field names */
+	free(s);
+	s = emit(t, fx_table_write_markdown);
+	ck_assert_msg(strstr(s, "| from | time |") && strstr(s, "| 2.64 s |"), "%s", s);
+	free(s);
+	fx_table_free(t);
+}
+END_TEST
+
+START_TEST(csv_raw_and_quoted)
+{
+	fx_table *t = links();
+	char *s = emit(t, fx_table_csv);
+	ck_assert_str_eq(s, "src,time_s,bandwidth_Bps,share,hops\n"
+			    "\"(0,0,0)\",2.6404111,25600000000000,0.125,3\n"
+			    "\"say \"\"hi\"\"\",0.000612852,,1,0\n");
+	free(s);
+	fx_table_free(t);
+}
+END_TEST
+
+START_TEST(json_same_names)
+{
+	fx_table *t = links();
+	char *s = emit(t, json_emit);
+	ck_assert_msg(strstr(s, "\"links\": [") && strstr(s, "\"time_s\": 2.6404111") &&
+		      strstr(s, "\"bandwidth_Bps\": null") && strstr(s, "\"src\": \"(0,0,0)\""), "%s", s);
+	free(s);
+	fx_table_free(t);
+}
+END_TEST
+
+START_TEST(record)
+{
+	fx_table *t = fx_record_new("power", "Power", "power");
+	fx_record_num(t, "power_W", "power", FX_F_WATTS, 559400);
+	fx_record_int(t, "racks", "racks", 16);
+	fx_record_bool(t, "over_budget", "over budget", 0);
+	fx_record_null(t, "budget_W", "budget", FX_F_WATTS, "none");
+	char *s = emit(t, fx_table_print);
+	ck_assert_msg(strstr(s, "power        559.4 kW") && strstr(s, "budget       none"), "%s", s);
+	free(s);
+	s = emit(t, fx_table_csv);
+	ck_assert_str_eq(s, "power_W,racks,over_budget,budget_W\n559400,16,false,\n");
+	free(s);
+	s = emit(t, json_emit);
+	ck_assert_msg(strstr(s, "\"power\": {") && strstr(s, "\"racks\": 16") &&
+		      strstr(s, "\"budget_W\": null"), "%s", s);
+	free(s);
+	fx_table_free(t);
+}
+END_TEST
+
+/* untyped tables keep their display text and write no JSON */
+START_TEST(untyped)
+{
+	fx_table *t = fx_table_new("x", "X", (const char *[]){"a", "b", NULL});
+	fx_table_cell(t, "1 us");
+	fx_table_cell(t, "x,y");
+	char *s = emit(t, fx_table_csv);
+	ck_assert_str_eq(s, "a,b\n1 us,\"x,y\"\n");
+	free(s);
+	s = emit(t, json_emit);
+	ck_assert_str_eq(s, "{}\n");
+	free(s);
+	fx_table_free(t);
+}
+END_TEST
+
+START_TEST(suffixes)
+{
+	ck_assert_str_eq(fx_field_suffix(FX_F_SECONDS), "_s");
+	ck_assert_str_eq(fx_field_suffix(FX_F_BYTES), "_bytes");
+	ck_assert_str_eq(fx_field_suffix(FX_F_BPS), "_Bps");
+	ck_assert_str_eq(fx_field_suffix(FX_F_WATTS), "_W");
+	ck_assert_str_eq(fx_field_suffix(FX_F_JOULES), "_J");
+	ck_assert_str_eq(fx_field_suffix(FX_F_METRES), "_m");
+	ck_assert_str_eq(fx_field_suffix(FX_F_INT), "");
+}
+END_TEST
+
+/* a field whose name contradicts its unit is a programming error */
+START_TEST(wrong_suffix)
+{
+	fx_table *t = fx_record_new("x", "X", NULL);
+	fx_record_num(t, "time_us", "time", FX_F_SECONDS, 1);
+}
+END_TEST
+
+Suite *suite_table(void)
+{
+	Suite *s = suite_create("table");
+	TCase *tc = tcase_create("table");
+	tcase_add_test(tc, text_rescales);
+	tcase_add_test(tc, csv_raw_and_quoted);
+	tcase_add_test(tc, json_same_names);
+	tcase_add_test(tc, record);
+	tcase_add_test(tc, untyped);
+	tcase_add_test(tc, suffixes);
+	tcase_add_test_raise_signal(tc, wrong_suffix, SIGABRT);
+	suite_add_tcase(s, tc);
+	return s;
+}
