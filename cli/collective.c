@@ -82,6 +82,7 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
  * table (routes_per_pe) and PE memory (pe_memory). */
 static int plmr_table(fx_cli *c, const fx_coll_req *q, const fx_plmr *p)
 {
+	const fx_wafer_state *w = fx_fabric_wafer(&c->design.fab);  /* plmr runs on wafers only */
 	const fx_fabric *f = &c->design.fab;
 	char b1[32], b2[32], b3[32];
 	double alpha = f->ne ? f->e[0].lat : 0;
@@ -89,36 +90,37 @@ static int plmr_table(fx_cli *c, const fx_coll_req *q, const fx_plmr *p)
 	fx_table *t = fx_table_new("plmr", "PLMR (WaferLLM)", (const char *[]){"metric", "value", NULL});
 	fx_table_cell(t, "routing paths per PE");
 	fx_table_cell(t, "%lld of %lld routes per PE%s", (long long)p->paths_per_pe,
-		      (long long)f->routes_per_pe,
-		      p->paths_per_pe > f->routes_per_pe ? " (exceeds the router table: software routing)" : "");
+		      (long long)w->routes_per_pe,
+		      p->paths_per_pe > w->routes_per_pe ? " (exceeds the router table: software routing)" : "");
 	fx_table_cell(t, "critical-path hops"); fx_table_cell(t, "%lld%s", (long long)p->critical_hops, per);
 	fx_table_cell(t, "software routing stages"); fx_table_cell(t, "%lld%s", (long long)p->routing_stages, per);
 	fx_table_cell(t, "memory per PE");
-	if (p->memory_per_pe > f->pe_memory)
+	if (p->memory_per_pe > w->pe_memory)
 		fx_table_cell(t, "%s of %s (exceeds PE memory by %s)", fmt(p->memory_per_pe, FX_UNIT_SIZE, b1),
-			      fmt(f->pe_memory, FX_UNIT_SIZE, b2),
-			      fmt(p->memory_per_pe - f->pe_memory, FX_UNIT_SIZE, b3));
+			      fmt(w->pe_memory, FX_UNIT_SIZE, b2),
+			      fmt(p->memory_per_pe - w->pe_memory, FX_UNIT_SIZE, b3));
 	else
 		fx_table_cell(t, "%s of %s", fmt(p->memory_per_pe, FX_UNIT_SIZE, b1),
-			      fmt(f->pe_memory, FX_UNIT_SIZE, b2));
+			      fmt(w->pe_memory, FX_UNIT_SIZE, b2));
 	fx_table_cell(t, "latency alpha*hops + beta*stages");
 	fx_table_cell(t, "%.4f us%s (alpha %s, beta %s)", p->latency * 1e6, per,
-		      fmt(alpha, FX_UNIT_TIME, b1), fmt(f->routing_latency, FX_UNIT_TIME, b2));
+		      fmt(alpha, FX_UNIT_TIME, b1), fmt(w->routing_latency, FX_UNIT_TIME, b2));
 	return fx_cli_table(c, t);
 }
 
 static void json_plmr(fx_json *j, const fx_fabric *f, const fx_plmr *p)
 {
+	const fx_wafer_state *w = fx_fabric_wafer(f);
 	fx_json_obj_begin(j, "plmr");
 	fx_json_int(j, "paths_per_pe", p->paths_per_pe);
-	fx_json_int(j, "routes_per_pe", f->routes_per_pe);
+	fx_json_int(j, "routes_per_pe", w->routes_per_pe);
 	fx_json_int(j, "critical_hops", p->critical_hops);
 	fx_json_int(j, "routing_stages", p->routing_stages);
 	fx_json_num(j, "memory_per_pe_bytes", p->memory_per_pe);
-	fx_json_num(j, "pe_memory_bytes", f->pe_memory);
+	fx_json_num(j, "pe_memory_bytes", w->pe_memory);
 	fx_json_num(j, "latency_us", p->latency * 1e6);
-	fx_json_bool(j, "fits_memory", p->memory_per_pe <= f->pe_memory);
-	fx_json_bool(j, "fits_routes", p->paths_per_pe <= f->routes_per_pe);
+	fx_json_bool(j, "fits_memory", p->memory_per_pe <= w->pe_memory);
+	fx_json_bool(j, "fits_routes", p->paths_per_pe <= w->routes_per_pe);
 	fx_json_obj_end(j);
 }
 

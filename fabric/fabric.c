@@ -120,6 +120,27 @@ void fx_fabric_coords(const fx_fabric *f, int64_t v, int *x)
 	}
 }
 
+const char *fx_fabric_device_noun(const fx_fabric *f, char *buf, size_t len)
+{
+	char name[64];
+	size_t k = 0;
+	if (f->builder && f->builder->device_noun) {
+		snprintf(buf, len, "%s", f->builder->device_noun);
+		return buf;
+	}
+	fx_fabric_vertex_name(f, 0, name, sizeof name);
+	while (name[k] >= 'a' && name[k] <= 'z')
+		k++;
+	if (k >= 2 && k <= 3 && k < len) {
+		for (size_t i = 0; i < k; i++)
+			buf[i] = (char)(name[i] - 'a' + 'A');
+		buf[k] = '\0';
+	} else {
+		snprintf(buf, len, "device");
+	}
+	return buf;
+}
+
 const char *fx_fabric_vertex_name(const fx_fabric *f, int64_t v, char *buf, size_t len)
 {
 	if (f->names)

@@ -357,5 +357,9 @@ const fx_builder fx_builder_custom = {
 	.build = build,
 	.release = release,
 	/* an explicit graph has no increments to shrink by */
-	.explicit_graph = 1,
+	/* explicit graphs: ECMP over the same relay-aware shortest-path DAG,
+	 * so a custom Clos or HGX routes like its structured twin */
+	.router = FX_ROUTER_ECMP,
+	/* devices are called what their names say (fx_fabric_device_noun) */
+	.caps = FX_KIND_EXPLICIT,
 };

@@ -911,31 +911,6 @@ static int tiers(rd_model *m)
 	return k;
 }
 
-static void device_noun(rd_model *m)
-{
-	const fx_fabric *f = m->f;
-	char name[64];
-	size_t k = 0;
-	if (f->builder && strncmp(f->builder->kind, "wafer", 5) == 0) {
-		snprintf(m->noun, sizeof m->noun, "PE");
-		return;
-	}
-	if (f->ndims > 0) {
-		snprintf(m->noun, sizeof m->noun, "chip");
-		return;
-	}
-	fx_fabric_vertex_name(f, 0, name, sizeof name);
-	while (name[k] >= 'a' && name[k] <= 'z')
-		k++;
-	if (k >= 2 && k <= 3) {
-		for (size_t i = 0; i < k; i++)
-			m->noun[i] = (char)(name[i] - 'a' + 'A');
-		m->noun[k] = '\0';
-	} else {
-		snprintf(m->noun, sizeof m->noun, "device");
-	}
-}
-
 /* Whether every edge stands for the same links, and there are so many that
  * repeating the label would bury the picture: then it goes in the title. */
 static int uniform_edges(const rd_model *m)
@@ -980,7 +955,7 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 				     rd_int(FX_RENDER_MAX_FULL, b3, sizeof b3),
 				     rd_int(5 * FX_RENDER_MAX_FULL, b4, sizeof b4));
 	m->box_of = fx_xmalloc((size_t)(f->nv > 0 ? f->nv : 1) * sizeof *m->box_of);
-	device_noun(m);
+	fx_fabric_device_noun(f, m->noun, sizeof m->noun);
 	if (f->ndims > 0 && f->nv == f->ndev) {
 		m->lattice = 1;
 		rd_lattice_build(m, o->detail_full || f->ndev <= 200);

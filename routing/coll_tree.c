@@ -205,7 +205,7 @@ static int tree_map(const fx_fabric *f, const fx_coll_req *q, tedge *e, size_t n
 		    size_t planlen)
 {
 	int64_t n = q->n;
-	if (!f->builder || !f->builder->explicit_graph || n < 3 || n > TREE_MAP_MAX)
+	if (!fx_fabric_is(f, FX_KIND_EXPLICIT) || n < 3 || n > TREE_MAP_MAX)
 		return 0;
 	int direct = 0;
 	for (int64_t x = 0; x < f->ne && !direct; x++)

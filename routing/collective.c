@@ -100,7 +100,7 @@ void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill
 {
 	int64_t n = q->n;
 	int direct = 0;
-	if (f->builder && f->builder->explicit_graph && n >= 3 && n <= WIRES_MAX_RANKS)
+	if (fx_fabric_is(f, FX_KIND_EXPLICIT) && n >= 3 && n <= WIRES_MAX_RANKS)
 		for (int64_t e = 0; e < f->ne && !direct; e++)
 			direct = f->ends[2 * e + 1] < f->ndev;  /* a device-device link */
 	if (!direct) {
@@ -211,7 +211,7 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 		      int64_t n, fx_diag *d)
 {
 	(void)r;
-	if (!f->builder->explicit_graph || f->nv == 0)
+	if (!fx_fabric_is(f, FX_KIND_EXPLICIT) || f->nv == 0)
 		return 0;
 	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
 	double searches = 0, per = (double)f->nv + (double)f->ne;
@@ -242,6 +242,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		     double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
 {
 	size_t nl = (size_t)(2 * f->ne);
+	const fx_wafer_state *wafer = fx_fabric_wafer(f);  /* beta per routing stage */
 	out->link_bytes = fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
 	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
@@ -298,7 +299,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		rr->stages = rd->stages;
 		rr->latency = st.max_latency;
 		rr->time = tm->alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst +
-			   (double)rd->stages * f->routing_latency;
+			   (double)rd->stages * (wafer ? wafer->routing_latency : 0);
 		out->time += rr->time * (double)rd->repeat;
 		out->rounds += rd->repeat;
 		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;

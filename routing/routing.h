@@ -108,6 +108,9 @@ const char *fx_route_policy_name(fx_route_policy p);
 int fx_route_policy_parse(const char *s, fx_route_policy *out);
 /* "dimension-order" or "ecmp". */
 const char *fx_router_name(const fx_router *r);
+/* The name of a router family's router ("dimension-order", "ecmp"), or
+ * NULL when routing/ has no router for it (a registry error). */
+const char *fx_router_family_name(fx_router_family fam);
 /* Adds the bytes of n flows to load[2 * f->ne] (per directed link) and
  * reports the longest and slowest path.  Time complexity: O(n D + N D) on
  * lattices (difference arrays per line), O(edges reached) per destination

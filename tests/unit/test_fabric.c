@@ -167,8 +167,8 @@ START_TEST(wafer_and_custom)
 	load_ok(&fx, "specs/wse2.yaml", NULL);
 	ck_assert_int_eq(fx.f.ndev, 757 * 996);
 	ck_assert_int_eq(fx_fabric_links(&fx.f), 757 * 995 + 996 * 756);
-	ck_assert_double_eq(fx.f.pe_memory, 48 * 1024);
-	ck_assert_int_eq(fx.f.routes_per_pe, 24);
+	ck_assert_double_eq(fx.f.state.wafer.pe_memory, 48 * 1024);
+	ck_assert_int_eq(fx.f.state.wafer.routes_per_pe, 24);
 	ck_assert_int_eq(fx.f.e[0].medium, FX_MEDIUM_SILICON);
 	fixture_release(&fx);
 

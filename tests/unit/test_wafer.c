@@ -56,7 +56,7 @@ static wrun wafer(int64_t W, int64_t H, const char *pattern, const char *algo, d
 	const fx_coll_algo *a = fx_coll_find(pattern, algo);
 	ck_assert_ptr_nonnull(a->plmr);
 	ck_assert_int_eq(a->plmr(&fx.f, &q, &out.p, &fx.d), 0);
-	out.routes = fx.f.routes_per_pe;
+	out.routes = fx.f.state.wafer.routes_per_pe;
 	out.bw = fx.f.e[0].bw;
 	fx_router_free(r);
 	free(ranks);
