@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "routing.h"
 
@@ -233,11 +234,11 @@ static double kl_pass(kl *k)
 	return best;
 }
 
-static const double *order_ctx;
-
-static int by_value(const void *a, const void *b)
+/* ctx: the values, indexed by vertex */
+static int by_value(const void *a, const void *b, void *ctx)
 {
-	double x = order_ctx[*(const int64_t *)a], y = order_ctx[*(const int64_t *)b];
+	const double *val = ctx;
+	double x = val[*(const int64_t *)a], y = val[*(const int64_t *)b];
 	int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
 	return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
 }
@@ -249,8 +250,7 @@ static void split_by(const fx_fabric *f, const double *val, uint8_t *side)
 	int64_t *ord = fx_xmalloc((size_t)f->ndev * sizeof *ord);
 	for (int64_t v = 0; v < f->ndev; v++)
 		ord[v] = v;
-	order_ctx = val;
-	qsort(ord, (size_t)f->ndev, sizeof *ord, by_value);
+	fx_sort_r(ord, (size_t)f->ndev, sizeof *ord, by_value, (void *)val);
 	double median = val[ord[f->ndev / 2]];
 	for (int64_t i = 0; i < f->ndev; i++)
 		side[ord[i]] = i >= f->ndev / 2;

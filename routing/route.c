@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "routing.h"
 
@@ -349,10 +350,10 @@ static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const d
 
 /* Indexes 0..n-1 of flows ordered by destination (by_dst) or source, so
  * flows sharing one are handled together.  The caller frees the result. */
-static const int64_t *sort_key;
-static int by_key(const void *a, const void *b)
+static int by_key(const void *a, const void *b, void *ctx)
 {
-	int64_t x = sort_key[*(const size_t *)a], y = sort_key[*(const size_t *)b];
+	const int64_t *key = ctx;
+	int64_t x = key[*(const size_t *)a], y = key[*(const size_t *)b];
 	return (x > y) - (x < y);
 }
 
@@ -364,8 +365,7 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 		ord[i] = i;
 		keys[i] = by_dst ? flows[i].dst : flows[i].src;
 	}
-	sort_key = keys;
-	qsort(ord, n, sizeof *ord, by_key);
+	fx_sort_r(ord, n, sizeof *ord, by_key, keys);
 	free(keys);
 	return ord;
 }
