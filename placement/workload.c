@@ -115,23 +115,12 @@ static int flops_parse(fx_diag *d, const fx_snode *n, double *out)
 		return fx_snode_error(d, n, "'%s' has no value (expected %s)", n->path, what);
 	fx_unit_kind got = FX_UNIT_NONE;
 	double v;
-	switch (fx_unit_parse(n->text, FX_UNIT_COMPUTE, &v, &got)) {
-	case FX_UNIT_OK:
-		break;
-	case FX_UNIT_MISSING:
-		return fx_snode_error(d, n, "'%s' needs a unit: '%s' (expected %s)", n->path,
-				      n->text, which);
-	case FX_UNIT_WRONG_KIND:
-		return fx_snode_error(d, n, "'%s' must be a compute rate, but '%s' is a %s "
-				      "(expected '989.4 TFLOP/s')", n->path, n->text,
-				      fx_unit_kind_name(got));
-	case FX_UNIT_RANGE:
-		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
-	case FX_UNIT_UNKNOWN:
-		return fx_snode_error(d, n, "'%s' has an unknown unit in '%s' (expected %s)",
-				      n->path, n->text, which);
-	default:
-		return fx_snode_error(d, n, "'%s' must be %s, got '%s'", n->path, what, n->text);
+	fx_unit_status st = fx_unit_parse(n->text, FX_UNIT_COMPUTE, &v, &got);
+	if (st != FX_UNIT_OK) {
+		char *msg = fx_unit_message(st, n->text, FX_UNIT_COMPUTE, got, 0, n->path, which);
+		fx_snode_error(d, n, "%s", msg);
+		free(msg);
+		return -1;
 	}
 	if (!(v > 0))
 		return fx_snode_error(d, n, "'%s' must be greater than 0, got '%s'", n->path, n->text);
