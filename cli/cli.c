@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/limits.h"
 #include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
@@ -259,9 +260,9 @@ int fx_cli_time_limit(fx_cli *c, const char *text, double *out)
 	 * no "inf" (fx_unit_parse takes decimal digits only) */
 	if ((fx_unit_parse(text, FX_UNIT_NONE, &v, &got) != FX_UNIT_OK &&
 	     fx_unit_parse(text, FX_UNIT_TIME, &v, &got) != FX_UNIT_OK) ||
-	    !(v > 0) || v > FX_CLI_MAX_TIME_LIMIT)
+	    !(v > 0) || v > FX_MAX_TIME_LIMIT)
 		return fx_diag_error(&c->d, NULL, "--time-limit: expected more than 0 and at most %d "
-				     "seconds (a day), bare (10) or with a unit ('500 ms'), got '%s'", FX_CLI_MAX_TIME_LIMIT, text);
+				     "seconds (a day), bare (10) or with a unit ('500 ms'), got '%s'", FX_MAX_TIME_LIMIT, text);
 	*out = v;
 	return 0;
 }

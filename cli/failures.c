@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "cli.h"
@@ -276,7 +277,7 @@ static void place_intact(fx_cli *c)
 	fx_diag quiet;
 	fx_diag_init(&quiet);
 	quiet.max_shown = 0;
-	fx_place_opts o = {.time_limit = 10, .tm = c->design.coll,
+	fx_place_opts o = {.time_limit = FX_DEFAULT_TIME_LIMIT, .tm = c->design.coll,
 			   .accel = c->design.accel.hbm > 0 ? &c->design.accel : NULL, .sessions = &c->design.sessions};
 	fx_placement p;
 	if (fx_place(&c->design.fab, &c->design.work, &c->design.power, &o, &p, &quiet) == 0) {

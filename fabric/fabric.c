@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 
@@ -43,8 +44,8 @@ double fx_fabric_default_limit(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
 	if (pages <= 0 || psz <= 0)
-		return 8.0 * 1024 * 1024 * 1024;
-	return 0.5 * (double)pages * (double)psz;
+		return FX_DEFAULT_MEMORY_FALLBACK;
+	return FX_DEFAULT_MEMORY_SHARE * (double)pages * (double)psz;
 }
 
 int64_t fx_fabric_links(const fx_fabric *f)

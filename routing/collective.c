@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -200,12 +201,11 @@ void fx_coll_result_release(fx_coll_result *res)
  * costs n searches of O(n): quadratic (1k, 2k, 4k devices: 0.26, 0.67,
  * 2.2 s; 20k devices would take minutes and past the cache rebuild the
  * tables).  The distinct destinations are counted before any is routed and
- * a schedule past ROUTE_MAX_WORK vertex and edge visits is refused (about
- * 10 s at the measured 2.6e7 visits a second of the searches), whatever the
- * memory estimate allows.  Structured fabrics route in closed form and are
+ * a schedule past FX_MAX_ROUTE_WORK (core/limits.h) vertex and edge visits
+ * is refused (about 10 s at the measured 2.6e7 visits a second of the
+ * searches), whatever the memory estimate allows.  Structured fabrics route in closed form and are
  * not counted.
  */
-#define ROUTE_MAX_WORK 2.5e8
 
 static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
 		      int64_t n, fx_diag *d)
@@ -228,13 +228,13 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 			searches = (double)f->ndev;
 	}
 	free(seen);
-	if (searches * per <= ROUTE_MAX_WORK)
+	if (searches * per <= FX_MAX_ROUTE_WORK)
 		return 0;
 	return fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on an explicit "
 			     "graph: %.3g searches over %.3g vertices and edges, about %.3g steps, "
 			     "past fabricx's limit of %.3g (fewer ranks, or an algorithm with fewer "
 			     "rounds)", pattern, (long long)n, searches, per, searches * per,
-			     ROUTE_MAX_WORK);
+			     FX_MAX_ROUTE_WORK);
 }
 
 /* Routes every round of s and times it; releases s. */

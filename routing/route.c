@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/limits.h"
 #include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "routing.h"
@@ -562,9 +563,6 @@ static void dor_init(fx_router *r)
 		}
 }
 
-/* Per-destination ECMP tables are cached up to this many bytes. */
-#define ECMP_CACHE_BYTES (512.0 * 1024 * 1024)
-
 static void ecmp_init(fx_router *r)
 {
 	const fx_fabric *f = r->f;
@@ -576,7 +574,7 @@ static void ecmp_init(fx_router *r)
 	r->bucket_dists = 1;
 	r->bucket = fx_xmalloc((size_t)f->nv * sizeof *r->bucket);
 	r->bucket_len = fx_xcalloc(1, sizeof *r->bucket_len);
-	r->max_cached = (int64_t)(ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
+	r->max_cached = (int64_t)(FX_ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
 }
 
 static const router_kind dor = {
