@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "../core/diag.h"
+#include "../core/xalloc.h"
 #include "../spec/spec.h"
 
 #define FX_MAX_DIMS 8
@@ -258,6 +259,17 @@ static inline const fx_wafer_state *fx_fabric_wafer(const struct fx_fabric *f)
  * letters of device 0's name in capitals when they are 2 or 3 ("gpu0" of a
  * custom graph: "GPU"), else "device". */
 const char *fx_fabric_device_noun(const fx_fabric *f, char *buf, size_t len);
+
+/* For igraph calls that fail only when memory runs out (vector and matrix
+ * init and resize; incidence, neighbours and BFS from a valid vertex):
+ * fx_xmalloc's policy, die.  igraph's error handler returns instead of
+ * aborting (cli/cli.c), so an unchecked failure would leave silently wrong
+ * numbers; calls that can fail on their input are checked and reported. */
+static inline void fx_igraph_alloc(igraph_error_t err)
+{
+	if (err != IGRAPH_SUCCESS)
+		fx_xalloc_failed();
+}
 
 /* Builds the fabric described by spec.  max_bytes > 0 refuses fabrics whose
  * estimated memory exceeds it. */

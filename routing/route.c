@@ -295,12 +295,12 @@ static void ecmp_prepare(fx_router *r, int64_t dst, int32_t *dist, double *lat)
 	lat[dst] = 0;
 	q[tail++] = dst;
 	igraph_vector_int_t inc;
-	igraph_vector_int_init(&inc, 0);
+	fx_igraph_alloc(igraph_vector_int_init(&inc, 0));
 	while (head < tail) {
 		int64_t u = q[head++];
 		if (u != dst && !fx_fabric_relays(f, u))
 			continue;
-		igraph_incident(&f->g, &inc, u, IGRAPH_ALL);
+		fx_igraph_alloc(igraph_incident(&f->g, &inc, u, IGRAPH_ALL));
 		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&inc); i++) {
 			int64_t e = VECTOR(inc)[i], w = fx_fabric_other(f, e, u);
 			double l = lat[u] + f->e[e].lat;
