@@ -256,7 +256,7 @@ static int list_algos(int json)
 	return 0;
 }
 
-/* --alpha replaces the spec's overhead and the path latency, as the book's
+/* --alpha replaces the spec's overhead and the path latency, as the "Supernodes" chapter's
  * alpha does; otherwise the spec's collective.overhead plus path latency.
  * --routing replaces the spec's collective.routing. */
 static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)

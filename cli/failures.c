@@ -14,10 +14,10 @@
  * picks.  With a workload, the blast radius also counts the instances of
  * its placement on the intact fabric that a failure slows or cuts off.
  *
- * Book-style checks (tests/cli/run.sh): a k=4 fat-tree losing one of its
- * 4 core switches keeps 3/4 of its bisection; CloudMatrix384 losing one of
- * a plane's 16 L2 chips loses 1/16 of that plane's share; NVL72 losing one
- * of its 18 switch chips loses 1/18 of each GPU's bandwidth.
+ * Checks in the manner of the chapter "Supernodes" (tests/cli/run.sh): a
+ * k=4 fat-tree losing one of its 4 core switches keeps 3/4 of its
+ * bisection; CloudMatrix384 losing one of a plane's 16 L2 chips loses 1/16
+ * of that plane's share; NVL72 losing one of its 18 switch chips loses 1/18 of each GPU's bandwidth.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * Every quantity is stored in SI base units as a double: bytes per second,
  * seconds, watts, bytes, hertz.  Decimal prefixes (KB, MB, GB, TB; kW) are
  * powers of 1000 and binary prefixes (KiB, MiB, GiB, TiB) powers of 1024, as
- * the book uses them.  "bit" and "b" are bits: "400 Gbit/s" = "400 Gb/s" =
+ * the chapter "Supernodes" uses them.  "bit" and "b" are bits: "400 Gbit/s" = "400 Gb/s" =
  * 50 GB/s.  A missing or unknown unit is an error, never a default.
  */
 #ifndef FX_UNITS_H

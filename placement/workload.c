@@ -77,7 +77,7 @@ static int parse_traffic(fx_diag *d, const fx_snode *n, fx_group_traffic *t)
 	return 0;
 }
 
-/* Book §6.3.1: TP partial sums are reduced twice per layer (attention and
+/* The chapter "Supernodes", §6.3.1: TP partial sums are reduced twice per layer (attention and
  * FFN or experts), the EP groups' contributions once per layer, both on the
  * FP32 hidden vector; pipeline stages hand the activations on once per step. */
 static void default_traffic(fx_workload *w)
@@ -150,7 +150,7 @@ int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_ses
 		const fx_snode *fl = fx_snode_get(n, "flops");
 		if (fl)
 			rc |= flops_parse(d, fl, &a->flops);
-		a->reserve = 2.0 * 1024 * 1024 * 1024;  /* book §6.1.2: 2 GiB of workspace */
+		a->reserve = 2.0 * 1024 * 1024 * 1024;  /* the chapter, §6.1.2: 2 GiB of workspace */
 		rc |= fx_spec_qty_opt(d, n, "reserve", FX_UNIT_SIZE, 0, 0, &a->reserve);
 	}
 	if (fx_spec_map(d, wl, "sessions", 0, &n))

@@ -1,5 +1,5 @@
 /*
- * Ring algorithms (book §6.4.2, Eq. 6-9): every rank sends one block of M/n
+ * Ring algorithms (the chapter "Supernodes", §6.4.2, Eq. 6-9): every rank sends one block of M/n
  * to the next rank in rank order each round; n-1 rounds reduce-scatter,
  * n-1 more all-gather.  Every round is the same, so each phase is one round
  * repeated.  Hierarchical allreduce runs rings inside nodes and across them.

@@ -1,6 +1,6 @@
 /*
  * Wafer-mesh collectives and GEMM shift patterns after WaferLLM (He et al.,
- * OSDI'25; the write-up in /work/shared/seeds/001_*.txt, "the write-up", and
+ * OSDI'25; a Chinese-language write-up of the work, "the write-up"; and
  * collectives.md §5): the allreduces of MeshGEMV's comparison (§3.2:
  * pipeline, ring, two-way K-tree) run along every row of the W x H grid, and
  * the distributed GEMMs of MeshGEMM's comparison (§3.1: Cannon, SUMMA,

@@ -1,5 +1,5 @@
-/* Units as the book writes them: decimal GB, binary GiB/MiB/KiB (book §6.1.2:
- * "GB and TB use decimal units, while MiB and GiB use binary units"). */
+/* Units as the chapter "Supernodes" writes them: decimal GB, binary
+ * GiB/MiB/KiB (§6.1.2: "GB and TB use decimal units, while MiB and GiB use binary units"). */
 #include <string.h>
 
 #include "helpers.h"
@@ -18,7 +18,7 @@ static double parse(const char *s, fx_unit_kind k)
 START_TEST(quantities)
 {
 	ck_assert_double_eq(parse("50 GB/s", FX_UNIT_BANDWIDTH), 50e9);
-	/* book §6.1.2: a 400 Gbit/s (50 GB/s) ConnectX-7 NIC */
+	/* the chapter, §6.1.2: a 400 Gbit/s (50 GB/s) ConnectX-7 NIC */
 	ck_assert_double_eq(parse("400 Gbit/s", FX_UNIT_BANDWIDTH), 50e9);
 	ck_assert_double_eq(parse("400 Gb/s", FX_UNIT_BANDWIDTH), 50e9);
 	ck_assert_double_eq(parse("1 GiB/s", FX_UNIT_BANDWIDTH), 1073741824.0);

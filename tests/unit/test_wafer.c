@@ -1,5 +1,5 @@
 /* Wafer-mesh collectives and GEMM shifts (routing/coll_wafer.c) against
- * WaferLLM's numbers: the write-up (/work/shared/seeds/001_*.txt, "the
+ * WaferLLM's numbers: a Chinese-language write-up of the work ("the
  * write-up") §3.1-3.2 and collectives.md §5 and §6 checks 6-7.  specs/wse2.yaml
  * gives alpha = 1 ns per hop, beta = 20 ns per software routing stage, 24
  * routes per PE, 48 KB per PE and 4.4 GB/s links. */
