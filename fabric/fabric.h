@@ -17,7 +17,10 @@
  * Builders live in a registry (fabric/registry.c), one per `fabric.kind`.
  * Each parses its keys into a params struct, sizes the fabric without
  * allocating (so too-large fabrics are refused up front with an estimate),
- * then wires it.
+ * then wires it.  The entry also carries what the rest of fabricx needs to
+ * know about the kind (its router family, device noun, shrink rule and
+ * FX_KIND_* capabilities), and the fabric keeps the kind's own state in a
+ * typed union, so no code outside fabric/ compares kind names.
  *
  * Ownership: fx_fabric_build() fills a caller-provided fx_fabric, which the
  * caller releases with fx_fabric_release().  The fabric copies what it needs
