@@ -47,15 +47,18 @@ static void usage(FILE *f)
 
 int fx_cmd_kinds(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("usage: fabricx kinds [--json]\n\nLists the fabric kinds a spec's "
+			       "'fabric.kind' can name, with what each describes.\n");
+			return 0;
+		}
+
 	int json = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
-		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: fabricx kinds [--json]\n\nLists the fabric kinds a spec's "
-			       "'fabric.kind' can name, with what each describes.\n");
-			return 0;
-		} else {
+		} else if (strcmp(argv[i], "--help") && strcmp(argv[i], "-h")) {
 			fprintf(stderr, "fabricx: error: kinds takes no arguments but --json\n");
 			return FX_EXIT_INPUT;
 		}
