@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/limits.h"
 #include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
@@ -228,30 +229,22 @@ int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, dou
 {
 	fx_unit_kind got = FX_UNIT_NONE;
 	double v;
-	switch (fx_unit_parse(text, k, &v, &got)) {
-	case FX_UNIT_OK:
-		if (v < 0)
-			return fx_diag_error(&c->d, NULL, "%s: '%s' must not be negative", opt, text);
-		if (v > 1e18 || (v != 0 && v < 1e-18))  /* as in specs: beyond any real system */
-			return fx_diag_error(&c->d, NULL, "%s: '%s' is out of range", opt, text);
-		if (v == 0 && k == FX_UNIT_POWER)  /* budgets and caps: 0 W is not "none" */
-			return fx_diag_error(&c->d, NULL, "%s: '%s' must be more than 0 (leave the "
-					     "option out for no limit)", opt, text);
-		*out = v;
-		return 0;
-	case FX_UNIT_RANGE:
-		return fx_diag_error(&c->d, NULL, "%s: '%s' is out of range", opt, text);
-	case FX_UNIT_MISSING:
-		return fx_diag_error(&c->d, NULL, "%s: '%s' needs a unit (e.g. %s)", opt, text,
-				     fx_unit_example(k));
-	case FX_UNIT_WRONG_KIND:
-		return fx_diag_error(&c->d, NULL, "%s: '%s' is a %s, expected a %s (e.g. %s)", opt,
-				     text, fx_unit_kind_name(got), fx_unit_kind_name(k),
-				     fx_unit_example(k));
-	default:
-		return fx_diag_error(&c->d, NULL, "%s: '%s' is not a %s (e.g. %s)", opt, text,
-				     fx_unit_kind_name(k), fx_unit_example(k));
+	fx_unit_status st = fx_unit_parse(text, k, &v, &got);
+	if (st != FX_UNIT_OK) {
+		char *msg = fx_unit_message(st, text, k, got, 1, opt, NULL);
+		fx_diag_error(&c->d, NULL, "%s", msg);
+		free(msg);
+		return -1;
 	}
+	if (v < 0)
+		return fx_diag_error(&c->d, NULL, "%s: '%s' must not be negative", opt, text);
+	if (v > 1e18 || (v != 0 && v < 1e-18))  /* as in specs: beyond any real system */
+		return fx_diag_error(&c->d, NULL, "%s: '%s' is out of range", opt, text);
+	if (v == 0 && k == FX_UNIT_POWER)  /* budgets and caps: 0 W is not "none" */
+		return fx_diag_error(&c->d, NULL, "%s: '%s' must be more than 0 (leave the "
+				     "option out for no limit)", opt, text);
+	*out = v;
+	return 0;
 }
 
 int fx_cli_int(fx_cli *c, const char *opt, const char *text, int64_t lo, int64_t hi,
@@ -275,9 +268,9 @@ int fx_cli_time_limit(fx_cli *c, const char *text, double *out)
 	 * no "inf" (fx_unit_parse takes decimal digits only) */
 	if ((fx_unit_parse(text, FX_UNIT_NONE, &v, &got) != FX_UNIT_OK &&
 	     fx_unit_parse(text, FX_UNIT_TIME, &v, &got) != FX_UNIT_OK) ||
-	    !(v > 0) || v > FX_CLI_MAX_TIME_LIMIT)
+	    !(v > 0) || v > FX_MAX_TIME_LIMIT)
 		return fx_diag_error(&c->d, NULL, "--time-limit: expected more than 0 and at most %d "
-				     "seconds (a day), bare (10) or with a unit ('500 ms'), got '%s'", FX_CLI_MAX_TIME_LIMIT, text);
+				     "seconds (a day), bare (10) or with a unit ('500 ms'), got '%s'", FX_MAX_TIME_LIMIT, text);
 	*out = v;
 	return 0;
 }

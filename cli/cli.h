@@ -144,8 +144,7 @@ int fx_cli_finish(fx_cli *c, int rc);
 int fx_cli_int(fx_cli *c, const char *opt, const char *text, int64_t lo, int64_t hi,
 	       int64_t *out);
 /* --time-limit: seconds, bare ("10") or with a unit ("500 ms"), in
- * (0, FX_CLI_MAX_TIME_LIMIT]: no solve runs unbounded. */
-#define FX_CLI_MAX_TIME_LIMIT 86400
+ * (0, FX_MAX_TIME_LIMIT] (core/limits.h): no solve runs unbounded. */
 int fx_cli_time_limit(fx_cli *c, const char *text, double *out);
 /* The command's option `name` (without dashes) when given: a positive
  * quantity of kind k, or a whole number in [lo, hi], into *out; absent

@@ -126,28 +126,29 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
  * table (routes_per_pe) and PE memory (pe_memory). */
 static int plmr_table(fx_cli *c, const fx_coll_req *q, const fx_plmr *p)
 {
+	const fx_wafer_state *w = fx_fabric_wafer(&c->design.fab);  /* plmr runs on wafers only */
 	const fx_fabric *f = &c->design.fab;
 	char l1[96], l2[96], l3[96];
 	int shift = strcmp(q->pattern, "gemm-shift") == 0;
 	const char *per = shift ? " per shift step" : "";
 	fx_table *t = fx_record_new("plmr", "PLMR (WaferLLM)", "plmr");
-	fx_record_int(t, "paths_per_pe", p->paths_per_pe > f->routes_per_pe ?
+	fx_record_int(t, "paths_per_pe", p->paths_per_pe > w->routes_per_pe ?
 		      "routing paths per PE (over the router table: software routing)" :
 		      "routing paths per PE", p->paths_per_pe);
-	fx_record_int(t, "routes_per_pe", "router table routes per PE", f->routes_per_pe);
+	fx_record_int(t, "routes_per_pe", "router table routes per PE", w->routes_per_pe);
 	snprintf(l1, sizeof l1, "critical-path hops%s", per);
 	fx_record_int(t, "critical_hops", l1, p->critical_hops);
 	snprintf(l2, sizeof l2, "software routing stages%s", per);
 	fx_record_int(t, "routing_stages", l2, p->routing_stages);
 	fx_record_num(t, "memory_per_pe_bytes", "memory per PE", FX_F_BYTES, p->memory_per_pe);
-	fx_record_num(t, "pe_memory_bytes", "PE memory", FX_F_BYTES, f->pe_memory);
-	fx_record_bool(t, "fits_memory", "fits PE memory", p->memory_per_pe <= f->pe_memory);
-	fx_record_bool(t, "fits_routes", "fits the router table", p->paths_per_pe <= f->routes_per_pe);
+	fx_record_num(t, "pe_memory_bytes", "PE memory", FX_F_BYTES, w->pe_memory);
+	fx_record_bool(t, "fits_memory", "fits PE memory", p->memory_per_pe <= w->pe_memory);
+	fx_record_bool(t, "fits_routes", "fits the router table", p->paths_per_pe <= w->routes_per_pe);
 	snprintf(l3, sizeof l3, "latency alpha*hops + beta*stages%s", per);
 	fx_record_num(t, "latency_s", l3, FX_F_SECONDS, p->latency);
 	fx_record_num(t, "hop_latency_s", "alpha (per hop)", FX_F_SECONDS, f->ne ? f->e[0].lat : 0);
 	fx_record_num(t, "stage_latency_s", "beta (per routing stage)", FX_F_SECONDS,
-		      f->routing_latency);
+		      w->routing_latency);
 	return fx_cli_table(c, t);
 }
 
@@ -208,7 +209,7 @@ static int list_algos(int json)
 	return 0;
 }
 
-/* --alpha replaces the spec's overhead and the path latency, as the book's
+/* --alpha replaces the spec's overhead and the path latency, as the "Supernodes" chapter's
  * alpha does; otherwise the spec's collective.overhead plus path latency.
  * --routing replaces the spec's collective.routing. */
 static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)

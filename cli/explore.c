@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/limits.h"
 #include "../core/outfile.h"
 #include "../core/sha256.h"
 #include "../core/units.h"
@@ -410,7 +411,7 @@ int fx_cmd_explore(int argc, char **argv)
 		{"no-diagrams", NULL, "skip the SVG diagrams (as --skip diagrams)"},
 		{"skip", "SECTION", "leave a section out: fabric, collectives, loads, power, placement, "
 				    "failures, diagrams (repeatable, or a comma list)"},
-		{"time-limit", "S", "seconds the placement solver may search (default 10)"},
+		{"time-limit", "S", "seconds the placement solver may search (default " FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT) ")"},
 		{"node-limit", "N", "branch-and-bound nodes the placement solver may search (default: none)"},
 		{NULL, NULL, NULL},
 	};
@@ -419,7 +420,7 @@ int fx_cmd_explore(int argc, char **argv)
 			      opts, argc, argv);
 	if (rc)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	explore e = {.c = &c, .limit = 10, .diagrams = !fx_cli_opt(&c, "no-diagrams")};
+	explore e = {.c = &c, .limit = FX_DEFAULT_TIME_LIMIT, .diagrams = !fx_cli_opt(&c, "no-diagrams")};
 	int skip[NSECTIONS];
 	rc = skipped(&c, skip);
 	if (rc == 0)

@@ -14,15 +14,16 @@
  * picks.  With a workload, the blast radius also counts the instances of
  * its placement on the intact fabric that a failure slows or cuts off.
  *
- * Book-style checks (tests/cli/run.sh): a k=4 fat-tree losing one of its
- * 4 core switches keeps 3/4 of its bisection; CloudMatrix384 losing one of
- * a plane's 16 L2 chips loses 1/16 of that plane's share; NVL72 losing one
- * of its 18 switch chips loses 1/18 of each GPU's bandwidth.
+ * Checks in the manner of the chapter "Supernodes" (tests/cli/run.sh): a
+ * k=4 fat-tree losing one of its 4 core switches keeps 3/4 of its
+ * bisection; CloudMatrix384 losing one of a plane's 16 L2 chips loses 1/16
+ * of that plane's share; NVL72 losing one of its 18 switch chips loses 1/18 of each GPU's bandwidth.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "cli.h"
@@ -259,7 +260,7 @@ static void place_intact(fx_cli *c)
 	fx_diag quiet;
 	fx_diag_init(&quiet);
 	quiet.max_shown = 0;
-	fx_place_opts o = {.time_limit = 10, .tm = c->design.coll,
+	fx_place_opts o = {.time_limit = FX_DEFAULT_TIME_LIMIT, .tm = c->design.coll,
 			   .accel = c->design.accel.hbm > 0 ? &c->design.accel : NULL, .sessions = &c->design.sessions};
 	fx_placement p;
 	if (fx_place(&c->design.fab, &c->design.work, &c->design.power, &o, &p, &quiet) == 0) {

@@ -47,6 +47,13 @@ static void usage(FILE *f)
 
 int fx_cmd_kinds(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("usage: fabricx kinds [--json]\n\nLists the fabric kinds a spec's "
+			       "'fabric.kind' can name, with what each describes.\n");
+			return 0;
+		}
+
 	int json = 0;
 	for (int i = 1; i < argc; i++)
 		json |= strcmp(argv[i], "--json") == 0;

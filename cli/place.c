@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "cli.h"
@@ -262,7 +263,7 @@ static const fx_opt place_opts[] = {
 	{"rack-budget", "P", "per-rack power budget (default: the spec's power.rack_budget)"},
 	{"alpha", "T", "per-round overhead replacing spec overhead and path latency"},
 	{"lp", "FILE", "write the MILP in CPLEX LP format (glpsol --lp FILE re-solves it)"},
-	{"time-limit", "S", "seconds GLPK may search (default 10)"},
+	{"time-limit", "S", "seconds GLPK may search (default " FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT) ")"},
 	{"node-limit", "N", "branch-and-bound nodes GLPK may search (default: no limit)"},
 	{"fail", "SEL", "failed vertices, a selector as --cut takes (repeatable): their nodes are left out"},
 	{"fail-at", "T", "the deployment table again with a card failing at T (book §6.7.2)"},
@@ -280,8 +281,8 @@ int fx_cmd_place(int argc, char **argv)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
 	rc = fx_cli_load(&c);
 	fx_power_config pc;
-	double limit = 10;
-	long node_limit = 0;
+	double limit = FX_DEFAULT_TIME_LIMIT;
+	long node_limit = FX_DEFAULT_NODE_LIMIT;
 	if (rc == 0) {
 		pc = c.design.power;
 		const char *v;

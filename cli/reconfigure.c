@@ -6,7 +6,7 @@
  * transfer term
  * (the busiest link's bytes over its bandwidth, summed over rounds) and the
  * whole time are compared, and a reconfiguration taking T pays back after
- * ceil(T / saving) uses.  Book: 8 chips, ring allreduce of 8 MiB, one 50
+ * ceil(T / saving) uses.  In the chapter "Supernodes": 8 chips, ring allreduce of 8 MiB, one 50
  * GB/s link then three: 293.6 us to 97.9 us, 195.7 us saved; 1 ms pays
  * back after 6 uses, 100 ms after 511.
  */

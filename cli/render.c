@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "../render/render.h"
@@ -177,7 +178,7 @@ static int placement(fx_cli *c, int64_t **instance, int64_t **group)
 		return fx_diag_error(&c->d, NULL, "%s: the spec has no workload to place, so there is no "
 				     "placement view (add 'workload: {scheme: {tp: 2, ep: 4}, ...}'; "
 				     "see docs/spec.md)", c->spec_path);
-	fx_place_opts o = {.time_limit = 10, .tm = c->design.coll,
+	fx_place_opts o = {.time_limit = FX_DEFAULT_TIME_LIMIT, .tm = c->design.coll,
 			     .accel = c->design.accel.hbm > 0 ? &c->design.accel : NULL, .sessions = &c->design.sessions};
 	fx_placement p;
 	if (fx_place(f, &c->design.work, &c->design.power, &o, &p, &c->d))

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 typedef struct unit {
 	const char *name;
 	fx_unit_kind kind;
@@ -89,6 +91,47 @@ const char *fx_unit_example(fx_unit_kind k)
 		"4", "'50 GB/s' or '400 Gbit/s'", "'200 ns' or '0.822 us'",
 		"'700 W' or '10.2 kW'", "'48 KiB' or '32 MiB'", "'1.1 GHz'", "'989.4 TFLOP/s'"};
 	return k < FX_UNIT_KINDS ? ex[k] : "?";
+}
+
+char *fx_unit_message(fx_unit_status st, const char *text, fx_unit_kind want, fx_unit_kind got,
+		      int option, const char *name, const char *units)
+{
+	const char *kind = fx_unit_kind_name(want), *ex = fx_unit_example(want);
+	if (option) {
+		switch (st) {
+		case FX_UNIT_RANGE:
+			return fx_xasprintf("%s: '%s' is out of range", name, text);
+		case FX_UNIT_MISSING:
+			return fx_xasprintf("%s: '%s' needs a unit (e.g. %s)", name, text, ex);
+		case FX_UNIT_WRONG_KIND:
+			return fx_xasprintf("%s: '%s' is a %s, expected a %s (e.g. %s)", name, text,
+					    fx_unit_kind_name(got), kind, ex);
+		default:
+			return fx_xasprintf("%s: '%s' is not a %s (e.g. %s)", name, text, kind, ex);
+		}
+	}
+	char *what = fx_xasprintf("a %s such as %s", kind, ex), *msg;
+	const char *expected = units ? units : what;
+	switch (st) {
+	case FX_UNIT_MISSING:
+		msg = fx_xasprintf("'%s' needs a unit: '%s' (expected %s)", name, text, expected);
+		break;
+	case FX_UNIT_UNKNOWN:
+		msg = fx_xasprintf("'%s' has an unknown unit in '%s' (expected %s)", name, text, expected);
+		break;
+	case FX_UNIT_WRONG_KIND:
+		msg = fx_xasprintf("'%s' must be a %s, but '%s' is a %s (expected %s)", name, kind, text,
+				   fx_unit_kind_name(got), ex);
+		break;
+	case FX_UNIT_RANGE:
+		msg = fx_xasprintf("'%s' is out of range: '%s'", name, text);
+		break;
+	default:
+		msg = fx_xasprintf("'%s' must be %s, got '%s'", name, what, text);
+		break;
+	}
+	free(what);
+	return msg;
 }
 
 fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,

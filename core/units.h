@@ -4,7 +4,7 @@
  * Every quantity is stored in SI base units as a double: bytes per second,
  * seconds, watts, bytes, hertz.  Decimal prefixes (KB, MB, GB, TB; kW) are
  * powers of 1000 and binary prefixes (KiB, MiB, GiB, TiB) powers of 1024, as
- * the book uses them.  "bit" and "b" are bits: "400 Gbit/s" = "400 Gb/s" =
+ * the chapter "Supernodes" uses them.  "bit" and "b" are bits: "400 Gbit/s" = "400 Gb/s" =
  * 50 GB/s.  A missing or unknown unit is an error, never a default.
  */
 #ifndef FX_UNITS_H
@@ -44,6 +44,19 @@ typedef enum fx_unit_status {
  */
 fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,
 			     fx_unit_kind *got);
+
+/*
+ * The message for a failed fx_unit_parse (st is not FX_UNIT_OK; got as it
+ * left it), written once for every caller.  For a spec key (option 0) name
+ * is its dotted path: "'fabric.link.bandwidth' needs a unit: '50'
+ * (expected a bandwidth such as ...)"; units, when not NULL, replaces
+ * "a <kind> such as <example>" where the unit is missing or unknown (a
+ * list of the units the key takes).  For a command-line option (option 1)
+ * name is the option: "--size: '1024' needs a unit (e.g. ...)".  The
+ * caller frees the result.
+ */
+char *fx_unit_message(fx_unit_status st, const char *text, fx_unit_kind want, fx_unit_kind got,
+		      int option, const char *name, const char *units);
 
 /* Formats v (base units of kind k) with a readable prefix: "50 GB/s". */
 char *fx_unit_format(double v, fx_unit_kind k, char *buf, size_t len);

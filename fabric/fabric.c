@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 
@@ -43,8 +44,8 @@ double fx_fabric_default_limit(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGE_SIZE);
 	if (pages <= 0 || psz <= 0)
-		return 8.0 * 1024 * 1024 * 1024;
-	return 0.5 * (double)pages * (double)psz;
+		return FX_DEFAULT_MEMORY_FALLBACK;
+	return FX_DEFAULT_MEMORY_SHARE * (double)pages * (double)psz;
 }
 
 int64_t fx_fabric_links(const fx_fabric *f)
@@ -59,7 +60,7 @@ int64_t fx_fabric_ports(const fx_fabric *f, int64_t v)
 {
 	igraph_vector_int_t inc;
 	int64_t n = 0;
-	igraph_vector_int_init(&inc, 0);
+	fx_igraph_alloc(igraph_vector_int_init(&inc, 0));
 	if (igraph_incident(&f->g, &inc, v, IGRAPH_ALL) == IGRAPH_SUCCESS)
 		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&inc); i++)
 			n += f->e[VECTOR(inc)[i]].count;
@@ -76,14 +77,14 @@ void fx_fabric_role_stats(const fx_fabric *f, fx_role_stat rs[FX_MAX_ROLES])
 {
 	memset(rs, 0, FX_MAX_ROLES * sizeof *rs);
 	igraph_vector_int_t inc;
-	igraph_vector_int_init(&inc, 0);
+	fx_igraph_alloc(igraph_vector_int_init(&inc, 0));
 	for (int64_t v = 0; v < f->nv; v++) {
 		int r = f->v[v].role;
 		if (r < 0)
 			continue;
 		int64_t down = 0, up = 0;
 		double dbw = 0, ubw = 0;
-		igraph_incident(&f->g, &inc, v, IGRAPH_ALL);
+		fx_igraph_alloc(igraph_incident(&f->g, &inc, v, IGRAPH_ALL));
 		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&inc); i++) {
 			int64_t e = VECTOR(inc)[i];
 			int64_t u = fx_fabric_other(f, e, v);
@@ -118,6 +119,27 @@ void fx_fabric_coords(const fx_fabric *f, int64_t v, int *x)
 		x[i] = (int)(v % f->dims[i]);
 		v /= f->dims[i];
 	}
+}
+
+const char *fx_fabric_device_noun(const fx_fabric *f, char *buf, size_t len)
+{
+	char name[64];
+	size_t k = 0;
+	if (f->builder && f->builder->device_noun) {
+		snprintf(buf, len, "%s", f->builder->device_noun);
+		return buf;
+	}
+	fx_fabric_vertex_name(f, 0, name, sizeof name);
+	while (name[k] >= 'a' && name[k] <= 'z')
+		k++;
+	if (k >= 2 && k <= 3 && k < len) {
+		for (size_t i = 0; i < k; i++)
+			buf[i] = (char)(name[i] - 'a' + 'A');
+		buf[k] = '\0';
+	} else {
+		snprintf(buf, len, "device");
+	}
+	return buf;
 }
 
 const char *fx_fabric_vertex_name(const fx_fabric *f, int64_t v, char *buf, size_t len)
@@ -171,7 +193,7 @@ static int64_t first_device_neighbour(const fx_fabric *f, int64_t v)
 {
 	igraph_vector_int_t nb;
 	int64_t best = -1;
-	igraph_vector_int_init(&nb, 0);
+	fx_igraph_alloc(igraph_vector_int_init(&nb, 0));
 	if (igraph_neighbors(&f->g, &nb, v, IGRAPH_ALL) == IGRAPH_SUCCESS)
 		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&nb); i++) {
 			int64_t u = VECTOR(nb)[i];
@@ -313,8 +335,11 @@ static int check_connected(const fx_fabric *f, const fx_snode *fab, fx_diag *d)
 	if (conn)
 		return 0;
 	igraph_vector_int_t comp;
-	igraph_vector_int_init(&comp, 0);
-	igraph_subcomponent(&f->g, &comp, 0, IGRAPH_ALL);
+	fx_igraph_alloc(igraph_vector_int_init(&comp, 0));
+	if (igraph_subcomponent(&f->g, &comp, 0, IGRAPH_ALL) != IGRAPH_SUCCESS) {
+		igraph_vector_int_destroy(&comp);
+		return fx_diag_internal(d, "igraph could not find the vertices connected to vertex 0");
+	}
 	uint8_t *in = fx_xcalloc((size_t)f->nv, 1);
 	for (igraph_integer_t i = 0; i < igraph_vector_int_size(&comp); i++)
 		in[VECTOR(comp)[i]] = 1;

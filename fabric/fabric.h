@@ -17,7 +17,10 @@
  * Builders live in a registry (fabric/registry.c), one per `fabric.kind`.
  * Each parses its keys into a params struct, sizes the fabric without
  * allocating (so too-large fabrics are refused up front with an estimate),
- * then wires it.
+ * then wires it.  The entry also carries what the rest of fabricx needs to
+ * know about the kind (its router family, device noun, shrink rule and
+ * FX_KIND_* capabilities), and the fabric keeps the kind's own state in a
+ * typed union, so no code outside fabric/ compares kind names.
  *
  * Ownership: fx_fabric_build() fills a caller-provided fx_fabric, which the
  * caller releases with fx_fabric_release().  The fabric copies what it needs
@@ -30,6 +33,7 @@
 #include <stdint.h>
 
 #include "../core/diag.h"
+#include "../core/xalloc.h"
 #include "../spec/spec.h"
 
 #define FX_MAX_DIMS 8
@@ -87,6 +91,33 @@ typedef struct fx_fabric_size {
 
 struct fx_builder;
 
+/* The router family of a kind.  fabric/ only names it; routing/ maps each
+ * family to its router in one table, so a new family is added there and a
+ * kind left without one (FX_ROUTER_NONE) fails the registry test. */
+typedef enum fx_router_family {
+	FX_ROUTER_NONE = 0,   /* not set: a registry error */
+	FX_ROUTER_DOR,        /* dimension-order on a lattice */
+	FX_ROUTER_ECMP,       /* ECMP over relay-aware shortest paths */
+	FX_ROUTER_FAMILIES
+} fx_router_family;
+
+/* Capabilities of a kind (fx_builder.caps). */
+enum {
+	/* devices form a lattice: ndims, dims, wrap and plus_edge are set */
+	FX_KIND_LATTICE = 1u << 0,
+	/* a wafer of processing elements: fx_fabric.state.wafer holds its
+	 * PLMR figures, and the wafer collectives run on it */
+	FX_KIND_WAFER = 1u << 1,
+	/* the open mesh kind (no wrap unless asked): a ring over every device
+	 * of a 2-D mesh snakes through the grid (routing/coll_ring.c) */
+	FX_KIND_MESH = 1u << 2,
+	/* an explicit graph, routed by shortest-path searches with no
+	 * structure to exploit, so a collective's routing work is counted
+	 * before it runs (routing/collective.c) and small rings and trees
+	 * are laid over its wires */
+	FX_KIND_EXPLICIT = 1u << 3,
+};
+
 /* A smaller build of the same fabric, in whole increments of its kind, as
  * the `--set` overrides that build it (so `metrics --set ...` reproduces
  * it).  Filled by a builder's shrink hook. */
@@ -97,6 +128,38 @@ typedef struct fx_shrink {
 	int64_t devices;                    /* devices of the smaller build */
 	char rule[128];                     /* the kind's increment, or why it cannot shrink */
 } fx_shrink;
+
+/*
+ * Per-kind state: the sizes a builder keeps for naming, its bisection
+ * formula and its shrink rule, and the wafer's PLMR figures that routing
+ * reads.  fx_fabric.state holds the one of its kind; read the wafer's
+ * through fx_fabric_wafer(), which checks the kind.
+ */
+typedef struct fx_fattree_state {
+	int64_t tiers;
+	int64_t d1, u1;    /* leaf ports down (hosts) and up */
+	int64_t d2, u2;    /* three tiers: leaves per pod, aggregation uplinks */
+	int64_t spines;    /* two tiers: spine chips */
+} fx_fattree_state;
+
+typedef struct fx_nvswitch_state {
+	int64_t nodes;     /* NVLink domains */
+	int64_t devices;   /* GPUs per domain */
+	int64_t switches;  /* NVSwitch chips per domain */
+	int64_t spines;    /* second-tier chips (0: one tier) */
+	int64_t cpus;      /* CPUs per domain */
+} fx_nvswitch_state;
+
+typedef struct fx_ub_state {
+	int64_t nodes, devices_per_node, planes, l2_per_plane, cpus_per_node;
+} fx_ub_state;
+
+/* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing stage
+ * latency (beta) and router table entries per PE. */
+typedef struct fx_wafer_state {
+	double pe_memory, routing_latency;
+	int64_t routes_per_pe;
+} fx_wafer_state;
 
 typedef struct fx_fabric {
 	char *name;                 /* spec name */
@@ -127,15 +190,14 @@ typedef struct fx_fabric {
 	 * forward. */
 	int devices_forward;
 	int cpus_forward;           /* custom graphs: any vertex may relay */
-	/* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing
-	 * stage latency (beta) and router table entries per PE. */
-	double pe_memory, routing_latency;
-	int64_t routes_per_pe;
-	/* Sizes a builder keeps for naming and structure-aware routing:
-	 * ub {nodes, devices_per_node, planes, l2_per_plane, cpus_per_node};
-	 * nvswitch {nodes, devices, switches, spines, cpus};
-	 * fat-tree {tiers, d1, u1, d2, u2, spines}. */
-	int64_t shape[8];
+	/* What the kind keeps beyond the graph: only the member of
+	 * f->builder's kind is live (fx_fabric_wafer() checks it). */
+	union {
+		fx_fattree_state fattree;
+		fx_nvswitch_state nvswitch;
+		fx_ub_state ub;
+		fx_wafer_state wafer;
+	} state;
 	char **names;               /* custom fabrics: vertex names; else NULL */
 	char **groups;              /* custom fabrics: vertex group or NULL */
 	/* Edge endpoints: ends[2e] < ends[2e+1].  Directed link 2e runs from
@@ -173,15 +235,44 @@ typedef struct fx_builder {
 	 * of the kind (fab is the spec's `fabric` map); 0, or -1 when the kind
 	 * cannot shrink this fabric (out->rule says why).  NULL: cannot shrink. */
 	int (*shrink)(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out);
-	/* 1: an explicit graph, routed by shortest-path searches with no
-	 * structure to exploit, so a collective's routing work is counted
-	 * before it runs (routing/collective.c); 0: routed from structure */
-	int explicit_graph;
+	/* How the kind routes: routing/ maps the family to its router. */
+	fx_router_family router;
+	/* What a device is called in drawings ("GPU", "PE"); NULL: from the
+	 * vertex names (custom graphs name their own). */
+	const char *device_noun;
+	/* FX_KIND_* flags that other code asks instead of comparing names. */
+	unsigned caps;
 } fx_builder;
 
 /* The registry: every kind, in documentation order; NULL-terminated. */
 extern const fx_builder *const fx_builders[];
 const fx_builder *fx_builder_find(const char *kind);
+
+/* Does the fabric's kind have capability cap (FX_KIND_*)? */
+static inline int fx_fabric_is(const struct fx_fabric *f, unsigned cap)
+{
+	return f->builder && (f->builder->caps & cap) == cap;
+}
+/* The wafer's PLMR figures, or NULL when the fabric is not a wafer. */
+static inline const fx_wafer_state *fx_fabric_wafer(const struct fx_fabric *f)
+{
+	return fx_fabric_is(f, FX_KIND_WAFER) ? &f->state.wafer : NULL;
+}
+/* The kind's name for a device ("GPU", "NPU", "chip", "PE"), else the
+ * letters of device 0's name in capitals when they are 2 or 3 ("gpu0" of a
+ * custom graph: "GPU"), else "device". */
+const char *fx_fabric_device_noun(const fx_fabric *f, char *buf, size_t len);
+
+/* For igraph calls that fail only when memory runs out (vector and matrix
+ * init and resize; incidence, neighbours and BFS from a valid vertex):
+ * fx_xmalloc's policy, die.  igraph's error handler returns instead of
+ * aborting (cli/cli.c), so an unchecked failure would leave silently wrong
+ * numbers; calls that can fail on their input are checked and reported. */
+static inline void fx_igraph_alloc(igraph_error_t err)
+{
+	if (err != IGRAPH_SUCCESS)
+		fx_xalloc_failed();
+}
 
 /* Builds the fabric described by spec.  max_bytes > 0 refuses fabrics whose
  * estimated memory exceeds it. */

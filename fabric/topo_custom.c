@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "fabric.h"
 
@@ -43,13 +44,13 @@ typedef struct custom_params {
 	size_t *order;     /* node indexes sorted by name */
 } custom_params;
 
-static const custom_params *sort_ctx;
-
-/* By name, then by place in the list (so the first of equal names leads). */
-static int by_name(const void *a, const void *b)
+/* By name, then by place in the list (so the first of equal names leads);
+ * ctx: the custom_params. */
+static int by_name(const void *a, const void *b, void *ctx)
 {
+	const custom_params *p = ctx;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int c = strcmp(sort_ctx->nodes[i].name, sort_ctx->nodes[j].name);
+	int c = strcmp(p->nodes[i].name, p->nodes[j].name);
 	return c ? c : (i > j) - (i < j);
 }
 
@@ -240,8 +241,7 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 	p->order = fx_xmalloc(p->nn * sizeof *p->order);
 	for (size_t i = 0; i < p->nn; i++)
 		p->order[i] = i;
-	sort_ctx = p;
-	qsort(p->order, p->nn, sizeof *p->order, by_name);
+	fx_sort_r(p->order, p->nn, sizeof *p->order, by_name, p);
 	for (size_t i = 1, first = 0; i < p->nn; i++) {
 		if (strcmp(p->nodes[p->order[i]].name, p->nodes[p->order[first]].name) != 0) {
 			first = i;
@@ -357,5 +357,9 @@ const fx_builder fx_builder_custom = {
 	.build = build,
 	.release = release,
 	/* an explicit graph has no increments to shrink by */
-	.explicit_graph = 1,
+	/* explicit graphs: ECMP over the same relay-aware shortest-path DAG,
+	 * so a custom Clos or HGX routes like its structured twin */
+	.router = FX_ROUTER_ECMP,
+	/* devices are called what their names say (fx_fabric_device_noun) */
+	.caps = FX_KIND_EXPLICIT,
 };

@@ -228,12 +228,10 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 						   &p->link[2], 1, 2);
 	}
 	f->device_transitive = 1;
-	f->shape[0] = p->tiers;
-	f->shape[1] = p->d[0];
-	f->shape[2] = p->u[0];
-	f->shape[3] = p->d[1];
-	f->shape[4] = p->u[1];
-	f->shape[5] = p->spines;
+	f->state.fattree = (fx_fattree_state){
+		.tiers = p->tiers, .d1 = p->d[0], .u1 = p->u[0], .d2 = p->d[1], .u2 = p->u[1],
+		.spines = p->spines,
+	};
 	return 0;
 }
 
@@ -241,8 +239,8 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
  * halves hold whole leaves (two tiers) or whole pods (three tiers). */
 static double bisection(const fx_fabric *f, double *links)
 {
-	int64_t tiers = f->shape[0], d1 = f->shape[1], u1 = f->shape[2], d2 = f->shape[3],
-		u2 = f->shape[4];
+	const fx_fattree_state *s = &f->state.fattree;
+	int64_t tiers = s->tiers, d1 = s->d1, u1 = s->u1, d2 = s->d2, u2 = s->u2;
 	int64_t leaves = f->ndev / d1;
 	double cap[3], cnt[3];
 	const fx_link *l[3] = {NULL, NULL, NULL};
@@ -269,8 +267,9 @@ static double bisection(const fx_fabric *f, double *links)
  * switches above them. */
 static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
 {
-	int64_t unit = f->shape[0] == 2 ? f->shape[1] : f->shape[1] * f->shape[3];
-	snprintf(out->rule, sizeof out->rule, "whole %s of %lld hosts", f->shape[0] == 2 ? "leaves" : "pods",
+	const fx_fattree_state *s = &f->state.fattree;
+	int64_t unit = s->tiers == 2 ? s->d1 : s->d1 * s->d2;
+	snprintf(out->rule, sizeof out->rule, "whole %s of %lld hosts", s->tiers == 2 ? "leaves" : "pods",
 		 (long long)unit);
 	out->devices = max_devices / unit * unit;
 	if (out->devices == 0)
@@ -292,4 +291,6 @@ const fx_builder fx_builder_fattree = {
 	.halves = fx_fb_halves_by_index,
 	.bisection = bisection,
 	.shrink = shrink,
+	.router = FX_ROUTER_ECMP,
+	.device_noun = "device",
 };

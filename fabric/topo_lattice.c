@@ -263,9 +263,11 @@ static int lattice_build(const void *params, fx_fabric *f, fx_diag *d)
 		all &= f->wrap[i] || p->dims[i] <= 2;
 	f->device_transitive = all;
 	f->devices_forward = 1;
-	f->pe_memory = p->pe_memory;
-	f->routing_latency = p->routing_latency;
-	f->routes_per_pe = p->routes_per_pe;
+	if (fx_fabric_is(f, FX_KIND_WAFER)) {
+		f->state.wafer.pe_memory = p->pe_memory;
+		f->state.wafer.routing_latency = p->routing_latency;
+		f->state.wafer.routes_per_pe = p->routes_per_pe;
+	}
 	return 0;
 }
 
@@ -476,7 +478,7 @@ static int lattice_shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_d
 	for (int i = 0; i <= last; i++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%lld", i ? "," : "",
 			 (long long)(i == last ? k : f->dims[i]));
-	fx_shrink_set(out, "fabric.%s=[%s]", strcmp(f->builder->kind, "wafer-mesh") ? "dims" : "grid", list);
+	fx_shrink_set(out, "fabric.%s=[%s]", fx_fabric_is(f, FX_KIND_WAFER) ? "grid" : "dims", list);
 	return 0;
 }
 
@@ -492,6 +494,9 @@ const fx_builder fx_builder_torus = {
 	.halves = lattice_halves,
 	.bisection = lattice_bisection,
 	.shrink = lattice_shrink,
+	.router = FX_ROUTER_DOR,
+	.device_noun = "chip",
+	.caps = FX_KIND_LATTICE,
 };
 
 const fx_builder fx_builder_mesh = {
@@ -506,6 +511,9 @@ const fx_builder fx_builder_mesh = {
 	.halves = lattice_halves,
 	.bisection = lattice_bisection,
 	.shrink = lattice_shrink,
+	.router = FX_ROUTER_DOR,
+	.device_noun = "chip",
+	.caps = FX_KIND_LATTICE | FX_KIND_MESH,
 };
 
 const fx_builder fx_builder_wafer = {
@@ -520,4 +528,7 @@ const fx_builder fx_builder_wafer = {
 	.halves = lattice_halves,
 	.bisection = lattice_bisection,
 	.shrink = lattice_shrink,
+	.router = FX_ROUTER_DOR,
+	.device_noun = "PE",
+	.caps = FX_KIND_LATTICE | FX_KIND_WAFER,
 };

@@ -208,11 +208,10 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 			}
 	}
 	f->device_transitive = 1;
-	f->shape[0] = p->nodes;
-	f->shape[1] = p->devices;
-	f->shape[2] = p->switches;
-	f->shape[3] = p->spines;
-	f->shape[4] = p->cpus;
+	f->state.nvswitch = (fx_nvswitch_state){
+		.nodes = p->nodes, .devices = p->devices, .switches = p->switches,
+		.spines = p->spines, .cpus = p->cpus,
+	};
 	return 0;
 }
 
@@ -240,7 +239,7 @@ static void vname(const fx_fabric *f, int64_t v, char *buf, size_t len)
  * thinner: every chip and every spine sees both halves equally. */
 static double bisection(const fx_fabric *f, double *links)
 {
-	int64_t nodes = f->shape[0], dev = f->shape[1];
+	int64_t nodes = f->state.nvswitch.nodes, dev = f->state.nvswitch.devices;
 	if ((nodes == 1 && dev % 2) || (nodes > 1 && nodes % 2))
 		return -1;
 	double dl = 0, up = 0, bw = 0, bwup = 0;
@@ -269,7 +268,8 @@ static double bisection(const fx_fabric *f, double *links)
 static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
 {
 	(void)fab;
-	int64_t nodes = f->shape[0], dev = f->shape[1], cpus = f->shape[4];
+	const fx_nvswitch_state *s = &f->state.nvswitch;
+	int64_t nodes = s->nodes, dev = s->devices, cpus = s->cpus;
 	if (nodes > 1) {
 		snprintf(out->rule, sizeof out->rule, "whole domains of %lld devices", (long long)dev);
 		int64_t k = max_devices / dev;
@@ -306,4 +306,6 @@ const fx_builder fx_builder_nvswitch = {
 	.halves = fx_fb_halves_by_index,
 	.bisection = bisection,
 	.shrink = shrink,
+	.router = FX_ROUTER_ECMP,
+	.device_noun = "GPU",
 };

@@ -104,11 +104,10 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 				fx_fb_link(f, sw, l2_0 + i * p->l2 + j, &p->uplink, (int)p->up_links, 1);
 		}
 	f->device_transitive = 1;
-	f->shape[0] = p->nodes;
-	f->shape[1] = p->dpn;
-	f->shape[2] = p->planes;
-	f->shape[3] = p->l2;
-	f->shape[4] = p->cpn;
+	f->state.ub = (fx_ub_state){
+		.nodes = p->nodes, .devices_per_node = p->dpn, .planes = p->planes,
+		.l2_per_plane = p->l2, .cpus_per_node = p->cpn,
+	};
 	return 0;
 }
 
@@ -121,12 +120,12 @@ static void vname(const fx_fabric *f, int64_t v, char *buf, size_t len)
 		snprintf(buf, len, "cpu%d", x->index);
 	else if (x->role == 0) {  /* L1: node-major, one chip per plane */
 		int64_t i = x->index - f->roles[0].first;
-		snprintf(buf, len, "L1.n%lld.p%lld", (long long)(i / f->shape[2]),
-			 (long long)(i % f->shape[2]));
+		snprintf(buf, len, "L1.n%lld.p%lld", (long long)(i / f->state.ub.planes),
+			 (long long)(i % f->state.ub.planes));
 	} else {
 		int64_t i = x->index - f->roles[1].first;
-		snprintf(buf, len, "L2.p%lld.%lld", (long long)(i / f->shape[3]),
-			 (long long)(i % f->shape[3]));
+		snprintf(buf, len, "L2.p%lld.%lld", (long long)(i / f->state.ub.l2_per_plane),
+			 (long long)(i % f->state.ub.l2_per_plane));
 	}
 }
 
@@ -134,7 +133,7 @@ static void vname(const fx_fabric *f, int64_t v, char *buf, size_t len)
  * every L2 chip sees both halves of the nodes equally. */
 static double bisection(const fx_fabric *f, double *links)
 {
-	if (f->shape[0] % 2)
+	if (f->state.ub.nodes % 2)
 		return -1;
 	double dev = 0, up = 0, bwd = 0, bwu = 0;
 	for (int64_t e = 0; e < f->ne; e++) {
@@ -161,7 +160,7 @@ static double bisection(const fx_fabric *f, double *links)
 static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
 {
 	(void)fab;
-	int64_t dpn = f->shape[1], k = max_devices / dpn;
+	int64_t dpn = f->state.ub.devices_per_node, k = max_devices / dpn;
 	snprintf(out->rule, sizeof out->rule, "whole nodes of %lld devices", (long long)dpn);
 	out->devices = k * dpn;
 	if (k > 0)
@@ -180,4 +179,6 @@ const fx_builder fx_builder_ub = {
 	.halves = fx_fb_halves_by_index,
 	.bisection = bisection,
 	.shrink = shrink,
+	.router = FX_ROUTER_ECMP,
+	.device_noun = "NPU",
 };

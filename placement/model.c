@@ -1,5 +1,5 @@
 /*
- * Model shapes and the decode-time deployment choice (book §6.1-6.3, §6.7).
+ * Model shapes and the decode-time deployment choice (the chapter "Supernodes", §6.1-6.3, §6.7).
  *
  * Parameter count of a decoder-only transformer (Qwen3 layout):
  *
@@ -15,7 +15,7 @@
  *              final norm            hidden
  *
  * For Qwen3-235B-A22B in BF16 this gives 470,187,269,120 bytes, the exact
- * figure of the book's footnote 1.
+ * figure of the chapter's footnote 1.
  */
 #include <math.h>
 #include <stdint.h>
@@ -101,7 +101,7 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 	const int64_t big = INT64_C(1) << 30;
 	memset(m, 0, sizeof *m);
 	m->dtype_bytes = 2;
-	m->reduce_bytes = 4;  /* book §6.3.1: "The reduction uses FP32" */
+	m->reduce_bytes = 4;  /* the chapter, §6.3.1: "The reduction uses FP32" */
 	if (map->kind != FX_SNODE_MAP)
 		return fx_snode_error(d, map, "'%s' must be a map, got %s", map->path,
 				      fx_snode_kind_name(map));
@@ -195,7 +195,7 @@ double fx_model_weights_per_device(const fx_model *m, int64_t tp, int64_t ep)
 		return NAN;
 	double t = (double)tp;
 	/* heads are the unit of attention split: beyond kv_heads the K and V
-	 * projections are copied, as KV is (book §6.2.2; footnote 1's 58.96 GB) */
+	 * projections are copied, as KV is (the chapter, §6.2.2; footnote 1's 58.96 GB) */
 	double attn = qo_params(m) / min_d(t, (double)m->heads) +
 		      kv_proj_params(m) / min_d(t, (double)m->kv_heads);
 	/* the busiest EP group holds ceil(experts / ep) experts */
@@ -259,7 +259,7 @@ double fx_model_send_per_token(const fx_model *m, int64_t tp, int64_t ep)
 }
 
 /* Parameters a batch-1 decode step multiplies by (the embedding input is a
- * lookup; norms are left out as the book leaves them out in Eq. 6-4). */
+ * lookup; norms are left out as the chapter leaves them out in Eq. 6-4). */
 static double read_params(const fx_model *m)
 {
 	double layer = qo_params(m) + kv_proj_params(m) + dense_ffn_params(m) +
@@ -331,7 +331,7 @@ static void choose(const fx_model *m, const fx_accel *a, const fx_sessions *s,
 	int64_t per = s->count > 0 ? (s->count + c->instances - 1) / c->instances : 0;
 	c->fits = c->capacity >= per;
 
-	/* the book reduces the BF16 hidden vector at decode (§6.4.2: M = 10 KiB) */
+	/* the chapter reduces the BF16 hidden vector at decode (§6.4.2: M = 10 KiB) */
 	double bytes = (double)m->hidden * m->dtype_bytes;
 	c->allreduce_time = p > 1 && t_ar ? t_ar(p, bytes, ctx) : 0;
 	double comm = 2.0 * (double)m->layers * c->allreduce_time;

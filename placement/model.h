@@ -1,5 +1,5 @@
 /*
- * Model shapes and what they imply (book §6.1-6.3, §6.7): weights per
+ * Model shapes and what they imply (the chapter "Supernodes", §6.1-6.3, §6.7): weights per
  * device under a TP x EP layout, KV per token, bytes each device sends per
  * token, and the decode-time deployment choice of §6.7.1-6.7.3.
  *
@@ -26,7 +26,7 @@ typedef struct fx_model {
 	int ffn_plain;            /* FFN of two matrices (GPT-3: up, down) instead of
 				   * three (gated: SwiGLU's gate, up, down) */
 	double dtype_bytes;       /* weights and KV, e.g. 2 for BF16 */
-	double reduce_bytes;      /* element size of TP reductions, e.g. 4 (FP32, book §6.3.1) */
+	double reduce_bytes;      /* element size of TP reductions, e.g. 4 (FP32, the chapter, §6.3.1) */
 } fx_model;
 
 /* Parses a `model:` map (keys as the struct, dtype and reduce_dtype:
@@ -44,10 +44,10 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m);
  * and/or routed experts (3 matrices each), the router, two RMSNorms and
  * q_norm/k_norm (Qwen3); once the embedding, the output projection (unless
  * tied) and the final norm.  Qwen3-235B-A22B: 470,187,269,120 bytes in
- * BF16 (book §6.1.2 footnote 1). */
+ * BF16 (the chapter, §6.1.2 footnote 1). */
 double fx_model_params(const fx_model *m);
 /* Bytes of weights one device holds when attention and embeddings split tp
- * ways and experts ep x tp ways (book §6.3.1: TP2 x EP4 of Qwen3-235B-A22B
+ * ways and experts ep x tp ways (the chapter, §6.3.1: TP2 x EP4 of Qwen3-235B-A22B
  * holds about 64.8 GB per card).  Heads are the unit of the attention
  * split: Q/O split min(tp, heads) ways and K/V min(tp, kv_heads) ways, so
  * past kv_heads the K/V projections are copied like the KV itself (this is
@@ -59,7 +59,7 @@ double fx_model_weights_per_device(const fx_model *m, int64_t tp, int64_t ep);
  * stage holds ceil(layers / pp) layers and one vocabulary matrix (the
  * embedding on the first stage, the output projection on the last). */
 double fx_model_weights_per_stage(const fx_model *m, int64_t tp, int64_t ep, int64_t pp);
-/* KV bytes per context token over all layers (book §6.1.2: 188 KiB). */
+/* KV bytes per context token over all layers (the chapter, §6.1.2: 188 KiB). */
 double fx_model_kv_per_token(const fx_model *m);
 /* Bytes one device sends per token per layer in the TP x EP layout of
  * §6.3.1 (ring reductions: attention and experts within the TP group, then
@@ -82,7 +82,7 @@ typedef struct fx_accel {
 	double hbm;          /* bytes */
 	double hbm_bw;       /* bytes/s */
 	double flops;        /* dense matrix FLOP/s */
-	double reserve;      /* workspace kept free per device (book: 2 GiB) */
+	double reserve;      /* workspace kept free per device (in the chapter: 2 GiB) */
 } fx_accel;
 
 /* Sessions to serve: `count` sessions of `context` tokens, each continuing
@@ -108,7 +108,7 @@ typedef struct fx_model_memory {
  * TP x EP x PP x DP serving the sessions (s may be NULL or count 0: no
  * KV).  Sessions go round-robin to instances, then to the DP replicas,
  * then to the EP groups (attention is data-parallel across EP groups,
- * book §6.3.1: it is copied in every one); a session's KV of context +
+ * the chapter, §6.3.1: it is copied in every one); a session's KV of context +
  * steps tokens splits min(tp, kv_heads) ways and over the pipeline stages
  * like the layers.  Activations are not modelled (at decode they are a
  * few MiB against GiBs of weights and KV).
@@ -189,7 +189,7 @@ typedef struct fx_fault {
  * idle costs nothing.  Fills finish (the last), on_time, meets, cost
  * (devices x finish: failure stalls and redos are billed, Eq. 6-13's
  * numerator) and cost_per_on_time; writes each session's finish to
- * done[0 .. s->count) when done != NULL.  Book: TP2 x 4 with card 0 failing
+ * done[0 .. s->count) when done != NULL.  In the chapter: TP2 x 4 with card 0 failing
  * at 20 ms for 40 ms finishes at 119.1 / 119.1 / 119.1 / 179.1 ms, 1.433
  * GPU-s, 0.478 per on-time session.
  */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "../solver/solver.h"
@@ -238,15 +239,14 @@ static void read_milp(const fx_pctx *c, const fx_lp *lp, const int *x, fx_plan *
 /* The MILP's memory, estimated from its size before building it: about
  * 200 bytes per row and column and 150 per nonzero (the matrix, the
  * presolved copy, the LU factors).  Past the run's memory limit
- * (--max-memory) or FX_PLACE_MILP_COLS columns it is not built: the
- * packing stands with its bound, or the question stays open. */
-#define FX_PLACE_MILP_COLS 200000
+ * (--max-memory) or FX_MAX_MILP_COLUMNS columns (core/limits.h) it is not
+ * built: the packing stands with its bound, or the question stays open. */
 static int milp_affordable(const fx_pctx *c, double *cols)
 {
 	double rows, nnz;
 	fx_place_milp_size(c, cols, &rows, &nnz);
 	double bytes = 200 * (rows + *cols) + 150 * nnz;
-	return *cols <= FX_PLACE_MILP_COLS && (c->f->max_bytes <= 0 || bytes <= c->f->max_bytes);
+	return *cols <= FX_MAX_MILP_COLUMNS && (c->f->max_bytes <= 0 || bytes <= c->f->max_bytes);
 }
 
 static const char *limit_status(const fx_pctx *c)
@@ -268,7 +268,7 @@ static int search(fx_pctx *c, fx_plan *plan, int *have, double *bound, fx_placem
 		return fx_diag_undecided(d, "no placement of %lld instance%s of %lld devices found by "
 					 "packing, and the MILP (about %.3g columns) is too large to search "
 					 "(over %d columns or --max-memory); nothing is proven either way",
-					 (long long)c->I, c->I == 1 ? "" : "s", (long long)c->D, cols, FX_PLACE_MILP_COLS);
+					 (long long)c->I, c->I == 1 ? "" : "s", (long long)c->D, cols, FX_MAX_MILP_COLUMNS);
 	}
 	int *x;
 	fx_lp *lp = fx_place_milp(c, -1, &x);
@@ -405,7 +405,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 		if (!milp_affordable(&c, &cols)) {
 			rc = fx_diag_error(d, NULL, "--lp: the MILP would have about %.3g columns, too "
 					   "large to write (at most %d, within --max-memory)", cols,
-					   FX_PLACE_MILP_COLS);
+					   FX_MAX_MILP_COLUMNS);
 		} else {
 			fx_lp *lp = fx_place_milp(&c, -1, &x);
 			if (fx_lp_write(lp, o->lp_path))

@@ -18,7 +18,7 @@
  *                                   # may carry its instances' traffic out
  *
  * Devices of an instance are numbered (dp, pp, ep, tp) with tp fastest, as
- * the book numbers TP2 x EP4 (§6.3.1): a TP group is tp consecutive
+ * the chapter "Supernodes" numbers TP2 x EP4 (§6.3.1): a TP group is tp consecutive
  * devices, an EP group the devices with the same TP index.
  *
  * The model is aggregated at node level: nodes of a fabric are alike, so an

@@ -77,7 +77,7 @@ static int parse_traffic(fx_diag *d, const fx_snode *n, fx_group_traffic *t)
 	return 0;
 }
 
-/* Book §6.3.1: TP partial sums are reduced twice per layer (attention and
+/* The chapter "Supernodes", §6.3.1: TP partial sums are reduced twice per layer (attention and
  * FFN or experts), the EP groups' contributions once per layer, both on the
  * FP32 hidden vector; pipeline stages hand the activations on once per step. */
 static void default_traffic(fx_workload *w)
@@ -115,23 +115,12 @@ static int flops_parse(fx_diag *d, const fx_snode *n, double *out)
 		return fx_snode_error(d, n, "'%s' has no value (expected %s)", n->path, what);
 	fx_unit_kind got = FX_UNIT_NONE;
 	double v;
-	switch (fx_unit_parse(n->text, FX_UNIT_COMPUTE, &v, &got)) {
-	case FX_UNIT_OK:
-		break;
-	case FX_UNIT_MISSING:
-		return fx_snode_error(d, n, "'%s' needs a unit: '%s' (expected %s)", n->path,
-				      n->text, which);
-	case FX_UNIT_WRONG_KIND:
-		return fx_snode_error(d, n, "'%s' must be a compute rate, but '%s' is a %s "
-				      "(expected '989.4 TFLOP/s')", n->path, n->text,
-				      fx_unit_kind_name(got));
-	case FX_UNIT_RANGE:
-		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
-	case FX_UNIT_UNKNOWN:
-		return fx_snode_error(d, n, "'%s' has an unknown unit in '%s' (expected %s)",
-				      n->path, n->text, which);
-	default:
-		return fx_snode_error(d, n, "'%s' must be %s, got '%s'", n->path, what, n->text);
+	fx_unit_status st = fx_unit_parse(n->text, FX_UNIT_COMPUTE, &v, &got);
+	if (st != FX_UNIT_OK) {
+		char *msg = fx_unit_message(st, n->text, FX_UNIT_COMPUTE, got, 0, n->path, which);
+		fx_snode_error(d, n, "%s", msg);
+		free(msg);
+		return -1;
 	}
 	if (!(v > 0))
 		return fx_snode_error(d, n, "'%s' must be greater than 0, got '%s'", n->path, n->text);
@@ -161,7 +150,7 @@ int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_ses
 		const fx_snode *fl = fx_snode_get(n, "flops");
 		if (fl)
 			rc |= flops_parse(d, fl, &a->flops);
-		a->reserve = 2.0 * 1024 * 1024 * 1024;  /* book §6.1.2: 2 GiB of workspace */
+		a->reserve = 2.0 * 1024 * 1024 * 1024;  /* the chapter, §6.1.2: 2 GiB of workspace */
 		rc |= fx_spec_qty_opt(d, n, "reserve", FX_UNIT_SIZE, 0, 0, &a->reserve);
 	}
 	if (fx_spec_map(d, wl, "sessions", 0, &n))

@@ -117,7 +117,8 @@ int fx_power_parse(fx_diag *d, const fx_spec *spec, fx_power_config *c)
 	const fx_snode *p, *st;
 	memset(c, 0, sizeof *c);
 	c->install_nodes = 1;
-	c->air_limit = 40e3;  /* book §6.5.2: the example's air-cooled rack threshold */
+	/* the chapter "Supernodes", §6.5.2: the example's air-cooled rack threshold */
+	c->air_limit = 40e3;
 	c->liquid = 1;
 	if (fx_spec_map(d, spec->root, "power", 0, &p))
 		return -1;

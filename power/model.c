@@ -1,7 +1,7 @@
 /*
  * The power model: per-node power, switch chips and links, the radix step,
  * compute and network racks with their cooling, and the largest build a
- * budget allows (book §6.5.2, Eq. 6-11: N <= g floor((Pb - P0) / Ps), and
+ * budget allows (the chapter "Supernodes", §6.5.2, Eq. 6-11: N <= g floor((Pb - P0) / Ps), and
  * Experiment 6-7's variations: a second switching tier past a radix
  * boundary, installs in whole groups).
  *

@@ -72,7 +72,7 @@ typedef struct fx_power_config {
 } fx_power_config;
 
 /* Reads the spec's `power:` map and `packaging.switches` (absent: no
- * model, air_limit 40 kW, the book's §6.5.2 threshold). */
+ * model, air_limit 40 kW, the "Supernodes" chapter's §6.5.2 threshold). */
 int fx_power_parse(fx_diag *d, const fx_spec *spec, fx_power_config *out);
 
 struct fx_fabric;

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "render_internal.h"
 
@@ -683,17 +684,16 @@ static int32_t bottom_group(const rd_box *x)
 }
 
 /* Orders boxes of one level: rack, node, then vertex id. */
-static const rd_model *sort_model;
-static int box_order_cmp(const void *pa, const void *pb);
+static int box_order_cmp(const void *pa, const void *pb, void *ctx);
 static int box_pos_cmp(const rd_model *m, int64_t a, int64_t b)
 {
-	sort_model = m;
-	return box_order_cmp(&a, &b);
+	return box_order_cmp(&a, &b, (void *)m);
 }
-static int box_order_cmp(const void *pa, const void *pb)
+static int box_order_cmp(const void *pa, const void *pb, void *ctx)
 {
-	const rd_box *a = &sort_model->box[*(const int64_t *)pa];
-	const rd_box *b = &sort_model->box[*(const int64_t *)pb];
+	const rd_model *m = ctx;
+	const rd_box *a = &m->box[*(const int64_t *)pa];
+	const rd_box *b = &m->box[*(const int64_t *)pb];
 	if (a->rack != b->rack)
 		return a->rack < b->rack ? -1 : 1;
 	if (a->plane != b->plane)
@@ -796,13 +796,14 @@ static void merge_bottom(rd_model *m, int bottom)
 		strcat(m->how, "; each upper box's links into the area drawn as one edge");
 }
 
-static int box_level_cmp(const void *pa, const void *pb)
+static int box_level_cmp(const void *pa, const void *pb, void *ctx)
 {
-	const rd_box *a = &sort_model->box[*(const int64_t *)pa];
-	const rd_box *b = &sort_model->box[*(const int64_t *)pb];
+	const rd_model *m = ctx;
+	const rd_box *a = &m->box[*(const int64_t *)pa];
+	const rd_box *b = &m->box[*(const int64_t *)pb];
 	if (a->level != b->level)
 		return a->level < b->level ? -1 : 1;
-	return box_order_cmp(pa, pb);
+	return box_order_cmp(pa, pb, ctx);
 }
 
 /* Clos, NVSwitch and UB pictures in tiers: each switch tier a rank of its
@@ -843,8 +844,7 @@ static int tiers(rd_model *m)
 		bot[n++] = b;
 		wide |= x->kind == RD_NODE || x->kind == RD_RACK;
 	}
-	sort_model = m;
-	qsort(bot, (size_t)n, sizeof *bot, box_order_cmp);
+	fx_sort_r(bot, (size_t)n, sizeof *bot, box_order_cmp, m);
 	int64_t groups = 0;
 	for (int64_t i = 0; i < n; i++)
 		groups += i == 0 || bottom_group(&m->box[bot[i]]) != bottom_group(&m->box[bot[i - 1]]);
@@ -896,7 +896,7 @@ static int tiers(rd_model *m)
 	int64_t *all = fx_xmalloc((size_t)m->nbox * sizeof *all);
 	for (int64_t b = 0; b < m->nbox; b++)
 		all[b] = b;
-	qsort(all, (size_t)m->nbox, sizeof *all, box_level_cmp);
+	fx_sort_r(all, (size_t)m->nbox, sizeof *all, box_level_cmp, m);
 	for (int64_t i = 0; i + 1 < m->nbox; i++) {
 		const rd_box *x = &m->box[all[i]], *y = &m->box[all[i + 1]];
 		if (x->level == y->level)
@@ -909,31 +909,6 @@ static int tiers(rd_model *m)
 		}
 	free(all);
 	return k;
-}
-
-static void device_noun(rd_model *m)
-{
-	const fx_fabric *f = m->f;
-	char name[64];
-	size_t k = 0;
-	if (f->builder && strncmp(f->builder->kind, "wafer", 5) == 0) {
-		snprintf(m->noun, sizeof m->noun, "PE");
-		return;
-	}
-	if (f->ndims > 0) {
-		snprintf(m->noun, sizeof m->noun, "chip");
-		return;
-	}
-	fx_fabric_vertex_name(f, 0, name, sizeof name);
-	while (name[k] >= 'a' && name[k] <= 'z')
-		k++;
-	if (k >= 2 && k <= 3) {
-		for (size_t i = 0; i < k; i++)
-			m->noun[i] = (char)(name[i] - 'a' + 'A');
-		m->noun[k] = '\0';
-	} else {
-		snprintf(m->noun, sizeof m->noun, "device");
-	}
 }
 
 /* Whether every edge stands for the same links, and there are so many that
@@ -980,7 +955,7 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 				     rd_int(FX_RENDER_MAX_FULL, b3, sizeof b3),
 				     rd_int(5 * FX_RENDER_MAX_FULL, b4, sizeof b4));
 	m->box_of = fx_xmalloc((size_t)(f->nv > 0 ? f->nv : 1) * sizeof *m->box_of);
-	device_noun(m);
+	fx_fabric_device_noun(f, m->noun, sizeof m->noun);
 	if (f->ndims > 0 && f->nv == f->ndev) {
 		m->lattice = 1;
 		rd_lattice_build(m, o->detail_full || f->ndev <= 200);

@@ -1,5 +1,5 @@
 /*
- * Ring algorithms (book §6.4.2, Eq. 6-9): every rank sends one block of M/n
+ * Ring algorithms (the chapter "Supernodes", §6.4.2, Eq. 6-9): every rank sends one block of M/n
  * to the next rank in rank order each round; n-1 rounds reduce-scatter,
  * n-1 more all-gather.  Every round is the same, so each phase is one round
  * repeated.  Hierarchical allreduce runs rings inside nodes and across them.
@@ -69,7 +69,7 @@ static int ring_dfs(ring_search *rs, int64_t depth)
 static int64_t phys_rings(const fx_fabric *f, const fx_coll_req *q, int64_t *rings)
 {
 	int64_t n = q->n;
-	if (!f->builder || !f->builder->explicit_graph || n < 3 || n > RING_MAX_RANKS)
+	if (!fx_fabric_is(f, FX_KIND_EXPLICIT) || n < 3 || n > RING_MAX_RANKS)
 		return 0;
 	ring_search rs = {n, fx_xcalloc((size_t)(n * n), sizeof *rs.cap),
 			  fx_xmalloc((size_t)n * sizeof *rs.path), fx_xcalloc((size_t)n, 1), 0};
@@ -155,7 +155,7 @@ static int64_t ring_layout(const fx_fabric *f, const fx_coll_req *q, int64_t *ri
  */
 static int mesh_snake(const fx_fabric *f, const fx_coll_req *q, int64_t *order)
 {
-	if (!f->builder || strcmp(f->builder->kind, "mesh") != 0 || f->ndims != 2 ||
+	if (!fx_fabric_is(f, FX_KIND_MESH) || f->ndims != 2 ||
 	    q->n != f->ndev || f->dims[0] < 2 || f->dims[1] < 2)
 		return 0;
 	for (int64_t i = 0; i < q->n; i++)

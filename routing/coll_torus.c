@@ -1,5 +1,5 @@
 /*
- * Torus dimension-wise ("bucket") allreduce (book §6.5.1, collectives.md
+ * Torus dimension-wise ("bucket") allreduce (the chapter "Supernodes", §6.5.1, collectives.md
  * §1): ring reduce-scatter along each dimension in turn, then ring
  * all-gathers in reverse order, moving only between neighbours.  To keep
  * all 2D ports busy the data is cut into 2D parts: part (i, dir) starts

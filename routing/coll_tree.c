@@ -1,5 +1,5 @@
 /*
- * Trees and chains: binomial-tree allreduce (book Eq. 6-10: 2 log2 n rounds,
+ * Trees and chains: binomial-tree allreduce (the chapter "Supernodes", Eq. 6-10: 2 log2 n rounds,
  * each passing the whole tensor), binomial broadcast and reduce, pipelined
  * chains, and NCCL-style double binary trees.
  *
@@ -7,7 +7,7 @@
  * chunks, a chunk climbs the tree edge by edge (a vertex sends it up once
  * all its children have) and comes down again, the next chunk one step
  * behind, so the up and down directions of every tree edge are busy at
- * once.  One chunk (--chunks 1) is the book's unpipelined tree.
+ * once.  One chunk (--chunks 1) is the chapter's unpipelined tree.
  */
 #include <math.h>
 #include <stdint.h>
@@ -205,7 +205,7 @@ static int tree_map(const fx_fabric *f, const fx_coll_req *q, tedge *e, size_t n
 		    size_t planlen)
 {
 	int64_t n = q->n;
-	if (!f->builder || !f->builder->explicit_graph || n < 3 || n > TREE_MAP_MAX)
+	if (!fx_fabric_is(f, FX_KIND_EXPLICIT) || n < 3 || n > TREE_MAP_MAX)
 		return 0;
 	int direct = 0;
 	for (int64_t x = 0; x < f->ne && !direct; x++)
@@ -269,7 +269,7 @@ static int ar_tree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 	int64_t depth;
 	tedge *e = binomial_edges(q->n, &ne, &depth);
 	int64_t c = chunks_of(q, q->size, depth);
-	if (c == 1) {  /* the book's tree: reduce, then broadcast largest step first */
+	if (c == 1) {  /* the chapter's tree: reduce, then broadcast largest step first */
 		binomial_reduce(s, q, q->size);
 		binomial_bcast(s, q, q->size);
 		s->chunks = 1;

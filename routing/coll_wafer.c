@@ -1,6 +1,6 @@
 /*
  * Wafer-mesh collectives and GEMM shift patterns after WaferLLM (He et al.,
- * OSDI'25; the write-up in /work/shared/seeds/001_*.txt, "the write-up", and
+ * OSDI'25; a Chinese-language write-up of the work, "the write-up"; and
  * collectives.md §5): the allreduces of MeshGEMV's comparison (§3.2:
  * pipeline, ring, two-way K-tree) run along every row of the W x H grid, and
  * the distributed GEMMs of MeshGEMM's comparison (§3.1: Cannon, SUMMA,
@@ -60,10 +60,10 @@ static int64_t pe(const grid *g, int64_t x, int64_t y)
 static int wafer_grid(const fx_fabric *f, const fx_coll_req *q, const char *algo, grid *g,
 		      fx_diag *d)
 {
-	const char *kind = f->builder ? f->builder->kind : "unknown";
-	if (strcmp(kind, "wafer-mesh") != 0)
+	if (!fx_fabric_is(f, FX_KIND_WAFER))
 		return fx_diag_error(d, NULL, "%s/%s runs on a wafer-mesh fabric (a 2-D grid of PEs), "
-				     "not on a %s fabric", q->pattern, algo, kind);
+				     "not on a %s fabric", q->pattern, algo,
+				     f->builder ? f->builder->kind : "unknown");
 	if (f->ndims != 2)
 		return fx_diag_error(d, NULL, "%s/%s needs a 2-D wafer grid, got %d dimensions",
 				     q->pattern, algo, f->ndims);
@@ -148,7 +148,7 @@ static void plmr_finish(const fx_fabric *f, fx_plmr *out)
 {
 	double alpha = f->ne ? f->e[0].lat : 0;
 	out->latency = alpha * (double)out->critical_hops +
-		       f->routing_latency * (double)out->routing_stages;
+		       fx_fabric_wafer(f)->routing_latency * (double)out->routing_stages;
 }
 
 /*
@@ -533,7 +533,7 @@ static int gemm_meshgemm(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, 
 static int64_t summa_stages(const fx_fabric *f, const grid *g, int64_t k)
 {
 	int64_t P = g->W, far = k > P - 1 - k ? k : P - 1 - k;
-	return 2 * P > f->routes_per_pe && far > 1 ? far : 1;
+	return 2 * P > fx_fabric_wafer(f)->routes_per_pe && far > 1 ? far : 1;
 }
 
 static void summa_step(fx_round *r, const fx_fabric *f, const fx_coll_req *q, const grid *g,

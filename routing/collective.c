@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "internal.h"
@@ -100,7 +101,7 @@ void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill
 {
 	int64_t n = q->n;
 	int direct = 0;
-	if (f->builder && f->builder->explicit_graph && n >= 3 && n <= WIRES_MAX_RANKS)
+	if (fx_fabric_is(f, FX_KIND_EXPLICIT) && n >= 3 && n <= WIRES_MAX_RANKS)
 		for (int64_t e = 0; e < f->ne && !direct; e++)
 			direct = f->ends[2 * e + 1] < f->ndev;  /* a device-device link */
 	if (!direct) {
@@ -200,18 +201,17 @@ void fx_coll_result_release(fx_coll_result *res)
  * costs n searches of O(n): quadratic (1k, 2k, 4k devices: 0.26, 0.67,
  * 2.2 s; 20k devices would take minutes and past the cache rebuild the
  * tables).  The distinct destinations are counted before any is routed and
- * a schedule past ROUTE_MAX_WORK vertex and edge visits is refused (about
- * 10 s at the measured 2.6e7 visits a second of the searches), whatever the
- * memory estimate allows.  Structured fabrics route in closed form and are
+ * a schedule past FX_MAX_ROUTE_WORK (core/limits.h) vertex and edge visits
+ * is refused (about 10 s at the measured 2.6e7 visits a second of the
+ * searches), whatever the memory estimate allows.  Structured fabrics route in closed form and are
  * not counted.
  */
-#define ROUTE_MAX_WORK 2.5e8
 
 static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
 		      int64_t n, fx_diag *d)
 {
 	(void)r;
-	if (!f->builder->explicit_graph || f->nv == 0)
+	if (!fx_fabric_is(f, FX_KIND_EXPLICIT) || f->nv == 0)
 		return 0;
 	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
 	double searches = 0, per = (double)f->nv + (double)f->ne;
@@ -228,13 +228,13 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 			searches = (double)f->ndev;
 	}
 	free(seen);
-	if (searches * per <= ROUTE_MAX_WORK)
+	if (searches * per <= FX_MAX_ROUTE_WORK)
 		return 0;
 	return fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on an explicit "
 			     "graph: %.3g searches over %.3g vertices and edges, about %.3g steps, "
 			     "past fabricx's limit of %.3g (fewer ranks, or an algorithm with fewer "
 			     "rounds)", pattern, (long long)n, searches, per, searches * per,
-			     ROUTE_MAX_WORK);
+			     FX_MAX_ROUTE_WORK);
 }
 
 /* Routes every round of s and times it; releases s. */
@@ -242,6 +242,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		     double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
 {
 	size_t nl = (size_t)(2 * f->ne);
+	const fx_wafer_state *wafer = fx_fabric_wafer(f);  /* beta per routing stage */
 	out->link_bytes = fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
 	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
@@ -298,7 +299,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		rr->stages = rd->stages;
 		rr->latency = st.max_latency;
 		rr->time = tm->alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst +
-			   (double)rd->stages * f->routing_latency;
+			   (double)rd->stages * (wafer ? wafer->routing_latency : 0);
 		out->time += rr->time * (double)rd->repeat;
 		out->rounds += rd->repeat;
 		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;

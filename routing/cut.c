@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "routing.h"
 
@@ -46,7 +47,7 @@ int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *
 	igraph_integer_t *ends = fx_xmalloc(2 * cap * sizeof *ends);
 	int64_t *orig = fx_xmalloc(cap * sizeof *orig);
 	igraph_vector_t c;
-	igraph_vector_init(&c, (igraph_integer_t)cap);
+	fx_igraph_alloc(igraph_vector_init(&c, (igraph_integer_t)cap));
 	int64_t m = 0;
 	for (int64_t e = 0; e < f->ne; e++) {
 		int64_t a = f->ends[2 * e], b = f->ends[2 * e + 1];
@@ -67,10 +68,10 @@ int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *
 		orig[m] = -1;
 		VECTOR(c)[m++] = total;
 	}
-	igraph_vector_resize(&c, (igraph_integer_t)m);
+	fx_igraph_alloc(igraph_vector_resize(&c, (igraph_integer_t)m));
 	igraph_vector_int_t ev, cut;
 	igraph_vector_int_view(&ev, ends, 2 * m);
-	igraph_vector_int_init(&cut, 0);
+	fx_igraph_alloc(igraph_vector_int_init(&cut, 0));
 	igraph_t g;
 	int rc = 0;
 	igraph_real_t value = 0;
@@ -233,11 +234,11 @@ static double kl_pass(kl *k)
 	return best;
 }
 
-static const double *order_ctx;
-
-static int by_value(const void *a, const void *b)
+/* ctx: the values, indexed by vertex */
+static int by_value(const void *a, const void *b, void *ctx)
 {
-	double x = order_ctx[*(const int64_t *)a], y = order_ctx[*(const int64_t *)b];
+	const double *val = ctx;
+	double x = val[*(const int64_t *)a], y = val[*(const int64_t *)b];
 	int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
 	return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
 }
@@ -249,8 +250,7 @@ static void split_by(const fx_fabric *f, const double *val, uint8_t *side)
 	int64_t *ord = fx_xmalloc((size_t)f->ndev * sizeof *ord);
 	for (int64_t v = 0; v < f->ndev; v++)
 		ord[v] = v;
-	order_ctx = val;
-	qsort(ord, (size_t)f->ndev, sizeof *ord, by_value);
+	fx_sort_r(ord, (size_t)f->ndev, sizeof *ord, by_value, (void *)val);
 	double median = val[ord[f->ndev / 2]];
 	for (int64_t i = 0; i < f->ndev; i++)
 		side[ord[i]] = i >= f->ndev / 2;
@@ -303,8 +303,8 @@ static int heuristic_halves(const fx_fabric *f, uint8_t *side, fx_diag *d)
 
 	igraph_matrix_t X;
 	igraph_vector_t w;
-	igraph_matrix_init(&X, 0, 0);
-	igraph_vector_init(&w, f->ne);
+	fx_igraph_alloc(igraph_matrix_init(&X, 0, 0));
+	fx_igraph_alloc(igraph_vector_init(&w, f->ne));
 	for (int64_t e = 0; e < f->ne; e++)
 		VECTOR(w)[e] = capacity(f, e);
 	igraph_arpack_options_t opt;
@@ -317,7 +317,7 @@ static int heuristic_halves(const fx_fabric *f, uint8_t *side, fx_diag *d)
 	igraph_vector_destroy(&w);
 
 	igraph_vector_int_t order;
-	igraph_vector_int_init(&order, 0);
+	fx_igraph_alloc(igraph_vector_int_init(&order, 0));
 	double best = INFINITY;
 	for (int s = 0; s < neig + BFS_SEEDS; s++) {
 		if (s < neig) {
@@ -325,7 +325,7 @@ static int heuristic_halves(const fx_fabric *f, uint8_t *side, fx_diag *d)
 				val[v] = MATRIX(X, v, s + 1);
 		} else {
 			int64_t root = (s - neig) * f->ndev / BFS_SEEDS;
-			igraph_bfs_simple(&f->g, root, IGRAPH_ALL, &order, NULL, NULL);
+			fx_igraph_alloc(igraph_bfs_simple(&f->g, root, IGRAPH_ALL, &order, NULL, NULL));
 			for (igraph_integer_t i = 0; i < igraph_vector_int_size(&order); i++)
 				val[VECTOR(order)[i]] = (double)i;
 		}
@@ -366,10 +366,10 @@ static void linear_bound(const fx_fabric *f, int canonical, uint8_t *side, fx_cu
 			val[v] = (double)v;
 		split_by(f, val, side);
 		igraph_vector_int_t order;
-		igraph_vector_int_init(&order, 0);
+		fx_igraph_alloc(igraph_vector_int_init(&order, 0));
 		for (int64_t v = 0; v < f->nv; v++)
 			val[v] = (double)f->nv;  /* unreached: last */
-		igraph_bfs_simple(&f->g, 0, IGRAPH_ALL, &order, NULL, NULL);
+		fx_igraph_alloc(igraph_bfs_simple(&f->g, 0, IGRAPH_ALL, &order, NULL, NULL));
 		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&order); i++)
 			val[VECTOR(order)[i]] = (double)i;
 		igraph_vector_int_destroy(&order);

@@ -1,21 +1,30 @@
 /*
- * Routers: how each kind of fabric carries a flow, in one table.
+ * Routers: how each kind of fabric carries a flow.  Each kind names its
+ * router family in its builder entry (fx_builder.router); the table at the
+ * end of this file maps the family to its router:
  *
- *   dimension-order (torus, mesh, wafer-mesh)  routing/route.c: dor_*
- *   ecmp (fat-tree, nvswitch, ub)              routing/route.c: ecmp_*
- *   ecmp (custom: any vertex may relay)        routing/route.c: ecmp_*
+ *   FX_ROUTER_DOR   dimension-order (torus, mesh, wafer-mesh): dor_*
+ *   FX_ROUTER_ECMP  ecmp (fat-tree, nvswitch, ub, custom): ecmp_*
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/limits.h"
+#include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "routing.h"
 
 typedef struct router_kind {
 	const char *name;
+	/* Sets up the router's own state for r->f (fx_router_free frees it). */
+	void (*init)(fx_router *r);
 	int (*add)(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		   fx_diag *d);
+	/* Adds bytes between every ordered pair of devices; NULL: one
+	 * destination at a time through add. */
+	int (*all_pairs)(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d);
 } router_kind;
 
 struct fx_router {
@@ -215,10 +224,11 @@ static void ring_range(double *d, int k, int from, int len, double s)
  * routing's exactly (shares are halves and ones, exact in a double);
  * tests/unit/test_routing.c checks them against it.
  */
-static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st)
+static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d)
 {
 	const fx_fabric *f = r->f;
 	int D = f->ndims, far = 0;
+	(void)d;
 	for (int i = 0; i < D; i++) {
 		int k = f->dims[i];
 		double *line = fx_xcalloc((size_t)(2 * k + 2), sizeof *line);  /* [dir][position] */
@@ -285,12 +295,12 @@ static void ecmp_prepare(fx_router *r, int64_t dst, int32_t *dist, double *lat)
 	lat[dst] = 0;
 	q[tail++] = dst;
 	igraph_vector_int_t inc;
-	igraph_vector_int_init(&inc, 0);
+	fx_igraph_alloc(igraph_vector_int_init(&inc, 0));
 	while (head < tail) {
 		int64_t u = q[head++];
 		if (u != dst && !fx_fabric_relays(f, u))
 			continue;
-		igraph_incident(&f->g, &inc, u, IGRAPH_ALL);
+		fx_igraph_alloc(igraph_incident(&f->g, &inc, u, IGRAPH_ALL));
 		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&inc); i++) {
 			int64_t e = VECTOR(inc)[i], w = fx_fabric_other(f, e, u);
 			double l = lat[u] + f->e[e].lat;
@@ -341,10 +351,10 @@ static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const d
 
 /* Indexes 0..n-1 of flows ordered by destination (by_dst) or source, so
  * flows sharing one are handled together.  The caller frees the result. */
-static const int64_t *sort_key;
-static int by_key(const void *a, const void *b)
+static int by_key(const void *a, const void *b, void *ctx)
 {
-	int64_t x = sort_key[*(const size_t *)a], y = sort_key[*(const size_t *)b];
+	const int64_t *key = ctx;
+	int64_t x = key[*(const size_t *)a], y = key[*(const size_t *)b];
 	return (x > y) - (x < y);
 }
 
@@ -356,8 +366,7 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 		ord[i] = i;
 		keys[i] = by_dst ? flows[i].dst : flows[i].src;
 	}
-	sort_key = keys;
-	qsort(ord, n, sizeof *ord, by_key);
+	fx_sort_r(ord, n, sizeof *ord, by_key, keys);
 	free(keys);
 	return ord;
 }
@@ -534,61 +543,83 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 
 /* ---------------- the table ---------------- */
 
-static const router_kind dor = {"dimension-order", dor_add};
-static const router_kind ecmp = {"ecmp", ecmp_add};
+static void dor_init(fx_router *r)
+{
+	const fx_fabric *f = r->f;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (f->e[e].lat > r->hop_lat)
+			r->hop_lat = f->e[e].lat;
+	r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
+	r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
+	/* link position v of a line: + runs v -> v+1, - runs v+1 -> v */
+	r->dl = fx_xmalloc((size_t)(2 * f->ndims) * (size_t)f->ndev * sizeof *r->dl);
+	for (int i = 0; i < f->ndims; i++)
+		for (int64_t v = 0; v < f->ndev; v++) {
+			int64_t e = f->plus_edge[v * f->ndims + i];
+			r->dl[(size_t)(2 * i) * (size_t)f->ndev + (size_t)v] =
+				e < 0 ? -1 : fx_fabric_dirlink(f, e, v);
+			r->dl[(size_t)(2 * i + 1) * (size_t)f->ndev + (size_t)v] =
+				e < 0 ? -1 : fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v));
+		}
+}
 
-static const struct { const char *fabric_kind; const router_kind *router; } routes[] = {
-	{"torus", &dor},
-	{"mesh", &dor},
-	{"wafer-mesh", &dor},
-	{"fat-tree", &ecmp},
-	{"nvswitch", &ecmp},
-	{"ub", &ecmp},
-	/* explicit graphs: ECMP over the same relay-aware shortest-path DAG,
-	 * so a custom Clos or HGX routes like its structured twin */
-	{"custom", &ecmp},
+static void ecmp_init(fx_router *r)
+{
+	const fx_fabric *f = r->f;
+	r->dist = fx_xcalloc((size_t)f->nv, sizeof *r->dist);
+	r->lat = fx_xcalloc((size_t)f->nv, sizeof *r->lat);
+	r->amount = fx_xcalloc((size_t)f->nv, sizeof *r->amount);
+	r->queued = fx_xcalloc((size_t)f->nv, 1);
+	/* one bucket of nv entries per distance; grown as distances appear */
+	r->bucket_dists = 1;
+	r->bucket = fx_xmalloc((size_t)f->nv * sizeof *r->bucket);
+	r->bucket_len = fx_xcalloc(1, sizeof *r->bucket_len);
+	r->max_cached = (int64_t)(FX_ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
+}
+
+static const router_kind dor = {
+	.name = "dimension-order",
+	.init = dor_init,
+	.add = dor_add,
+	.all_pairs = dor_all_pairs,
+};
+static const router_kind ecmp = {
+	.name = "ecmp",
+	.init = ecmp_init,
+	.add = ecmp_add,
 };
 
-/* Per-destination ECMP tables are cached up to this many bytes. */
-#define ECMP_CACHE_BYTES (512.0 * 1024 * 1024)
+/* The router of each family, indexed by fx_router_family.  No fallback:
+ * a family missing here is a registry error (tests/unit/test_routing.c). */
+static const router_kind *const families[FX_ROUTER_FAMILIES] = {
+	[FX_ROUTER_DOR] = &dor,
+	[FX_ROUTER_ECMP] = &ecmp,
+};
+
+static const router_kind *family_router(fx_router_family fam)
+{
+	return fam > FX_ROUTER_NONE && fam < FX_ROUTER_FAMILIES ? families[fam] : NULL;
+}
+
+const char *fx_router_family_name(fx_router_family fam)
+{
+	const router_kind *k = family_router(fam);
+	return k ? k->name : NULL;
+}
 
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 {
+	const router_kind *kind = family_router(f->builder->router);
+	if (!kind) {  /* a registry bug, caught by the registry test */
+		fprintf(stderr, "fabricx: internal error: fabric kind '%s' names no router\n",
+			f->builder->kind);
+		abort();
+	}
 	fx_router *r = fx_xcalloc(1, sizeof *r);
 	r->f = f;
 	r->tie_plus = tie_plus;
-	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-		if (strcmp(routes[i].fabric_kind, f->builder->kind) == 0)
-			r->kind = routes[i].router;
-	if (!r->kind)
-		r->kind = &ecmp;
-	if (r->kind == &dor) {
-		for (int64_t e = 0; e < f->ne; e++)
-			if (f->e[e].lat > r->hop_lat)
-				r->hop_lat = f->e[e].lat;
-		r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
-		r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
-		/* link position v of a line: + runs v -> v+1, - runs v+1 -> v */
-		r->dl = fx_xmalloc((size_t)(2 * f->ndims) * (size_t)f->ndev * sizeof *r->dl);
-		for (int i = 0; i < f->ndims; i++)
-			for (int64_t v = 0; v < f->ndev; v++) {
-				int64_t e = f->plus_edge[v * f->ndims + i];
-				r->dl[(size_t)(2 * i) * (size_t)f->ndev + (size_t)v] =
-					e < 0 ? -1 : fx_fabric_dirlink(f, e, v);
-				r->dl[(size_t)(2 * i + 1) * (size_t)f->ndev + (size_t)v] =
-					e < 0 ? -1 : fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v));
-			}
-	} else if (r->kind == &ecmp) {
-		r->dist = fx_xcalloc((size_t)f->nv, sizeof *r->dist);
-		r->lat = fx_xcalloc((size_t)f->nv, sizeof *r->lat);
-		r->amount = fx_xcalloc((size_t)f->nv, sizeof *r->amount);
-		r->queued = fx_xcalloc((size_t)f->nv, 1);
-		/* one bucket of nv entries per distance; grown as distances appear */
-		r->bucket_dists = 1;
-		r->bucket = fx_xmalloc((size_t)f->nv * sizeof *r->bucket);
-		r->bucket_len = fx_xcalloc(1, sizeof *r->bucket_len);
-		r->max_cached = (int64_t)(ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
-	}
+	r->kind = kind;
+	kind->init(r);
 	return r;
 }
 
@@ -679,8 +710,8 @@ int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_st
 	const fx_fabric *f = r->f;
 	st->max_hops = 0;
 	st->max_latency = 0;
-	if (r->kind == &dor)
-		return dor_all_pairs(r, bytes, load, st);
+	if (r->kind->all_pairs)
+		return r->kind->all_pairs(r, bytes, load, st, d);
 	/* one destination at a time keeps the flow list at n - 1 */
 	fx_flow *fl = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *fl);
 	int rc = 0;

@@ -108,6 +108,9 @@ const char *fx_route_policy_name(fx_route_policy p);
 int fx_route_policy_parse(const char *s, fx_route_policy *out);
 /* "dimension-order" or "ecmp". */
 const char *fx_router_name(const fx_router *r);
+/* The name of a router family's router ("dimension-order", "ecmp"), or
+ * NULL when routing/ has no router for it (a registry error). */
+const char *fx_router_family_name(fx_router_family fam);
 /* Adds the bytes of n flows to load[2 * f->ne] (per directed link) and
  * reports the longest and slowest path.  Time complexity: O(n D + N D) on
  * lattices (difference arrays per line), O(edges reached) per destination
@@ -208,7 +211,7 @@ const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo);
  * busiest directed link's bytes / bandwidth (+ beta, the fabric's
  * routing_latency, per software routing stage on wafer meshes); rounds
  * add.  With
- * alpha_replaces_latency the path latency is not added (the book's alpha
+ * alpha_replaces_latency the path latency is not added (the "Supernodes" chapter's alpha
  * stands for both). */
 typedef struct fx_coll_time {
 	double alpha;
@@ -244,7 +247,7 @@ typedef struct fx_coll_result {
 
 /* Reads the spec's `collective: {overhead: T, includes_path_latency: B,
  * routing: split|hash}` (default 0, false, split; with includes_path_latency
- * the overhead is the book's alpha, a measured one-way latency that already
+ * the overhead is the chapter's alpha, a measured one-way latency that already
  * covers the path). */
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 

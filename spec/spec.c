@@ -760,23 +760,12 @@ int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int s
 		return -1;
 	fx_unit_kind got = FX_UNIT_NONE;
 	double v;
-	switch (fx_unit_parse(n->text, k, &v, &got)) {
-	case FX_UNIT_OK:
-		break;
-	case FX_UNIT_NOT_A_NUMBER:
-		return fx_snode_error(d, n, "'%s' must be %s, got '%s'", n->path, what, n->text);
-	case FX_UNIT_MISSING:
-		return fx_snode_error(d, n, "'%s' needs a unit: '%s' (expected %s)", n->path,
-				      n->text, what);
-	case FX_UNIT_UNKNOWN:
-		return fx_snode_error(d, n, "'%s' has an unknown unit in '%s' (expected %s)",
-				      n->path, n->text, what);
-	case FX_UNIT_WRONG_KIND:
-		return fx_snode_error(d, n, "'%s' must be a %s, but '%s' is a %s (expected %s)",
-				      n->path, fx_unit_kind_name(k), n->text, fx_unit_kind_name(got),
-				      fx_unit_example(k));
-	case FX_UNIT_RANGE:
-		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
+	fx_unit_status st = fx_unit_parse(n->text, k, &v, &got);
+	if (st != FX_UNIT_OK) {
+		char *msg = fx_unit_message(st, n->text, k, got, 0, n->path, NULL);
+		fx_snode_error(d, n, "%s", msg);
+		free(msg);
+		return -1;
 	}
 	/* beyond any real system, and big enough to overflow sums */
 	/* ... or so small that a time or a ratio computed from it overflows

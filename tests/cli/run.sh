@@ -392,4 +392,17 @@ expect 2 "render -o without file" -- "$FABRICX" render specs/hgx-h100.yaml -o
 expect 2 "-o on a command without --output" -- "$FABRICX" metrics specs/hgx-h100.yaml -o x
 expect 2 "render --pattern without loads" -- "$FABRICX" render specs/hgx-h100.yaml --pattern allreduce
 
+# every command in the command table (as `fabricx --help` lists it) answers
+# --help with exit 0 and a usage line, like git's t0012-help
+help_every_command() {
+	n=0
+	for cmd in $("$FABRICX" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'); do
+		n=$((n + 1))
+		expect 0 "$cmd --help" -- "$FABRICX" "$cmd" --help
+		grep -q "^usage: fabricx $cmd" "$tmp/out" && ok || bad "$cmd --help: no 'usage: fabricx $cmd' line"
+	done
+	[ "$n" -ge 13 ] && ok || bad "help_every_command: only $n commands found in 'fabricx --help'"
+}
+help_every_command
+
 summary "cli tests"

@@ -1,4 +1,4 @@
-/* Collectives on real fabrics against the book's worked numbers, and
+/* Collectives on real fabrics against the "Supernodes" chapter's worked numbers, and
  * properties every algorithm must keep on every shipped spec. */
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@ typedef struct run {
 } run;
 
 /* Runs pattern/algo over the first n devices of a spec (with --set
- * overrides); alpha < 0 means the spec's own model, else the book's alpha
+ * overrides); alpha < 0 means the spec's own model, else the chapter's alpha
  * replacing path latency. */
 static run coll_chunks(const char *spec, const char *const *sets, const char *pattern,
 		       const char *algo, int64_t n, double size, double alpha, int64_t chunks);
@@ -47,9 +47,9 @@ static run coll_chunks(const char *spec, const char *const *sets, const char *pa
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
-#define NVLINK_ALPHA 0.822e-6  /* book §6.4.2: MSCCL++ measured NVLink one-way latency */
+#define NVLINK_ALPHA 0.822e-6  /* the chapter, §6.4.2: MSCCL++ measured NVLink one-way latency */
 
-/* book §6.4.2 worked example: "TP8 requires fourteen rounds total, with
+/* the chapter, §6.4.2 worked example: "TP8 requires fourteen rounds total, with
  * startup overhead summing to 11.51 us; each card sends 17.5 KiB ... for a
  * single reduction of about 11.55 us", B = 450 GB/s per direction over
  * NVSwitch, M = 10 KiB; and the table's 128 reductions: 0.21, 0.64, 1.48 ms. */
@@ -69,9 +69,9 @@ START_TEST(book_ring_tp)
 }
 END_TEST
 
-/* book §6.4.2: tree (Eq. 6-10) "for eight cards and 10 KiB ... about 5.07
+/* the chapter, §6.4.2: tree (Eq. 6-10) "for eight cards and 10 KiB ... about 5.07
  * us"; at 80 MiB "the ring algorithm needs about 0.34 ms while the tree
- * needs about 1.12 ms"; "a crossover around 680 KiB".  The book's tree is
+ * needs about 1.12 ms"; "a crossover around 680 KiB".  The chapter's tree is
  * unpipelined: --chunks 1 (10 KiB is one chunk by NCCL's rule anyway). */
 START_TEST(book_ring_vs_tree)
 {
@@ -101,7 +101,7 @@ START_TEST(book_ring_vs_tree)
 }
 END_TEST
 
-/* book §6.5.1 table: 16 cards on a bidirectional ring, first three rounds
+/* the chapter, §6.5.1 table: 16 cards on a bidirectional ring, first three rounds
  * of an 8 MiB reduce-scatter: hops 1,2,4 (recursive) vs 1,1,3 (Swing),
  * busiest directed link 4,4,4 vs 4,2,2 MiB, all links 64,64,64 vs
  * 64,32,48 MiB, "approximately 252 and 168 us" at 50 GB/s. */
@@ -130,9 +130,9 @@ START_TEST(book_swing_vs_recursive)
 }
 END_TEST
 
-/* book §6.5.1: uniform all-to-all of M = 32 MiB on 64 cards: "the torus
+/* the chapter, §6.5.1: uniform all-to-all of M = 32 MiB on 64 cards: "the torus
  * needs at least about 336 us and the switched network about 112 us"; the
- * book counts 64 shares of M/64 where there are 63 of M/63, so the exact
+ * the chapter counts 64 shares of M/64 where there are 63 of M/63, so the exact
  * torus figure is 64/63 above it; "at 512 cards ... the gap sixfold". */
 START_TEST(book_alltoall_torus_vs_switched)
 {
@@ -142,7 +142,7 @@ START_TEST(book_alltoall_torus_vs_switched)
 	double exact = 64 * 32 * MIB * (192.0 / 63) / 384 / 50e9;
 	ck_assert_double_eq_tol(t.res.time, exact, 1e-12);
 	ck_assert_double_eq_tol(t.res.time * 1e6, 340.87, 0.005);
-	ck_assert_double_eq_tol(t.res.time * 63 / 64 * 1e6, 336, 0.5);  /* the book's rounding */
+	ck_assert_double_eq_tol(t.res.time * 63 / 64 * 1e6, 336, 0.5);  /* the chapter's rounding */
 	ck_assert_double_eq_tol(s.res.time * 1e6, 112, 0.5);  /* M/6 per port at 50 GB/s */
 	ck_assert_double_eq_tol(t.res.time / s.res.time, 3.0, 0.05);
 	fx_coll_result_release(&t.res);
@@ -158,7 +158,7 @@ START_TEST(book_alltoall_torus_vs_switched)
 }
 END_TEST
 
-/* book §6.5.4: eight TPU v4 chips, ring allreduce of 8 MiB (14 MiB sent
+/* the chapter, §6.5.4: eight TPU v4 chips, ring allreduce of 8 MiB (14 MiB sent
  * per chip): "the transfer term drops from about 293.6 us to about 97.9 us"
  * going from one 50 GB/s ICI link to three. */
 START_TEST(book_ocs_links)
@@ -176,7 +176,7 @@ START_TEST(book_ocs_links)
 }
 END_TEST
 
-/* nccl-tests PERFORMANCE.md; book §6.4.3: 16 ranks, busbw is 1.875 algbw. */
+/* nccl-tests PERFORMANCE.md; the chapter, §6.4.3: 16 ranks, busbw is 1.875 algbw. */
 START_TEST(bus_bandwidth)
 {
 	ck_assert_double_eq(200 * fx_coll_bus_factor("allreduce", 8), 350);
@@ -543,7 +543,7 @@ START_TEST(all_pairs_equals_flows)
 }
 END_TEST
 
-/* A ring allreduce moves 2(n-1)M/n per rank (book §6.4.2), on any fabric. */
+/* A ring allreduce moves 2(n-1)M/n per rank (the chapter, §6.4.2), on any fabric. */
 START_TEST(ring_volume)
 {
 	run r = coll("specs/cm384.yaml", NULL, "allreduce", "ring", 0, 384 * KIB, -1);

@@ -1,4 +1,4 @@
-/* Builders: counts of every kind, checked against the book and the sources
+/* Builders: counts of every kind, checked against the chapter "Supernodes" and the sources
  * each spec cites, and the registry walked like git's t0012. */
 #include <string.h>
 
@@ -23,7 +23,7 @@ static fx_role_stat role_stat(const fx_fabric *f, const char *role)
 	return rs[0];
 }
 
-/* book §6.5.1: "A 64-card torus requires 64 x 6 / 2 = 192 links and no
+/* the chapter, §6.5.1: "A 64-card torus requires 64 x 6 / 2 = 192 links and no
  * switch chips at all ... the switched network requires 384 links and six
  * 64-port switch chips." */
 START_TEST(torus_vs_switched_64)
@@ -44,7 +44,7 @@ START_TEST(torus_vs_switched_64)
 }
 END_TEST
 
-/* book §6.5.5 and CloudMatrix384 paper §3: 384 NPUs, 192 CPUs, 48 nodes,
+/* the chapter, §6.5.5 and CloudMatrix384 paper §3: 384 NPUs, 192 CPUs, 48 nodes,
  * 7 L1 chips per node and 7 planes x 16 L2 chips = 448 switch chips; a
  * direct link per NPU pair would be 384 x 383 / 2 = 73,536 links. */
 START_TEST(cloudmatrix384)
@@ -74,7 +74,7 @@ START_TEST(cloudmatrix384)
 }
 END_TEST
 
-/* book §6.5.1: "four leaf switch chips each with 32 downlink ports give 128
+/* the chapter, §6.5.1: "four leaf switch chips each with 32 downlink ports give 128
  * downlink ports total ... 32 spine switch chips, each connected by one link
  * to each of the four leaf switch chips, exactly filling each leaf's 32
  * uplinks"; and NVSwitch 3 split 32/32 gives 800 GB/s up, 48/16 400 GB/s
@@ -138,7 +138,7 @@ START_TEST(nvswitch_systems)
 	fx_role_stat s = role_stat(&fx.f, "nvswitch");
 	ck_assert_int_eq(s.min_ports, 32);
 	ck_assert_int_eq(s.max_ports, 40);
-	ck_assert_double_eq_tol(fx_fabric_ports(&fx.f, 0) * fx.f.e[0].bw, 450e9, 1);  /* book §6.1.2 */
+	ck_assert_double_eq_tol(fx_fabric_ports(&fx.f, 0) * fx.f.e[0].bw, 450e9, 1);  /* §6.1.2 */
 	fixture_release(&fx);
 
 	load_ok(&fx, "specs/nvl72.yaml", NULL);
@@ -167,8 +167,8 @@ START_TEST(wafer_and_custom)
 	load_ok(&fx, "specs/wse2.yaml", NULL);
 	ck_assert_int_eq(fx.f.ndev, 757 * 996);
 	ck_assert_int_eq(fx_fabric_links(&fx.f), 757 * 995 + 996 * 756);
-	ck_assert_double_eq(fx.f.pe_memory, 48 * 1024);
-	ck_assert_int_eq(fx.f.routes_per_pe, 24);
+	ck_assert_double_eq(fx.f.state.wafer.pe_memory, 48 * 1024);
+	ck_assert_int_eq(fx.f.state.wafer.routes_per_pe, 24);
 	ck_assert_int_eq(fx.f.e[0].medium, FX_MEDIUM_SILICON);
 	fixture_release(&fx);
 

@@ -1,4 +1,4 @@
-/* Hop counts and cut sets against the book's worked numbers, and the
+/* Hop counts and cut sets against the "Supernodes" chapter's worked numbers, and the
  * structural shortcuts against plain searches. */
 #include <math.h>
 #include <string.h>
@@ -28,7 +28,7 @@ static void bisection_of(const char *path, const char *const *sets, fx_cut *c)
 	fixture_release(&fx);
 }
 
-/* book §6.5.4: bisecting a k x k x k torus cuts 2k^2 links: 32 for 4^3 and
+/* the chapter, §6.5.4: bisecting a k x k x k torus cuts 2k^2 links: 32 for 4^3 and
  * 128 for 8^3, so per-chip cut bandwidth halves (64 -> 512 chips). */
 START_TEST(torus_bisection)
 {
@@ -56,7 +56,7 @@ START_TEST(torus_bisection)
 }
 END_TEST
 
-/* book §6.5.1: "the two farthest cards are two hops apart in each
+/* the chapter, §6.5.1: "the two farthest cards are two hops apart in each
  * dimension, six hops across three dimensions; in the switched network, any
  * two cards are two links plus one forwarding step apart ... the torus takes
  * an extra 0.8 us" at 200 ns per hop; "when the card count grows to 8^3 =
@@ -74,7 +74,7 @@ START_TEST(farthest_pairs)
 	ck_assert_double_eq(s.hist[2], 64.0 * 63);
 	ck_assert_double_eq(s.hist[1], 0);
 	ck_assert_double_eq_tol(t.far_latency - s.far_latency, 0.8e-6, 1e-12);
-	/* book §6.5.1: a uniform share averages three hops on the 4^3 torus (over
+	/* the chapter, §6.5.1: a uniform share averages three hops on the 4^3 torus (over
 	 * all 64 destinations, the card itself included: 3 x 64 / 63 per distinct pair)
 	 * and six on 8^3 */
 	ck_assert_double_eq_tol(t.mean * 63 / 64, 3.0, 1e-12);

@@ -1,4 +1,4 @@
-/* Model sizes, decode times and the deployment table against the book's
+/* Model sizes, decode times and the deployment table against the "Supernodes" chapter's
  * Chapter 6 numbers (Qwen3-235B-A22B and Qwen3-32B on an HGX H100). */
 #include <math.h>
 #include <stdlib.h>
@@ -13,33 +13,33 @@
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define GB 1e9
 
-/* x agrees with a figure the book prints to `step` (e.g. 470.2 with step
+/* x agrees with a figure the chapter prints to `step` (e.g. 470.2 with step
  * 0.1): it rounds to the printed value. */
 #define PRINTED(x, printed, step)                                                       \
 	ck_assert_msg(fabs((x) - (printed)) <= (step) / 2 * (1 + 1e-9),                 \
 		      "%s = %.6f, the book prints %s", #x, (double)(x), #printed)
 
-/* Qwen3-235B-A22B (book §6.1.2, official config). */
+/* Qwen3-235B-A22B (the chapter, §6.1.2, official config). */
 static const fx_model qwen235 = {
 	.layers = 94, .hidden = 4096, .heads = 64, .kv_heads = 4, .head_dim = 128,
 	.experts = 128, .top_k = 8, .expert_ffn = 1536, .vocab = 151936,
 	.dtype_bytes = 2, .reduce_bytes = 4};
 
-/* Qwen3-32B (book §6.2.2, Qwen3 technical report Table 1). */
+/* Qwen3-32B (the chapter, §6.2.2, Qwen3 technical report Table 1). */
 static const fx_model qwen32 = {
 	.layers = 64, .hidden = 5120, .heads = 64, .kv_heads = 8, .head_dim = 128,
 	.dense_ffn = 25600, .vocab = 151936, .dtype_bytes = 2, .reduce_bytes = 4};
 
-/* Qwen3-30B-A3B (book §6.2.2 table: 48 layers, 4 KV heads, head_dim 128). */
+/* Qwen3-30B-A3B (the chapter, §6.2.2 table: 48 layers, 4 KV heads, head_dim 128). */
 static const fx_model qwen30 = {
 	.layers = 48, .hidden = 2048, .heads = 32, .kv_heads = 4, .head_dim = 128,
 	.experts = 128, .top_k = 8, .expert_ffn = 768, .vocab = 151936,
 	.dtype_bytes = 2, .reduce_bytes = 4};
 
-/* H100 SXM (book §6.1.2): 80 GB, 3350 GB/s, 989.4 TFLOP/s; 2 GiB reserve. */
+/* H100 SXM (the chapter, §6.1.2): 80 GB, 3350 GB/s, 989.4 TFLOP/s; 2 GiB reserve. */
 static const fx_accel h100 = {80e9, 3350e9, 989.4e12, 2 * GIB};
 
-/* Ring allreduce, Eq. 6-9, with the book's NVLink figures (§6.4.2): alpha
+/* Ring allreduce, Eq. 6-9, with the chapter's NVLink figures (§6.4.2): alpha
  * 0.822 us, B 450 GB/s per direction.  The program routes it instead. */
 static double ring_ar(int64_t n, double bytes, void *ctx)
 {
@@ -416,7 +416,7 @@ static void same_model(const fx_model *a, const fx_model *b)
 
 #define HAS(p, s) ck_assert_msg(strstr((p)->msg, s) != NULL, "expected '%s' in:\n%s", s, (p)->msg)
 
-/* The book's two running models as specs parse to the shapes above. */
+/* The chapter's two running models as specs parse to the shapes above. */
 START_TEST(parse_book_models)
 {
 	parsed p;
@@ -567,7 +567,7 @@ START_TEST(pipeline_stage_weights)
 }
 END_TEST
 
-/* Memory per device: Qwen3-235B-A22B (470.2 GB, book §6.1.2) under TP2
+/* Memory per device: Qwen3-235B-A22B (470.2 GB, the chapter, §6.1.2) under TP2
  * holds 235.14 GB of weights per device (half, plus the norms and routers
  * every device keeps), 219 GiB, over an H100's 80 GB before any
  * KV; under TP8 x EP1 it holds 58.96 GB (footnote 1) and one session of

@@ -1,4 +1,4 @@
-/* The power model against book §6.5.2 and Experiment 6-7. */
+/* The power model against the chapter "Supernodes", §6.5.2 and Experiment 6-7. */
 #include <math.h>
 #include <string.h>
 
@@ -6,7 +6,7 @@
 #include "../../power/power.h"
 #include "helpers.h"
 
-/* The book's example counts only servers (DGX H100 at 10.2 kW max), so the
+/* The chapter's example counts only servers (DGX H100 at 10.2 kW max), so the
  * spec's NVLink Switch chips and optics are left out here. */
 static fx_power_plan plan(const char *const *sets, int64_t nodes, fx_power_config *pc_out)
 {
@@ -25,7 +25,7 @@ static fx_power_plan plan(const char *const *sets, int64_t nodes, fx_power_confi
 	return p;
 }
 
-/* book §6.5.2: "Suppose a rack group's power budget is 120 kW; this example
+/* the chapter, §6.5.2: "Suppose a rack group's power budget is 120 kW; this example
  * counts only servers, taking P0 as 0, allowing at most 11 servers, or 88
  * cards. 64 cards (8 servers) draw 81.6 kW, 72 cards (9 servers) draw
  * 91.8 kW, and 96 cards (12 servers) would need 122.4 kW." (DGX H100 at
@@ -49,7 +49,7 @@ START_TEST(eq_6_11)
 }
 END_TEST
 
-/* book §6.5.2: "one rack can hold at most 3 DGX H100 units, i.e., 24 cards
+/* the chapter, §6.5.2: "one rack can hold at most 3 DGX H100 units, i.e., 24 cards
  * at 30.6 kW; 4 units would need 40.8 kW" at the 40 kW air threshold. */
 START_TEST(air_cooled_rack)
 {
@@ -126,7 +126,7 @@ START_TEST(node_from_parts)
 	load_ok(&fx, "specs/hgx-h100.yaml", parts);
 	fx_power_config pc;
 	ck_assert_int_eq(fx_power_parse(&fx.d, &fx.s, &pc), 0);
-	/* 8 x 700 W + 4.6 kW = 10.2 kW, the DGX H100 maximum (book §6.5.2) */
+	/* 8 x 700 W + 4.6 kW = 10.2 kW, the DGX H100 maximum (the chapter, §6.5.2) */
 	ck_assert_double_eq_tol(fx_power_node(&pc, &fx.f), 10.2e3, 1e-9);
 	fixture_release(&fx);
 }
@@ -197,7 +197,7 @@ START_TEST(nvl72_published_range)
 END_TEST
 
 /* hardware.md §3: the DGX H100 is air cooled; 4 per rack draw 40.8 kW
- * plus their optics, over the book's 40 kW, and the racks say so. */
+ * plus their optics, over the chapter's 40 kW, and the racks say so. */
 START_TEST(dgx_air_cooled)
 {
 	int rc;
@@ -230,7 +230,7 @@ START_TEST(no_power_model)
 }
 END_TEST
 
-/* book §6.5.2: 12 servers would need 122.4 kW, 2.4 kW over a 120 kW
+/* the chapter, §6.5.2: 12 servers would need 122.4 kW, 2.4 kW over a 120 kW
  * budget; a given build over the budget is flagged, not silently kept. */
 START_TEST(given_build_over_budget)
 {

@@ -619,6 +619,49 @@ START_TEST(lattice_all_pairs_equals_per_flow)
 }
 END_TEST
 
+/* Every kind in the builder registry is complete, and routes with the
+ * router pinned here: a kind added without a router, or moved to another,
+ * fails this test rather than falling back to shortest paths silently. */
+START_TEST(registry_routers)
+{
+	static const struct { const char *kind, *router, *noun; unsigned caps; } pin[] = {
+		{"torus", "dimension-order", "chip", FX_KIND_LATTICE},
+		{"mesh", "dimension-order", "chip", FX_KIND_LATTICE | FX_KIND_MESH},
+		{"fat-tree", "ecmp", "device", 0},
+		{"nvswitch", "ecmp", "GPU", 0},
+		{"ub", "ecmp", "NPU", 0},
+		{"wafer-mesh", "dimension-order", "PE", FX_KIND_LATTICE | FX_KIND_WAFER},
+		{"custom", "ecmp", NULL, FX_KIND_EXPLICIT},
+	};
+	size_t n = 0;
+	for (const fx_builder *const *b = fx_builders; *b; b++, n++) {
+		const fx_builder *x = *b;
+		ck_assert_msg(n < sizeof pin / sizeof pin[0], "kind '%s' is not pinned here", x->kind);
+		ck_assert_str_eq(x->kind, pin[n].kind);
+		ck_assert_msg(x->summary && x->summary[0], "%s: no summary", x->kind);
+		ck_assert_msg(x->params_size > 0 && x->parse && x->size && x->build,
+			      "%s: parse, size and build are required", x->kind);
+		ck_assert_msg(x->halves || (x->caps & FX_KIND_EXPLICIT),
+			      "%s: only explicit graphs go without a canonical split", x->kind);
+		ck_assert_msg(x->shrink || (x->caps & FX_KIND_EXPLICIT),
+			      "%s: only explicit graphs cannot shrink", x->kind);
+		const char *r = fx_router_family_name(x->router);
+		ck_assert_msg(r != NULL, "%s: its router family has no router", x->kind);
+		ck_assert_str_eq(r, pin[n].router);
+		if (pin[n].noun)
+			ck_assert_str_eq(x->device_noun, pin[n].noun);
+		else
+			ck_assert_ptr_null(x->device_noun);
+		ck_assert_uint_eq(x->caps, pin[n].caps);
+		ck_assert_ptr_eq(fx_builder_find(x->kind), x);
+	}
+	ck_assert_uint_eq(n, sizeof pin / sizeof pin[0]);
+	ck_assert_ptr_null(fx_router_family_name(FX_ROUTER_NONE));
+	for (int fam = FX_ROUTER_NONE + 1; fam < FX_ROUTER_FAMILIES; fam++)
+		ck_assert_ptr_nonnull(fx_router_family_name((fx_router_family)fam));
+}
+END_TEST
+
 Suite *suite_routing(void)
 {
 	Suite *s = suite_create("routing");
@@ -639,6 +682,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, dgx1_tree_over_links);
 	tcase_add_test(tc, dgx1_rhd_over_links);
 	tcase_add_test(tc, lattice_all_pairs_equals_per_flow);
+	tcase_add_test(tc, registry_routers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,10 +1,11 @@
-/* Units as the book writes them: decimal GB, binary GiB/MiB/KiB (book §6.1.2:
- * "GB and TB use decimal units, while MiB and GiB use binary units"). */
+/* Units as the chapter "Supernodes" writes them: decimal GB, binary
+ * GiB/MiB/KiB (§6.1.2: "GB and TB use decimal units, while MiB and GiB use binary units"). */
 #include <string.h>
 
 #include "helpers.h"
 
 #include "../../core/sha256.h"
+#include "../../core/sort.h"
 #include "../../core/units.h"
 
 static double parse(const char *s, fx_unit_kind k)
@@ -17,7 +18,7 @@ static double parse(const char *s, fx_unit_kind k)
 START_TEST(quantities)
 {
 	ck_assert_double_eq(parse("50 GB/s", FX_UNIT_BANDWIDTH), 50e9);
-	/* book §6.1.2: a 400 Gbit/s (50 GB/s) ConnectX-7 NIC */
+	/* the chapter, §6.1.2: a 400 Gbit/s (50 GB/s) ConnectX-7 NIC */
 	ck_assert_double_eq(parse("400 Gbit/s", FX_UNIT_BANDWIDTH), 50e9);
 	ck_assert_double_eq(parse("400 Gb/s", FX_UNIT_BANDWIDTH), 50e9);
 	ck_assert_double_eq(parse("1 GiB/s", FX_UNIT_BANDWIDTH), 1073741824.0);
@@ -75,6 +76,39 @@ START_TEST(sha256)
 }
 END_TEST
 
+/* ctx: the keys; only key order counts, so ties test stability */
+static int by_key(const void *a, const void *b, void *ctx)
+{
+	const int *key = ctx;
+	int x = key[*(const int *)a], y = key[*(const int *)b];
+	return (x > y) - (x < y);
+}
+
+/* fx_sort_r orders by the context's keys and keeps equal keys in their
+ * first order, against a plain insertion sort, on every length to 64. */
+START_TEST(sort_r_stable)
+{
+	int key[64], idx[64], want[64];
+	unsigned seed = 7;
+	for (int n = 0; n <= 64; n++) {
+		for (int i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			key[i] = (int)((seed >> 16) % 5);  /* many ties */
+			idx[i] = want[i] = i;
+		}
+		for (int i = 1; i < n; i++)  /* stable by construction */
+			for (int j = i; j > 0 && key[want[j - 1]] > key[want[j]]; j--) {
+				int t = want[j];
+				want[j] = want[j - 1];
+				want[j - 1] = t;
+			}
+		fx_sort_r(idx, (size_t)n, sizeof *idx, by_key, key);
+		for (int i = 0; i < n; i++)
+			ck_assert_int_eq(idx[i], want[i]);
+	}
+}
+END_TEST
+
 Suite *suite_units(void)
 {
 	Suite *s = suite_create("units");
@@ -83,6 +117,7 @@ Suite *suite_units(void)
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, format);
 	tcase_add_test(tc, sha256);
+	tcase_add_test(tc, sort_r_stable);
 	suite_add_tcase(s, tc);
 	return s;
 }

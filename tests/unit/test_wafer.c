@@ -1,5 +1,5 @@
 /* Wafer-mesh collectives and GEMM shifts (routing/coll_wafer.c) against
- * WaferLLM's numbers: the write-up (/work/shared/seeds/001_*.txt, "the
+ * WaferLLM's numbers: a Chinese-language write-up of the work ("the
  * write-up") §3.1-3.2 and collectives.md §5 and §6 checks 6-7.  specs/wse2.yaml
  * gives alpha = 1 ns per hop, beta = 20 ns per software routing stage, 24
  * routes per PE, 48 KB per PE and 4.4 GB/s links. */
@@ -56,7 +56,7 @@ static wrun wafer(int64_t W, int64_t H, const char *pattern, const char *algo, d
 	const fx_coll_algo *a = fx_coll_find(pattern, algo);
 	ck_assert_ptr_nonnull(a->plmr);
 	ck_assert_int_eq(a->plmr(&fx.f, &q, &out.p, &fx.d), 0);
-	out.routes = fx.f.routes_per_pe;
+	out.routes = fx.f.state.wafer.routes_per_pe;
 	out.bw = fx.f.e[0].bw;
 	fx_router_free(r);
 	free(ranks);

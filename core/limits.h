@@ -1,0 +1,42 @@
+/*
+ * limits: the defaults and ceilings that bound a run, in one place.
+ *
+ * Every search fabricx runs is bounded (a solve by time or nodes, a fabric
+ * and what is built on it by memory, ECMP routing by work), so no input
+ * makes it run away.  The values below are those bounds unless the user
+ * sets them (--time-limit, --node-limit, --max-memory); the help texts
+ * print them from here, so they cannot drift.
+ */
+#ifndef FX_LIMITS_H
+#define FX_LIMITS_H
+
+/* Seconds the placement solver (GLPK) may search by default. */
+#define FX_DEFAULT_TIME_LIMIT 10
+/* The most --time-limit may give, seconds (a day): no solve runs unbounded. */
+#define FX_MAX_TIME_LIMIT 86400
+/* Branch-and-bound nodes the placement solver may search by default (0:
+ * bounded by time alone). */
+#define FX_DEFAULT_NODE_LIMIT 0
+
+/* The default memory limit (--max-memory) is this share of the machine's
+ * physical RAM, or FX_DEFAULT_MEMORY_FALLBACK bytes when RAM cannot be
+ * read (fx_fabric_default_limit). */
+#define FX_DEFAULT_MEMORY_SHARE 0.5
+#define FX_DEFAULT_MEMORY_FALLBACK (8.0 * 1024 * 1024 * 1024)
+
+/* Placement MILPs with more columns than this are not built: the packing
+ * stands with its bound (placement/place.c). */
+#define FX_MAX_MILP_COLUMNS 200000
+
+/* Per-destination ECMP tables are cached up to this many bytes
+ * (routing/route.c); past it the cache is dropped and rebuilt. */
+#define FX_ECMP_CACHE_BYTES (512.0 * 1024 * 1024)
+/* Vertex and edge visits a collective may cost on an explicit graph
+ * before it is refused (about 10 s; routing/collective.c). */
+#define FX_MAX_ROUTE_WORK 2.5e8
+
+/* A limit as text, for help strings: FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT). */
+#define FX_LIMIT_TEXT_(x) #x
+#define FX_LIMIT_TEXT(x) FX_LIMIT_TEXT_(x)
+
+#endif
