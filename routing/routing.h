@@ -56,7 +56,7 @@ typedef struct fx_cut {
 /* The bisection: the balanced split of the devices with least bandwidth
  * between the halves.  Exact on structured kinds (canonical split, checked
  * by max-flow against the closed form); on others a spectral split refined
- * Kernighan-Lin style, which bounds the bisection from above. */
+ * by Fiduccia-Mattheyses passes, which bounds the bisection from above. */
 int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d);
 
 /* Max-flow and cut between vertex sets: side[v] is 0 (set A), 1 (set B) or
