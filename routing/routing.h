@@ -11,7 +11,9 @@
  * relay.
  *
  * Cuts (fx_route_bisection, fx_route_cut) are measured with igraph's max-flow
- * between two device sets, with every edge's capacity = links x bandwidth.
+ * between two device sets, with every edge's capacity = links x bandwidth
+ * (a bisection of a fabric whose every vertex is a device counts its split's
+ * edge cut, which is that max-flow).
  *
  * Ownership: results are plain structs filled by the callee; the caller
  * releases the histogram with fx_hops_release().
