@@ -31,6 +31,35 @@ int64_t fx_swing_rho(int s);
 /* Reports that algo needs a power-of-two rank count. */
 int fx_need_pow2(const fx_coll_req *q, fx_diag *d);
 
+/* Fiduccia-Mattheyses refinement of a balanced split (routing/cut_fm.c).
+ * Fill side[] (every vertex 0 or 1), then fx_fm_refine; the caller owns
+ * the struct and frees its arrays with fx_fm_release. */
+typedef struct fx_fm {
+	const fx_fabric *f;
+	int64_t *off, *inc;     /* incident edges of v: inc[off[v] .. off[v+1]-1] */
+	uint8_t *side;          /* every vertex on 0 or 1 */
+	double *gain;           /* capacity to the other side - to its own */
+	int64_t *heap[2];       /* unlocked devices of each side, by gain */
+	int64_t nheap[2];
+	int64_t *pos;           /* a device's index in its heap, or -1 */
+	int64_t *moves;         /* the pass's moves, in order */
+} fx_fm;
+
+void fx_fm_init(fx_fm *m, const fx_fabric *f);
+void fx_fm_release(fx_fm *m);
+/* Recomputes every gain from side[]. */
+void fx_fm_gains(fx_fm *m);
+/* Moves v to the other side, updating its neighbours' gains. */
+void fx_fm_flip(fx_fm *m, int64_t v);
+/* Moves each non-device vertex to the side where fewer of its links cross. */
+void fx_fm_settle(fx_fm *m);
+/* One pass; returns the capacity it took out of the cut (0: none).
+ * Time complexity: O(E log V). */
+double fx_fm_pass(fx_fm *m);
+/* Gains, then passes until one finds nothing (at most 20), switches
+ * settled after each. */
+void fx_fm_refine(fx_fm *m);
+
 /* generators, one file per family */
 extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_torus,
 	fx_ar_hier, fx_ar_dbtree, fx_rs_ring, fx_rs_rec, fx_rs_swing, fx_ag_ring, fx_ag_rec,

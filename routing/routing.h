@@ -11,7 +11,9 @@
  * relay.
  *
  * Cuts (fx_route_bisection, fx_route_cut) are measured with igraph's max-flow
- * between two device sets, with every edge's capacity = links x bandwidth.
+ * between two device sets, with every edge's capacity = links x bandwidth
+ * (a bisection of a fabric whose every vertex is a device counts its split's
+ * edge cut, which is that max-flow).
  *
  * Ownership: results are plain structs filled by the callee; the caller
  * releases the histogram with fx_hops_release().
@@ -56,7 +58,7 @@ typedef struct fx_cut {
 /* The bisection: the balanced split of the devices with least bandwidth
  * between the halves.  Exact on structured kinds (canonical split, checked
  * by max-flow against the closed form); on others a spectral split refined
- * Kernighan-Lin style, which bounds the bisection from above. */
+ * by Fiduccia-Mattheyses passes, which bounds the bisection from above. */
 int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d);
 
 /* Max-flow and cut between vertex sets: side[v] is 0 (set A), 1 (set B) or

@@ -1,6 +1,7 @@
 /* Hop counts and cut sets against the "Supernodes" chapter's worked numbers, and the
  * structural shortcuts against plain searches. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../routing/routing.h"
@@ -243,6 +244,57 @@ START_TEST(heuristic_bisection)
 	ck_assert_double_eq(c.links, 16);
 	fx_diag_release(&d);
 	fixture_release(&fx);
+
+	/* 16x16 by hand: the optimum 2k = 32 (Kernighan-Lin found 36; the
+	 * Fiduccia-Mattheyses passes and the device-order seed find 32) */
+	n = (size_t)snprintf(y, sizeof y, "fabric:\n  kind: custom\n  link: {bandwidth: 1 GB/s, "
+			     "latency: 1 ns}\n  nodes:\n");
+	for (int i = 0; i < 256; i++)
+		n += (size_t)snprintf(y + n, sizeof y - n, "    - {name: p%d, type: device}\n", i);
+	n += (size_t)snprintf(y + n, sizeof y - n, "  links:\n");
+	for (int i = 0; i < 256; i++) {
+		int x = i % 16, r = i / 16;
+		n += (size_t)snprintf(y + n, sizeof y - n, "    - {a: p%d, b: p%d}\n    - {a: p%d, b: p%d}\n",
+				      i, r * 16 + (x + 1) % 16, i, ((r + 1) % 16) * 16 + x);
+	}
+	ck_assert_msg(fixture_load(&fx, "t16.yaml", y, NULL) == 0, "%s", fx.msg);
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_route_bisection(&fx.f, &c, &d), 0);
+	ck_assert_str_eq(c.method, "bound");
+	ck_assert_double_eq(c.links, 32);
+	ck_assert_int_eq(c.side[0], 128);
+	fx_diag_release(&d);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* Where every vertex is a device the bisection counts its split's edge cut
+ * instead of running igraph's max-flow: the same numbers as the max-flow
+ * over the same split (odd, even and mixed lattices). */
+START_TEST(device_cut_equals_maxflow)
+{
+	const char *dims[] = {"fabric.dims=[5,5,5]", "fabric.dims=[6,6,6]", "fabric.dims=[4,7]",
+			      "fabric.dims=[3,9,2]"};
+	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+		const char *sets[] = {dims[i], "packaging.devices_per_node=1", NULL};
+		fixture fx;
+		load_ok(&fx, "specs/torus-8x8x8.yaml", sets);
+		fx_diag d;
+		fx_diag_init(&d);
+		fx_cut fast, slow;
+		ck_assert_int_eq(fx_route_bisection(&fx.f, &fast, &d), 0);
+		uint8_t *side = calloc((size_t)fx.f.nv, 1);
+		ck_assert_int_eq(fx.f.builder->halves(&fx.f, side) > 0, 1);
+		ck_assert_int_eq(fx_route_cut(&fx.f, side, &slow, &d), 0);
+		ck_assert_double_eq(fast.bandwidth, slow.bandwidth);
+		ck_assert_double_eq(fast.links, slow.links);
+		ck_assert_double_eq(fast.direct_links, slow.direct_links);
+		ck_assert_int_eq(fast.side[0], slow.side[0]);
+		ck_assert_int_eq(fast.side[1], slow.side[1]);
+		free(side);
+		fx_diag_release(&d);
+		fixture_release(&fx);
+	}
 }
 END_TEST
 
@@ -288,6 +340,7 @@ Suite *suite_metrics(void)
 	tcase_add_test(tc, switched_bisections);
 	tcase_add_test(tc, heuristic_bisection);
 	tcase_add_test(tc, user_cuts);
+	tcase_add_test(tc, device_cut_equals_maxflow);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,63 @@
+/*
+ * Times fx_route_bisection alone (no hop counts, no report): the bench
+ * scripts use it to measure the bisection's growth on custom graphs.
+ *   cc ... bench/bisect.c build/libfabricx.a  (see bench/bisect.sh)
+ *   bisect SPEC [KEY=VALUE]...   prints "seconds links method how"
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "../core/diag.h"
+#include "../fabric/fabric.h"
+#include "../routing/routing.h"
+#include "../spec/spec.h"
+
+static void quiet(const char *reason, const char *file, int line, igraph_error_t err)
+{
+	(void)reason;
+	(void)file;
+	(void)line;
+	(void)err;
+	IGRAPH_FINALLY_FREE();
+}
+
+static void quiet_warning(const char *reason, const char *file, int line)
+{
+	(void)reason;
+	(void)file;
+	(void)line;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: bisect SPEC [KEY=VALUE]...\n");
+		return 2;
+	}
+	igraph_set_error_handler(quiet);  /* as the CLI: ARPACK may not converge */
+	igraph_set_warning_handler(quiet_warning);
+	fx_diag d;
+	fx_diag_init(&d);
+	fx_spec s;
+	fx_fabric f;
+	int rc = fx_spec_load(&s, argv[1], &d);
+	for (int i = 2; rc == 0 && i < argc; i++)
+		rc = fx_spec_set(&s, argv[i], &d);
+	if (rc == 0 && fx_fabric_build(&f, &s, 8e9, &d) == 0) {
+		struct timespec t0, t1;
+		fx_cut c;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		rc = fx_route_bisection(&f, &c, &d);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (rc == 0)
+			printf("%.3f %.17g %s (%s)\n",
+			       (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+			       c.links, c.method, c.how);
+		fx_fabric_release(&f);
+	} else {
+		rc = 1;
+	}
+	fx_spec_release(&s);
+	fx_diag_release(&d);
+	return rc ? 1 : 0;
+}
