@@ -104,6 +104,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/run.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/hardening.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
 
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \

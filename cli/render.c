@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "../core/units.h"
@@ -197,10 +198,33 @@ static int placement(fx_cli *c, int64_t **instance, int64_t **group)
 	return 0;
 }
 
+/* The format: --format, else -o FILE's extension, else svg.  A file named
+ * x.png written as SVG would mislead whoever opens it, so a contradiction
+ * is refused, and so is an extension that names no format we write. */
+static int out_format(fx_diag *d, const char *out, const char **format)
+{
+	static const char *const known[] = {"svg", "png", "pdf", "dot", NULL};
+	const char *dot = out ? strrchr(out, '.') : NULL, *slash = out ? strrchr(out, '/') : NULL;
+	const char *ext = dot && dot > (slash ? slash : out) && dot[1] ? dot + 1 : NULL;
+	int k = 0;
+	while (ext && known[k] && strcasecmp(known[k], ext))
+		k++;
+	if (out && *format && ext && known[k] && strcasecmp(*format, known[k]))
+		return fx_diag_error(d, NULL, "render: '%s' says %s but --format says %s (drop one)",
+				     out, known[k], *format);
+	if (out && !*format && !(ext && known[k]))
+		return fx_diag_error(d, NULL, "render: cannot tell the format of '%s' from its name "
+				     "(name it .svg, .png, .pdf or .dot, or give --format)", out);
+	if (!*format)
+		*format = out ? known[k] : "svg";
+	return 0;
+}
+
 static const fx_opt render_opts[] = {
 	{"view", "V", "physical (default), loads or placement"},
-	{"format", "F", "svg (default), png, pdf or dot"},
-	{"output", "FILE", "write here, also -o FILE (default: out/<name>/<view>.<format>)"},
+	{"format", "F", "svg, png, pdf or dot (default: -o FILE's extension, else svg)"},
+	{"output", "FILE", "write here, also -o FILE, its format from its extension unless "
+			   "--format (default: out/<name>/<view>.<format>)"},
 	{"detail", "full", "draw every vertex (refused past 4,000 vertices)"},
 	{"pattern", "P", "loads: collective pattern (default: the least even of the workload's "
 			 "heaviest, all-to-all and allreduce)"},
@@ -224,9 +248,9 @@ int fx_cmd_render(int argc, char **argv)
 	const char *vname = fx_cli_opt(&c, "view"), *format = fx_cli_opt(&c, "format");
 	const char *detail = fx_cli_opt(&c, "detail");
 	int view = vname ? fx_view_find(vname) : FX_VIEW_PHYSICAL;
-	if (!format)
-		format = "svg";
-	if (view < 0)
+	if (out_format(&c.d, fx_cli_opt(&c, "output"), &format))
+		rc = -1;
+	else if (view < 0)
 		rc = fx_diag_error(&c.d, NULL, "render: unknown view '%s' (expected physical, loads or "
 				   "placement)", vname);
 	else if (strcmp(format, "svg") && strcmp(format, "png") && strcmp(format, "pdf") &&
