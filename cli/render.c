@@ -284,7 +284,8 @@ int fx_cmd_render(int argc, char **argv)
 	fx_render_info info = {0};
 	if (rc == 0) {
 		fx_render_opts o = {(fx_view)view, detail != NULL, NULL, util, instance};
-		fx_render_ext x = {group, caption[0] ? caption : NULL, NULL, &info};
+		fx_render_ext x = {.group = group, .loads_caption = caption[0] ? caption : NULL,
+				   .info = &info};
 		rc = fx_render_file_ext(&c.design.fab, &o, &x, format, path, &c.d);
 	}
 	double secs = wall() - t0;
