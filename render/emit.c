@@ -422,11 +422,13 @@ static void mark_failed_box(emit *e, Agnode_t *n, int64_t bi, int cells)
 	const rd_box *x = &e->m->box[bi];
 	int64_t held = x->n[0] + x->n[1] + x->n[2], k = e->box_failed[bi];
 	char c[32];
-	set(e, n, "color", C_FAILED);
-	set(e, n, "penwidth", "2");
+	/* partly failed: dashed in its own colour, which may show its load */
 	set(e, n, "style", x->kind == RD_CPU ? "rounded,filled,dashed" : "filled,dashed");
-	if (k == held)
+	if (k == held) {
+		set(e, n, "color", C_FAILED);
+		set(e, n, "penwidth", "2");
 		set(e, n, "fillcolor", "#e4e4e4");
+	}
 	setf(e, n, "failed", "%lld", (long long)k);
 	if (cells)
 		return;
@@ -926,7 +928,7 @@ static void title(emit *e, sbuf *b)
 	}
 	if (e->nfailed)
 		sb_add(b, "<TR><TD ALIGN=\"LEFT\"><FONT COLOR=\"%s\">failed: %s of the drawn vertices and "
-		       "their %s links (red, dashed)</FONT></TD></TR>", C_FAILED,
+		       "their %s links (red, dashed; boxes partly failed: dashed)</FONT></TD></TR>", C_FAILED,
 		       rd_int(e->nfailed, c1, sizeof c1), rd_int(e->nfailed_links, c2, sizeof c2));
 	rd_legend l;
 	legend_of(e, &l);
