@@ -1232,6 +1232,13 @@ static void id_register(void *state, int objtype, void *obj)
 static Agiddisc_t ordered_ids = {id_open, id_map, id_alloc, id_free, id_print, id_close,
 				 id_register};
 static Agdisc_t ordered_disc = {NULL, &ordered_ids, NULL};
+/* ...and for reading DOT text back (page.c), with cgraph's reader. */
+static Agdisc_t ordered_read_disc = {&AgMemDisc, &ordered_ids, &AgIoDisc};
+
+Agdisc_t *rd_ordered_disc(void)
+{
+	return &ordered_read_disc;
+}
 
 /* Counts the failed vertices of each box and the failed links (those of
  * a failed vertex) of each box and drawn edge. */

@@ -332,7 +332,12 @@ int fx_render_page(const fx_render_panel *p, int n, const char *heading, const c
 	if (rc == 0)
 		rc = page_text(pg, gvc, &text, d);
 	if (rc == 0 && strcmp(format, "dot") != 0) {
-		all = agmemread(text);
+		/* read in creation order: cgraph's default would order the
+		 * panels' clusters by where their names sit in the heap */
+		FILE *in = fmemopen(text, strlen(text), "r");
+		all = in ? agread(in, rd_ordered_disc()) : NULL;
+		if (in)
+			fclose(in);
 		rc = rd_gv_check(d, "page");
 		if (rc == 0 && !all)
 			rc = fx_diag_internal(d, "render: Graphviz could not read the page back");

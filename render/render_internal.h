@@ -154,6 +154,12 @@ int rd_build(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x
 /* The picture's size at 96 dpi after layout, bounded unless detail_full. */
 void rd_picture_size(struct Agraph_s *g, int detail_full, int64_t *w, int64_t *h);
 
+/* A cgraph discipline that numbers objects in creation order, so that
+ * Graphviz visits subgraphs and nodes as they were made (its default
+ * orders them by the address of their names: by heap layout). */
+struct Agdisc_s;
+struct Agdisc_s *rd_ordered_disc(void);
+
 /* Formats n with thousands separators ("12,096"). */
 const char *rd_int(int64_t n, char *buf, size_t len);
 
