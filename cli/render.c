@@ -7,7 +7,13 @@
  *              collective, all-to-all 32 MiB direct and allreduce 32 MiB)
  *   placement  where the spec's workload instances go (fx_place)
  *
- * Writes out/<name>/<view>.<format> unless -o/--output says otherwise.
+ * Several specs (or SPEC@KEY=VALUE,... variants, as compare takes them) go
+ * side by side on one page, and --fail SEL draws one spec before and after
+ * those vertices fail, loads recomputed round them; one scale for the page
+ * (render/page.c).
+ *
+ * Writes out/<name>/<view>.<format> (<view>-side-by-side, <view>-failed)
+ * unless -o/--output says otherwise; -o's extension gives the format.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +25,7 @@
 #include "../core/xalloc.h"
 #include "../render/render.h"
 #include "cli.h"
+#include "compare.h"
 
 static double wall(void)
 {
@@ -348,33 +355,57 @@ static int split_specs(int argc, char **argv, const char **specs, int max, char 
 	return n;
 }
 
-/* Loads spec into o with c's options (argv one, where c's spec is
- * replaced).  Kept apart so that it can become fx_design_load. */
-static int load_other(const fx_cli *c, fx_cli *o, const char *spec, char **one, int none,
-		      char **argv_o)
+/* SPEC@KEY=VALUE,...: a spec with --set overrides of its own, as compare
+ * takes them, so variants of one spec (plane counts, a power cap) can be
+ * drawn side by side. */
+#define VARIANT_SETS 16
+typedef struct variant {
+	const char *arg;                  /* as given */
+	const char *path;                 /* the file */
+	const char *sets[VARIANT_SETS];
+	int nsets;
+	char buf[1024];
+} variant;
+
+/* argv for spec v: one (whose spec is first) with v's file in its place
+ * and v's overrides after; malloc'd, *n set. */
+static char **variant_argv(char **one, int none, const char *first, const variant *v, int *n)
 {
+	char **a = fx_xcalloc((size_t)(none + 2 * v->nsets + 1), sizeof *a);
+	*n = 0;
 	for (int i = 0; i < none; i++)
-		argv_o[i] = one[i] == c->spec_path ? (char *)spec : one[i];
-	argv_o[none] = NULL;
-	int rc = fx_cli_parse(o, "render", "render SPEC...", render_opts, none, argv_o);
+		a[(*n)++] = one[i] == first ? (char *)v->path : one[i];
+	for (int k = 0; k < v->nsets; k++) {
+		a[(*n)++] = "--set";
+		a[(*n)++] = (char *)v->sets[k];
+	}
+	return a;
+}
+
+/* Loads variant v into o with c's options.  Kept apart so that it can
+ * become fx_design_load. */
+static int load_other(fx_cli *o, char **argv_o, int n)
+{
+	int rc = fx_cli_parse(o, "render", "render SPEC...", render_opts, n, argv_o);
 	return rc == 0 ? fx_cli_load(o) : -1;
 }
 
-/* The panels' titles: the specs' names, their paths when names repeat. */
-static const char *panel_title(fx_cli *const *cs, int n, int i)
+/* The panels' titles: the specs' names, the arguments when names repeat. */
+static const char *panel_title(fx_cli *const *cs, const variant *v, int n, int i)
 {
 	const char *name = cs[i]->design.fab.name;
 	for (int k = 0; k < n && name; k++)
 		if (k != i && cs[k]->design.fab.name && strcmp(cs[k]->design.fab.name, name) == 0)
-			return cs[i]->spec_path;
-	return name ? name : cs[i]->spec_path;
+			return v[i].arg;
+	return name ? name : v[i].arg;
 }
 
 /* Draws the specs side by side, or c's one spec before and after the
  * --fail selectors, into path (default out/<name>/<view>-side-by-side or
  * -failed.<format>). */
-static int page(fx_cli *c, int view, const char *format, const char **specs, int nspec,
-		char **one, int none, char *path, size_t pathlen, fx_render_info *info)
+static int page(fx_cli *c, int view, const char *format, const variant *v, int nspec,
+		char **one, int none, const char *first, char *path, size_t pathlen,
+		fx_render_info *info)
 {
 	const char *fails[64];
 	int nfail = fx_cli_opt_each(c, "fail", fails, 64);
@@ -387,7 +418,7 @@ static int page(fx_cli *c, int view, const char *format, const char **specs, int
 		return fx_diag_error(&c->d, NULL, "render: --fail draws one spec before and after the "
 				     "failure; give one spec");
 	fx_cli *cs[FX_RENDER_MAX_PANELS] = {c};
-	char **argv_o = fx_xcalloc((size_t)none + 1, sizeof *argv_o * FX_RENDER_MAX_PANELS);
+	char **argv_o[FX_RENDER_MAX_PANELS] = {NULL};
 	view_data vd[FX_RENDER_MAX_PANELS];
 	fx_render_panel p[FX_RENDER_MAX_PANELS];
 	memset(vd, 0, sizeof vd);
@@ -397,7 +428,9 @@ static int page(fx_cli *c, int view, const char *format, const char **specs, int
 	char titles[2][256], note[300] = "";
 	for (int i = 1; i < nspec && rc == 0; i++) {
 		cs[i] = fx_xcalloc(1, sizeof *cs[i]);
-		rc = load_other(c, cs[i], specs[i], one, none, argv_o + (size_t)i * (size_t)(none + 1));
+		int n;
+		argv_o[i] = variant_argv(one, none, first, &v[i], &n);
+		rc = load_other(cs[i], argv_o[i], n);
 	}
 	if (rc == 0 && nfail) {
 		const fx_fabric *f = &c->design.fab;
@@ -412,14 +445,14 @@ static int page(fx_cli *c, int view, const char *format, const char **specs, int
 		size_t k = 0;
 		for (int i = 0; i < nfail && k < sizeof note; i++)
 			k += (size_t)snprintf(note + k, sizeof note - k, "%s%s", i ? ", " : "", fails[i]);
-		snprintf(titles[0], sizeof titles[0], "%s: before", panel_title(cs, 1, 0));
-		snprintf(titles[1], sizeof titles[1], "%s: after %s fails", panel_title(cs, 1, 0), note);
+		snprintf(titles[0], sizeof titles[0], "%s: before", panel_title(cs, v, 1, 0));
+		snprintf(titles[1], sizeof titles[1], "%s: after %s fails", panel_title(cs, v, 1, 0), note);
 	}
 	for (int i = 0; i < np && rc == 0; i++) {
 		fx_cli *ci = cs[nfail ? 0 : i];
 		rc = view_data_get(ci, view, nfail && i ? failed : NULL, &vd[i]);
 		p[i].f = &ci->design.fab;
-		p[i].o = (fx_render_opts){(fx_view)view, 0, nfail ? titles[i] : panel_title(cs, nspec, i),
+		p[i].o = (fx_render_opts){(fx_view)view, 0, nfail ? titles[i] : panel_title(cs, v, nspec, i),
 					  vd[i].util, vd[i].instance};
 		p[i].x.group = vd[i].group;
 		p[i].x.loads_caption = vd[i].caption[0] ? vd[i].caption : NULL;
@@ -446,7 +479,8 @@ static int page(fx_cli *c, int view, const char *format, const char **specs, int
 			rc = -1;
 		free(cs[i]);
 	}
-	free(argv_o);
+	for (int i = 0; i < FX_RENDER_MAX_PANELS; i++)
+		free(argv_o[i]);
 	free(failed);
 	return rc;
 }
@@ -458,15 +492,30 @@ int fx_cmd_render(int argc, char **argv)
 	const char *specs[FX_RENDER_MAX_PANELS + 1];
 	char **one = fx_xcalloc((size_t)argc + 1, sizeof *one);
 	int none, nspec = split_specs(argc, argv, specs, FX_RENDER_MAX_PANELS + 1, one, &none);
+	variant *v = fx_xcalloc(FX_RENDER_MAX_PANELS + 1, sizeof *v);
+	int bad = -1;
+	for (int i = 0; i < nspec && i <= FX_RENDER_MAX_PANELS; i++) {
+		v[i].arg = specs[i];
+		v[i].nsets = fx_cmp_split(specs[i], v[i].buf, sizeof v[i].buf, &v[i].path, v[i].sets,
+					  VARIANT_SETS);
+		if (v[i].nsets < 0 && bad < 0)
+			bad = i;
+		v[i].nsets = v[i].nsets < 0 ? 0 : v[i].nsets;
+	}
+	int nc = none;
+	char **argv_c = nspec ? variant_argv(one, none, specs[0], &v[0], &nc) : one;
 	int rc = fx_cli_parse(&c, "render",
-			      "render SPEC... [--view physical|loads|placement] [--format svg|png|pdf|dot] "
+			      "render SPEC[@KEY=VALUE,...]... [--view physical|loads|placement] "
+			      "[--format svg|png|pdf|dot] "
 			      "[-o FILE] [--detail full] [--pattern P --algo A --size SIZE --ranks N] "
 			      "[--fail SEL]... [--json]",
-			      render_opts, none, one);
+			      render_opts, nc, argv_c);
+	if (rc == 0 && bad >= 0)
+		rc = fx_diag_error(&c.d, NULL, "render: expected SPEC@KEY=VALUE,... in '%s' (an empty or "
+				   "unbalanced override)", specs[bad]);
 	if (rc) {
 		rc = fx_cli_finish(&c, rc > 0 ? 0 : -1);
-		free(one);
-		return rc;
+		goto out;
 	}
 	int paged = nspec > 1 || fx_cli_opt(&c, "fail");
 	const char *vname = fx_cli_opt(&c, "view"), *format = fx_cli_opt(&c, "format");
@@ -497,7 +546,7 @@ int fx_cmd_render(int argc, char **argv)
 	char path[640];
 	fx_render_info info = {0};
 	if (rc == 0 && paged) {
-		rc = page(&c, view, format, specs, nspec, one, none, path, sizeof path, &info);
+		rc = page(&c, view, format, v, nspec, one, none, specs[0], path, sizeof path, &info);
 	} else if (rc == 0) {
 		view_data v = {0};
 		rc = view_data_get(&c, view, NULL, &v);
@@ -549,6 +598,10 @@ int fx_cmd_render(int argc, char **argv)
 		fx_cli_end(&c);
 	}
 	rc = fx_cli_finish(&c, rc);
+out:
+	if (argv_c != one)
+		free(argv_c);
 	free(one);
+	free(v);
 	return rc;
 }

@@ -37,6 +37,10 @@ expect 2 "render nine specs" -- "$FABRICX" render specs/dgx1.yaml specs/dgx1.yam
 has "at most 8 specs" "nine specs message"
 expect 2 "render side by side, a bad spec" -- "$FABRICX" render specs/dgx1.yaml "$tmp/none.yaml" --out "$tmp/o"
 expect 2 "render side by side --detail full" -- "$FABRICX" render specs/dgx1.yaml specs/hgx-h100.yaml --detail full --out "$tmp/o"
+expect 0 "render variants side by side" -- "$FABRICX" render 'specs/cm384.yaml@fabric.planes=4,fabric.l1_per_node=4' specs/cm384.yaml -o "$tmp/v.dot" --out "$tmp/o"
+grep -q "cm384.yaml@fabric.planes=4" "$tmp/v.dot" && grep -q "256 switch chips" "$tmp/v.dot" && grep -q "448 switch chips" "$tmp/v.dot" && ok || bad "variants: each panel its own build"
+expect 2 "render unbalanced variant" -- "$FABRICX" render 'specs/cm384.yaml@fabric.planes=[4' specs/cm384.yaml --out "$tmp/o"
+has "expected SPEC@KEY=VALUE" "unbalanced variant message"
 
 # before and after a failure
 expect 0 "render --fail" -- "$FABRICX" render specs/cm384.yaml --view loads --fail plane=0 -o "$tmp/f.dot" --out "$tmp/o"
