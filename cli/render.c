@@ -425,7 +425,7 @@ static int page(fx_cli *c, int view, const char *format, const variant *v, int n
 	memset(p, 0, sizeof p);
 	uint8_t *failed = NULL;
 	int np = nfail ? 2 : nspec, rc = 0;
-	char titles[2][256], note[300] = "";
+	char titles[2][640], note[300] = "";
 	for (int i = 1; i < nspec && rc == 0; i++) {
 		cs[i] = fx_xcalloc(1, sizeof *cs[i]);
 		int n;

@@ -190,7 +190,7 @@ typedef struct page {
 	fx_render_ext x[FX_RENDER_MAX_PANELS];
 	Agraph_t *g[FX_RENDER_MAX_PANELS];
 	int laid[FX_RENDER_MAX_PANELS];
-	char prefix[FX_RENDER_MAX_PANELS][8];
+	char prefix[FX_RENDER_MAX_PANELS][16];
 	Agraph_t *lg;
 	int lg_laid;
 	rd_legend legend;
