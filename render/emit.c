@@ -818,7 +818,8 @@ static void legend(sbuf *b, const rd_legend *l)
 				legend_item(b, l->fans ? "#333333" : medium_colour[k], "━━",
 					    fx_medium_name((fx_medium)k));
 		if (l->fans)
-			sb_add(b, "(edges coloured by the switch they leave)");
+			sb_add(b, "(%sedges coloured by the switch they leave)",
+			       l->panels > l->fans ? "some panels' " : "");
 		break;
 	}
 	if (l->failed)
@@ -858,7 +859,8 @@ static void legend_of(const emit *e, rd_legend *l)
 	l->view = e->o->view;
 	memcpy(l->kinds, e->kinds, sizeof l->kinds);
 	l->media = e->media;
-	l->fans = e->fans;
+	l->fans = e->fans != 0;
+	l->panels = 1;
 	l->ninst = e->ninst;
 	l->group = e->m->x->group != NULL;
 	l->failed = e->nfailed > 0;
@@ -938,7 +940,8 @@ static void title(emit *e, sbuf *b)
 			p->kinds[k] |= l.kinds[k];
 		p->view = l.view;
 		p->media |= l.media;
-		p->fans |= l.fans;
+		p->fans += l.fans;
+		p->panels++;
 		p->ninst = p->ninst > l.ninst ? p->ninst : l.ninst;
 		p->group |= l.group;
 		p->failed |= l.failed;

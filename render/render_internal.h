@@ -74,7 +74,8 @@ typedef struct rd_legend {
 	fx_view view;
 	int kinds[8];             /* box kinds drawn (rd_kind) */
 	unsigned media;           /* bit set of fx_medium drawn */
-	int fans;                 /* physical: some panel coloured edges by switch */
+	int fans;                 /* physical: panels whose edges are coloured by switch */
+	int panels;               /* panels drawn */
 	int64_t ninst;            /* placement: instances */
 	int group;                /* placement: groups shaded */
 	int failed;               /* failed elements marked */
