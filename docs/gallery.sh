@@ -1,6 +1,7 @@
 #!/bin/sh
-# Draws every shipped spec in every view it has into docs/gallery/ and
-# writes docs/gallery.md (make gallery).  Same specs, same pictures: the
+# Draws every shipped spec in every view it has, and a few pages of
+# pictures side by side, into docs/gallery/ and writes docs/gallery.md
+# (make gallery).  Same specs, same pictures: the
 # renderer is deterministic, so a rerun changes only what changed.
 set -eu
 FABRICX=${FABRICX:-./fabricx}
@@ -41,4 +42,36 @@ for spec in specs/*.yaml; do
 		echo >>"$md"
 	done
 done
+# pictures side by side: one page, one scale, one legend (fabricx render A B,
+# SPEC@KEY=VALUE variants, --fail SEL before and after)
+{
+	echo "## Side by side"
+	echo
+	echo "Several builds, or one before and after a failure, on one page: every panel at"
+	echo "one scale (a box is as large in each) and, in the loads view, coloured relative"
+	echo "to the busiest link of all panels, with one legend."
+	echo
+} >>"$md"
+side() {  # side NAME CAPTION ARGS...
+	name=$1 caption=$2
+	shift 2
+	png="$out/side-$name.png"
+	"$FABRICX" render "$@" -o "$png" --json --out "$tmp" >"$tmp/json" 2>"$tmp/err" || {
+		cat "$tmp/err" >&2
+		exit 1
+	}
+	size=$(jq -r '"\(.width_px) x \(.height_px) px"' "$tmp/json")
+	echo "**$caption** ($size): \`fabricx render $*\`" >>"$md"
+	echo >>"$md"
+	echo "![$name]($(basename "$out")/side-$name.png)" >>"$md"
+	echo >>"$md"
+}
+side cm384-planes "CloudMatrix384 with 4 planes and with 7, loads" \
+	'specs/cm384.yaml@fabric.planes=4,fabric.l1_per_node=4' specs/cm384.yaml --view loads
+side cm384-plane-fails "CloudMatrix384 before and after plane 0 fails, loads" \
+	specs/cm384.yaml --fail plane=0 --view loads
+side taper "a 2:1 leaf-spine (tests/specs) next to a full-bisection fat-tree, all-to-all loads" \
+	tests/specs/leaf-spine-512.yaml specs/fat-tree-k8.yaml --view loads --pattern all-to-all
+side lattices "a torus of racks next to a TPU v4 cube, loads" \
+	specs/torus-8x8x8.yaml specs/tpu-v4-cube.yaml --view loads
 echo "wrote $md and $out/"

@@ -29,6 +29,7 @@
 #define C_NODE_LINE "#555555"
 #define C_IDLE "#b4b4b4"
 #define C_UNPLACED "#ffffff"
+#define C_FAILED "#d62728"
 #define MAX_CELLS 32       /* device cells in a placement box */
 #define LEGEND_INSTANCES 16
 
@@ -144,6 +145,10 @@ typedef struct emit {
 	int kinds[8];           /* box kinds drawn */
 	int fan_labels;         /* physical fans whose edges are alike: labels in the legend */
 	double umax;            /* loads: the busiest directed link drawn (scale of colours) */
+	int64_t *box_failed;    /* [nbox] failed vertices in each box (NULL: none failed) */
+	int64_t *in_failed;     /* [nbox] failed links inside each box */
+	int64_t *edge_failed;   /* [nedge] failed links of each drawn edge */
+	int64_t nfailed, nfailed_links;
 } emit;
 
 /* Loads: u relative to the busiest link, so a uniformly busy fabric does
@@ -151,6 +156,26 @@ typedef struct emit {
 static double rel(const emit *e, double u)
 {
 	return e->umax > 0 ? u / e->umax : 0;
+}
+
+/* Cluster i's name; a panel's prefix goes after "cluster" (Graphviz draws
+ * only subgraphs named cluster... as boxes). */
+static const char *cl_name(const emit *e, int64_t i, char *buf, size_t len)
+{
+	const char *n = e->m->cl[i].name, *p = e->m->prefix;
+	if (p && strncmp(n, "cluster", 7) == 0)
+		snprintf(buf, len, "cluster_%s%s", p, n + 7 + (n[7] == '_'));
+	else
+		snprintf(buf, len, "%s%s", p ? p : "", n);
+	return buf;
+}
+
+/* A node's name without the panel's prefix, for text. */
+static const char *plain_name(const emit *e, Agnode_t *n)
+{
+	const char *s = agnameof(n);
+	size_t k = e->m->prefix ? strlen(e->m->prefix) : 0;
+	return strncmp(s, e->m->prefix ? e->m->prefix : "", k) == 0 ? s + k : s;
 }
 
 static void set(emit *e, void *obj, const char *key, const char *val)
@@ -390,6 +415,32 @@ static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
 	sb_add(b, "</TABLE>");
 }
 
+/* A box holding failed vertices or links: red and dashed, greyed when all
+ * it holds failed, its label saying how many (not in placement cells). */
+static void mark_failed_box(emit *e, Agnode_t *n, int64_t bi, int cells)
+{
+	const rd_box *x = &e->m->box[bi];
+	int64_t held = x->n[0] + x->n[1] + x->n[2], k = e->box_failed[bi];
+	char c[32];
+	/* partly failed: dashed in its own colour, which may show its load */
+	set(e, n, "style", x->kind == RD_CPU ? "rounded,filled,dashed" : "filled,dashed");
+	if (k == held) {
+		set(e, n, "color", C_FAILED);
+		set(e, n, "penwidth", "2");
+		set(e, n, "fillcolor", "#e4e4e4");
+	}
+	setf(e, n, "failed", "%lld", (long long)k);
+	if (cells)
+		return;
+	if (k == held && held == 1)
+		sb_add(&e->sb, "\\nfailed");
+	else if (k)
+		sb_add(&e->sb, "\\n%s failed", rd_int(k, c, sizeof c));
+	else
+		sb_add(&e->sb, "\\n%s links failed", rd_int(e->in_failed[bi], c, sizeof c));
+	set(e, n, "label", e->sb.s);
+}
+
 static void style_box(emit *e, Agnode_t *n, int64_t bi)
 {
 	const rd_box *x = &e->m->box[bi];
@@ -464,6 +515,8 @@ static void style_box(emit *e, Agnode_t *n, int64_t bi)
 			setf(e, n, "instance", "%lld", (long long)i);
 		}
 	}
+	if (e->box_failed && (e->box_failed[bi] || e->in_failed[bi]))
+		mark_failed_box(e, n, bi, cells);
 	/* the tooltip: the label's facts on one line */
 	sb_reset(&e->tip);
 	box_label(e, x, &e->tip);
@@ -544,20 +597,33 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		if (e->o->view == FX_VIEW_PHYSICAL)
 			set(e, g, "color", "#a8a8a8");
 	}
+	char cn[96];
 	if (x->ltail >= 0)
-		set(e, g, "ltail", m->cl[x->ltail].name);
+		set(e, g, "ltail", cl_name(e, x->ltail, cn, sizeof cn));
 	if (x->lhead >= 0)
-		set(e, g, "lhead", m->cl[x->lhead].name);
+		set(e, g, "lhead", cl_name(e, x->lhead, cn, sizeof cn));
 	if (x->lhead >= 0 && m->nlevels > 2)  /* rows sit close: room to enter the area */
 		set(e, g, "minlen", "3");
 	sb_reset(&e->sb);
 	edge_label(e, x, &e->sb, !e->uniform, !m->uniform_util);
 	if (m->edge_labels && e->sb.n && !e->fan_labels)
 		set(e, g, "label", e->sb.s);
+	int64_t i = x - m->edge;
+	if (e->edge_failed && i >= 0 && i < m->nedge && e->edge_failed[i]) {
+		set(e, g, "color", C_FAILED);
+		set(e, g, "style", "dashed");
+		setf(e, g, "failed", "%lld", (long long)e->edge_failed[i]);
+		if (m->edge_labels && e->edge_failed[i] < x->links) {
+			sb_add(&e->sb, "%s%s failed", e->sb.n ? "\\n" : "", rd_int(e->edge_failed[i], c, sizeof c));
+			set(e, g, "label", e->sb.s);
+		} else if (m->edge_labels) {
+			set(e, g, "label", "failed");
+		}
+	}
 	/* tooltip */
 	sb_reset(&e->tip);
-	snprintf(na, sizeof na, "%s", x->ltail >= 0 ? m->cl[x->ltail].label : agnameof(e->nd[x->a]));
-	snprintf(nb, sizeof nb, "%s", x->lhead >= 0 ? m->cl[x->lhead].label : agnameof(e->nd[x->b]));
+	snprintf(na, sizeof na, "%s", x->ltail >= 0 ? m->cl[x->ltail].label : plain_name(e, e->nd[x->a]));
+	snprintf(nb, sizeof nb, "%s", x->lhead >= 0 ? m->cl[x->lhead].label : plain_name(e, e->nd[x->b]));
 	sb_add(&e->tip, "%s – %s: %s links", na, nb, rd_int(x->links, c, sizeof c));
 	if (x->link_bw > 0)
 		sb_add(&e->tip, " x %s", bw(x->link_bw, w));
@@ -570,11 +636,14 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 	set(e, g, "tooltip", e->tip.s);
 }
 
-/* A unique node name for box b. */
+/* A unique node name for box b (after the panel's prefix, if any). */
 static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 {
 	const rd_box *x = &e->m->box[bi];
 	char name[64];
+	size_t pre = snprintf(buf, len, "%s", e->m->prefix ? e->m->prefix : "");
+	buf += pre < len ? pre : len - 1;
+	len -= pre < len ? pre : len - 1;
 	switch (x->kind) {
 	case RD_NODE: snprintf(buf, len, "node%d", x->node); break;
 	case RD_RACK: snprintf(buf, len, "rack%d", x->rack); break;
@@ -602,7 +671,7 @@ static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 		snprintf(buf, len, "%s", fx_fabric_vertex_name(e->f, x->first, name, sizeof name));
 	}
 	/* custom vertex names may clash with generated ones */
-	if (agnode(e->g, buf, 0)) {
+	if (agnode(e->g, buf - pre, 0)) {
 		size_t k = strlen(buf);
 		snprintf(buf + k, len - k, "#%lld", (long long)bi);
 	}
@@ -649,7 +718,7 @@ static void link_class(const emit *e, int64_t l, char *buf, size_t len)
 
 /* Loads: busiest and mean utilisation per link class as a small bar chart,
  * so that a picture of even colours still says where the bottleneck is. */
-static void class_chart(emit *e, sbuf *b)
+static void class_chart(emit *e, sbuf *b, int in_cell)
 {
 	const fx_fabric *f = e->f;
 	const double *u = e->o->utilisation;
@@ -675,7 +744,8 @@ static void class_chart(emit *e, sbuf *b)
 	}
 	if (n < 2)
 		return;
-	sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">by link class, busiest ▮ and mean ▯ utilisation:");
+	sb_add(b, "%s<TR><TD ALIGN=\"LEFT\">by link class, busiest ▮ and mean ▯ utilisation:",
+	       in_cell ? "</TD></TR>" : "");
 	for (int k = 0; k < n; k++) {
 		int bars = (int)lround(20 * rel(e, top[k])), mbars = (int)lround(20 * rel(e, sum[k] / cnt[k]));
 		sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
@@ -689,6 +759,113 @@ static void class_chart(emit *e, sbuf *b)
 			sb_add(b, "▯");
 		sb_add(b, "</FONT> %.3g%% mean", 100 * sum[k] / cnt[k]);
 	}
+	if (!in_cell)
+		sb_add(b, "</TD></TR>");
+}
+
+/* The legend's glyphs and scale, in a cell left open. */
+static void legend(sbuf *b, const rd_legend *l)
+{
+	char col[8], c1[32];
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
+	switch (l->view) {
+	case FX_VIEW_LOADS: {
+		static const double steps[] = {0.1, 0.25, 0.5, 0.75, 1.0};
+		sb_add(b, "colour and width: a drawn edge's busiest directed link, relative to the "
+		       "busiest of all (%.3g%% busy); a box's border: its busiest link inside"
+		       "</TD></TR><TR><TD ALIGN=\"LEFT\">", 100 * l->umax);
+		legend_item(b, C_IDLE, "┈", "idle");
+		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+			char t[48];
+			snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i], 100 * steps[i] * l->umax);
+			legend_item(b, util_colour(steps[i], col), "■", t);
+		}
+		break;
+	}
+	case FX_VIEW_PLACEMENT: {
+		sb_add(b, "instance:  ");
+		int64_t shown = l->ninst < LEGEND_INSTANCES ? l->ninst : LEGEND_INSTANCES;
+		for (int64_t i = 0; i < shown; i++) {
+			char t[32];
+			snprintf(t, sizeof t, "%lld", (long long)i);
+			legend_item(b, instance_colour(i, 0, col), "■", t);
+		}
+		if (l->ninst > shown)
+			sb_add(b, "… %s instances (colours repeat; cells give the number)    ",
+			       rd_int(l->ninst, c1, sizeof c1));
+		legend_item(b, "#cccccc", "□", "unplaced");
+		if (l->group)
+			sb_add(b, "(lighter: odd groups of an instance)");
+		break;
+	}
+	default:
+		if (l->kinds[RD_DEVICE] || l->kinds[RD_BLOCK] || l->kinds[RD_LATTICE])
+			legend_item(b, C_DEVICE_LINE, "■", l->noun);
+		if (l->kinds[RD_CPU])
+			legend_item(b, C_CPU_LINE, "■", "CPU");
+		if (l->kinds[RD_SWITCH] || l->kinds[RD_GROUP])
+			legend_item(b, C_SWITCH_LINE, "⬢", "switch");
+		if (l->kinds[RD_NODE])
+			legend_item(b, C_NODE_LINE, "□", "node box");
+		if (l->kinds[RD_RACK])
+			legend_item(b, C_NODE_LINE, "▣", "rack box");
+		if (l->kinds[RD_BLOCK] || l->kinds[RD_GROUP] || l->kinds[RD_LATTICE])
+			sb_add(b, "(double border: several)    ");
+		if (l->fans)
+			sb_add(b, "links: ");
+		for (int k = 0; k < FX_MEDIUMS; k++)
+			if (l->media & 1u << k)
+				legend_item(b, l->fans ? "#333333" : medium_colour[k], "━━",
+					    fx_medium_name((fx_medium)k));
+		if (l->fans)
+			sb_add(b, "(%sedges coloured by the switch they leave)",
+			       l->panels > l->fans ? "some panels' " : "");
+		break;
+	}
+	if (l->failed)
+		legend_item(b, C_FAILED, "╌╌", "failed, with its links");
+}
+
+/* Physical fans whose edges are alike: each fan's label (its colour, its
+ * edges' links), in the open cell. */
+static void fan_legend(emit *e, sbuf *b)
+{
+	const rd_model *m = e->m;
+	for (int64_t i = 0; i < m->nedge; i++) {
+		const rd_edge *x = &m->edge[i];
+		int first = 1;
+		for (int64_t j = 0; j < i && first; j++)
+			first = m->edge[j].a != x->a;
+		if (!first)
+			continue;
+		sbuf l = {0};
+		sb_reset(&l);
+		sb_add(&l, "%s: ", plain_name(e, e->nd[x->a]));
+		edge_label(e, x, &l, 1, 0);
+		sb_add(&l, " each");
+		for (char *p = l.s; (p = strstr(p, "\\n")); p++) {
+			p[0] = ' ';
+			p[1] = ' ';
+		}
+		legend_item(b, fan_colour[e->fan[x->a]], "━━", l.s);
+		free(l.s);
+	}
+}
+
+/* What e drew, for a legend. */
+static void legend_of(const emit *e, rd_legend *l)
+{
+	memset(l, 0, sizeof *l);
+	l->view = e->o->view;
+	memcpy(l->kinds, e->kinds, sizeof l->kinds);
+	l->media = e->media;
+	l->fans = e->fans != 0;
+	l->panels = 1;
+	l->ninst = e->ninst;
+	l->group = e->m->x->group != NULL;
+	l->failed = e->nfailed > 0;
+	l->umax = e->umax;
+	snprintf(l->noun, sizeof l->noun, "%s", e->m->noun);
 }
 
 static int wrap_stubs(const rd_model *m);
@@ -746,84 +923,47 @@ static void title(emit *e, sbuf *b)
 		sb_html(b, e->m->x->loads_caption);
 		sb_add(b, "</TD></TR>");
 	}
-	/* legend: one line of coloured glyphs */
-	sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
-	char col[8];
-	switch (e->o->view) {
-	case FX_VIEW_LOADS: {
-		static const double steps[] = {0.1, 0.25, 0.5, 0.75, 1.0};
-		sb_add(b, "colour and width: a drawn edge's busiest directed link, relative to the "
-		       "busiest of all (%.3g%% busy); a box's border: its busiest link inside"
-		       "</TD></TR><TR><TD ALIGN=\"LEFT\">", 100 * e->umax);
-		legend_item(b, C_IDLE, "┈", "idle");
-		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-			char t[48];
-			snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i], 100 * steps[i] * e->umax);
-			legend_item(b, util_colour(steps[i], col), "■", t);
-		}
-		class_chart(e, b);
-		break;
+	if (e->m->x->note) {
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
+		sb_html(b, e->m->x->note);
+		sb_add(b, "</TD></TR>");
 	}
-	case FX_VIEW_PLACEMENT: {
-		sb_add(b, "instance:  ");
-		int64_t shown = e->ninst < LEGEND_INSTANCES ? e->ninst : LEGEND_INSTANCES;
-		for (int64_t i = 0; i < shown; i++) {
-			char t[32];
-			snprintf(t, sizeof t, "%lld", (long long)i);
-			legend_item(b, instance_colour(i, 0, col), "■", t);
+	if (e->nfailed)
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\"><FONT COLOR=\"%s\">failed: %s of the drawn vertices and "
+		       "their %s links (red, dashed; boxes partly failed: dashed)</FONT></TD></TR>", C_FAILED,
+		       rd_int(e->nfailed, c1, sizeof c1), rd_int(e->nfailed_links, c2, sizeof c2));
+	rd_legend l;
+	legend_of(e, &l);
+	if (m->legend) {  /* a panel: the page has the legend */
+		rd_legend *p = m->legend;
+		for (int k = 0; k < 8; k++)
+			p->kinds[k] |= l.kinds[k];
+		p->view = l.view;
+		p->media |= l.media;
+		p->fans += l.fans;
+		p->panels++;
+		p->ninst = p->ninst > l.ninst ? p->ninst : l.ninst;
+		p->group |= l.group;
+		p->failed |= l.failed;
+		p->umax = l.umax;
+		if (!p->noun[0])
+			memcpy(p->noun, l.noun, sizeof p->noun);
+		if (e->fan_labels) {
+			sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
+			fan_legend(e, b);
+			sb_add(b, "</TD></TR>");
 		}
-		if (e->ninst > shown)
-			sb_add(b, "… %s instances (colours repeat; cells give the number)    ",
-			       rd_int(e->ninst, c1, sizeof c1));
-		legend_item(b, "#cccccc", "□", "unplaced");
-		if (e->m->x->group)
-			sb_add(b, "(lighter: odd groups of an instance)");
-		break;
+		if (e->o->view == FX_VIEW_LOADS)
+			class_chart(e, b, 0);
+		sb_add(b, "</TABLE>");
+		return;
 	}
-	default:
-		if (e->kinds[RD_DEVICE] || e->kinds[RD_BLOCK] || e->kinds[RD_LATTICE])
-			legend_item(b, C_DEVICE_LINE, "■", m->noun);
-		if (e->kinds[RD_CPU])
-			legend_item(b, C_CPU_LINE, "■", "CPU");
-		if (e->kinds[RD_SWITCH] || e->kinds[RD_GROUP])
-			legend_item(b, C_SWITCH_LINE, "⬢", "switch");
-		if (e->kinds[RD_NODE])
-			legend_item(b, C_NODE_LINE, "□", "node box");
-		if (e->kinds[RD_RACK])
-			legend_item(b, C_NODE_LINE, "▣", "rack box");
-		if (e->kinds[RD_BLOCK] || e->kinds[RD_GROUP] || e->kinds[RD_LATTICE])
-			sb_add(b, "(double border: several)    ");
-		if (e->fans)
-			sb_add(b, "links: ");
-		for (int k = 0; k < FX_MEDIUMS; k++)
-			if (e->media & 1u << k)
-				legend_item(b, e->fans ? "#333333" : medium_colour[k], "━━",
-					    fx_medium_name((fx_medium)k));
-		if (e->fans)
-			sb_add(b, "(edges coloured by the switch they leave)");
-		if (e->fan_labels) {  /* one line per fan: its edges' label */
-			sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
-			for (int64_t i = 0; i < m->nedge; i++) {
-				const rd_edge *x = &m->edge[i];
-				int first = 1;
-				for (int64_t j = 0; j < i && first; j++)
-					first = m->edge[j].a != x->a;
-				if (!first)
-					continue;
-				sbuf l = {0};
-				sb_reset(&l);
-				sb_add(&l, "%s: ", agnameof(e->nd[x->a]));
-				edge_label(e, x, &l, 1, 0);
-				sb_add(&l, " each");
-				for (char *p = l.s; (p = strstr(p, "\\n")); p++) {
-					p[0] = ' ';
-					p[1] = ' ';
-				}
-				legend_item(b, fan_colour[e->fan[x->a]], "━━", l.s);
-				free(l.s);
-			}
-		}
-		break;
+	legend(b, &l);
+	if (e->o->view == FX_VIEW_LOADS)
+		class_chart(e, b, 1);
+	if (e->fan_labels) {  /* one line per fan: its edges' label */
+		sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
+		fan_legend(e, b);
 	}
 	sb_add(b, "</TD></TR></TABLE>");
 }
@@ -939,7 +1079,8 @@ static void stub_edges(emit *e, const rd_edge *x, int64_t i)
 		const rd_box *p = end ? b : a;
 		double s = (end ? -1 : 1) * (edge + STUB_INCHES) / len;
 		char name[48];
-		snprintf(name, sizeof name, "wrap%lld.%d", (long long)i, end);
+		snprintf(name, sizeof name, "%swrap%lld.%d", e->m->prefix ? e->m->prefix : "",
+			 (long long)i, end);
 		Agnode_t *n = agnode(e->g, name, 1);
 		Agedge_t *ge = n ? agedge(e->g, e->nd[end ? x->b : x->a], n, NULL, 1) : NULL;
 		if (!ge) {
@@ -1094,6 +1235,64 @@ static void id_register(void *state, int objtype, void *obj)
 static Agiddisc_t ordered_ids = {id_open, id_map, id_alloc, id_free, id_print, id_close,
 				 id_register};
 static Agdisc_t ordered_disc = {NULL, &ordered_ids, NULL};
+/* ...and for reading DOT text back (page.c), with cgraph's reader. */
+static Agdisc_t ordered_read_disc = {&AgMemDisc, &ordered_ids, &AgIoDisc};
+
+Agdisc_t *rd_ordered_disc(void)
+{
+	return &ordered_read_disc;
+}
+
+/* Counts the failed vertices of each box and the failed links (those of
+ * a failed vertex) of each box and drawn edge. */
+static void find_failed(emit *e)
+{
+	const rd_model *m = e->m;
+	const fx_fabric *f = m->f;
+	const uint8_t *dead = m->x->failed;
+	e->box_failed = fx_xcalloc((size_t)m->nbox + 1, sizeof *e->box_failed);
+	e->in_failed = fx_xcalloc((size_t)m->nbox + 1, sizeof *e->in_failed);
+	e->edge_failed = fx_xcalloc((size_t)m->nedge + 1, sizeof *e->edge_failed);
+	for (int64_t v = 0; v < f->nv; v++)
+		if (dead[v]) {
+			e->box_failed[m->box_of[v]]++;
+			e->nfailed++;
+		}
+	for (int64_t l = 0; l < f->ne; l++) {
+		int64_t u = f->ends[2 * l], v = f->ends[2 * l + 1];
+		if (!dead[u] && !dead[v])
+			continue;
+		int64_t a = m->box_of[u], b = m->box_of[v];
+		e->nfailed_links += f->e[l].count;
+		if (a == b) {
+			e->in_failed[a] += f->e[l].count;
+			continue;
+		}
+		for (int64_t i = 0; i < m->nedge; i++)  /* failures are few: a scan will do */
+			if ((m->edge[i].a == a && m->edge[i].b == b) || (m->edge[i].a == b && m->edge[i].b == a)) {
+				e->edge_failed[i] += f->e[l].count;
+				break;
+			}
+	}
+}
+
+char *rd_legend_html(const rd_legend *l, const char *heading)
+{
+	sbuf b = {0};
+	sb_reset(&b);
+	sb_add(&b, "<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"3\">");
+	if (heading) {
+		sb_add(&b, "<TR><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"16\"><B>");
+		sb_html(&b, heading);
+		sb_add(&b, "</B></FONT></TD></TR>");
+	}
+	sb_add(&b, "<TR><TD ALIGN=\"LEFT\">every panel to one scale: a box is as large in each%s</TD></TR>",
+	       l->view == FX_VIEW_LOADS ? ", and colours and widths are relative to the busiest "
+	       "link of all panels" : "");
+	legend(&b, l);
+	sb_add(&b, "</TD></TR></TABLE>");
+	return b.s;
+}
 
 int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 {
@@ -1113,6 +1312,10 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 		e.umax = fmax(e.umax, m->edge[i].util);
 	for (int64_t b = 0; b < m->nbox; b++)
 		e.umax = fmax(e.umax, m->box[b].in_util);
+	if (m->x->util_scale > 0)  /* one scale for pictures to compare */
+		e.umax = m->x->util_scale;
+	if (m->x->failed)
+		find_failed(&e);
 	e.fans = fan_out(&e);
 	e.fan_labels = e.fans && !e.uniform && m->nlevels && fans_alike(m);
 	graph_attrs(&e);
@@ -1167,7 +1370,8 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 			e.cg[i] = parent;
 			continue;
 		}
-		if (!(e.cg[i] = agsubg(parent, (char *)c->name, 1))) {
+		char cn[96];
+		if (!(e.cg[i] = agsubg(parent, (char *)cl_name(&e, i, cn, sizeof cn), 1))) {
 			e.fail = 1;
 			break;
 		}
@@ -1233,7 +1437,8 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 				if (!r) {
 					char name[48];
 					Agraph_t *in = c >= 0 ? e.cg[c] : e.g;  /* (a dropped cluster: e.g) */
-					snprintf(name, sizeof name, "rank%d_%lld", l, in == e.g ? 0 : (long long)c + 1);
+					snprintf(name, sizeof name, "%srank%d_%lld", m->prefix ? m->prefix : "", l,
+						 in == e.g ? 0 : (long long)c + 1);
 					if (!(r = agsubg(in, name, 1))) {
 						e.fail = 1;
 						break;
@@ -1259,6 +1464,9 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 	free(e.dev_start);
 	free(e.dev_list);
 	free(e.fan);
+	free(e.box_failed);
+	free(e.in_failed);
+	free(e.edge_failed);
 	if (e.fail) {
 		agclose(e.g);
 		return fx_diag_internal(d, "render: Graphviz refused part of the drawing");

@@ -72,7 +72,7 @@ static int gv_errf(char *s)
 }
 
 /* Reports what Graphviz said since the last check; -1 if it had errors. */
-static int gv_check(fx_diag *d, const char *what)
+int rd_gv_check(fx_diag *d, const char *what)
 {
 	int rc = 0;
 	for (int i = 0; i < gv_msgs.n && i < GV_MSGS; i++) {
@@ -93,12 +93,25 @@ static int gv_check(fx_diag *d, const char *what)
 	return rc;
 }
 
+static agusererrf gv_old_errf;
+
+void rd_gv_begin(void)
+{
+	gv_old_errf = agseterrf(gv_errf);
+	gv_msgs.n = 0;
+}
+
+void rd_gv_end(void)
+{
+	agseterrf(gv_old_errf);
+}
+
 /* One Graphviz context for the whole process.  Graphviz 2.43's pango text
  * layout keeps a static pointer to the last font name, which the context
  * owns: after gvFreeContext() the next context's first label reads freed
  * memory (AddressSanitizer: heap-use-after-free in textspan_size).  Keeping
  * the context avoids that; what it holds stays reachable until exit. */
-static GVC_t *gv_context(void)
+GVC_t *rd_gv_context(void)
 {
 	static GVC_t *gvc;
 	if (!gvc)
@@ -153,12 +166,12 @@ static void fill_info(fx_render_info *info, const rd_model *m, double t0)
 
 /* The laid-out picture's size at 96 dpi: its bounding box and pad (0.3
  * inch a side), scaled down to the graph's size= as Graphviz will. */
-static void picture_size(Agraph_t *g, const fx_render_opts *o, int64_t *w, int64_t *h)
+void rd_picture_size(Agraph_t *g, int detail_full, int64_t *w, int64_t *h)
 {
 	double bw = GD_bb(g).UR.x - GD_bb(g).LL.x + 2 * 0.3 * 72;
 	double bh = GD_bb(g).UR.y - GD_bb(g).LL.y + 2 * 0.3 * 72;
 	double s = 1, cap = FX_RENDER_MAX_INCHES * 72;
-	if (!o->detail_full && (bw > cap || bh > cap))
+	if (!detail_full && (bw > cap || bh > cap))
 		s = fmin(cap / bw, cap / bh);
 	*w = llround(bw * s * 96 / 72);
 	*h = llround(bh * s * 96 / 72);
@@ -178,22 +191,22 @@ static int check_opts(const fx_fabric *f, const fx_render_opts *o, fx_diag *d)
 }
 
 /* Builds model and graph with Graphviz messages collected. */
-static int build(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
-		 rd_model *m, Agraph_t **g, fx_diag *d)
+int rd_build(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x, rd_model *m,
+	     Agraph_t **g, fx_diag *d)
 {
 	*g = NULL;
 	memset(m, 0, sizeof *m);
 	if (check_opts(f, o, d) || rd_model_build(m, f, o, x, d))
 		return -1;
 	int rc = rd_emit(m, g, d);
-	rc |= gv_check(d, "graph");
+	rc |= rd_gv_check(d, "graph");
 	return rc;
 }
 
 static int write_dot(Agraph_t *g, FILE *out, fx_diag *d)
 {
 	int rc = agwrite(g, out) != 0 ? -1 : 0;
-	rc |= gv_check(d, "DOT output");
+	rc |= rd_gv_check(d, "DOT output");
 	return rc;
 }
 
@@ -221,9 +234,8 @@ int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_rend
 	char *buf = NULL;
 	size_t len = 0;
 	*dot = NULL;
-	agusererrf old = agseterrf(gv_errf);
-	gv_msgs.n = 0;
-	int rc = build(f, o, x, &m, &g, d);
+	rd_gv_begin();
+	int rc = rd_build(f, o, x, &m, &g, d);
 	if (rc == 0) {
 		FILE *mem = open_memstream(&buf, &len);
 		if (!mem)
@@ -242,7 +254,7 @@ int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_rend
 		agclose(g);
 	fill_info(x->info, &m, t0);
 	rd_model_release(&m);
-	agseterrf(old);
+	rd_gv_end();
 	return rc;
 }
 
@@ -263,9 +275,8 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 	Agraph_t *g = NULL;
 	GVC_t *gvc = NULL;
 	int64_t px_w = 0, px_h = 0;
-	agusererrf old = agseterrf(gv_errf);
-	gv_msgs.n = 0;
-	int rc = build(f, o, x, &m, &g, d);
+	rd_gv_begin();
+	int rc = rd_build(f, o, x, &m, &g, d);
 	FILE *out = NULL;
 	fx_outfile of;
 	if (rc == 0 && !(out = fx_outfile_open(&of, path)))
@@ -273,17 +284,17 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 	if (rc == 0 && strcmp(format, "dot") == 0) {
 		rc = write_dot(g, out, d);
 	} else if (rc == 0) {
-		gvc = gv_context();
+		gvc = rd_gv_context();
 		if (!gvc)
 			rc = fx_diag_internal(d, "render: Graphviz could not start");
-		rc |= gv_check(d, "start-up");
+		rc |= rd_gv_check(d, "start-up");
 		if (rc == 0) {
 			rc = gvLayout(gvc, g, m.engine) != 0 ? -1 : 0;
-			rc |= gv_check(d, "layout");
+			rc |= rd_gv_check(d, "layout");
 			if (rc && d->nerr == 0)
 				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
 			if (rc == 0)
-				picture_size(g, o, &px_w, &px_h);
+				rd_picture_size(g, o->detail_full, &px_w, &px_h);
 			if (rc == 0 && o->detail_full)  /* unbounded: say so before writing it */
 				fx_diag_note(d, NULL, "render: the full drawing is %lld x %lld px at 96 dpi",
 					     (long long)px_w, (long long)px_h);
@@ -293,7 +304,7 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 				char *data = NULL;
 				unsigned int len = 0;
 				rc = gvRenderData(gvc, g, format, &data, &len) != 0 ? -1 : 0;
-				rc |= gv_check(d, "output");
+				rc |= rd_gv_check(d, "output");
 				if (rc && d->nerr == 0)
 					rc = fx_diag_internal(d, "render: Graphviz could not produce %s", format);
 				if (rc == 0 && fwrite(data, 1, len, out) != len)
@@ -302,7 +313,7 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 					gvFreeRenderData(data);
 			}
 			gvFreeLayout(gvc, g);
-			gv_check(d, "clean-up");
+			rd_gv_check(d, "clean-up");
 		}
 	}
 	/* no half-written pictures: the old one stays until the new is whole */
@@ -317,6 +328,6 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 		x->info->height_px = px_h;
 	}
 	rd_model_release(&m);
-	agseterrf(old);
+	rd_gv_end();
 	return rc;
 }

@@ -88,6 +88,11 @@ typedef struct fx_render_ext {
 	const char *loads_caption;  /* loads view: what was run, for the legend */
 	const char *engine;         /* layout engine override (dot, neato, fdp, sfdp, ...) */
 	fx_render_info *info;       /* out: what was drawn */
+	const uint8_t *failed;      /* [nv] vertices drawn as failed (red, dashed), with
+				     * their links; may be NULL */
+	const char *note;           /* a further caption line (key figures), may be NULL */
+	double util_scale;          /* loads: the utilisation drawn as 100% (0: the busiest
+				     * link drawn); pictures to compare share one */
 } fx_render_ext;
 
 /* Builds the DOT text of the view (no layout). */
@@ -102,5 +107,31 @@ int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_rend
 		      char **dot, fx_diag *d);
 int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
 		       const char *format, const char *path, fx_diag *d);
+
+/* ---- several pictures on one page, to one scale ---- */
+
+#define FX_RENDER_MAX_PANELS 8
+
+/* One panel of a page: a fabric drawn as fx_render_file_ext would draw
+ * it (o.title heads its caption; x.info, x.engine and x.util_scale are
+ * ignored). */
+typedef struct fx_render_panel {
+	const fx_fabric *f;
+	fx_render_opts o;
+	fx_render_ext x;
+} fx_render_panel;
+
+/* Draws n panels (1..FX_RENDER_MAX_PANELS, all of one view) on one page:
+ * each laid out by itself, captioned with its title and key figures, then
+ * placed in rows (side by side, or stacked when wide: the page within
+ * FX_RENDER_MAX_INCHES and, where it can be, 3:1) at one scale, so a box
+ * is as large in every panel; the loads view colours every panel relative
+ * to the busiest link of all of them.  One legend for the page, under
+ * heading (may be NULL).  Format as fx_render_file; "dot" gives the page
+ * laid out (layout=nop2, positions in pos=).  Same input, same bytes.
+ * info (may be NULL) gets the page's size and the boxes and edges of all
+ * panels. */
+int fx_render_page(const fx_render_panel *p, int n, const char *heading, const char *format,
+		   const char *path, fx_render_info *info, fx_diag *d);
 
 #endif

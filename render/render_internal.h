@@ -6,7 +6,9 @@
  * between their vertices, and boxes sit in clusters (racks, nodes, planes).
  * lattice.c does the same for tori and meshes, with pinned positions.
  * emit.c turns the model into a cgraph graph with the view's styling;
- * render.c runs Graphviz.  Only emit.c and render.c include Graphviz headers.
+ * render.c runs Graphviz; page.c lays panels out one by one and composes
+ * them on one page.  Only emit.c, render.c and page.c include Graphviz
+ * headers.
  */
 #ifndef FX_RENDER_INTERNAL_H
 #define FX_RENDER_INTERNAL_H
@@ -66,6 +68,21 @@ typedef struct rd_cluster {
 	int kind;                 /* 0 rack, 1 node, 2 plane, 3 area of rack boxes */
 } rd_cluster;
 
+/* What the panels of a page drew, for the page's one legend (page.c):
+ * rd_emit ORs each panel's into it. */
+typedef struct rd_legend {
+	fx_view view;
+	int kinds[8];             /* box kinds drawn (rd_kind) */
+	unsigned media;           /* bit set of fx_medium drawn */
+	int fans;                 /* physical: panels whose edges are coloured by switch */
+	int panels;               /* panels drawn */
+	int64_t ninst;            /* placement: instances */
+	int group;                /* placement: groups shaded */
+	int failed;               /* failed elements marked */
+	double umax;              /* loads: the scale's 100% */
+	char noun[16];            /* the devices' noun (the first panel's) */
+} rd_legend;
+
 typedef struct rd_model {
 	const fx_fabric *f;
 	const fx_render_opts *o;
@@ -95,6 +112,9 @@ typedef struct rd_model {
 	int nlevels;              /* tiered dot: ranks fixed per box (rd_box.level) */
 	char how[160];            /* how the drawing aggregates, for the title */
 	char noun[16];            /* what a device is called: "GPU", "NPU", "chip", "PE" */
+	/* a panel of a page (page.c; zero for a picture of its own): */
+	const char *prefix;       /* before every node and subgraph name, so panels' names differ */
+	rd_legend *legend;        /* the page's legend: this panel's caption has none */
 } rd_model;
 
 /* Builds the model of f for o.  Returns 0, or -1 through d (detail refused). */
@@ -117,6 +137,29 @@ void rd_lattice_build(rd_model *m, int full);
  * Returns 0, or -1 through d when Graphviz refuses something. */
 struct Agraph_s;
 int rd_emit(const rd_model *m, struct Agraph_s **out, fx_diag *d);
+
+/* The page's legend as an HTML label (heading may be NULL); malloc'd. */
+char *rd_legend_html(const rd_legend *l, const char *heading);
+
+/* Graphviz plumbing shared by render.c and page.c (render.c). */
+struct GVC_s;
+struct GVC_s *rd_gv_context(void);
+/* Starts collecting Graphviz messages; rd_gv_end restores the old handler. */
+void rd_gv_begin(void);
+void rd_gv_end(void);
+/* Reports what Graphviz said since the last check; -1 if it had errors. */
+int rd_gv_check(fx_diag *d, const char *what);
+/* Checks the options, builds the model and its graph. */
+int rd_build(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x, rd_model *m,
+	     struct Agraph_s **g, fx_diag *d);
+/* The picture's size at 96 dpi after layout, bounded unless detail_full. */
+void rd_picture_size(struct Agraph_s *g, int detail_full, int64_t *w, int64_t *h);
+
+/* A cgraph discipline that numbers objects in creation order, so that
+ * Graphviz visits subgraphs and nodes as they were made (its default
+ * orders them by the address of their names: by heap layout). */
+struct Agdisc_s;
+struct Agdisc_s *rd_ordered_disc(void);
 
 /* Formats n with thousands separators ("12,096"). */
 const char *rd_int(int64_t n, char *buf, size_t len);

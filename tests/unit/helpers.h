@@ -40,6 +40,7 @@ Suite *suite_power(void);
 Suite *suite_place(void);
 Suite *suite_design(void);
 Suite *suite_render(void);
+Suite *suite_render_page(void);
 Suite *suite_access(void);
 Suite *suite_routing(void);
 Suite *suite_bisection(void);

@@ -27,6 +27,7 @@ int main(void)
 	srunner_add_suite(sr, suite_power());
 	srunner_add_suite(sr, suite_place());
 	srunner_add_suite(sr, suite_render());
+	srunner_add_suite(sr, suite_render_page());
 	srunner_add_suite(sr, suite_access());
 	srunner_add_suite(sr, suite_routing());
 	srunner_add_suite(sr, suite_bisection());

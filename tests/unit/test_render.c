@@ -139,7 +139,7 @@ START_TEST(test_cm384_aggregated)
 	load_ok(&fx, "specs/cm384.yaml", NULL);
 	fx_render_opts o = {FX_VIEW_PHYSICAL, 0, NULL, NULL, NULL};
 	fx_render_info info;
-	fx_render_ext x = {NULL, NULL, NULL, &info};
+	fx_render_ext x = {.info = &info};
 	draw(&w, &fx, &o, &x);
 	ck_assert(info.aggregated);
 	/* 48 node boxes, 4 in each of 12 rack clusters, all in one area */
@@ -319,7 +319,7 @@ START_TEST(test_loads_colours)
 	load_ok(&fx, "specs/hgx-h100.yaml", NULL);
 	double *u = loads(&fx.f, 2);  /* GPUs 0 and 1 only: the other links idle */
 	fx_render_opts o = {FX_VIEW_LOADS, 0, NULL, u, NULL};
-	fx_render_ext x = {NULL, "all-to-all between GPUs 0 and 1", NULL, NULL};
+	fx_render_ext x = {.loads_caption = "all-to-all between GPUs 0 and 1"};
 	draw(&w, &fx, &o, &x);
 	double top = -1;
 	const char *top_colour = "";
@@ -639,7 +639,7 @@ START_TEST(test_every_spec_every_view)
 			}
 			fx_render_opts o = {(fx_view)view, 0, NULL, u, inst};
 			fx_render_info info;
-			fx_render_ext x = {NULL, NULL, NULL, &info};
+			fx_render_ext x = {.info = &info};
 			const char *vn = fx_view_name((fx_view)view);
 			snprintf(path, sizeof path, "%s/%d-%s.svg", dir, i, vn);
 			int rc = fx_render_file_ext(&fx.f, &o, &x, "svg", path, &fx.d);
@@ -683,7 +683,7 @@ START_TEST(test_errors)
 	char dir[] = "/tmp/fx-render-XXXXXX", path[128];
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/x.svg", dir);
-	fx_render_ext x = {NULL, NULL, "nosuchengine", NULL};
+	fx_render_ext x = {.engine = "nosuchengine"};
 	ck_assert_int_ne(fx_render_file_ext(&fx.f, &o, &x, "svg", path, &fx.d), 0);
 	ck_assert_int_ne(access(path, F_OK), 0);
 	fflush(fx.err);
