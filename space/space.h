@@ -1,0 +1,112 @@
+/*
+ * space: design spaces — the builds an architect sweeps, the constraints
+ * they must meet and the objectives that rank them.
+ *
+ * A space is a list of axes.  An axis is one spec path and its values, or
+ * several paths that vary together (`zip`) with one value list each, all of
+ * the same length.  A point is one value per axis; point i is i written in
+ * mixed radix over the axes, the last axis fastest, so a point's index
+ * names it whatever machine or shard evaluates it.  A point becomes a
+ * design by applying its overrides ("fabric.dims=[4, 4, 4]") to the spec,
+ * as --set does: nothing about a point is evaluated differently from a
+ * command run on the same spec.
+ *
+ * In a spec:
+ *
+ *   space:
+ *     vary:
+ *       fabric.dims: [[4,4,4], [6,6,6], [8,8,8]]          # a list
+ *       power.budget: {from: 60 kW, to: 200 kW, step: 20 kW}  # a range
+ *       fabric.link.bandwidth: {from: 25 GB/s, to: 400 GB/s, times: 2}  # log
+ *     zip: [[fabric.down, fabric.up]]     # these vary together
+ *     constraints:
+ *       - {metric: power_W, max: 120 kW}
+ *     objectives:
+ *       - {maximize: devices}
+ *       - {minimize: power_W}
+ *
+ * and on the command line, --vary PATH=V1,V2,... or PATH=FROM:TO:STEP
+ * (FROM:TO:xF for a log range).
+ *
+ * Ownership: an fx_space owns its strings; fx_space_free releases them.
+ */
+#ifndef FX_SPACE_H
+#define FX_SPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/diag.h"
+#include "../spec/spec.h"
+
+/* A space may hold at most this many points before sampling is asked for;
+ * larger ones are refused with their count, before anything runs. */
+#define FX_SPACE_MAX_POINTS 10000000
+
+typedef struct fx_space_axis {
+	size_t npaths;          /* 1, or the paths of a zip */
+	char **paths;           /* [npaths] dotted spec paths */
+	size_t nvals;
+	char **vals;            /* [nvals * npaths] YAML flow text, row per value */
+} fx_space_axis;
+
+typedef enum fx_space_sense { FX_SPACE_MIN, FX_SPACE_MAX } fx_space_sense;
+
+typedef struct fx_space_objective {
+	char *metric;           /* a result field name, e.g. "power_W" */
+	fx_space_sense sense;
+} fx_space_objective;
+
+typedef struct fx_space_constraint {
+	char *metric;
+	double lo, hi;          /* metric must lie in [lo, hi] (±inf: open) */
+	char *text;             /* as written, for the reason of a failure */
+} fx_space_constraint;
+
+typedef struct fx_space {
+	size_t naxes;
+	fx_space_axis *axes;
+	size_t ncons;
+	fx_space_constraint *cons;
+	size_t nobj;
+	fx_space_objective *obj;
+} fx_space;
+
+/* Reads the spec's `space:` block; *present is 0 (and *s empty) when
+ * the spec has none.  0, or -1 after reporting. */
+int fx_space_parse(fx_space *s, const fx_spec *spec, fx_diag *d, int *present);
+/* Adds one --vary PATH=V1,V2,... or PATH=FROM:TO:STEP axis (a path the
+ * spec's space already varies is replaced). */
+int fx_space_vary(fx_space *s, const char *arg, fx_diag *d);
+void fx_space_free(fx_space *s);
+
+/* Points in the full grid; (uint64_t)-1 past FX_SPACE_MAX_POINTS. */
+uint64_t fx_space_count(const fx_space *s);
+/* The overrides of point i: "path=value" strings into out[], at most
+ * cap; returns how many (the sum of the axes' npaths).  Strings are
+ * malloc'd; free each. */
+size_t fx_space_point(const fx_space *s, uint64_t i, char **out, size_t cap);
+/* The value index of each axis at point i into idx[naxes]. */
+void fx_space_digits(const fx_space *s, uint64_t i, size_t *idx);
+
+/* n points of the grid by Latin hypercube sampling, seeded: each axis's
+ * values are cut into n equal strata (or n into the values when fewer) and
+ * every stratum is used once.  Distinct point indices, ascending, into
+ * out[]; returns how many (duplicates of a coarse axis merge). */
+size_t fx_space_sample(const fx_space *s, size_t n, uint64_t seed, uint64_t *out);
+
+/* Whether point metrics m (m[k] is the value of cons[k].metric) meets
+ * every constraint; on a failure, the index of the first that fails. */
+int fx_space_feasible(const fx_space *s, const double *m, size_t *failed);
+
+/* Marks pareto[i] = 1 for the points not dominated by another feasible
+ * point under the objectives; vals is [n][nobj] row-major, feasible[i]
+ * says which points count (infeasible ones are never on the front).  A
+ * NaN objective makes a point incomparable: it is not on the front. */
+void fx_space_pareto(const fx_space *s, size_t n, const double *vals,
+		     const unsigned char *feasible, unsigned char *pareto);
+
+/* Writes node n as one line of YAML flow text ("[4, 4, 4]", "60 kW"). */
+char *fx_snode_flow_new(const fx_snode *n);
+
+#endif
