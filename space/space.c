@@ -237,8 +237,8 @@ static int zip_axes(fx_space *s, const fx_snode *zip, fx_diag *d)
 		m.vals = fx_xcalloc(nvals * g->n, sizeof(char *));
 		for (size_t p = 0; p < g->n; p++) {
 			size_t i = 0;
-			while (strcmp(s->axes[i].paths[0], g->items[p]->text) != 0 ||
-			       s->axes[i].npaths != 1)
+			while (s->axes[i].npaths != 1 ||
+			       strcmp(s->axes[i].paths[0], g->items[p]->text) != 0)
 				i++;
 			fx_space_axis *a = &s->axes[i];
 			m.paths[p] = a->paths[0];

@@ -45,6 +45,7 @@ Suite *suite_access(void);
 Suite *suite_routing(void);
 Suite *suite_bisection(void);
 Suite *suite_outfile(void);
+Suite *suite_space(void);
 Suite *suite_table(void);
 
 #endif

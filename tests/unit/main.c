@@ -32,6 +32,7 @@ int main(void)
 	srunner_add_suite(sr, suite_routing());
 	srunner_add_suite(sr, suite_bisection());
 	srunner_add_suite(sr, suite_outfile());
+	srunner_add_suite(sr, suite_space());
 	srunner_add_suite(sr, suite_design());
 	srunner_add_suite(sr, suite_table());
 	srunner_run_all(sr, CK_ENV);
