@@ -19,7 +19,8 @@
 #
 # Objects go to $(BUILD)/ (build/ by default; build-san/ for sanitizers).
 
-DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq gnuplot-nox
+DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq gnuplot-nox \
+	    libopenmpi-dev openmpi-bin
 PKGS     := igraph yaml-0.1 libcgraph libgvc
 
 BUILD    ?= build
@@ -30,6 +31,10 @@ WERROR   ?=
 # -fPIC: the same objects go into libfabricx.a and libfabricx.so
 CFLAGS_BASE = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(WERROR) -g -fPIC $(OPT) $(SAN) $(CFLAGS)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# Open MPI, for explore's spaces across machines (cli/space_mpi.c); a
+# build without it runs spaces on one machine and says so under mpirun.
+MPI_CFLAGS   = $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS     = $(shell pkg-config --libs ompi-c 2>/dev/null)
 PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
@@ -52,7 +57,9 @@ BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 all: $(BIN) $(BUILD)/libfabricx.so
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libfabricx.a
-	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
+
+$(BUILD)/cli/space_mpi.o: PKG_CFLAGS += $(MPI_CFLAGS) $(if $(MPI_LIBS),-DFX_MPI)
 
 $(BUILD)/libfabricx.a: $(LIB_OBJ)
 	rm -f $@
@@ -64,7 +71,7 @@ $(BUILD)/libfabricx.so: $(LIB_OBJ)
 	$(CC) $(CFLAGS_BASE) -shared -Wl,-soname,libfabricx.so -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/check_fabricx: $(TEST_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
-	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS) $(CHECK_LIBS)
 
 # Objects rebuild when the flags that shape them change (make CFLAGS=-O0,
 # or a tree built before -fPIC); WERROR is left out, as it changes no code.
@@ -167,7 +174,7 @@ build-fuzz/fuzz_%: fuzz-deps
 	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  build-fuzz/libfabricx.a $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/fuzz/fuzz_$*.o
 	clang -g -fsanitize=fuzzer,address,undefined -o $@ build-fuzz/fuzz/fuzz_$*.o \
-	  $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/libfabricx.a $(PKG_LIBS)
+	  $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/libfabricx.a $(PKG_LIBS) $(MPI_LIBS)
 
 # Runs FUZZ_TARGET for FUZZ_TIME seconds; new inputs go to
 # build-fuzz/corpus-TARGET (merge the interesting ones into fuzz/), crashes

@@ -421,6 +421,11 @@ double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_
 int fx_cli_table(fx_cli *c, fx_table *t)
 {
 	int rc = 0;
+	if (c->capture) {  /* a design-space point reads its metrics from these */
+		c->captured = fx_xrealloc(c->captured, (c->ncaptured + 1) * sizeof *c->captured);
+		c->captured[c->ncaptured++] = t;
+		return 0;
+	}
 	if (fx_cli_text(c)) {
 		fx_table_print(t, stdout);
 		fputc('\n', stdout);

@@ -74,6 +74,9 @@ typedef struct fx_cli {
 		char colls[512];
 	} sum;
 	FILE *md;                            /* explore: tables also as Markdown */
+	int capture;                         /* a space's point: tables kept, not shown */
+	fx_table **captured;                 /* [ncaptured], the caller's to free */
+	size_t ncaptured;
 	void *od;                            /* fx_outdir between outdir_begin and _end */
 } fx_cli;
 
@@ -172,5 +175,6 @@ int fx_cmd_pool(int argc, char **argv);
 int fx_cmd_slice(int argc, char **argv);
 int fx_cmd_reconfigure(int argc, char **argv);
 int fx_cmd_failures(int argc, char **argv);
+int fx_cmd_merge(int argc, char **argv);
 
 #endif

@@ -35,6 +35,7 @@
 #include "../render/render.h"
 #include "cli.h"
 #include "report.h"
+#include "space_run.h"
 
 typedef struct explore {
 	fx_cli *c;
@@ -413,6 +414,16 @@ int fx_cmd_explore(int argc, char **argv)
 				    "failures, diagrams (repeatable, or a comma list)"},
 		{"time-limit", "S", "seconds the placement solver may search (default " FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT) ")"},
 		{"node-limit", "N", "branch-and-bound nodes the placement solver may search (default: none)"},
+		{"vary", "PATH=VALUES", "explore a space: vary a spec path over V1,V2,... or "
+					"FROM:TO:STEP or FROM:TO:xF (repeatable; adds to the spec's space:)"},
+		{"jobs", "N", "a space's points on N worker processes ('all': one per core)"},
+		{"shard", "I/N", "a space's I-th share of N, into out/NAME-shard-I-of-N (merge joins them)"},
+		{"budget-points", "N", "sample a larger space: N points at most (Latin hypercube, "
+				       "then around the Pareto front)"},
+		{"seed", "N", "the sample's seed (default 0)"},
+		{"max-points", "N", "refuse spaces of more points unsampled (default 100000)"},
+		{"resume", NULL, "keep the points already in out/NAME/points.csv"},
+		{"quiet", NULL, "no progress line on stderr"},
 		{NULL, NULL, NULL},
 	};
 	fx_cli c;
@@ -425,6 +436,11 @@ int fx_cmd_explore(int argc, char **argv)
 	rc = skipped(&c, skip);
 	if (rc == 0)
 		rc = fx_cli_load(&c);
+	int space = 0;  /* a spec with a space: or --vary explores the space */
+	if (rc == 0)
+		rc = fx_explore_space(&c, e.diagrams && !skip[NSECTIONS - 1], &space);
+	if (space || rc)
+		return fx_cli_finish(&c, rc);
 	const char *v;
 	if (rc == 0 && (v = fx_cli_opt(&c, "time-limit")))
 		rc = fx_cli_time_limit(&c, v, &e.limit);

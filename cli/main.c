@@ -32,6 +32,7 @@ static const command commands[] = {
 	{"slice", fx_cmd_slice, "whether jobs' blocks of adjacent chips fit the idle ones (OCS too)"},
 	{"reconfigure", fx_cmd_reconfigure, "when reconnecting a group's links pays back (OCS)"},
 	{"failures", fx_cmd_failures, "what losing a switch chip or a link does to bisection and devices"},
+	{"merge", fx_cmd_merge, "join the points of a space run as shards (--shard I/N)"},
 	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
 	{NULL, NULL, NULL},
 };

@@ -3,16 +3,25 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A gnuplot string literal: the text in single quotes, quotes doubled. */
-static void quote(FILE *g, const char *s)
+/* A gnuplot string literal: the text in single quotes, quotes doubled,
+ * and the characters enhanced text would read as markup (field names'
+ * underscores as subscripts) escaped. */
+static void quote_as(FILE *g, const char *s, int text)
 {
 	fputc('\'', g);
 	for (; s && *s; s++) {
 		if (*s == '\'')
 			fputc('\'', g);
+		else if (text && strchr("_^{}@&~", *s))
+			fputc('\\', g);
 		fputc(*s, g);
 	}
 	fputc('\'', g);
+}
+
+static void quote(FILE *g, const char *s)
+{
+	quote_as(g, s, 1);
 }
 
 int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen)
@@ -40,7 +49,7 @@ int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	fprintf(g, "set terminal %s\nset output ", term);
-	quote(g, path);
+	quote_as(g, path, 0);  /* a file name, not text: no escapes */
 	fprintf(g, "\nset multiplot layout 1,%zu title ", pl->np ? pl->np : 1);
 	quote(g, pl->title);
 	fprintf(g, "\nset grid\nset key left top\nset xlabel ");
@@ -50,11 +59,22 @@ int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen)
 		fprintf(g, "set xtics (%s)\n", pl->xtics);
 	for (size_t k = 0; k < pl->np; k++) {
 		const fx_plot_panel *p = &pl->p[k];
+		int scatter = 0;
+		for (size_t s = 0; s < p->ns; s++)
+			scatter |= p->s[s].scatter;
+		/* a scatter fills the frame: its legend goes below it */
+		fprintf(g, "%s", scatter ? "set key below\nset offsets graph 0.05, graph 0.05, "
+			   "graph 0.05, graph 0.05\n" : "");
 		fprintf(g, "%sset ylabel ", p->logy ? "set logscale y 10\n" : "unset logscale y\n");
 		quote(g, p->ylabel);
 		fputc('\n', g);
 		for (size_t s = 0; s < p->ns; s++) {
-			fprintf(g, "%s'-' using 1:2 with linespoints title ", s ? ", " : "plot ");
+			/* scatter series: hollow circles, then filled for a front drawn over them */
+			if (p->s[s].scatter)
+				fprintf(g, "%s'-' using 1:2 with points pt %d ps %s title ", s ? ", " : "plot ",
+					p->s[s].scatter == 2 ? 7 : 6, p->s[s].scatter == 2 ? "1.2" : "0.8");
+			else
+				fprintf(g, "%s'-' using 1:2 with linespoints title ", s ? ", " : "plot ");
 			quote(g, p->s[s].title);
 		}
 		fputc('\n', g);

@@ -16,6 +16,8 @@ typedef struct fx_plot_series {
 	const char *title;
 	const double *x, *y;     /* n points; y <= 0 is drawn at the axis floor */
 	size_t n;
+	int scatter;             /* 0 joined; 1 points alone; 2 filled, larger points
+				  * (a Pareto front over the others) */
 } fx_plot_series;
 
 typedef struct fx_plot_panel {

@@ -326,11 +326,20 @@ int fx_space_parse(fx_space *s, const fx_spec *spec, fx_diag *d, int *present)
 	if (!sp)
 		return 0;
 	*present = 1;
-	static const char *const keys[] = {"vary", "zip", "constraints", "objectives", NULL};
-	const fx_snode *vary, *zip = fx_snode_get(sp, "zip"), *cons, *obj;
+	static const char *const keys[] = {"vary", "zip", "constraints", "objectives", "metrics",
+					   NULL};
+	const fx_snode *vary, *zip = fx_snode_get(sp, "zip"), *cons, *obj, *met;
 	if (fx_spec_keys(d, sp, keys) || fx_spec_map(d, sp, "vary", 1, &vary) ||
-	    fx_spec_seq(d, sp, "constraints", 0, &cons) || fx_spec_seq(d, sp, "objectives", 0, &obj))
+	    fx_spec_seq(d, sp, "constraints", 0, &cons) || fx_spec_seq(d, sp, "objectives", 0, &obj) ||
+	    fx_spec_seq(d, sp, "metrics", 0, &met))
 		return -1;
+	for (size_t i = 0; met && i < met->n; i++) {
+		const char *m;
+		if (fx_snode_str(d, met->items[i], &m))
+			return -1;
+		s->metrics = fx_xrealloc(s->metrics, (s->nmetrics + 1) * sizeof *s->metrics);
+		s->metrics[s->nmetrics++] = fx_xstrdup(m);
+	}
 	for (size_t i = 0; i < vary->n; i++)
 		if (vary_node(s, vary->keys[i], vary->items[i], d))
 			return -1;
@@ -436,6 +445,9 @@ void fx_space_free(fx_space *s)
 		free(s->cons[i].metric), free(s->cons[i].text);
 	for (size_t i = 0; i < s->nobj; i++)
 		free(s->obj[i].metric);
+	for (size_t i = 0; i < s->nmetrics; i++)
+		free(s->metrics[i]);
+	free(s->metrics);
 	free(s->axes);
 	free(s->cons);
 	free(s->obj);
