@@ -136,6 +136,7 @@ cli-test: $(BIN)
 	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/output.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/space.sh
 
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 WERROR=-Werror \

@@ -292,9 +292,15 @@ static int read_opts(fx_cli *c, fx_space *s, space_opts *o)
 	o->resume = fx_cli_opt(c, "resume") != NULL;
 	if (rc == 0 && s->naxes == 0)
 		rc = fx_diag_error(&c->d, NULL, "the spec has no space: block and no --vary was given");
-	if (rc == 0 && s->nobj == 0 && s->nmetrics == 0)
-		rc = fx_diag_error(&c->d, NULL, "the space names no metric: give objectives: or "
-				   "metrics: in its space: block (docs/spaces.md)");
+	if (rc == 0 && s->nobj == 0 && s->nmetrics == 0) {
+		/* nothing named: what an architect looks at first */
+		static const char *const dflt[] = {"devices", "diameter_hops", "bisection_per_device_Bps",
+						   "power_W"};
+		s->nmetrics = sizeof dflt / sizeof dflt[0];
+		s->metrics = fx_xcalloc(s->nmetrics, sizeof *s->metrics);
+		for (size_t k = 0; k < s->nmetrics; k++)
+			s->metrics[k] = fx_xstrdup(dflt[k]);
+	}
 	return rc;
 }
 

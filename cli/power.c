@@ -65,6 +65,9 @@ static int summary_table(fx_cli *c, const fx_power_config *pc, const fx_power_pl
 	else
 		fx_record_null(t, "over_budget_W", "over budget by", FX_F_WATTS, "-");
 	watts(t, "power_W", "power", m, p->parts.total);
+	/* what a design space ranks builds of different sizes by */
+	watts(t, "power_per_device_W", "power per device", m && p->max_devices > 0,
+	      p->parts.total / (double)(p->max_devices > 0 ? p->max_devices : 1));
 	watts(t, "power_nodes_W", "  nodes", m, p->parts.nodes);
 	watts(t, "power_switches_W", "  switch chips outside nodes", m, p->parts.switches);
 	watts(t, "power_links_W", "  links (optics and copper)", m, p->parts.links);

@@ -332,12 +332,15 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 			xs[i] = val[dig[a]];
 		}
 		double xdiv = scaled(ax->paths[0], unit_of(unit), top_of(v, n, xs, 0), xl, sizeof xl);
-		for (size_t o = 0; o < s->nobj && rc == 0; o++) {
-			const char *m = s->obj[o].metric;
+		/* the objectives; without any, every metric */
+		size_t nplot = s->nobj ? s->nobj : ev->nnames;
+		for (size_t o = 0; o < nplot && rc == 0; o++) {
+			const char *m = s->nobj ? s->obj[o].metric : ev->names[o];
 			char *sm = safe(m), *sp = safe(ax->paths[0]);
 			char *file = fx_xasprintf("plot-%s-vs-%s", sm, sp);
-			char *title = fx_xasprintf("%s against %s (%s)", m, ax->paths[0],
-						   s->obj[o].sense == FX_SPACE_MAX ? "maximised" : "minimised");
+			char *title = fx_xasprintf("%s against %s%s", m, ax->paths[0], !s->nobj ? ""
+						   : s->obj[o].sense == FX_SPACE_MAX ? " (maximised)"
+						   : " (minimised)");
 			size_t col = metric_col(ev, m);
 			double ydiv = scaled(m, field_unit(m), top_of(v, n, NULL, col), yl, sizeof yl);
 			rc = draw(dir, file, title, xl, yl, tics, v, n, xs, xdiv, col, ydiv, d);
@@ -401,6 +404,8 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 	fx_table *t = fx_record_new("space", "Design space", "space");
 	fx_record_int(t, "points_total", "points in the space", (long long)r->total);
 	fx_record_int(t, "points_evaluated", "points evaluated", (long long)n);
+	fx_record_int(t, "points_computed", "computed by this run (not resumed or merged)",
+		      (long long)r->evaluated);
 	fx_record_bool(t, "sampled", "sampled", r->sampled);
 	if (r->sampled) {
 		fx_record_int(t, "sample_points", "Latin hypercube sample", (long long)r->nsample);
@@ -432,15 +437,20 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 		fx_table_cell(b, "knee of the front");
 		point_row(b, ev, k);
 	}
-	rc |= emit(c, b, text);
+	rc |= emit(c, b, text && fx_table_rows(b) > 0);
 
-	fx_table *f = points_table(ev, "pareto", "Pareto front", NULL, NULL);
+	/* the front; a space without objectives shows its points instead */
+	int all = s->nobj == 0;
+	fx_table *f = points_table(ev, all ? "points" : "pareto", all ? "Points" : "Pareto front",
+				   NULL, NULL);
+	size_t rows = 0;
 	for (size_t i = 0; i < n; i++)
-		if (v[i]->pareto)
-			point_row(f, ev, v[i]);
-	rc |= emit(c, f, text && front <= 30);
-	if (text && front > 30)
-		printf("%zu points on the Pareto front: pareto.csv\n\n", front);
+		if (all || v[i]->pareto)
+			point_row(f, ev, v[i]), rows++;
+	rc |= emit(c, f, text && rows <= 30);
+	if (text && rows > 30)
+		printf("%zu %s: %s\n\n", rows, all ? "points" : "points on the Pareto front",
+		       all ? "points.csv" : "pareto.csv");
 
 	/* why points failed: each distinct reason's count, in order of first sight */
 	fx_col rcols[] = {{"status", "status", FX_F_TEXT}, {"points", "points", FX_F_INT},

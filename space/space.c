@@ -293,8 +293,13 @@ static int constraint(fx_space *s, const fx_snode *c, fx_diag *d)
 	if (!fx_snode_get(c, "min") && !fx_snode_get(c, "max"))
 		return fx_snode_error(d, c, "constraint on '%s' needs 'min' or 'max'", metric);
 	k.metric = fx_xstrdup(metric);
-	char *flow = fx_snode_flow_new(c);
-	k.text = flow;
+	/* as a reader writes it: "power_W <= 120 kW", "1 <= x <= 2" */
+	const fx_snode *lo = fx_snode_get(c, "min"), *hi = fx_snode_get(c, "max");
+	char *l = lo ? fx_snode_flow_new(lo) : NULL, *h = hi ? fx_snode_flow_new(hi) : NULL;
+	k.text = lo && hi ? fx_xasprintf("%s <= %s <= %s", l, metric, h)
+		 : lo ? fx_xasprintf("%s >= %s", metric, l) : fx_xasprintf("%s <= %s", metric, h);
+	free(l);
+	free(h);
 	s->cons = fx_xrealloc(s->cons, (s->ncons + 1) * sizeof *s->cons);
 	s->cons[s->ncons++] = k;
 	return 0;

@@ -42,6 +42,9 @@ expect 0 "pool --json" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json
 expect 0 "collective --sizes --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1GiB:x32 --json && keys
 expect 0 "compare --json" -- "$FABRICX" compare specs/cm384.yaml specs/fat-tree-k8.yaml --power-cap 120kW --json && keys
 expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys
+expect 0 "explore a space --json" -- "$FABRICX" explore specs/spaces/power-budget.yaml --budget-points 4 --json --out "$tmp/o" && keys
+expect 0 "explore a space without objectives --json" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --vary 'fabric.dims=[4,4,4],[6,6,6]' --json --out "$tmp/o" && keys
+sed -i -e 's/^[a-z_]*\.[a-z_.]*$/<spec_path>/' "$tmp/keys"
 # compare's per-collective keys are documented as <pattern>_<size>_s/_algo
 sed -i -e 's/^[a-z_]*_[0-9]*[KMGT]*i*B_s$/<pattern>_<size>_s/' -e 's/^[a-z_]*_[0-9]*[KMGT]*i*B_algo$/<pattern>_<size>_algo/' "$tmp/keys"
 for k in $(sort -u "$tmp/keys"); do
