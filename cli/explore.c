@@ -275,9 +275,8 @@ static void report_date(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void provenance(explore *e, FILE *md)
+void fx_explore_provenance(fx_cli *c, FILE *md)
 {
-	fx_cli *c = e->c;
 	char sha[65], date[32];
 	if (fx_sha256_file(c->spec_path, sha))
 		snprintf(sha, sizeof sha, "unreadable");
@@ -466,7 +465,7 @@ int fx_cmd_explore(int argc, char **argv)
 	fx_json_str(&c.js, "name", c.design.name);
 	fx_json_str(&c.js, "spec", c.spec_path);
 	md_head(&c, md);
-	provenance(&e, md);
+	fx_explore_provenance(&c, md);
 	outcome out[NSECTIONS];
 	memset(out, 0, sizeof out);
 	long failed_writes = fx_outfile_failures();

@@ -188,6 +188,7 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 			fx_json_obj_begin(&c->js, NULL);
 			fx_json_str(&c->js, "name", c->design.name);
 			fx_json_str(&c->js, "spec", c->spec_path);
+			fx_explore_provenance(c, md);
 			/* the tables go to report.md and report.json; the CSVs are
 			 * points.csv and pareto.csv alone */
 			char *dir = fx_xstrdup(c->outdir);

@@ -375,6 +375,56 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 
 /* ---- the report ---- */
 
+/* The space as run, into report.json: parameters, objectives, constraints. */
+static void definition(fx_json *j, const fx_space *s)
+{
+	fx_json_obj_begin(j, "definition");
+	fx_json_arr_begin(j, "parameters");
+	for (size_t a = 0; a < s->naxes; a++) {
+		const fx_space_axis *ax = &s->axes[a];
+		fx_json_obj_begin(j, NULL);
+		fx_json_arr_begin(j, "paths");
+		for (size_t p = 0; p < ax->npaths; p++)
+			fx_json_str(j, NULL, ax->paths[p]);
+		fx_json_arr_end(j);
+		fx_json_arr_begin(j, "values");  /* per value, one text per path */
+		for (size_t v = 0; v < ax->nvals; v++) {
+			fx_json_arr_begin(j, NULL);
+			for (size_t p = 0; p < ax->npaths; p++)
+				fx_json_str(j, NULL, ax->vals[v * ax->npaths + p]);
+			fx_json_arr_end(j);
+		}
+		fx_json_arr_end(j);
+		fx_json_obj_end(j);
+	}
+	fx_json_arr_end(j);
+	fx_json_arr_begin(j, "objectives");
+	for (size_t o = 0; o < s->nobj; o++) {
+		fx_json_obj_begin(j, NULL);
+		fx_json_str(j, "metric", s->obj[o].metric);
+		fx_json_str(j, "sense", s->obj[o].sense == FX_SPACE_MAX ? "maximize" : "minimize");
+		fx_json_obj_end(j);
+	}
+	fx_json_arr_end(j);
+	fx_json_arr_begin(j, "constraints");
+	for (size_t k = 0; k < s->ncons; k++) {
+		fx_json_obj_begin(j, NULL);
+		fx_json_str(j, "metric", s->cons[k].metric);
+		if (isinf(s->cons[k].lo))
+			fx_json_null(j, "min");
+		else
+			fx_json_num(j, "min", s->cons[k].lo);
+		if (isinf(s->cons[k].hi))
+			fx_json_null(j, "max");
+		else
+			fx_json_num(j, "max", s->cons[k].hi);
+		fx_json_str(j, "text", s->cons[k].text);
+		fx_json_obj_end(j);
+	}
+	fx_json_arr_end(j);
+	fx_json_obj_end(j);
+}
+
 /* Prints t when text is asked for, then hands it to the result model. */
 static int emit(fx_cli *c, fx_table *t, int text)
 {
@@ -396,6 +446,8 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 		cnt[v[i]->status]++;
 		front += (size_t)v[i]->pareto;
 	}
+	if (c->json)
+		definition(&c->js, s);
 	int rc = write_csv(dir, "points.csv", ev, v, n, 0, &c->d);
 	if (rc == 0)
 		rc = write_csv(dir, "pareto.csv", ev, v, n, 1, &c->d);

@@ -59,6 +59,11 @@ void fx_space_mpi_end(void);
  * tables through the result model (c->md, c->js); text prints them. */
 int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, int text);
 
+/* What made a report (fabricx version, date, the spec's SHA-256, the
+ * command, every --set): a "provenance" object into c->js and a line of
+ * Markdown (cli/explore.c). */
+void fx_explore_provenance(fx_cli *c, FILE *md);
+
 /* explore's entry: runs the spec's space or --vary axes (*handled = 1),
  * or leaves a spec without one to the design report (*handled = 0). */
 int fx_explore_space(fx_cli *c, int diagrams, int *handled);
