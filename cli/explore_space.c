@@ -83,7 +83,8 @@ static int take_folder(fx_cli *c, fx_space_run *r, const char *dir, int must)
 }
 
 typedef struct space_opts {
-	int64_t jobs, budget, seed, max_points;
+	int64_t jobs, budget, seed, max_points, node_limit;
+	double time_limit;         /* placement, per point */
 	int shard_i, shard_n, resume, progress;
 	const char *const *from;   /* merge: the shards' folders */
 	int nfrom;
@@ -137,7 +138,8 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 	fx_pt_eval ev = {
 		.spec_path = c->spec_path, .spec_text = text, .space = s, .names = names,
 		.nnames = nnames, .sets = c->sets, .nsets = (size_t)c->nsets,
-		.limits = {.max_memory = c->max_mem}, .time_limit = FX_DEFAULT_TIME_LIMIT,
+		.limits = {.max_memory = c->max_mem}, .time_limit = o->time_limit,
+		.node_limit = (long)o->node_limit,
 	};
 	fx_space_run r = {
 		.ev = &ev, .d = &c->d, .jobs = (int)o->jobs, .shard_i = o->shard_i,
@@ -269,6 +271,7 @@ static int read_opts(fx_cli *c, fx_space *s, space_opts *o)
 	const char *v;
 	o->jobs = 1;
 	o->max_points = SPACE_DEFAULT_MAX;
+	o->time_limit = FX_DEFAULT_TIME_LIMIT;
 	o->progress = isatty(2) && !fx_cli_opt(c, "quiet") && !c->json;
 	int rc = 0;
 	const char *vary[64];
@@ -288,6 +291,10 @@ static int read_opts(fx_cli *c, fx_space *s, space_opts *o)
 		rc = fx_cli_int(c, "--seed", v, 0, INT64_MAX, &o->seed);
 	if (rc == 0 && (v = fx_cli_opt(c, "max-points")))
 		rc = fx_cli_int(c, "--max-points", v, 1, FX_SPACE_MAX_POINTS, &o->max_points);
+	if (rc == 0 && (v = fx_cli_opt(c, "time-limit")))
+		rc = fx_cli_time_limit(c, v, &o->time_limit);
+	if (rc == 0 && (v = fx_cli_opt(c, "node-limit")))
+		rc = fx_cli_int(c, "--node-limit", v, 1, 1000000000, &o->node_limit);
 	if (rc == 0 && (v = fx_cli_opt(c, "shard")))
 		rc = parse_shard(c, v, o);
 	o->resume = fx_cli_opt(c, "resume") != NULL;

@@ -103,8 +103,8 @@ static void progress(fx_space_run *r, size_t done, size_t total, int last)
 	if (!r->progress)
 		return;
 	double t = now(), el = t - r->t0;
-	if (!last && (el < 1.0 || t - r->t_shown < 0.1))
-		return;
+	if (last ? !r->shown_any : el < 1.0 || t - r->t_shown < 0.1)
+		return;  /* a space done within a second shows nothing */
 	r->t_shown = t;
 	double rate = el > 0 ? (double)(r->done_before + done) / el : 0;
 	fprintf(stderr, "\rexplore: %zu/%zu points, %.1f points/s, ETA %.0f s   ", done, total, rate,

@@ -228,6 +228,14 @@ expect 2 "unknown group" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern 
 expect 2 "torus algo off a torus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo torus --size 1MiB
 expect 2 "gemm on a non-wafer" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern gemm-shift --size 1MiB
 
+# design spaces (tests/cli/space.sh has the rest): here so that
+# valgrind-check runs a space serially and on worker processes
+expect 0 "explore a space" -- "$FABRICX" explore specs/spaces/power-budget.yaml --no-diagrams --out "$tmp/o"
+cp "$tmp/o/power-budget/points.csv" "$tmp/space-serial.csv"
+expect 0 "explore a space on 2 workers" -- "$FABRICX" explore specs/spaces/power-budget.yaml --jobs 2 --no-diagrams --out "$tmp/o"
+cmp -s "$tmp/space-serial.csv" "$tmp/o/power-budget/points.csv" && ok || bad "space: --jobs 2 differs from serial"
+expect 0 "explore a sampled space" -- "$FABRICX" explore specs/spaces/torus-growth.yaml --budget-points 3 --no-diagrams --out "$tmp/o"
+
 # power and place
 # the book's example counts only the servers (10.2 kW each)
 expect 0 "power 120 kW" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 120kW --set 'power={node: 10.2 kW}' --json --out "$tmp/o"
