@@ -160,7 +160,7 @@ FUZZ_SUFFIX  = $(if $(filter spec,$(1)),,-$(1))
 FUZZ_DIRS    = fuzz/corpus$(call FUZZ_SUFFIX,$(1)) fuzz/regress$(call FUZZ_SUFFIX,$(1))
 
 $(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
-	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
 
 fuzz-replay: $(BUILD)/fuzz/replay-spec $(BUILD)/fuzz/replay-args
 	$(BUILD)/fuzz/replay-spec $(call FUZZ_DIRS,spec)
