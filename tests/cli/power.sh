@@ -24,6 +24,8 @@ golden power-over-budget
 has "over budget: the 12-node build draws 122.4 kW, 2.4 kW over the budget of 120 kW" "over-budget message"
 expect 3 "power over budget --json" -- "$FABRICX" power specs/dgx-h100-256.yaml --nodes 12 --budget 120kW --set 'power={node: 10.2 kW}' --json --out "$tmp/o"
 [ "$(jq -c '[.over_budget, .over_budget_W, .power_W, .error.status]' "$tmp/out")" = "[true,2400,122400,3]" ] && ok || bad "over_budget in JSON"
+# §6.5.2: a DGX H100's 10.2 kW over its 8 cards is 1.275 kW a card
+[ "$(jq '.power_per_device_W' "$tmp/out")" = 1275 ] && ok || bad "power per device: $(jq '.power_per_device_W' "$tmp/out"), not 1275 W"
 # a spec without power data: n/a, never 0 kW
 expect 0 "power without a model" -- "$FABRICX" power specs/switched-64.yaml --out "$tmp/o"
 golden power-no-model
