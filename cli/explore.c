@@ -423,6 +423,7 @@ int fx_cmd_explore(int argc, char **argv)
 		{"max-points", "N", "refuse spaces of more points unsampled (default 100000)"},
 		{"resume", NULL, "keep the points already in out/NAME/points.csv"},
 		{"quiet", NULL, "no progress line on stderr"},
+		{"no-space", NULL, "the design report of the spec's base design, its space: aside"},
 		{NULL, NULL, NULL},
 	};
 	fx_cli c;
@@ -436,7 +437,7 @@ int fx_cmd_explore(int argc, char **argv)
 	if (rc == 0)
 		rc = fx_cli_load(&c);
 	int space = 0;  /* a spec with a space: or --vary explores the space */
-	if (rc == 0)
+	if (rc == 0 && !fx_cli_opt(&c, "no-space"))
 		rc = fx_explore_space(&c, e.diagrams && !skip[NSECTIONS - 1], &space);
 	if (space || rc)
 		return fx_cli_finish(&c, rc);

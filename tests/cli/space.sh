@@ -162,4 +162,8 @@ jq -e '.error.status == 2' "$tmp/out" >/dev/null && ok || bad "--json error obje
 expect 0 "--vary alone" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --vary 'fabric.dims=[4,4,4],[8,8,8]' --out "$tmp/o"
 [ "$(head -n 1 "$tmp/o/tpu-v4-cube/points.csv")" = "point,fabric.dims,devices,diameter_hops,bisection_per_device_Bps,power_W,feasible,status,reason,pareto" ] && ok || bad "--vary alone: header $(head -n 1 "$tmp/o/tpu-v4-cube/points.csv")"
 
+# --no-space: the base design's report
+expect 0 "--no-space" -- "$FABRICX" explore specs/spaces/torus-growth.yaml --no-space --skip diagrams --json --out "$tmp/o"
+[ "$(jq -r '.status' "$tmp/out")" = ok ] && [ -s "$tmp/o/torus-growth/links.csv" ] && [ ! -e "$tmp/o/torus-growth/points.csv" ] && ok || bad "--no-space: not the design report"
+
 summary space.sh
