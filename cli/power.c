@@ -78,6 +78,17 @@ static int summary_table(fx_cli *c, const fx_power_config *pc, const fx_power_pl
 	fx_record_int(t, "compute_racks", "compute racks", p->compute_racks);
 	fx_record_int(t, "network_racks", "network racks", p->racks - p->compute_racks);
 	fx_record_int(t, "nodes_per_rack", "nodes per compute rack (at most)", p->nodes_per_rack);
+	/* the cooling a build asks for, as counts a design space can bound */
+	int64_t liquid = 0, over = 0;
+	double hottest = 0;
+	for (int64_t r = 0; r < p->racks; r++) {
+		liquid += p->rack[r].liquid;
+		over += p->rack[r].over_air;
+		hottest = p->rack[r].watts > hottest ? p->rack[r].watts : hottest;
+	}
+	fx_record_int(t, "liquid_racks", "liquid-cooled racks", liquid);
+	fx_record_int(t, "racks_over_air_limit", "air racks over the air limit", over);
+	watts(t, "max_rack_W", "hottest rack", m && p->racks > 0, hottest);
 	return fx_cli_table(c, t);
 }
 
