@@ -417,6 +417,20 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 	return rc;
 }
 
+void fx_cli_print_list(fx_table *t, int json)
+{
+	if (json) {
+		fx_json j;
+		fx_json_init(&j, stdout);
+		fx_json_obj_begin(&j, NULL);
+		fx_table_write_json(t, &j);
+		fx_json_obj_end(&j);
+	} else {
+		fx_table_print(t, stdout);
+	}
+	fx_table_free(t);
+}
+
 static void diag_json(const fx_diag *d, int status, fx_json *j, const char *key)
 {
 	fx_json_obj_begin(j, key);

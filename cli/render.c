@@ -486,6 +486,33 @@ static int page(fx_cli *c, int view, const char *format, const variant *v, int n
 	return rc;
 }
 
+/* What was drawn, for text and --json alike (docs/output.md). */
+static fx_table *render_record(int view, const char *format, const char *path,
+			       const fx_render_info *info, int panels, double secs)
+{
+	int dot = strcmp(format, "dot") == 0;
+	fx_table *t = fx_record_new("render", "Render", NULL);
+	fx_record_text(t, "view", "view", "%s", fx_view_name((fx_view)view));
+	fx_record_text(t, "format", "format", "%s", format);
+	fx_record_text(t, "file", "file", "%s", path);
+	fx_record_int(t, "panels", "panels", panels);
+	fx_record_int(t, "vertices_drawn", "vertices drawn", info->vertices);
+	fx_record_int(t, "edges_drawn", "edges drawn", info->edges);
+	fx_record_bool(t, "aggregated", "aggregated", info->aggregated);
+	fx_record_text(t, "layout_engine", dot ? "layout engine (named in the DOT file)" : "layout engine",
+		       "%s", info->engine);
+	if (info->width_px > 0) {
+		fx_record_int(t, "width_px", "width (px, 96 dpi)", info->width_px);
+		fx_record_int(t, "height_px", "height (px, 96 dpi)", info->height_px);
+	} else {  /* DOT: not laid out */
+		fx_record_null(t, "width_px", "width (px, 96 dpi)", FX_F_INT, "- (not laid out)");
+		fx_record_null(t, "height_px", "height (px, 96 dpi)", FX_F_INT, "- (not laid out)");
+	}
+	fx_record_num(t, "render_s", "time to build, lay out and write", FX_F_SECONDS, info->seconds);
+	fx_record_num(t, "elapsed_s", "time in all (loading included)", FX_F_SECONDS, secs);
+	return t;
+}
+
 int fx_cmd_render(int argc, char **argv)
 {
 	fx_cli c;
@@ -542,7 +569,8 @@ int fx_cmd_render(int argc, char **argv)
 				   "go with --view loads");
 	if (rc == 0)
 		rc = fx_cli_load(&c);
-	if (rc == 0)
+	/* out/<name> holds the picture unless -o puts it elsewhere */
+	if (rc == 0 && (!fx_cli_opt(&c, "output") || c.out_given))
 		rc = fx_cli_outdir(&c);
 	char path[640];
 	fx_render_info info = {0};
@@ -566,36 +594,11 @@ int fx_cmd_render(int argc, char **argv)
 	}
 	double secs = wall() - t0;
 	if (rc == 0) {
-		fx_table *t = fx_table_new("render", "Render",
-					   (const char *[]){"view", "file", "vertices drawn", "edges drawn",
-							    "layout engine", "seconds", "size", NULL});
-		fx_table_cell(t, "%s%s", fx_view_name((fx_view)view), info.aggregated ? " (aggregated)" : "");
-		fx_table_cell(t, "%s", path);
-		fx_table_cell(t, "%lld", (long long)info.vertices);
-		fx_table_cell(t, "%lld", (long long)info.edges);
-		fx_table_cell(t, "%s", strcmp(format, "dot") ? info.engine : "none (DOT names it)");
-		fx_table_cell(t, "%.3f", secs);
-		if (info.width_px)
-			fx_table_cell(t, "%lld x %lld px", (long long)info.width_px, (long long)info.height_px);
-		else
-			fx_table_cell(t, "-");
+		if (!c.out_given)  /* the picture is the file asked for; the record's CSV only with --out */
+			c.outdir[0] = '\0';
 		fx_cli_begin(&c);
-		if (c.json) {
-			fx_json_str(&c.js, "view", fx_view_name((fx_view)view));
-			fx_json_str(&c.js, "format", format);
-			fx_json_str(&c.js, "file", path);
-			fx_json_int(&c.js, "vertices_drawn", info.vertices);
-			fx_json_int(&c.js, "edges_drawn", info.edges);
-			fx_json_bool(&c.js, "aggregated", info.aggregated);
-			fx_json_str(&c.js, "layout_engine", info.engine);
-			fx_json_num(&c.js, "seconds", secs);
-			fx_json_num(&c.js, "render_seconds", info.seconds);
-			fx_json_int(&c.js, "width_px", info.width_px);
-			fx_json_int(&c.js, "height_px", info.height_px);
-			if (paged)
-				fx_json_int(&c.js, "panels", nspec > 1 ? nspec : 2);
-		}
-		rc = fx_cli_table(&c, t);
+		rc = fx_cli_table(&c, render_record(view, format, path, &info, paged ? (nspec > 1 ? nspec : 2) : 1,
+						    secs));
 		fx_cli_end(&c);
 	}
 	rc = fx_cli_finish(&c, rc);
