@@ -9,7 +9,7 @@
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
-#   make install    PREFIX=/usr/local DESTDIR=: binary, libraries, headers,
+#   make install    PREFIX=/usr/local DESTDIR=: binary, libraries (libfabricx.so.0), headers,
 #                   fabricx.pc, man page, bash completion; make uninstall
 #   make example    docs/example.c against the library (installed: EXAMPLE_PC)
 #
@@ -49,6 +49,16 @@ BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 .PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps \
 	install uninstall example
 
+# The shared library's ABI version.  Its soname, libfabricx.so.$(SO_MAJOR),
+# is the name a program linked against it loads: SO_MAJOR goes up with any
+# change that breaks programs built against the older library (a public
+# struct's layout, a function's arguments), SO_MINOR with compatible
+# additions.  libfabricx.so, the name -lfabricx finds, links to the soname.
+SO_MAJOR := 0
+SO_MINOR := 1
+SO_NAME  := libfabricx.so.$(SO_MAJOR)
+SO_FILE  := libfabricx.so.$(SO_MAJOR).$(SO_MINOR).0
+
 all: $(BIN) $(BUILD)/libfabricx.so
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libfabricx.a
@@ -60,8 +70,11 @@ $(BUILD)/libfabricx.a: $(LIB_OBJ)
 
 # The shared library carries its dependencies (igraph, libyaml, Graphviz,
 # GLPK), so programs link it with -lfabricx alone.
-$(BUILD)/libfabricx.so: $(LIB_OBJ)
-	$(CC) $(CFLAGS_BASE) -shared -Wl,-soname,libfabricx.so -o $@ $^ $(PKG_LIBS)
+$(BUILD)/$(SO_FILE): $(LIB_OBJ)
+	$(CC) $(CFLAGS_BASE) -shared -Wl,-soname,$(SO_NAME) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/libfabricx.so: $(BUILD)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(BUILD)/$(SO_NAME)
+	ln -sf $(SO_NAME) $@
 
 $(BUILD)/check_fabricx: $(TEST_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
@@ -200,6 +213,7 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 PUB_HDR := fabricx.h $(wildcard core/*.h spec/*.h fabric/*.h routing/*.h power/*.h solver/*.h \
 	placement/*.h render/*.h access/*.h plot/*.h design/*.h)
 INSTALLED = $(BINDIR)/fabricx $(LIBDIR)/libfabricx.a $(LIBDIR)/libfabricx.so \
+	$(LIBDIR)/$(SO_NAME) $(LIBDIR)/$(SO_FILE) \
 	$(LIBDIR)/pkgconfig/fabricx.pc $(MANDIR)/fabricx.1 $(BASHCOMPDIR)/fabricx \
 	$(PUB_HDR:%=$(INCDIR)/fabricx/%)
 
@@ -221,7 +235,9 @@ install: all $(BUILD)/fabricx.pc $(BUILD)/fabricx.1 $(BUILD)/fabricx.bash
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(INCDIR)/fabricx
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/fabricx
 	install -m 644 $(BUILD)/libfabricx.a $(DESTDIR)$(LIBDIR)/libfabricx.a
-	install -m 755 $(BUILD)/libfabricx.so $(DESTDIR)$(LIBDIR)/libfabricx.so
+	install -m 755 $(BUILD)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libfabricx.so
 	install -m 644 $(BUILD)/fabricx.pc $(DESTDIR)$(LIBDIR)/pkgconfig/fabricx.pc
 	install -m 644 $(BUILD)/fabricx.1 $(DESTDIR)$(MANDIR)/fabricx.1
 	install -m 644 $(BUILD)/fabricx.bash $(DESTDIR)$(BASHCOMPDIR)/fabricx
