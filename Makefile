@@ -9,6 +9,7 @@
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
+#   make fuzz-dict  regenerate fuzz/spec.dict from the sources (fuzz/gen-spec-dict.sh)
 #   make install    PREFIX=/usr/local DESTDIR=: binary, libraries (libfabricx.so.0), headers,
 #                   fabricx.pc, man page, bash completion; make uninstall
 #   make example    docs/example.c against the library (installed: EXAMPLE_PC)
@@ -46,7 +47,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
-.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps \
+.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
 	install uninstall example
 
 # The shared library's ABI version.  Its soname, libfabricx.so.$(SO_MAJOR),
@@ -166,6 +167,10 @@ FUZZ_DIRS    = fuzz/corpus$(call FUZZ_SUFFIX,$(1)) fuzz/regress$(call FUZZ_SUFFI
 
 $(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+
+# fuzz/spec.dict from the sources' keys, units and docs/output.md's fields
+fuzz-dict:
+	sh fuzz/gen-spec-dict.sh > fuzz/spec.dict.tmp && mv fuzz/spec.dict.tmp fuzz/spec.dict
 
 fuzz-replay: $(BUILD)/fuzz/replay-spec $(BUILD)/fuzz/replay-args
 	$(BUILD)/fuzz/replay-spec $(call FUZZ_DIRS,spec)
