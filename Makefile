@@ -165,7 +165,13 @@ FUZZ_TARGET ?= spec
 FUZZ_SUFFIX  = $(if $(filter spec,$(1)),,-$(1))
 FUZZ_DIRS    = fuzz/corpus$(call FUZZ_SUFFIX,$(1)) fuzz/regress$(call FUZZ_SUFFIX,$(1))
 
-$(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
+# the spec target uses the library alone (fx_design_load), the args target
+# drives the commands, so it links the CLI's objects too
+FUZZ_CLI     = $(if $(filter spec,$(1)),,$(CLI_LIB_OBJ:$(BUILD)/%=$(2)/%))
+
+$(BUILD)/fuzz/replay-spec: $(BUILD)/fuzz/fuzz_spec.o $(BUILD)/fuzz/replay.o $(BUILD)/libfabricx.a
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/fuzz/replay-args: $(BUILD)/fuzz/fuzz_args.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
 
 # fuzz/spec.dict from the sources' keys, units and docs/output.md's fields
@@ -183,9 +189,9 @@ fuzz-deps:
 build-fuzz/fuzz_%: fuzz-deps
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
 	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  build-fuzz/libfabricx.a $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/fuzz/fuzz_$*.o
+	  build-fuzz/libfabricx.a $(call FUZZ_CLI,$*,build-fuzz) build-fuzz/fuzz/fuzz_$*.o
 	clang -g -fsanitize=fuzzer,address,undefined -o $@ build-fuzz/fuzz/fuzz_$*.o \
-	  $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/libfabricx.a $(PKG_LIBS)
+	  $(call FUZZ_CLI,$*,build-fuzz) build-fuzz/libfabricx.a $(PKG_LIBS)
 
 # Runs FUZZ_TARGET for FUZZ_TIME seconds; new inputs go to
 # build-fuzz/corpus-TARGET (merge the interesting ones into fuzz/), crashes
