@@ -141,6 +141,9 @@ double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_
 int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res);
 /* Prints t (unless --json), writes its CSV, frees it. */
 int fx_cli_table(fx_cli *c, fx_table *t);
+/* Prints a typed table that needs no spec (kinds, collective --list): as
+ * text, or with json as one object holding it under its key.  Frees t. */
+void fx_cli_print_list(fx_table *t, int json);
 /* Releases everything; returns the exit status for rc. */
 int fx_cli_finish(fx_cli *c, int rc);
 /* A whole number given to option opt, in [lo, hi]. */

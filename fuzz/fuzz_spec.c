@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/cli.h"  /* fx_cli_init: igraph errors as return codes, as main() has them */
 #include "../design/design.h"
 #include "../space/space.h"
 
@@ -110,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size] = '\0';
 	static int ready;
 	if (!ready) {  /* as main() does */
-		fx_cli_init();
+		fx_igraph_quiet();  /* igraph errors as return codes */
 		ready = 1;
 	}
 	fx_diag d;
