@@ -277,12 +277,14 @@ static int draw(const char *dir, const char *file, const char *title, const char
 		cnt[s]++;
 	}
 	static const char *const names[3] = {"feasible", "infeasible", "Pareto front"};
+	/* the same colour for a kind of point in every plot, whichever are drawn */
+	static const char *const colors[3] = {"#9400d3", "#e51e10", "#0072b2"};
 	fx_plot_series ser[3];
 	size_t ns = 0;
 	for (int s = 0; s < 3; s++)
 		if (cnt[s])
 			ser[ns++] = (fx_plot_series){names[s], &x[s * (n + 1)], &y[s * (n + 1)], cnt[s],
-						     s == 2 ? 2 : 1};
+						     s == 2 ? 2 : 1, colors[s]};
 	int rc = 0;
 	if (ns) {
 		fx_plot_panel panel = {ylabel, 0, ser, ns};
@@ -299,6 +301,15 @@ static int draw(const char *dir, const char *file, const char *title, const char
 	free(x);
 	free(y);
 	return rc;
+}
+
+/* The report's line for a plot: its title on one line. */
+static void md_plot(FILE *md, const char *title, const char *file)
+{
+	fputs("- ![", md);
+	for (const char *c = title; *c; c++)
+		fputc(*c == '\n' ? ' ' : *c, md);
+	fprintf(md, "](%s.svg) ([PNG](%s.png))\n", file, file);
 }
 
 static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t n, FILE *md,
@@ -338,13 +349,15 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 			const char *m = s->nobj ? s->obj[o].metric : ev->names[o];
 			char *sm = safe(m), *sp = safe(ax->paths[0]);
 			char *file = fx_xasprintf("plot-%s-vs-%s", sm, sp);
-			char *title = fx_xasprintf("%s against %s%s", m, ax->paths[0], !s->nobj ? ""
+			/* on two lines when one would not fit a 600-pixel plot */
+			int two = strlen(m) + strlen(ax->paths[0]) > 44;
+			char *title = fx_xasprintf("%s%sagainst %s%s", m, two ? "\n" : " ", ax->paths[0], !s->nobj ? ""
 						   : s->obj[o].sense == FX_SPACE_MAX ? " (maximised)"
 						   : " (minimised)");
 			size_t col = metric_col(ev, m);
 			double ydiv = scaled(m, field_unit(m), top_of(v, n, NULL, col), yl, sizeof yl);
 			rc = draw(dir, file, title, xl, yl, tics, v, n, xs, xdiv, col, ydiv, d);
-			fprintf(md, "- ![%s](%s.svg) ([PNG](%s.png))\n", title, file, file);
+			md_plot(md, title, file);
 			free(file), free(title), free(sm), free(sp);
 		}
 		free(tics);
@@ -358,14 +371,14 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 			xs[i] = v[i]->m[c0];
 		char *s0 = safe(m0), *s1 = safe(m1);
 		char *file = fx_xasprintf("front-%s-vs-%s", s1, s0);
-		char *title = fx_xasprintf("Pareto front: %s (%s) against %s (%s)", m1,
+		char *title = fx_xasprintf("Pareto front: %s (%s)\nagainst %s (%s)", m1,
 					   s->obj[1].sense == FX_SPACE_MAX ? "max" : "min", m0,
 					   s->obj[0].sense == FX_SPACE_MAX ? "max" : "min");
 		size_t c1 = metric_col(ev, m1);
 		double xdiv = scaled(m0, field_unit(m0), top_of(v, n, NULL, c0), xl, sizeof xl);
 		double ydiv = scaled(m1, field_unit(m1), top_of(v, n, NULL, c1), yl, sizeof yl);
 		rc = draw(dir, file, title, xl, yl, NULL, v, n, xs, xdiv, c1, ydiv, d);
-		fprintf(md, "- ![%s](%s.svg) ([PNG](%s.png))\n", title, file, file);
+		md_plot(md, title, file);
 		free(file), free(title), free(s0), free(s1);
 	}
 	fputc('\n', md);

@@ -1,5 +1,6 @@
 #include "plot.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +13,10 @@ static void quote_as(FILE *g, const char *s, int text)
 	for (; s && *s; s++) {
 		if (*s == '\'')
 			fputc('\'', g);
-		else if (text && strchr("_^{}@&~", *s))
+		else if (text && *s == '\n') {  /* a line break: concatenate "\n" */
+			fputs("'.\"\\n\".'", g);
+			continue;
+		} else if (text && strchr("_^{}@&~", *s))
 			fputc('\\', g);
 		fputc(*s, g);
 	}
@@ -65,14 +69,27 @@ int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen)
 		/* a scatter fills the frame: its legend goes below it */
 		fprintf(g, "%s", scatter ? "set key below\nset offsets graph 0.05, graph 0.05, "
 			   "graph 0.05, graph 0.05\n" : "");
+		if (scatter) {  /* the margin must not push values near 0, never negative, below it */
+			double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+			for (size_t s = 0; s < p->ns; s++)
+				for (size_t i = 0; i < p->s[s].n; i++) {
+					lo[0] = fmin(lo[0], p->s[s].x[i]), hi[0] = fmax(hi[0], p->s[s].x[i]);
+					lo[1] = fmin(lo[1], p->s[s].y[i]), hi[1] = fmax(hi[1], p->s[s].y[i]);
+				}
+			int zx = !pl->logx && lo[0] >= 0 && lo[0] <= hi[0] / 4;
+			int zy = !p->logy && lo[1] >= 0 && lo[1] <= hi[1] / 4;
+			fprintf(g, "set xrange [%s:*]\nset yrange [%s:*]\n", zx ? "0" : "*", zy ? "0" : "*");
+		}
 		fprintf(g, "%sset ylabel ", p->logy ? "set logscale y 10\n" : "unset logscale y\n");
 		quote(g, p->ylabel);
 		fputc('\n', g);
 		for (size_t s = 0; s < p->ns; s++) {
 			/* scatter series: hollow circles, then filled for a front drawn over them */
 			if (p->s[s].scatter)
-				fprintf(g, "%s'-' using 1:2 with points pt %d ps %s title ", s ? ", " : "plot ",
-					p->s[s].scatter == 2 ? 7 : 6, p->s[s].scatter == 2 ? "1.2" : "0.8");
+				fprintf(g, "%s'-' using 1:2 with points pt %d ps %s%s%s%s title ",
+					s ? ", " : "plot ", p->s[s].scatter == 2 ? 7 : 6,
+					p->s[s].scatter == 2 ? "1.2" : "0.8", p->s[s].color ? " lc rgb '" : "",
+					p->s[s].color ? p->s[s].color : "", p->s[s].color ? "'" : "");
 			else
 				fprintf(g, "%s'-' using 1:2 with linespoints title ", s ? ", " : "plot ");
 			quote(g, p->s[s].title);
