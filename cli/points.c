@@ -119,6 +119,14 @@ static int col_of(const fx_table *t, const char *field, size_t len)
 	return -1;
 }
 
+/* Whether a table's name or JSON key is table[0..len): a table is named
+ * as its CSV file or as its JSON key (metrics' per-role table is the CSV's
+ * "switches" and the JSON's "switch_roles", since "switches" is a count). */
+static int named(const char *name, const char *table, size_t len)
+{
+	return name && strlen(name) == len && strncmp(name, table, len) == 0;
+}
+
 /* 1 found (*v; NaN for null), 0 not in these tables, -1 found but text. */
 static int lookup(const fx_cli *c, const char *name, double *v)
 {
@@ -151,7 +159,7 @@ static int lookup(const fx_cli *c, const char *name, double *v)
 	int found = 0;
 	for (size_t i = 0; !found && i < c->ncaptured; i++) {
 		const fx_table *t = c->captured[i];
-		if (!t->typed || (table && (strlen(t->name) != tlen || strncmp(t->name, table, tlen))))
+		if (!t->typed || (table && !named(t->name, table, tlen) && !named(t->key, table, tlen)))
 			continue;
 		int k = col_of(t, field, strlen(field));
 		if (k < 0)
