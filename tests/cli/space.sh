@@ -53,6 +53,99 @@ p="$tmp/o/power-budget/points.csv"
 # 88 cards draw 11 x 10.2 = 112.2 kW, 1.275 kW a card (§6.5.2)
 [ "$(row "$p" 0 power_W)/$(row "$p" 0 power_per_device_W)" = "112200/1275" ] && ok || bad "88 cards: power"
 
+# the chapter "Supernodes" §6.5.1: a 64-port NVSwitch at 25 GB/s a port
+# split 32 down / 32 up sends 800 GB/s each way; 48 / 16 takes 1200 GB/s
+# down but 400 GB/s up, a third.  Experiment 6-6 (b), by hand: with every
+# GPU link sending upward, a link averages up / down ports = 800 / 32 =
+# 25 GB/s at 32/32, 400 / 48 = 8.33 GB/s at 48/16 (600 / 40 = 15 at 40/24)
+expect 0 "nvswitch-split space" -- "$FABRICX" explore specs/spaces/nvswitch-split.yaml --out "$tmp/o"
+p="$tmp/o/nvswitch-split/points.csv"
+l1='switch_roles[role=nvswitch-l1]'
+[ "$(row "$p" 0 "$l1.down_bandwidth_Bps")/$(row "$p" 0 "$l1.up_bandwidth_Bps")" = "800000000000/800000000000" ] && ok || bad "§6.5.1: 32/32 is not 800/800 GB/s"
+[ "$(row "$p" 8 "$l1.down_ports")/$(row "$p" 8 "$l1.down_bandwidth_Bps")/$(row "$p" 8 "$l1.up_bandwidth_Bps")" = "48/1200000000000/400000000000" ] && ok || bad "§6.5.1: 48/16 is not 1200/400 GB/s"
+python3 - "$p" "$l1" <<'PY' && ok || bad "Exp. 6-6 (b): uplink per GPU link, or the 1/3 ratio"
+import csv, sys
+r = {x["point"]: x for x in csv.DictReader(open(sys.argv[1]))}
+l1 = sys.argv[2]
+def per_link(i):
+    return float(r[i][l1 + ".up_bandwidth_Bps"]) / float(r[i][l1 + ".down_ports"])
+assert per_link("0") == 25e9, per_link("0")            # 800 / 32
+assert per_link("4") == 15e9, per_link("4")            # 600 / 40
+assert abs(per_link("8") - 25e9 / 3) < 1, per_link("8")  # 400 / 48
+up, down = float(r["8"][l1 + ".up_bandwidth_Bps"]), float(r["8"][l1 + ".down_bandwidth_Bps"])
+assert up / down == 1 / 3
+PY
+# by hand: a GPU's uplink share is 4 chips x up / GPUs per domain = its
+# bisection: 4 x 800 / 8 = 400, 4 x 600 / 10 = 240, 4 x 400 / 12 = 133.3 GB/s;
+# chips are 4 per domain + the spines: 16 domains x 4 + 32 = 96 at 32/32
+[ "$(row "$p" 2 bisection_per_device_Bps)/$(row "$p" 6 bisection_per_device_Bps)" = "400000000000/240000000000" ] && ok || bad "uplink per GPU 400/240 GB/s"
+[ "$(row "$p" 3 switches)/$(row "$p" 3 status)" = "96/infeasible" ] && ok || bad "32/32 x 16 domains: 96 chips, over the 64"
+# with 64 chips at most the front is one build per split: 64, 80, 96 GPUs
+[ "$(tail -n +2 "$tmp/o/nvswitch-split/pareto.csv" | cut -d, -f1 | tr '\n' ' ')" = "2 6 10 " ] && ok || bad "nvswitch-split front"
+
+# CloudMatrix384's own point of the planes space is specs/cm384.yaml: the
+# same devices, chips, bisection and power (book §6.5.1: 448 switch chips)
+expect 0 "cm384-planes space" -- "$FABRICX" explore specs/spaces/cm384-planes.yaml --out "$tmp/o"
+p="$tmp/o/cm384-planes/points.csv"
+expect 0 "cm384 metrics" -- "$FABRICX" metrics specs/cm384.yaml --json
+cp "$tmp/out" "$tmp/cm-m.json"
+expect 0 "cm384 power" -- "$FABRICX" power specs/cm384.yaml --json
+# point 39: 7 planes (index 6 of 7) x 16 L2 chips (index 3 of 6)
+[ "$(row "$p" 39 fabric.planes)/$(row "$p" 39 fabric.l2_per_plane)" = "7/16" ] && ok || bad "point 39 is not CM384's"
+[ "$(row "$p" 39 switches)/$(row "$p" 39 bisection_links)/$(row "$p" 39 bisection_per_device_Bps)" = \
+	"$(jq -r '"\(.switches)/\(.bisection_links)/\(.bisection_per_device_Bps)"' "$tmp/cm-m.json")" ] && ok || bad "CM384's point differs from fabricx metrics"
+# (points.csv has every digit of a double, JSON 15: compared to the mW)
+r2() { printf '%.3f' "$1"; }
+[ "$(r2 "$(row "$p" 39 power_W)")/$(r2 "$(row "$p" 39 power_links_W)")/$(r2 "$(row "$p" 39 power_switches_W)")" = \
+	"$(r2 "$(jq .power_W "$tmp/out")")/$(r2 "$(jq .power_links_W "$tmp/out")")/$(r2 "$(jq .power_switches_W "$tmp/out")")" ] && ok || bad "CM384's point differs from fabricx power"
+[ "$(row "$p" 39 switches)/$(r2 "$(row "$p" 39 power_W)")" = "448/559390.080" ] && ok || bad "CM384: 448 chips, 559,390.08 W"
+# by hand: chips 48 L1 + L2 a plane: 4 planes x (48 + 16) = 256; optics
+# one 8.83 W module a link, 48 x 16 links a plane: 4 x 768 x 8.83 = 27,125.76 W;
+# bisection per NPU planes x min(L2, 16) x 3.5 GB/s: 4 x 16 x 3.5 = 224 GB/s
+[ "$(row "$p" 21 switches)/$(r2 "$(row "$p" 21 power_links_W)")/$(row "$p" 21 bisection_per_device_Bps)" = "256/27125.760/224000000000" ] && ok || bad "4 planes x 16 L2: $(row "$p" 21 switches) chips, $(row "$p" 21 power_links_W) W optics"
+# 1 plane x 4 L2: 52 chips, 14 GB/s; L2 chips past 16 a plane add nothing
+# (7 x 20: still 392 GB/s) and 140 L2 chips need 5 bus racks
+[ "$(row "$p" 0 switches)/$(row "$p" 0 bisection_per_device_Bps)" = "52/14000000000" ] && ok || bad "1 plane x 4 L2"
+[ "$(row "$p" 40 bisection_per_device_Bps)" = 392000000000 ] && ok || bad "7 x 20 L2: bisection"
+[ "$(row "$p" 40 reason)" = "network_racks = 5 is outside network_racks <= 4" ] && ok || bad "7 x 20 L2 reason: $(row "$p" 40 reason)"
+
+# §6.7.4's supernode sizes 8, 64, 128, 256 cards, TP2 x EP(cards / 2) of
+# Qwen3-235B-A22B: every size placed (an instance of 128 or 256 cards spans
+# 4 or 8 racks).  By hand: kW per card 10.2 kW / 8 = 1,275 W for one HGX;
+# with the spine tier (8 DGX: 81.6 kW + 9 x 120 W + 576 optical links x
+# 0.5 x 17 W = 87,576 W) 1,368.375 W a card at every larger size.
+# Experts: 94 layers x 128 x 3 x 4096 x 1536 x 2 bytes = 454,192,791,552 B
+# over EP x TP cards, so weights per card fall by that x (1/8 - 1/64) =
+# 49,677,336,576 B from 8 to 64 cards
+expect 0 "supernode-size space" -- "$FABRICX" explore specs/spaces/supernode-size.yaml --out "$tmp/o"
+p="$tmp/o/supernode-size/points.csv"
+[ "$(cut -d, -f1 "$p" | tail -n +2 | while read -r i; do row "$p" "$i" status; done | tr '\n' ' ')" = "feasible feasible feasible feasible " ] && ok || bad "supernode sizes not all placed"
+[ "$(row "$p" 0 devices)/$(row "$p" 3 devices)/$(row "$p" 3 instances_placed)" = "8/256/1" ] && ok || bad "supernode sizes"
+# plots: every point is on this front, and it is drawn in the front's
+# colour (#0072b2), not the first series' colour; its long title takes two
+# lines; no axis of a quantity never negative shows a negative tick
+f="$tmp/o/supernode-size/front-objective_per_instance_s-vs-weights_per_device_bytes.svg"
+[ "$(grep -o 'rgb([ 0-9,]*)' "$f" | sort -u | tr -d ' ')" = "rgb(0,114,178)" ] && ok || bad "front colour: $(grep -o 'rgb([ 0-9,]*)' "$f" | sort -u | tr '\n' ' ')"
+grep -q '>against weights_per_device_bytes (min)<' "$f" && ok || bad "front title not on two lines"
+! grep -q '>-[0-9.]*</tspan>' "$tmp/o/supernode-size/plot-power_per_device_W-vs-workload.scheme.ep.svg" && ok || bad "negative tick on a power axis"
+[ "$(row "$p" 0 power_per_device_W)/$(row "$p" 1 power_per_device_W)/$(row "$p" 3 power_per_device_W)" = "1275/1368.375/1368.375" ] && ok || bad "kW per card"
+[ "$(($(row "$p" 0 weights_per_device_bytes) - $(row "$p" 1 weights_per_device_bytes)))" = 49677336576 ] && ok || bad "weights per card, 8 -> 64 cards"
+# an instance wider than two racks is placed (placement laid the widest
+# level's representative out as half in rack 0 and half in rack 1, so an
+# instance more than two racks wide was refused): DGX H100 SuperPOD, racks
+# of 4 DGX = 32 cards, two TP2 x EP64 instances of 128 cards, 4 racks each
+expect 0 "place 128 cards over 4 racks" -- "$FABRICX" place specs/dgx-h100-256.yaml \
+	--set 'workload={model: {layers: 94, hidden: 4096, heads: 64, kv_heads: 4, head_dim: 128, experts: 128, top_k: 8, expert_ffn: 1536, vocab: 151936, dtype: bf16}, scheme: {tp: 2, ep: 64}, instances: 2}' --json
+[ "$(jq -c '[.instances_placed, .status, [.instances[].racks]]' "$tmp/out")" = '[2,"optimal",[4,4]]' ] && ok || bad "128 cards over 4 racks: $(jq -c '[.instances_placed, .status]' "$tmp/out")"
+
+# every shipped space explores and writes its points and front
+for f in specs/spaces/*.yaml; do
+	n=$(basename "$f" .yaml)
+	expect 0 "explore $f" -- "$FABRICX" explore "$f" --out "$tmp/all"
+	[ -s "$tmp/all/$n/points.csv" ] && [ -s "$tmp/all/$n/pareto.csv" ] && ok || bad "$f wrote no points.csv or pareto.csv"
+done
+p="$tmp/o/power-budget/points.csv"
+
 # ---- the same points however the space is split ----
 s=specs/spaces/power-budget.yaml
 cp "$p" "$tmp/serial.csv"
@@ -158,6 +251,12 @@ expect 2 "every point bad input" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --
 has "every point is bad input" "all-invalid message"
 expect 2 "--json error" -- "$FABRICX" explore $s --shard 0/3 --json
 jq -e '.error.status == 2' "$tmp/out" >/dev/null && ok || bad "--json error object"
+# a table is named by its JSON key or its CSV name: metrics' per-role table
+# is "switch_roles" in JSON and "switches" in CSV.  DGX H100 SuperPOD: the
+# 5-link L1 chips send 20 uplinks x 25 GB/s = 500 GB/s (hardware.md §3)
+expect 0 "a table by its JSON key" -- "$FABRICX" explore specs/dgx-h100-256.yaml --out "$tmp/o" \
+	--set 'space={vary: {fabric.spine_switches: [36]}, metrics: ["switch_roles[role=nvswitch-l1].up_bandwidth_Bps", "switches[role=nvswitch-l1].up_bandwidth_Bps"]}'
+[ "$(sed -n 2p "$tmp/o/dgx-h100-256/points.csv" | cut -d, -f3,4)" = "500000000000,500000000000" ] && ok || bad "switch_roles[...] by JSON key: $(sed -n 2p "$tmp/o/dgx-h100-256/points.csv")"
 # --vary on a spec without a space: the default metrics
 expect 0 "--vary alone" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --vary 'fabric.dims=[4,4,4],[8,8,8]' --out "$tmp/o"
 [ "$(head -n 1 "$tmp/o/tpu-v4-cube/points.csv")" = "point,fabric.dims,devices,diameter_hops,bisection_per_device_Bps,power_W,feasible,status,reason,pareto" ] && ok || bad "--vary alone: header $(head -n 1 "$tmp/o/tpu-v4-cube/points.csv")"
