@@ -395,6 +395,29 @@ int fx_space_vary(fx_space *s, const char *arg, fx_diag *d)
 				     "PATH=FROM:TO:STEP", arg);
 	char *path = fx_xstrndup(arg, (size_t)(eq - arg));
 	const char *val = eq + 1;
+	/* a zipped path cannot vary alone: its partners would lose their pairing */
+	for (size_t i = 0; i < s->naxes; i++) {
+		const fx_space_axis *a = &s->axes[i];
+		for (size_t p = 0; a->npaths > 1 && p < a->npaths; p++) {
+			if (strcmp(a->paths[p], path))
+				continue;
+			char *with = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&with, &len);
+			if (!f)
+				fx_xalloc_failed();
+			for (size_t q = 0, n = 0; q < a->npaths; q++)
+				if (q != p)
+					fprintf(f, "%s%s", n++ ? ", " : "", a->paths[q]);
+			fclose(f);
+			int rc = fx_diag_error(d, NULL, "--vary '%s': the space zips '%s' with %s; "
+					       "change the zip in the spec, or --vary every path of it "
+					       "after --set 'space.zip=[]'", arg, path, with);
+			free(with);
+			free(path);
+			return rc;
+		}
+	}
 	/* a range has two colons at the top level and no comma there */
 	int colons = 0, commas = 0, depth = 0;
 	for (const char *p = val; *p; p++) {

@@ -247,6 +247,13 @@ has "the space has 1000 points, over the limit of 100" "space size message"
 expect 2 "bad shard" -- "$FABRICX" explore $s --shard 4/3
 expect 2 "shard and budget" -- "$FABRICX" explore $s --shard 1/2 --budget-points 4
 expect 2 "bad vary" -- "$FABRICX" explore $s --vary 'fabric.dims'
+# a zipped path varied alone would lose its pairing (it was added as a second
+# axis of the same path: a duplicate column and 24 points, most miswired)
+expect 2 "--vary of a zipped path" -- "$FABRICX" explore specs/spaces/nvswitch-split.yaml --vary fabric.devices=8,12 --out "$tmp/o"
+has "the space zips 'fabric.devices' with fabric.uplinks_per_switch, fabric.spine_switches" "zipped --vary message"
+expect 0 "--vary every path of a dropped zip" -- "$FABRICX" explore specs/spaces/nvswitch-split.yaml --set 'space.zip=[]' \
+	--vary fabric.devices=8 --vary fabric.uplinks_per_switch=32 --vary fabric.spine_switches=32 --json --out "$tmp/o"
+[ "$(jq .space.points_total "$tmp/out")" = 4 ] && ok || bad "dropped zip: $(jq .space.points_total "$tmp/out") points, not 4"
 expect 2 "every point bad input" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --vary 'fabric.dimz=[4,4,4],[8,8,8]' --out "$tmp/o"
 has "every point is bad input" "all-invalid message"
 expect 2 "--json error" -- "$FABRICX" explore $s --shard 0/3 --json
