@@ -59,8 +59,9 @@ int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen)
 	fprintf(g, "\nset grid\nset key left top\nset xlabel ");
 	quote(g, pl->xlabel);
 	fprintf(g, "\n%s", pl->logx ? "set logscale x 2\n" : "");
-	if (pl->xtics)
-		fprintf(g, "set xtics (%s)\n", pl->xtics);
+	if (pl->xtics)  /* named values; slanted when side by side they would run together */
+		fprintf(g, "set xtics (%s)%s\n", pl->xtics,
+			strlen(pl->xtics) > 60 * (pl->np ? pl->np : 1) ? " rotate by -30 left" : "");
 	for (size_t k = 0; k < pl->np; k++) {
 		const fx_plot_panel *p = &pl->p[k];
 		int scatter = 0;

@@ -37,6 +37,8 @@ for f in points.csv pareto.csv report.md report.json plot-devices-vs-fabric.dims
 	[ -s "$tmp/o/torus-growth/$f" ] && ok || bad "torus-growth wrote no $f"
 done
 grep -q "<title>" "$tmp/o/torus-growth/front-bisection_per_device_Bps-vs-devices.svg" && ok || bad "front plot is no SVG"
+# six named shapes would run together along the x axis: they are slanted
+[ "$(grep -c 'rotate(30)' "$tmp/o/torus-growth/plot-devices-vs-fabric.dims.svg")" = 6 ] && ok || bad "fabric.dims labels not slanted"
 grep -q "Pareto front" "$tmp/o/torus-growth/front-bisection_per_device_Bps-vs-devices.svg" && ok || bad "front plot has no legend"
 
 # §6.5.2 and Experiment 6-7: 10.2 kW DGX H100 servers, P0 = 0: 120 kW buys
