@@ -130,7 +130,9 @@ static void point_row(fx_table *t, const fx_pt_eval *ev, const fx_pt *p)
 			fx_table_num(t, p->m[k]);
 }
 
-/* The best feasible point per objective (lowest index on ties). */
+/* The best feasible point per objective; among points tied on it, one on
+ * the front (a tied point the others dominate is no answer), then the
+ * lowest index. */
 static const fx_pt *best(const fx_pt **v, size_t n, size_t col, fx_space_sense sense)
 {
 	const fx_pt *b = NULL;
@@ -138,7 +140,8 @@ static const fx_pt *best(const fx_pt **v, size_t n, size_t col, fx_space_sense s
 		double x = v[i]->m[col];
 		if (v[i]->status != FX_PT_FEASIBLE || isnan(x))
 			continue;
-		if (!b || (sense == FX_SPACE_MAX ? x > b->m[col] : x < b->m[col]))
+		if (!b || (sense == FX_SPACE_MAX ? x > b->m[col] : x < b->m[col]) ||
+		    (x == b->m[col] && v[i]->pareto && !b->pareto))
 			b = v[i];
 	}
 	return b;

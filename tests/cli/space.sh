@@ -84,6 +84,10 @@ PY
 [ "$(row "$p" 3 switches)/$(row "$p" 3 status)" = "96/infeasible" ] && ok || bad "32/32 x 16 domains: 96 chips, over the 64"
 # with 64 chips at most the front is one build per split: 64, 80, 96 GPUs
 [ "$(tail -n +2 "$tmp/o/nvswitch-split/pareto.csv" | cut -d, -f1 | tr '\n' ' ')" = "2 6 10 " ] && ok || bad "nvswitch-split front"
+# the best point for bisection: points 0, 1, 2 tie at 400 GB/s, and 2 (64
+# GPUs) dominates 0 and 1 (16, 32): the best is the one on the front
+expect 0 "nvswitch-split --json" -- "$FABRICX" explore specs/spaces/nvswitch-split.yaml --json --out "$tmp/o"
+[ "$(jq -c '[.best[] | .point]' "$tmp/out")" = "[10,2,6]" ] && ok || bad "best points: $(jq -c '[.best[] | .point]' "$tmp/out")"
 
 # CloudMatrix384's own point of the planes space is specs/cm384.yaml: the
 # same devices, chips, bisection and power (book §6.5.1: 448 switch chips)
