@@ -271,7 +271,20 @@ static fx_design_limits limits(const fx_cli *c)
 int fx_cli_load(fx_cli *c)
 {
 	fx_design_limits l = limits(c);
-	return fx_design_load(&c->design, c->spec_path, c->sets, (size_t)c->nsets, &l, &c->d);
+	if (fx_design_load(&c->design, c->spec_path, c->sets, (size_t)c->nsets, &l, &c->d))
+		return -1;
+	/* failures and render read --fail themselves (elements to evaluate,
+	 * a picture beside the intact one) */
+	if (find(c->opts, "fail") < 0 || !strcmp(c->cmd, "failures") || !strcmp(c->cmd, "render"))
+		return 0;
+	const char *fails[64];
+	int n = fx_cli_opt_each(c, "fail", fails, 64);
+	if (n > 64)
+		return fx_diag_error(&c->d, NULL, "--fail: at most 64, got %d", n);
+	for (int i = 0; i < n; i++)
+		if (fx_fabric_fail(&c->design.fab, fails[i], "--fail", &c->d))
+			return -1;
+	return 0;
 }
 
 int fx_cli_unsafe_dir(const char *path)
@@ -378,9 +391,22 @@ void fx_cli_end(fx_cli *c)
 int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size,
 		      const fx_coll_time *tm, fx_diag *d, fx_coll_result *out)
 {
+	const fx_fabric *f = &c->design.fab;
 	int64_t *ranks = fx_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *ranks);
-	for (int64_t i = 0; i < n; i++)
-		ranks[i] = i;
+	/* on a degraded fabric: the first n devices it still joins */
+	uint8_t *reach = fx_xmalloc((size_t)f->ndev + 1);
+	int64_t k = 0, live = fx_fabric_reachable(f, reach);
+	for (int64_t v = 0; v < f->ndev && k < n; v++)
+		if (reach[v])
+			ranks[k++] = v;
+	free(reach);
+	if (k < n) {
+		free(ranks);
+		return fx_diag_infeasible(d ? d : &c->d, "%s over %lld ranks: the degraded fabric joins "
+					  "only %lld of its %lld devices (the others failed or are cut "
+					  "off)", pattern, (long long)n, (long long)live,
+					  (long long)f->ndev);
+	}
 	fx_coll_req q = {pattern, algo, ranks, n, size, 0};
 	fx_router *r = fx_router_new(&c->design.fab, 0);
 	int rc = fx_coll_run(&c->design.fab, r, &q, tm ? tm : &c->design.coll, out, d ? d : &c->d);

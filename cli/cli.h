@@ -41,6 +41,13 @@ typedef struct fx_opt {
 	const char *help;
 } fx_opt;
 
+/* --fail SEL, for commands that measure a degraded fabric: fx_cli_load
+ * marks what each selector names failed (fabric/fail.c), after the spec's
+ * own `failures:`.  (failures and render take a --fail of their own.) */
+#define FX_CLI_FAIL_OPT \
+	{"fail", "SEL", "measure the fabric with these elements failed: a selector as --cut " \
+	 "takes, or A~B for the links between two (repeatable)"}
+
 typedef struct fx_cli {
 	const char *cmd;
 	const fx_opt *opts;                  /* the command's own options */
@@ -58,7 +65,6 @@ typedef struct fx_cli {
 	fx_diag d;
 	fx_design design;                    /* the loaded spec, fabric, workload */
 	fx_fault fault;                      /* place --fail-at (at < 0: none) */
-	uint8_t *failed;                     /* place --fail: [nv] failed vertices, or NULL */
 	char outdir[FX_CLI_OUTDIR_MAX + 1];  /* out/<name> */
 	fx_json js;
 	FILE *json_buf;                      /* --json: the object, until finish */
@@ -98,7 +104,8 @@ const char *fx_cli_opt(const fx_cli *c, const char *name);
 /* Every value given to a repeatable option, in order: up to cap into
  * vals; returns how many were given. */
 int fx_cli_opt_each(const fx_cli *c, const char *name, const char **vals, int cap);
-/* Loads the spec with --set and --max-memory (fx_design_load). */
+/* Loads the spec with --set and --max-memory (fx_design_load), then
+ * fails what --fail names when the command takes FX_CLI_FAIL_OPT. */
 int fx_cli_load(fx_cli *c);
 /* Whether an output folder resolves to the root folder, which no
  * command writes into. */

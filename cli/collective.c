@@ -217,6 +217,7 @@ static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 }
 
 static const fx_opt coll_opts[] = {
+	FX_CLI_FAIL_OPT,
 	{"pattern", "P", "allreduce, reduce-scatter, all-gather, all-to-all, broadcast, reduce, gemm-shift"},
 	{"algo", "A", "algorithm (default: the pattern's first; see --list)"},
 	{"size", "SIZE", "bytes per rank, e.g. '10 KiB' (all-to-all: what each rank sends in all)"},

@@ -122,7 +122,8 @@ static int sec_placement(explore *e)
 static int sec_failures(explore *e)
 {
 	fx_json_obj_begin(&e->c->js, "failures");
-	int rc = fx_report_failures(e->c, e->c->design.fab.nsw ? "switch" : "link", NULL, 0, 0);
+	fx_failures_opts o = {.kind = e->c->design.fab.nsw ? "switch" : "link", .k = 1};
+	int rc = fx_report_failures(e->c, &o);
 	fx_json_obj_end(&e->c->js);
 	return rc;
 }
@@ -408,6 +409,7 @@ static void summary(explore *e, const outcome *out, const char *final)
 int fx_cmd_explore(int argc, char **argv)
 {
 	static const fx_opt opts[] = {
+		FX_CLI_FAIL_OPT,
 		{"no-diagrams", NULL, "skip the SVG diagrams (as --skip diagrams)"},
 		{"skip", "SECTION", "leave a section out: fabric, collectives, loads, power, placement, "
 				    "failures, diagrams (repeatable, or a comma list)"},

@@ -11,8 +11,22 @@
  * evaluated (said in the output); `--all` evaluates every chip instead.
  * `--kind node|rack|plane` fails the first node, rack or plane with all it
  * holds (alike in the structured kinds), `--fail SEL` any set a selector
- * picks.  With a workload, the blast radius also counts the instances of
- * its placement on the intact fabric that a failure slows or cuts off.
+ * picks, `--kind power` the first power domain
+ * (packaging.nodes_per_power_domain).  With a workload, the blast radius
+ * also counts the instances of its placement on the intact fabric that a
+ * failure slows or cuts off.
+ *
+ * `--k 2` fails every pair of elements of the kind instead (every chip,
+ * every physical link, every node ...: pairs are not reduced by symmetry),
+ * or, past `--sample N` pairs (default 100), N distinct pairs drawn by
+ * SplitMix64 from `--seed` (default 1), so a run is repeatable.  Every run
+ * ends with a summary: the worst, median and mean of what is kept (each
+ * row weighted by the elements it stands for).
+ *
+ * Failures go through the fabric's failure mask (fabric/fail.c), on top of
+ * the spec's own `failures:` (the baseline is the fabric as the spec
+ * leaves it); a lost physical link of a bundle of several lowers the
+ * bundle's count while it is measured.
  *
  * Checks in the manner of the chapter "Supernodes" (tests/cli/run.sh): a
  * k=4 fat-tree losing one of its 4 core switches keeps 3/4 of its
@@ -27,11 +41,16 @@
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "cli.h"
+#include "report.h"
 
 static const fx_opt opts[] = {
-	{"kind", "K", "what fails: switch (default), link, node, rack or plane"},
+	{"kind", "K", "what fails: switch (default), link, node, rack, plane or power"},
 	{"all", NULL, "evaluate every switch chip, not one per role"},
-	{"fail", "SEL", "fail these vertices instead, a selector as --cut takes (repeatable)"},
+	{"fail", "SEL", "fail these instead, one at a time: a selector as --cut takes, or A~B "
+	 "for the links between two (repeatable)"},
+	{"k", "K", "fail 1 (default) or 2 elements at once: every pair, or a sample"},
+	{"sample", "N", "with --k 2: at most N pairs, drawn at random past N (default 100)"},
+	{"seed", "S", "the sample's seed (SplitMix64; default 1)"},
 	{NULL, NULL, NULL},
 };
 
@@ -44,6 +63,7 @@ typedef struct measure {
 	double worst_inject;   /* least bandwidth of a device into the fabric */
 	double mean_inject;
 	double *each;          /* [nv] each device's bandwidth into the fabric */
+	uint8_t *reach;        /* [ndev] joined to the rest (fx_fabric_reachable) */
 } measure;
 
 /* Bandwidth a device reaches the other devices with: the sum of its links
@@ -53,7 +73,7 @@ static void inject(const fx_fabric *f, double *worst, double *mean, double **eac
 {
 	double *sum = fx_xcalloc((size_t)f->nv + 1, sizeof *sum);
 	for (int64_t e = 0; e < f->ne; e++)
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 2 && fx_fabric_edge_up(f, e); k++)
 			if (f->v[f->ends[2 * e + 1 - k]].type != FX_V_CPU)
 				sum[f->ends[2 * e + k]] += f->e[e].bw * f->e[e].count;
 	*worst = INFINITY;
@@ -78,28 +98,44 @@ static int measure_now(fx_cli *c, const uint8_t *side, measure *m)
 		return -1;
 	m->bisection = cut.bandwidth;
 	inject(&c->design.fab, &m->worst_inject, &m->mean_inject, &m->each);
+	/* reach rides in each's allocation: one free for both */
+	const fx_fabric *f = &c->design.fab;
+	m->each = fx_xrealloc(m->each, (size_t)(f->nv + 1) * sizeof *m->each + (size_t)f->ndev + 1);
+	m->reach = (uint8_t *)(m->each + f->nv + 1);
+	fx_fabric_reachable(f, m->reach);
 	return 0;
 }
 
-/* Fails the edges marked in dead (bandwidth 0), measures, restores. */
-static int measure_failed(fx_cli *c, const uint8_t *side, const uint8_t *dead, measure *m)
+/* Fails the vertices sel marks (may be NULL) and lost[e] physical links
+ * of each bundle (may be NULL; a bundle losing all its links fails),
+ * measures, and puts the fabric back as it was. */
+static int measure_failed(fx_cli *c, const uint8_t *side, const uint8_t *sel, const int32_t *lost,
+			  measure *m)
 {
 	fx_fabric *f = &c->design.fab;
-	double *bw = fx_xmalloc((size_t)(f->ne + 1) * sizeof *bw);
+	fx_fail_saved keep;
+	fx_fabric_fail_save(f, &keep);
+	uint8_t *dead = fx_xcalloc((size_t)f->ne + 1, 1);
+	int32_t *count = fx_xmalloc((size_t)(f->ne + 1) * sizeof *count);
 	for (int64_t e = 0; e < f->ne; e++) {
-		bw[e] = f->e[e].bw;
-		if (dead[e])
-			f->e[e].bw = 0;
+		count[e] = f->e[e].count;
+		if (lost && lost[e] >= f->e[e].count)
+			dead[e] = 1;
+		else if (lost)
+			f->e[e].count -= lost[e];
 	}
+	fx_fabric_fail_mark(f, sel, dead);
 	int rc = measure_now(c, side, m);
 	for (int64_t e = 0; e < f->ne; e++)
-		f->e[e].bw = bw[e];
-	free(bw);
+		f->e[e].count = count[e];
+	fx_fabric_fail_restore(f, &keep);
+	free(count);
+	free(dead);
 	return rc;
 }
 
 typedef struct row {
-	char what[160];
+	char what[400];
 	int64_t equivalent;    /* elements this row stands for */
 	measure m;
 	double rank;           /* bisection kept, then worst device kept: lower is graver */
@@ -127,20 +163,20 @@ static int by_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The blast radius: devices that lost bandwidth, and those cut off. */
+/* The blast radius: devices that lost bandwidth, and those cut off (no
+ * longer joined to the rest of the fabric, fx_fabric_reachable: a failed
+ * device, one whose links all failed, the smaller piece of a broken ring). */
 static void hit(const fx_fabric *f, const measure *base, const measure *m, int64_t *slower,
 		int64_t *cut_off, int64_t *instances)
 {
 	*slower = *cut_off = *instances = 0;
 	uint8_t *seen = instance_of ? fx_xcalloc((size_t)f->ndev + 1, 1) : NULL;
-	for (int64_t v = 0; v < f->nv; v++) {
-		if (f->v[v].type != FX_V_DEVICE)
-			continue;
-		int slow = m->each[v] < base->each[v] * (1 - 1e-12) && m->each[v] > 0;
-		int cut = m->each[v] <= 0 && base->each[v] > 0;
+	for (int64_t v = 0; v < f->ndev; v++) {
+		int cut = base->reach[v] && !m->reach[v];
+		int slow = !cut && m->each[v] < base->each[v] * (1 - 1e-12);
 		*slower += slow;
 		*cut_off += cut;
-		int64_t i = instance_of && v < f->ndev ? instance_of[v] : -1;
+		int64_t i = instance_of ? instance_of[v] : -1;
 		if ((slow || cut) && i >= 0 && !seen[i]) {
 			seen[i] = 1;
 			(*instances)++;
@@ -171,29 +207,29 @@ static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
 static int switches(fx_cli *c, const uint8_t *side, const measure *base, rows *rs, int all)
 {
 	const fx_fabric *f = &c->design.fab;
-	uint8_t *dead = fx_xcalloc((size_t)f->ne + 1, 1);
+	uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1);
 	int rc = 0;
 	int *done = fx_xcalloc((size_t)f->nroles + 1, sizeof *done);
 	for (int64_t v = 0; v < f->nv && rc == 0; v++) {
 		int role = f->v[v].role;
-		if (f->v[v].type != FX_V_SWITCH || role < 0 || (!all && done[role]))
+		if (f->v[v].type != FX_V_SWITCH || role < 0 || (!all && done[role]) ||
+		    !fx_fabric_vertex_up(f, v))
 			continue;
 		done[role] = 1;
-		memset(dead, 0, (size_t)f->ne);
-		for (int64_t e = 0; e < f->ne; e++)
-			dead[e] = f->ends[2 * e] == v || f->ends[2 * e + 1] == v;
+		sel[v] = 1;
 		row r = {.equivalent = all ? 1 : f->roles[role].count};
 		char name[48];
 		fx_fabric_vertex_name(f, v, name, sizeof name);
 		snprintf(r.what, sizeof r.what, "%s (%s)", name, f->roles[role].name);
-		rc = measure_failed(c, side, dead, &r.m);
+		rc = measure_failed(c, side, sel, NULL, &r.m);
+		sel[v] = 0;
 		if (rc == 0)
 			keep(rs, &r, base);
 		else
 			free(r.m.each);
 	}
 	free(done);
-	free(dead);
+	free(sel);
 	return rc;
 }
 
@@ -203,9 +239,10 @@ static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
 	fx_fabric *f = &c->design.fab;
 	int rc = 0;
 	int done[128] = {0};
+	int32_t *lost = fx_xcalloc((size_t)f->ne + 1, sizeof *lost);
 	for (int64_t e = 0; e < f->ne && rc == 0; e++) {
 		int tier = f->e[e].tier;
-		if (tier < 0 || tier >= 128 || done[tier])
+		if (tier < 0 || tier >= 128 || done[tier] || !fx_fabric_edge_up(f, e))
 			continue;
 		done[tier] = 1;
 		int64_t n = 0;
@@ -216,39 +253,35 @@ static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
 		fx_fabric_vertex_name(f, f->ends[2 * e], a, sizeof a);
 		fx_fabric_vertex_name(f, f->ends[2 * e + 1], b, sizeof b);
 		snprintf(r.what, sizeof r.what, "one link %s-%s (tier %d)", a, b, tier);
-		double bw = f->e[e].bw;  /* one physical link of the bundle fails */
-		f->e[e].bw = bw * (double)(f->e[e].count - 1) / (double)f->e[e].count;
-		rc = measure_now(c, side, &r.m);
-		f->e[e].bw = bw;
+		lost[e] = 1;  /* one physical link of the bundle fails */
+		rc = measure_failed(c, side, NULL, lost, &r.m);
+		lost[e] = 0;
 		if (rc == 0)
 			keep(rs, &r, base);
 		else
 			free(r.m.each);
 	}
+	free(lost);
 	return rc;
 }
 
-/* Every link of the vertices a selector picks fails: a device, a node or
- * rack with all it holds, a plane's switch chips. */
+/* What a selector names fails (fabric/fail.c: vertices with every link
+ * they end, or A~B the links between two sets): a device, a node or rack
+ * with all it holds, a plane's switch chips, a power domain, a link. */
 static int selected(fx_cli *c, const uint8_t *side, const measure *base, rows *rs,
 		    const char *expr, const char *label, int64_t equivalent)
 {
-	const fx_fabric *f = &c->design.fab;
-	uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1), *dead = fx_xcalloc((size_t)f->ne + 1, 1);
-	int rc = fx_fabric_select(f, expr, "--fail", sel, &c->d);
-	if (rc == 0) {
-		for (int64_t e = 0; e < f->ne; e++)
-			dead[e] = sel[f->ends[2 * e]] || sel[f->ends[2 * e + 1]];
-		row r = {.equivalent = equivalent};
-		snprintf(r.what, sizeof r.what, "%s", label);
-		rc = measure_failed(c, side, dead, &r.m);
-		if (rc == 0)
-			keep(rs, &r, base);
-		else
-			free(r.m.each);
-	}
-	free(sel);
-	free(dead);
+	fx_fabric *f = &c->design.fab;
+	fx_fail_saved saved;
+	fx_fabric_fail_save(f, &saved);
+	int rc = fx_fabric_fail(f, expr, "--fail", &c->d);
+	row r = {.equivalent = equivalent};
+	snprintf(r.what, sizeof r.what, "%s", label);
+	if (rc == 0)
+		rc = measure_now(c, side, &r.m);
+	fx_fabric_fail_restore(f, &saved);
+	if (rc == 0)
+		keep(rs, &r, base);
 	return rc;
 }
 
@@ -285,10 +318,14 @@ static int domains(fx_cli *c, const char *kind, const uint8_t *side, const measu
 	int64_t n = 0;
 	for (int64_t v = 0; v < f->nv; v++) {
 		int64_t id = strcmp(kind, "node") == 0 ? f->v[v].node
-			     : strcmp(kind, "rack") == 0 ? f->v[v].rack : f->v[v].plane;
+			     : strcmp(kind, "rack") == 0 ? f->v[v].rack
+			     : strcmp(kind, "power") == 0 ? fx_fabric_power_domain(f, v) : f->v[v].plane;
 		if (id + 1 > n)
 			n = id + 1;
 	}
+	if (n == 0 && strcmp(kind, "power") == 0)
+		return fx_diag_error(&c->d, NULL, "--kind power: %s has no power domains (set "
+				     "packaging.nodes_per_power_domain)", c->spec_path);
 	if (n == 0)
 		return fx_diag_error(&c->d, NULL, "--kind %s: %s has no %ss", kind, c->spec_path, kind);
 	char expr[32], label[48];
@@ -297,13 +334,269 @@ static int domains(fx_cli *c, const char *kind, const uint8_t *side, const measu
 	return selected(c, side, base, rs, expr, label, n);
 }
 
-int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, int nfail, int all)
+/* SplitMix64 (Steele, Lea and Flood, OOPSLA 2014; the constants of
+ * Vigna's splitmix64.c): the sample's generator, so a seed gives the same
+ * pairs on every machine. */
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* One element of a kind for --k 2: a switch chip (vertex), one physical
+ * link (bundle e, its j-th link), or a node, rack, plane or power domain. */
+typedef struct elem {
+	int64_t a, b;
+} elem;
+
+/* Every element of the kind, in id order, into *out; returns how many. */
+static int64_t elements(const fx_fabric *f, const char *kind, elem **out)
+{
+	elem *el = NULL;
+	size_t n = 0, cap = 0;
+	if (strcmp(kind, "switch") == 0) {
+		for (int64_t v = 0; v < f->nv; v++)
+			if (f->v[v].type == FX_V_SWITCH && fx_fabric_vertex_up(f, v)) {
+				el = fx_xgrow(el, &cap, n + 1, sizeof *el);
+				el[n++] = (elem){v, 0};
+			}
+	} else if (strcmp(kind, "link") == 0) {
+		for (int64_t e = 0; e < f->ne; e++)
+			for (int64_t j = 0; fx_fabric_edge_up(f, e) && j < f->e[e].count; j++) {
+				el = fx_xgrow(el, &cap, n + 1, sizeof *el);
+				el[n++] = (elem){e, j};
+			}
+	} else {
+		int64_t units = 0;
+		for (int64_t v = 0; v < f->nv; v++) {
+			int64_t id = strcmp(kind, "node") == 0 ? f->v[v].node
+				     : strcmp(kind, "rack") == 0 ? f->v[v].rack
+				     : strcmp(kind, "power") == 0 ? fx_fabric_power_domain(f, v)
+				     : f->v[v].type == FX_V_SWITCH ? f->v[v].plane : -1;
+			if (id + 1 > units)
+				units = id + 1;
+		}
+		for (int64_t u = 0; u < units; u++) {
+			el = fx_xgrow(el, &cap, n + 1, sizeof *el);
+			el[n++] = (elem){u, 0};
+		}
+	}
+	*out = el;
+	return (int64_t)n;
+}
+
+/* Marks element x in sel (vertices) and lost (links); its name into buf. */
+static void elem_fail(const fx_fabric *f, const char *kind, const elem *x, uint8_t *sel,
+		      int32_t *lost, char *buf, size_t len)
+{
+	char a[64], b[64];
+	if (strcmp(kind, "switch") == 0) {
+		sel[x->a] = 1;
+		snprintf(buf, len, "%s", fx_fabric_vertex_name(f, x->a, a, sizeof a));
+	} else if (strcmp(kind, "link") == 0) {
+		lost[x->a]++;
+		fx_fabric_vertex_name(f, f->ends[2 * x->a], a, sizeof a);
+		fx_fabric_vertex_name(f, f->ends[2 * x->a + 1], b, sizeof b);
+		if (f->e[x->a].count > 1)
+			snprintf(buf, len, "%s-%s #%lld", a, b, (long long)x->b);
+		else
+			snprintf(buf, len, "%s-%s", a, b);
+	} else {
+		for (int64_t v = 0; v < f->nv; v++) {
+			int64_t id = strcmp(kind, "node") == 0 ? f->v[v].node
+				     : strcmp(kind, "rack") == 0 ? f->v[v].rack
+				     : strcmp(kind, "power") == 0 ? fx_fabric_power_domain(f, v)
+				     : f->v[v].type == FX_V_SWITCH ? f->v[v].plane : -1;
+			if (id == x->a)
+				sel[v] = 1;
+		}
+		snprintf(buf, len, "%s %lld", kind, (long long)x->a);
+	}
+}
+
+/* Pair number t of n elements (t < n(n-1)/2, in the order (0,1), (0,2),
+ * ..., (1,2), ...) into *i < *j. */
+static void pair_of(int64_t n, uint64_t t, int64_t *i, int64_t *j)
+{
+	int64_t a = 0;
+	while (t >= (uint64_t)(n - 1 - a)) {
+		t -= (uint64_t)(n - 1 - a);
+		a++;
+	}
+	*i = a;
+	*j = a + 1 + (int64_t)t;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* --k 2: every pair of the kind's elements, or `sample` distinct pairs
+ * drawn with SplitMix64 from seed (rejection of repeats), evaluated in
+ * pair order.  *total is how many pairs there are. */
+static int pairs(fx_cli *c, const char *kind, const uint8_t *side, const measure *base, rows *rs,
+		 int64_t sample, uint64_t seed, double *total)
+{
+	fx_fabric *f = &c->design.fab;
+	elem *el;
+	int64_t n = elements(f, kind, &el);
+	*total = (double)n * (double)(n - 1) / 2;
+	if (n < 2) {
+		free(el);
+		return fx_diag_error(&c->d, NULL, "--k 2: %s has fewer than two %s elements to fail "
+				     "together", c->spec_path, kind);
+	}
+	uint64_t m = (uint64_t)n * (uint64_t)(n - 1) / 2;
+	uint64_t take = m <= (uint64_t)sample ? m : (uint64_t)sample;
+	uint64_t *pick = fx_xmalloc((size_t)take * sizeof *pick);
+	if (take == m) {
+		for (uint64_t t = 0; t < m; t++)
+			pick[t] = t;
+	} else {
+		uint64_t x = seed;
+		for (uint64_t k = 0; k < take;) {
+			uint64_t t = splitmix64(&x) % m;  /* bias below 2^-40 for m < 2^24 */
+			int dup = 0;
+			for (uint64_t q = 0; q < k && !dup; q++)
+				dup = pick[q] == t;
+			if (!dup)
+				pick[k++] = t;
+		}
+		qsort(pick, (size_t)take, sizeof *pick, by_u64);
+	}
+	uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1);
+	int32_t *lost = fx_xcalloc((size_t)f->ne + 1, sizeof *lost);
+	int rc = 0;
+	for (uint64_t k = 0; k < take && rc == 0; k++) {
+		int64_t i, j;
+		pair_of(n, pick[k], &i, &j);
+		memset(sel, 0, (size_t)f->nv);
+		memset(lost, 0, (size_t)f->ne * sizeof *lost);
+		char a[160], b[160];
+		elem_fail(f, kind, &el[i], sel, lost, a, sizeof a);
+		elem_fail(f, kind, &el[j], sel, lost, b, sizeof b);
+		row r = {.equivalent = 1};
+		snprintf(r.what, sizeof r.what, "%s + %s", a, b);
+		rc = measure_failed(c, side, sel, lost, &r.m);
+		if (rc == 0)
+			keep(rs, &r, base);
+		else
+			free(r.m.each);
+	}
+	free(sel);
+	free(lost);
+	free(pick);
+	free(el);
+	return rc;
+}
+
+/* A weighted statistic of what rows keep: the least, the weighted median
+ * (the smallest value with at least half the weight at or below it) and
+ * the weighted mean. */
+typedef struct wv {
+	double v, w;
+} wv;
+
+static int by_v(const void *a, const void *b)
+{
+	double x = ((const wv *)a)->v, y = ((const wv *)b)->v;
+	return (x > y) - (x < y);
+}
+
+static void stats(wv *x, size_t n, double *worst, double *median, double *mean)
+{
+	*worst = *median = *mean = 0;
+	if (n == 0)
+		return;
+	qsort(x, n, sizeof *x, by_v);
+	double W = 0, S = 0, acc = 0;
+	for (size_t i = 0; i < n; i++) {
+		W += x[i].w;
+		S += x[i].v * x[i].w;
+	}
+	*worst = x[0].v;
+	*mean = W > 0 ? S / W : 0;
+	*median = x[n - 1].v;
+	for (size_t i = 0; i < n; i++) {
+		acc += x[i].w;
+		if (2 * acc >= W) {
+			*median = x[i].v;
+			break;
+		}
+	}
+}
+
+/* The summary over every row: worst, median and mean of the bisection
+ * and worst device kept, and of the devices cut off. */
+static int summary(fx_cli *c, const rows *rs, const measure *base, int k, double total,
+		   int sampled, uint64_t seed)
+{
+	const fx_fabric *f = &c->design.fab;
+	wv *b = fx_xmalloc((rs->n + 1) * sizeof *b), *w = fx_xmalloc((rs->n + 1) * sizeof *w),
+	   *cut = fx_xmalloc((rs->n + 1) * sizeof *cut);
+	int64_t inst_max = 0;
+	double elems = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		const row *r = &rs->r[i];
+		double wt = (double)r->equivalent;
+		int64_t slower, cut_off, inst;
+		hit(f, base, &r->m, &slower, &cut_off, &inst);
+		b[i] = (wv){base->bisection > 0 ? r->m.bisection / base->bisection : 1, wt};
+		w[i] = (wv){base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1, wt};
+		cut[i] = (wv){-(double)cut_off, wt};  /* most cut off = "least" */
+		inst_max = inst > inst_max ? inst : inst_max;
+		elems += wt;
+	}
+	double bw, bm, ba, ww, wm, wa, cw, cm, ca;
+	stats(b, rs->n, &bw, &bm, &ba);
+	stats(w, rs->n, &ww, &wm, &wa);
+	stats(cut, rs->n, &cw, &cm, &ca);
+	free(b);
+	free(w);
+	free(cut);
+	fx_table *t = fx_record_new("failures_summary", "Degradation over the failures evaluated "
+				    "(weighted by the elements each stands for)", "summary");
+	fx_record_int(t, "k", "elements failed at once", k);
+	fx_record_int(t, "evaluated", "failures evaluated", (int64_t)rs->n);
+	fx_record_num(t, "elements_covered", "failures they stand for", FX_F_NUM,
+		      k == 1 ? elems : total);
+	fx_record_bool(t, "sampled", "sampled", sampled);
+	if (sampled)
+		fx_record_int(t, "seed", "sample seed (SplitMix64)", (int64_t)seed);
+	else
+		fx_record_null(t, "seed", "sample seed (SplitMix64)", FX_F_INT, "-");
+	fx_record_num(t, "bisection_kept_worst", "bisection kept, worst", FX_F_FRACTION, bw);
+	fx_record_num(t, "bisection_kept_median", "bisection kept, median", FX_F_FRACTION, bm);
+	fx_record_num(t, "bisection_kept_mean", "bisection kept, mean", FX_F_FRACTION, ba);
+	fx_record_num(t, "worst_device_kept_worst", "worst device kept, worst", FX_F_FRACTION, ww);
+	fx_record_num(t, "worst_device_kept_median", "worst device kept, median", FX_F_FRACTION, wm);
+	fx_record_num(t, "worst_device_kept_mean", "worst device kept, mean", FX_F_FRACTION, wa);
+	fx_record_num(t, "devices_cut_off_worst", "devices cut off, worst", FX_F_NUM, -cw);
+	fx_record_num(t, "devices_cut_off_median", "devices cut off, median", FX_F_NUM, -cm);
+	fx_record_num(t, "devices_cut_off_mean", "devices cut off, mean", FX_F_NUM, -ca);
+	if (instance_of)
+		fx_record_int(t, "instances_hit_worst", "instances hit, worst", inst_max);
+	else
+		fx_record_null(t, "instances_hit_worst", "instances hit, worst", FX_F_INT, "-");
+	return fx_cli_table(c, t);
+}
+
+int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 {
 	int rc = 0;
+	const char *kind = o->kind ? o->kind : "switch";
+	int nfail = o->nfail;
 	if (strcmp(kind, "switch") && strcmp(kind, "link") && strcmp(kind, "node") &&
-	    strcmp(kind, "rack") && strcmp(kind, "plane"))
-		return fx_diag_error(&c->d, NULL, "--kind: '%s' must be switch, link, node, rack or plane",
-				     kind);
+	    strcmp(kind, "rack") && strcmp(kind, "plane") && strcmp(kind, "power"))
+		return fx_diag_error(&c->d, NULL, "--kind: '%s' must be switch, link, node, rack, "
+				     "plane or power", kind);
+	if (o->k == 2 && nfail)
+		return fx_diag_error(&c->d, NULL, "--k 2 pairs the elements of --kind; give it or "
+				     "--fail, not both");
 	if (!c->design.fab.builder->halves)
 		return fx_diag_error(&c->d, NULL, "failures: a %s fabric has no canonical split to "
 				     "measure (structured kinds only)", c->design.fab.builder->kind);
@@ -323,7 +616,7 @@ int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, in
 		return -1;
 	}
 	place_intact(c);
-	int one_per_role = !nfail && !all && strcmp(kind, "switch") == 0;
+	int one_per_role = !nfail && !o->all && o->k == 1 && strcmp(kind, "switch") == 0;
 	fx_table *t = fx_record_new("failures_intact", one_per_role ? "Intact fabric (one chip per role "
 				    "is failed: chips of a role are structurally equivalent here)" :
 				    "Intact fabric", NULL);
@@ -343,13 +636,17 @@ int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, in
 		{"devices_cut_off", "cut off", FX_F_INT},
 		{"instances_hit", "instances hit", FX_F_INT}, {NULL, NULL, 0},
 	};
-	t = fx_table_typed("failures", "Failures, the most critical first", cols);
 	rows rs = {0};
+	double total = 0;
+	int sampled = 0;
 	if (nfail)
 		for (int i = 0; i < nfail && rc == 0; i++)
-			rc = selected(c, side, &base, &rs, fails[i], fails[i], 1);
-	else if (strcmp(kind, "switch") == 0)
-		rc = switches(c, side, &base, &rs, all);
+			rc = selected(c, side, &base, &rs, o->fails[i], o->fails[i], 1);
+	else if (o->k == 2) {
+		rc = pairs(c, kind, side, &base, &rs, o->sample, o->seed, &total);
+		sampled = total > (double)o->sample;
+	} else if (strcmp(kind, "switch") == 0)
+		rc = switches(c, side, &base, &rs, o->all);
 	else if (strcmp(kind, "link") == 0)
 		rc = links(c, side, &base, &rs);
 	else
@@ -358,8 +655,12 @@ int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, in
 	 * the worst device (a stable order for ties: evaluation order) */
 	for (size_t i = 0; i < rs.n; i++)
 		rs.r[i].rank += 1e-12 * (double)i;
+	if (rc == 0)
+		rc = summary(c, &rs, &base, o->k, total, sampled, o->seed);
 	if (rs.n > 1)  /* qsort of nothing: rs.r may be NULL */
 		qsort(rs.r, rs.n, sizeof *rs.r, by_rank);
+	t = fx_table_typed("failures", o->k == 2 ? "Pairs of failures, the most critical first"
+			   : "Failures, the most critical first", cols);
 	for (size_t i = 0; i < rs.n; i++) {
 		if (rc == 0)
 			emit(c, t, &rs.r[i], &base);
@@ -377,19 +678,38 @@ int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, in
 int fx_cmd_failures(int argc, char **argv)
 {
 	fx_cli c;
-	int rc = fx_cli_parse(&c, "failures", "failures SPEC [--kind switch|link|node|rack|plane] [--fail SEL]... [--all] [--json]",
+	int rc = fx_cli_parse(&c, "failures", "failures SPEC [--kind switch|link|node|rack|plane|power] "
+			      "[--fail SEL]... [--all] [--k 1|2] [--sample N] [--seed S] [--json]",
 			      opts, argc, argv);
 	if (rc)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
 	rc = fx_cli_load(&c);
-	const char *kind = fx_cli_opt(&c, "kind"), *fails[64];
+	const char *fails[64];
+	fx_failures_opts o = {.kind = fx_cli_opt(&c, "kind"), .fails = fails, .k = 1,
+			      .sample = 100, .seed = 1, .all = fx_cli_opt(&c, "all") != NULL};
 	int nfail = fx_cli_opt_each(&c, "fail", fails, 64);
+	o.nfail = nfail < 64 ? nfail : 64;
+	const char *v;
+	int64_t x;
+	if (rc == 0 && (v = fx_cli_opt(&c, "k"))) {
+		rc = fx_cli_int(&c, "--k", v, 1, 2, &x);
+		o.k = (int)x;
+	}
+	if (rc == 0 && (v = fx_cli_opt(&c, "sample"))) {
+		rc = fx_cli_int(&c, "--sample", v, 1, 10000, &x);
+		o.sample = x;
+	}
+	if (rc == 0 && (v = fx_cli_opt(&c, "seed"))) {
+		rc = fx_cli_int(&c, "--seed", v, 0, INT64_MAX, &x);
+		o.seed = (uint64_t)x;
+	}
+	if (rc == 0 && o.k == 1 && (fx_cli_opt(&c, "sample") || fx_cli_opt(&c, "seed")))
+		rc = fx_diag_error(&c.d, NULL, "--sample and --seed need --k 2");
 	if (rc == 0)
 		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
-		rc = fx_report_failures(&c, kind ? kind : "switch", fails, nfail < 64 ? nfail : 64,
-					fx_cli_opt(&c, "all") != NULL);
+		rc = fx_report_failures(&c, &o);
 		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);

@@ -103,6 +103,12 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 	fx_record_int(t, "bisection_devices_a", "bisection devices, side A", bis.side[0]);
 	fx_record_int(t, "bisection_devices_b", "bisection devices, side B", bis.side[1]);
 	fx_record_text(t, "hops_method", "hop counts", "%s", h.method);
+	int64_t vdown, ldown;
+	fx_fabric_fail_counts(f, &vdown, &ldown);
+	fx_record_int(t, "vertices_failed", "vertices failed (--fail, failures:)", vdown);
+	fx_record_int(t, "links_failed", "links failed (with the failed vertices')", ldown);
+	fx_record_int(t, "devices_failed", "devices failed", h.devices_failed);
+	fx_record_int(t, "devices_cut_off", "devices cut off (left out of hops)", h.devices_cut_off);
 	fx_record_int(t, "hops_sources", "hop counts from sources", h.sources);
 	int rc = fx_cli_table(c, t);
 
@@ -176,6 +182,7 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 }
 
 static const fx_opt metrics_opts[] = {
+	FX_CLI_FAIL_OPT,
 	{"cut", "A:B", "also measure the cut between two vertex sets, e.g. node=0-23:rest, "
 		       "x=0-1:x=2-3, rack=0:rack=1"},
 	{NULL, NULL, NULL},

@@ -162,7 +162,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 	const fx_workload *w = &c->design.work;
 	fx_place_opts o = {.lp_path = lp, .time_limit = time_limit, .node_limit = node_limit,
 			     .tm = c->design.coll, .accel = c->design.accel.hbm > 0 ? &c->design.accel : NULL,
-			     .sessions = &c->design.sessions, .failed = c->failed};
+			     .sessions = &c->design.sessions};
 	fx_placement p;
 	char f1[64], l1[96];
 	if (fx_place(&c->design.fab, w, pc, &o, &p, &c->d))
@@ -265,7 +265,7 @@ static const fx_opt place_opts[] = {
 	{"lp", "FILE", "write the MILP in CPLEX LP format (glpsol --lp FILE re-solves it)"},
 	{"time-limit", "S", "seconds GLPK may search (default " FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT) ")"},
 	{"node-limit", "N", "branch-and-bound nodes GLPK may search (default: no limit)"},
-	{"fail", "SEL", "failed vertices, a selector as --cut takes (repeatable): their nodes are left out"},
+	FX_CLI_FAIL_OPT,
 	{"fail-at", "T", "the deployment table again with a card failing at T (book §6.7.2)"},
 	{"stall", "T", "how long the failed card's instance stops (default 40 ms)"},
 	{"fail-card", "N", "which card of the node fails (default 0)"},
@@ -308,19 +308,6 @@ int fx_cmd_place(int argc, char **argv)
 			rc = -1;
 		if (c.fault.at < 0 && (fx_cli_opt(&c, "stall") || fx_cli_opt(&c, "fail-card")))
 			rc = fx_diag_error(&c.d, NULL, "--stall and --fail-card need --fail-at");
-		const char *fails[64];
-		int nf = fx_cli_opt_each(&c, "fail", fails, 64);
-		if (nf > 0) {
-			c.failed = fx_xcalloc((size_t)c.design.fab.nv + 1, 1);
-			uint8_t *sel = fx_xcalloc((size_t)c.design.fab.nv + 1, 1);
-			for (int i = 0; i < nf && i < 64 && rc == 0; i++) {
-				memset(sel, 0, (size_t)c.design.fab.nv);
-				rc = fx_fabric_select(&c.design.fab, fails[i], "--fail", sel, &c.d);
-				for (int64_t u = 0; u < c.design.fab.nv; u++)
-					c.failed[u] |= sel[u];
-			}
-			free(sel);
-		}
 		int64_t nl = 0;
 		if ((v = fx_cli_opt(&c, "node-limit")) &&
 		    fx_cli_int(&c, "--node-limit", v, 1, 1000000000, &nl))
@@ -341,7 +328,5 @@ int fx_cmd_place(int argc, char **argv)
 		rc = fx_report_place(&c, fx_cli_opt(&c, "lp"), limit, node_limit, &pc, NULL);
 		fx_cli_end(&c);
 	}
-	free(c.failed);
-	c.failed = NULL;
 	return fx_cli_finish(&c, rc);
 }

@@ -46,36 +46,26 @@ static int run_loads(fx_cli *c, const uint8_t *failed, const char *pattern, cons
 	q.algo = fx_coll_find(pattern, algo)->name;
 	q.ranks = ranks;
 	q.n = n;
-	/* failed links carry (almost) nothing: a billionth of their bandwidth
-	 * while the collective runs, so ECMP steers round them (a bandwidth of
-	 * 0 would divide 0 by 0 at a dead switch); restored for the drawing */
+	/* the failed vertices go into the fabric's failure mask (fabric/fail.c)
+	 * while the collective runs, so routing goes round them (dimension
+	 * order gives way to ECMP on the degraded graph); the intact fabric is
+	 * put back for the drawing.  A rank the failure cuts off has no route:
+	 * 1, not reported (no_way_round says it). */
 	fx_fabric *ff = &c->design.fab;
-	double *keep = failed ? fx_xmalloc((size_t)(ff->ne + 1) * sizeof *keep) : NULL;
-	for (int64_t e = 0; keep && e < ff->ne; e++) {
-		keep[e] = ff->e[e].bw;
-		if (failed[ff->ends[2 * e]] || failed[ff->ends[2 * e + 1]])
-			ff->e[e].bw *= 1e-9;
-	}
+	fx_fail_saved keep;
+	fx_fabric_fail_save(ff, &keep);
+	if (failed)
+		fx_fabric_fail_mark(ff, failed, NULL);
 	fx_router *r = fx_router_new(&c->design.fab, 0);
 	fx_coll_result res;
-	int rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &res, &c->d);
-	for (int64_t e = 0; keep && e < ff->ne; e++)
-		ff->e[e].bw = keep[e];
-	free(keep);
-	double most = 0;
-	for (int64_t l = 0; rc == 0 && failed && l < 2 * ff->ne; l++)
-		most = fmax(most, res.link_bytes[l]);
-	for (int64_t l = 0; rc == 0 && failed && l < 2 * ff->ne; l++)
-		if (failed[ff->ends[l / 2 * 2]] || failed[ff->ends[l / 2 * 2 + 1]]) {
-			if (!(res.link_bytes[l] <= 1e-6 * most)) {
-				/* the routing (dimension order; ECMP over shortest
-				 * paths only) has no way round the failure */
-				fx_coll_result_release(&res);
-				rc = 1;
-			} else {
-				res.link_bytes[l] = res.link_busy[l] = 0;
-			}
-		}
+	fx_diag quiet;
+	fx_diag_init(&quiet);
+	quiet.max_shown = 0;
+	int rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &res, failed ? &quiet : &c->d);
+	fx_diag_release(&quiet);
+	fx_fabric_fail_restore(ff, &keep);
+	if (rc && failed)
+		rc = 1;
 	if (rc == 0) {
 		const fx_fabric *f = &c->design.fab;
 		*util = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof **util);
@@ -106,9 +96,8 @@ static int run_loads(fx_cli *c, const uint8_t *failed, const char *pattern, cons
 
 static int no_way_round(fx_cli *c, const char *what)
 {
-	return fx_diag_error(&c->d, NULL, "render: the routing of %s cannot avoid the failed "
-			     "elements (it keeps to dimension order or shortest paths); try --view "
-			     "physical or another --pattern", what);
+	return fx_diag_error(&c->d, NULL, "render: %s cannot avoid the failed elements: they "
+			     "cut a rank off from the others; try --view physical", what);
 }
 
 /* How much a collective's picture singles out its bottleneck: the share of

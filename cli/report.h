@@ -31,9 +31,22 @@ int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char 
 int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
 		    const fx_power_config *pc, fx_placement *keep);
 
-/* What failing one element of a kind (switch, link, node, rack, plane), or
- * the nfail selected sets, does to the bisection, each device and the
- * workload's instances; the most critical first (cli/failures.c). */
-int fx_report_failures(fx_cli *c, const char *kind, const char *const *fails, int nfail, int all);
+/* What to fail: one element of a kind (switch, link, node, rack, plane,
+ * power) at a time, or every pair (k = 2; at most `sample`, drawn from
+ * seed), or the nfail selectors one at a time. */
+typedef struct fx_failures_opts {
+	const char *kind;           /* NULL: switch */
+	const char *const *fails;
+	int nfail;
+	int all;                    /* every switch chip, not one per role */
+	int k;                      /* 1 or 2 */
+	int64_t sample;
+	uint64_t seed;
+} fx_failures_opts;
+
+/* What the failures o names do to the bisection, each device and the
+ * workload's instances: a summary (worst, median, mean) and the most
+ * critical first (cli/failures.c). */
+int fx_report_failures(fx_cli *c, const fx_failures_opts *o);
 
 #endif

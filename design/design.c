@@ -19,7 +19,7 @@ static int check_root(fx_design *ds, const char *path, fx_diag *d)
 {
 	static const char *const keys[] = {"name", "description", "sources", "fabric",
 					   "packaging", "power", "collective", "groups",
-					   "workload", "space", NULL};
+					   "workload", "space", "failures", NULL};
 	const fx_snode *r = ds->spec.root, *n;
 	int rc = fx_spec_keys(d, r, keys);
 	const char *s;
@@ -73,6 +73,13 @@ static int load_rest(fx_design *ds, const char *path, const char *const *overrid
 	if (fx_fabric_build(&ds->fab, &ds->spec, max_mem, d))
 		return -1;
 	ds->have_fab = 1;
+	/* `failures: [SEL, ...]`: elements failed in every command, as --fail */
+	const fx_snode *fl;
+	if (fx_spec_seq(d, ds->spec.root, "failures", 0, &fl))
+		return -1;
+	for (size_t i = 0; fl && i < fl->n; i++)
+		if (fx_fabric_fail_node(&ds->fab, fl->items[i], d))
+			return -1;
 	return fx_design_groups_check(ds, d);
 }
 

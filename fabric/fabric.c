@@ -192,6 +192,8 @@ void fx_fabric_release(fx_fabric *f)
 	free(f->ends);
 	free(f->plus_edge);
 	free(f->name);
+	free(f->vdown);
+	free(f->edown);
 	memset(f, 0, sizeof *f);
 }
 
@@ -233,14 +235,16 @@ static int64_t first_device_neighbour(const fx_fabric *f, int64_t v)
 static int packaging(fx_fabric *f, const fx_spec *spec, fx_diag *d)
 {
 	/* `switches` (switch racks) is read by the power model (power/config.c) */
-	static const char *const keys[] = {"devices_per_node", "nodes_per_rack", "switches", NULL};
+	static const char *const keys[] = {"devices_per_node", "nodes_per_rack",
+					   "nodes_per_power_domain", "switches", NULL};
 	const fx_snode *p;
 	int64_t dpn = 0, npr = 0;
 	if (fx_spec_map(d, spec->root, "packaging", 0, &p))
 		return -1;
 	if (p && (fx_spec_keys(d, p, keys) ||
 		  fx_spec_int_opt(d, p, "devices_per_node", 1, INT32_MAX, &dpn) ||
-		  fx_spec_int_opt(d, p, "nodes_per_rack", 1, INT32_MAX, &npr)))
+		  fx_spec_int_opt(d, p, "nodes_per_rack", 1, INT32_MAX, &npr) ||
+		  fx_spec_int_opt(d, p, "nodes_per_power_domain", 1, INT32_MAX, &f->nodes_per_power)))
 		return -1;
 
 	int64_t inherent = inherent_node_size(f);

@@ -204,6 +204,14 @@ typedef struct fx_fabric {
 	 * the lower id to the higher, 2e+1 back. */
 	igraph_integer_t *ends;
 	size_t capv, cape;          /* builder scratch: allocated sizes */
+	/* Failed elements (--fail, the spec's `failures:`; fabric/fail.c):
+	 * vdown[v] a failed vertex, edown[e] a failed bundle (a failed
+	 * vertex fails every bundle it ends).  Both NULL while nothing has
+	 * failed; routers, hop counts and cuts skip what they mark. */
+	uint8_t *vdown, *edown;
+	/* packaging.nodes_per_power_domain: nodes sharing a power supply
+	 * (0: not given); vertex v's domain is node / this. */
+	int64_t nodes_per_power;
 } fx_fabric;
 
 /* One entry of the builder registry. */
@@ -328,6 +336,60 @@ static inline int64_t fx_fabric_other(const fx_fabric *f, int64_t e, int64_t v)
 {
 	return f->ends[2 * e] == v ? f->ends[2 * e + 1] : f->ends[2 * e];
 }
+/* ---- failed elements (fabric/fail.c) ---- */
+
+/* Has anything failed? */
+static inline int fx_fabric_degraded(const fx_fabric *f)
+{
+	return f->edown != NULL;
+}
+/* Is bundle e (vertex v) up? */
+static inline int fx_fabric_edge_up(const fx_fabric *f, int64_t e)
+{
+	return !f->edown || !f->edown[e];
+}
+static inline int fx_fabric_vertex_up(const fx_fabric *f, int64_t v)
+{
+	return !f->vdown || !f->vdown[v];
+}
+/* Power domain of vertex v, or -1 (no node, or no power domains). */
+static inline int64_t fx_fabric_power_domain(const fx_fabric *f, int64_t v)
+{
+	return f->nodes_per_power > 0 && f->v[v].node >= 0 ? f->v[v].node / f->nodes_per_power : -1;
+}
+/*
+ * Fails what a selector names: the vertices fx_fabric_select picks (with
+ * every bundle they end), or, for "A~B", the bundles between the vertices
+ * A picks and those B picks (e.g. "device=3~device=4", a link of a ring).
+ * Adds to what has already failed.  0, or -1 after reporting (where names
+ * the option).
+ */
+int fx_fabric_fail(fx_fabric *f, const char *expr, const char *where, fx_diag *d);
+/* The same for a selector in a spec value (`failures:` items). */
+int fx_fabric_fail_node(fx_fabric *f, const fx_snode *n, fx_diag *d);
+/* Fails the vertices sel[v] marks (and their bundles), or bundles dead[e]
+ * marks; either may be NULL. */
+void fx_fabric_fail_mark(fx_fabric *f, const uint8_t *sel, const uint8_t *dead);
+/* Restores the intact fabric. */
+void fx_fabric_fail_clear(fx_fabric *f);
+/* A copy of the failure state, to put back with fx_fabric_fail_restore
+ * (which frees the copy). */
+typedef struct fx_fail_saved {
+	uint8_t *vdown, *edown;
+} fx_fail_saved;
+void fx_fabric_fail_save(const fx_fabric *f, fx_fail_saved *s);
+void fx_fabric_fail_restore(fx_fabric *f, fx_fail_saved *s);
+/* Failed vertices and failed physical links (bundles weighted by count). */
+void fx_fabric_fail_counts(const fx_fabric *f, int64_t *vertices, int64_t *links);
+/*
+ * The devices the degraded fabric still joins: reach[d] = 1 for each live
+ * device of the largest set of live devices that reach one another over
+ * live bundles (through vertices that relay), 0 for failed devices and
+ * those cut off.  Returns how many are reached.  Time complexity: O(V + E)
+ * per set found (one set on an intact or barely damaged fabric).
+ */
+int64_t fx_fabric_reachable(const fx_fabric *f, uint8_t *reach);
+
 /* Links a full mesh of the devices would need: n(n-1)/2. */
 int64_t fx_fabric_full_mesh_links(const fx_fabric *f);
 /* Coordinates of lattice device v into x[ndims]. */

@@ -3,11 +3,14 @@
  * `groups:`:
  *
  *   node=0-23   rack=1   plane=0-3   device=0-31   x=0-3,y=0-1   d2=4
+ *   switch=5   power=0
  *
  * Terms joined by ',' must all hold.  node and rack select every vertex
  * packaged there (devices, CPUs, switches in the node); plane selects
- * switches; device selects devices by index; coordinates select lattice
- * devices.  A range reaching past what the fabric has (node=0-99 on 16
+ * switches; device selects devices by index, switch switch chips by index
+ * (in vertex order: fx_vertex.index); power every vertex of the nodes of a
+ * power domain (packaging.nodes_per_power_domain); coordinates select
+ * lattice devices.  A range reaching past what the fabric has (node=0-99 on 16
  * nodes) is an error, not silently clipped.
  *
  * Errors name the selector: an option ("--cut (side A): 'colour=1' has ...")
@@ -24,10 +27,10 @@
 #include "../core/xalloc.h"
 #include "fabric.h"
 
-#define SEL_KEYS "node, rack, plane, device, x, y, z, w, d0..d7"
+#define SEL_KEYS "node, rack, plane, device, switch, power, x, y, z, w, d0..d7"
 #define SEL_MAX_TERMS 16
 
-typedef enum { SEL_NODE, SEL_RACK, SEL_PLANE, SEL_DEVICE, SEL_COORD } sel_key;
+typedef enum { SEL_NODE, SEL_RACK, SEL_PLANE, SEL_DEVICE, SEL_SWITCH, SEL_POWER, SEL_COORD } sel_key;
 
 typedef struct term {
 	sel_key key;
@@ -88,9 +91,15 @@ static void key_range(const fx_fabric *f, const term *t, long *lo, long *hi)
 		*hi = f->dims[t->dim] - 1;
 		return;
 	}
+	if (t->key == SEL_SWITCH) {
+		*lo = 0;
+		*hi = (long)f->nsw - 1;
+		return;
+	}
 	for (int64_t v = 0; v < f->nv; v++) {
 		const fx_vertex *x = &f->v[v];
 		long val = t->key == SEL_NODE ? x->node : t->key == SEL_RACK ? x->rack
+			 : t->key == SEL_POWER ? (long)fx_fabric_power_domain(f, v)
 			 : x->type == FX_V_SWITCH ? x->plane : -1;
 		if (val < 0)
 			continue;
@@ -117,6 +126,10 @@ static int parse_term(const fx_fabric *f, char *t, term *out, const sel_ctx *x)
 		out->key = SEL_PLANE;
 	else if (strcmp(k, "device") == 0)
 		out->key = SEL_DEVICE;
+	else if (strcmp(k, "switch") == 0)
+		out->key = SEL_SWITCH;
+	else if (strcmp(k, "power") == 0)
+		out->key = SEL_POWER;
 	else if ((strlen(k) == 1 && strchr(axes, *k)) ||
 		 (k[0] == 'd' && k[1] >= '0' && k[1] <= '7' && k[2] == '\0')) {
 		out->key = SEL_COORD;
@@ -141,7 +154,11 @@ static int parse_term(const fx_fabric *f, char *t, term *out, const sel_ctx *x)
 				 "e.g. %s=0-3)", r, k, k);
 	long lo, hi;
 	key_range(f, out, &lo, &hi);
-	static const char *const what[] = {"nodes", "racks", "switch planes", "devices"};
+	static const char *const what[] = {"nodes", "racks", "switch planes", "devices",
+					   "switch chips", "power domains"};
+	if (hi < 0 && out->key == SEL_POWER)
+		return sel_error(x, "selects by 'power', but this fabric has no power domains "
+				 "(set packaging.nodes_per_power_domain)");
 	if (hi < 0)
 		return sel_error(x, "selects by '%s', but this fabric has no %s", k,
 				 what[out->key]);
@@ -164,6 +181,8 @@ static int match(const fx_fabric *f, int64_t v, const term *t)
 	case SEL_RACK: val = x->rack; break;
 	case SEL_PLANE: val = x->type == FX_V_SWITCH ? x->plane : -1; break;
 	case SEL_DEVICE: val = x->type == FX_V_DEVICE ? x->index : -1; break;
+	case SEL_SWITCH: val = x->type == FX_V_SWITCH ? x->index : -1; break;
+	case SEL_POWER: val = (long)fx_fabric_power_domain(f, v); break;
 	case SEL_COORD: {
 		int c[FX_MAX_DIMS];
 		if (x->type != FX_V_DEVICE)

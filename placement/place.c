@@ -135,16 +135,26 @@ static int representative(const fx_pctx *c, fx_level L, int64_t *devs)
 		spread[0] = (half + per_node - 1) / per_node;
 		spread[1] = (c->U - half + per_node - 1) / per_node;
 	}
-	/* the nodes of racks 0 and 1 */
-	int64_t placed = 0;
+	/* the nodes of the first two racks with enough nodes left (racks 0
+	 * and 1 unless failures left them short: fabric/fail.c) */
+	int64_t placed = 0, rack[2] = {-1, -1};
+	for (int64_t r = 0, k = 0; r < c->R && k < 2; r++) {
+		int64_t ok = 0;
+		for (int64_t n = 0; n < c->N; n++)
+			ok += c->node_rack[n] == r && c->node_ok[n];
+		if (ok >= spread[k] && (spread[k] > 0 || k == 0))
+			rack[k++] = r;
+	}
 	for (int r = 0; r < 2; r++) {
 		if (spread[r] == 0)
 			continue;
+		if (rack[r] < 0)
+			return 0;
 		int64_t share = r == 0 && L == FX_LEVEL_ANY ? (c->U + 1) / 2 : c->U - placed;
 		int64_t per = (share + spread[r] - 1) / spread[r];
 		int64_t used = 0;
 		for (int64_t n = 0; n < c->N && used < spread[r] && share > 0; n++) {
-			if (c->node_rack[n] != r)
+			if (c->node_rack[n] != rack[r] || !c->node_ok[n])
 				continue;
 			int64_t take = per < share ? per : share;
 			if (take > per_node)
@@ -203,11 +213,22 @@ static int setup(fx_pctx *c, fx_diag *d)
 	c->P = c->g / c->unit;
 	c->node_ok = fx_xmalloc((size_t)c->N + 1);
 	memset(c->node_ok, 1, (size_t)c->N + 1);
-	for (int64_t v = 0; c->o->failed && v < f->ndev; v++)
-		if (c->o->failed[v] && f->v[v].node >= 0 && c->node_ok[f->v[v].node]) {
+	/* a node is left out when it holds a device that failed (o->failed,
+	 * or the fabric's mask: fabric/fail.c) or that the degraded fabric
+	 * no longer joins to the rest */
+	uint8_t *reach = NULL;
+	if (fx_fabric_degraded(f)) {
+		reach = fx_xmalloc((size_t)f->ndev + 1);
+		fx_fabric_reachable(f, reach);
+	}
+	for (int64_t v = 0; v < f->ndev; v++) {
+		int lost = (c->o->failed && c->o->failed[v]) || (reach && !reach[v]);
+		if (lost && f->v[v].node >= 0 && c->node_ok[f->v[v].node]) {
 			c->node_ok[f->v[v].node] = 0;
 			c->failed_nodes++;
 		}
+	}
+	free(reach);
 	c->rack_nodes = fx_xcalloc((size_t)c->R + 1, sizeof *c->rack_nodes);
 	for (int64_t n = 0; n < c->N; n++)
 		c->rack_nodes[c->node_rack[n]] += c->node_ok[n];

@@ -140,8 +140,9 @@ typedef struct fx_place_opts {
 	const fx_accel *accel;          /* memory per device is checked against
 					 * accel->hbm; NULL or hbm 0: not checked */
 	const fx_sessions *sessions;    /* their KV counts in that memory; may be NULL */
-	const uint8_t *failed;          /* [nv] vertices failed (--fail): nodes holding a
-					 * failed device are left out; NULL: none */
+	const uint8_t *failed;          /* [nv] vertices failed besides the fabric's own
+					 * mask (fabric/fail.c): nodes holding a failed or
+					 * cut-off device are left out; NULL: none */
 	int milp_always;                /* search with the MILP even when the packing
 					 * is proven optimal (tests check the two
 					 * against each other) */

@@ -11,9 +11,16 @@
 #include "../core/xalloc.h"
 #include "internal.h"
 
+/* A failed bundle (fabric/fail.c) carries nothing. */
 static double capacity(const fx_fabric *f, int64_t e)
 {
-	return f->e[e].count * f->e[e].bw;
+	return fx_fabric_edge_up(f, e) ? f->e[e].count * f->e[e].bw : 0;
+}
+
+/* Physical links of bundle e that can carry traffic. */
+static double live_links(const fx_fabric *f, int64_t e)
+{
+	return fx_fabric_edge_up(f, e) ? f->e[e].count : 0;
 }
 
 /* igraph's push-relabel max-flow grows faster than linearly on large grids
@@ -51,7 +58,8 @@ int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *
 	int64_t m = 0;
 	for (int64_t e = 0; e < f->ne; e++) {
 		int64_t a = f->ends[2 * e], b = f->ends[2 * e + 1];
-		if ((side[a] == 2 && !fx_fabric_relays(f, a)) || (side[b] == 2 && !fx_fabric_relays(f, b)))
+		if ((side[a] == 2 && !fx_fabric_relays(f, a)) || (side[b] == 2 && !fx_fabric_relays(f, b)) ||
+		    !fx_fabric_edge_up(f, e))
 			continue;
 		if (side[a] < 2 && side[b] < 2 && side[a] != side[b])
 			out->direct_links += f->e[e].count;
@@ -251,7 +259,7 @@ static void linear_bound(const fx_fabric *f, int canonical, uint8_t *side, fx_cu
 	for (int64_t e = 0; e < f->ne; e++)
 		if (side[f->ends[2 * e]] != side[f->ends[2 * e + 1]]) {
 			out->bandwidth += capacity(f, e);
-			out->links += f->e[e].count;
+			out->links += live_links(f, e);
 		}
 	for (int64_t v = 0; v < f->ndev; v++)
 		out->side[side[v]]++;
@@ -267,9 +275,74 @@ static void device_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out)
 	for (int64_t e = 0; e < f->ne; e++)
 		if (side[f->ends[2 * e]] != side[f->ends[2 * e + 1]]) {
 			out->bandwidth += capacity(f, e);
-			out->links += f->e[e].count;
-			out->direct_links += f->e[e].count;
+			out->links += live_links(f, e);
+			out->direct_links += live_links(f, e);
 		}
+}
+
+/* The cut of a split: its edge cut when every vertex is a device, else
+ * igraph's max-flow with switches and CPUs on neither side. */
+static int split_cut(const fx_fabric *f, uint8_t *side, fx_cut *out, fx_diag *d)
+{
+	for (int64_t v = f->ndev; v < f->nv; v++)
+		side[v] = 2;
+	if (f->nv == f->ndev) {
+		memset(out, 0, sizeof *out);
+		device_cut(f, side, out);
+		return 0;
+	}
+	return fx_route_cut(f, side, out, d);
+}
+
+/*
+ * A degraded fabric (fabric/fail.c) has no closed form and its canonical
+ * split need not be its least: the least of the canonical split's cut and
+ * a spectral + Fiduccia-Mattheyses split's, both on the degraded graph
+ * (failed devices stay in the halves: they carry nothing).  Always a bound
+ * from above: an 8-ring with a link failed is an 8-path, whose bisection
+ * (1 link) both splits find when the failed link is one the canonical
+ * split cuts, and the heuristic finds when it is not.
+ */
+static int degraded_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
+{
+	uint8_t *side = fx_xcalloc((size_t)f->nv + 1, 1);
+	int canon = f->builder->halves ? f->builder->halves(f, side) : 0;
+	int rc = 0;
+	out->method = "bound";
+	if (f->nv + f->ne > MAXFLOW_CONFIRM_LIMIT) {
+		linear_bound(f, canon != 0, side, out);
+		out->how = "split of the degraded graph, its edge cut; too large for max-flow";
+	} else {
+		fx_cut best;
+		int have = 0;
+		if (canon) {
+			rc = split_cut(f, side, &best, d);
+			have = rc == 0;
+		}
+		if (rc == 0)
+			rc = heuristic_halves(f, side, d);
+		fx_cut h;
+		if (rc == 0)
+			rc = split_cut(f, side, &h, d);
+		int heur = rc == 0 && (!have || h.bandwidth < best.bandwidth);
+		if (heur)
+			best = h;
+		if (rc == 0) {
+			*out = best;
+			out->how = canon ? heur ? "degraded graph: a spectral + Fiduccia-Mattheyses split "
+						  "cut less than the canonical one (max-flow)"
+						: "degraded graph: the canonical split (max-flow), no "
+						  "spectral + Fiduccia-Mattheyses split cut less"
+					 : "degraded graph: spectral + Fiduccia-Mattheyses split, max-flow";
+		}
+	}
+	free(side);
+	out->method = "bound";
+	out->exact = 0;
+	out->confirmed = 0;
+	out->formula = -1;
+	out->per_device = out->bandwidth / ((double)f->ndev / 2);
+	return rc;
 }
 
 int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
@@ -282,6 +355,8 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 		out->how = "fewer than two devices";
 		return 0;
 	}
+	if (fx_fabric_degraded(f))
+		return degraded_bisection(f, out, d);
 	uint8_t *side = fx_xcalloc((size_t)f->nv, 1);
 	/* halves: 1 a proven bisection, 2 a canonical split that only bounds it */
 	int canon = f->builder->halves ? f->builder->halves(f, side) : 0;

@@ -25,7 +25,7 @@
 
 static double capacity(const fx_fabric *f, int64_t e)
 {
-	return f->e[e].count * f->e[e].bw;
+	return fx_fabric_edge_up(f, e) ? f->e[e].count * f->e[e].bw : 0;  /* failed: nothing */
 }
 
 void fx_fm_init(fx_fm *m, const fx_fabric *f)

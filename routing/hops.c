@@ -132,6 +132,8 @@ static void bfs_run(bfs *b, int64_t src)
 		igraph_integer_t n = igraph_vector_int_size(es);
 		for (igraph_integer_t i = 0; i < n; i++) {
 			igraph_integer_t e = VECTOR(*es)[i];
+			if (!fx_fabric_edge_up(f, e))
+				continue;
 			int64_t w = fx_fabric_other(f, e, u);
 			double l = b->lat[u] + f->e[e].lat;
 			if (b->dist[w] < 0) {
@@ -147,10 +149,10 @@ static void bfs_run(bfs *b, int64_t src)
 
 /* Adds the distances from one source to the histogram, weighted. */
 static int tally(const fx_fabric *f, const bfs *b, int64_t src, double weight, fx_hops *h,
-		 fx_diag *d)
+		 const uint8_t *reach, fx_diag *d)
 {
 	for (int64_t v = 0; v < f->ndev; v++) {
-		if (v == src)
+		if (v == src || (reach && !reach[v]))
 			continue;
 		if (b->dist[v] < 0) {
 			char a[64], c[64];
@@ -179,21 +181,40 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 		h->method = "trivial: fewer than two devices";
 		return 0;
 	}
-	if (f->ndims > 0) {
+	uint8_t *reach = NULL;
+	if (fx_fabric_degraded(f)) {
+		/* no closed form survives a failure: a search from every device
+		 * the degraded fabric still joins */
+		reach = fx_xmalloc((size_t)f->ndev + 1);
+		int64_t live = fx_fabric_reachable(f, reach);
+		for (int64_t v = 0; v < f->ndev; v++) {
+			int down = !fx_fabric_vertex_up(f, v);
+			h->devices_failed += down;
+			h->devices_cut_off += !down && !reach[v];
+		}
+		if (live < 2) {
+			free(reach);
+			hist_add(h, 0, 0);
+			h->method = "trivial: fewer than two devices left joined";
+			return 0;
+		}
+	} else if (f->ndims > 0) {
 		lattice_hops(f, h);
 		return 0;
 	}
 	bfs b = {f, {0}, NULL, NULL, NULL};
-	if (igraph_inclist_init(&f->g, &b.inc, IGRAPH_ALL, IGRAPH_LOOPS_TWICE) != IGRAPH_SUCCESS)
+	if (igraph_inclist_init(&f->g, &b.inc, IGRAPH_ALL, IGRAPH_LOOPS_TWICE) != IGRAPH_SUCCESS) {
+		free(reach);
 		return fx_diag_internal(d, "igraph could not build the incidence list");
+	}
 	b.queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue);
 	b.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist);
 	b.lat = fx_xmalloc((size_t)f->nv * sizeof *b.lat);
 	int rc = 0;
 	h->diameter = -1;
-	if (f->device_transitive) {
+	if (f->device_transitive && !reach) {
 		bfs_run(&b, 0);
-		rc = tally(f, &b, 0, (double)f->ndev, h, d);
+		rc = tally(f, &b, 0, (double)f->ndev, h, NULL, d);
 		h->sources = 1;
 		h->method = "exact: one search (every device is alike)";
 	} else {
@@ -204,17 +225,21 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 			h->sampled = 1;
 		}
 		for (int64_t s = 0; s < f->ndev && rc == 0; s += step) {
+			if (reach && !reach[s])
+				continue;
 			bfs_run(&b, s);
-			rc = tally(f, &b, s, (double)step, h, d);
+			rc = tally(f, &b, s, (double)step, h, reach, d);
 			h->sources++;
 		}
 		h->method = h->sampled ? "sampled: searches from evenly spaced devices"
-				       : "exact: one search per device";
+			    : reach ? "exact: one search per device on the degraded graph"
+				    : "exact: one search per device";
 	}
 	igraph_inclist_destroy(&b.inc);
 	free(b.queue);
 	free(b.dist);
 	free(b.lat);
+	free(reach);
 	if (rc == 0)
 		finish(h);
 	return rc;

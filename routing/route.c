@@ -5,6 +5,12 @@
  *
  *   FX_ROUTER_DOR   dimension-order (torus, mesh, wafer-mesh): dor_*
  *   FX_ROUTER_ECMP  ecmp (fat-tree, nvswitch, ub, custom): ecmp_*
+ *
+ * Failed elements (fabric/fail.c): ECMP never sees a failed bundle (the
+ * incidence list leaves them out, so distances, splits and hash walks run
+ * on the degraded graph).  Dimension order has no way round a failure, so
+ * on a degraded fabric fx_router_new falls back, in one place, to ECMP
+ * over the degraded graph's shortest paths, and the router's name says so.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +38,8 @@ struct fx_router {
 	const router_kind *kind;
 	int tie_plus;
 	int hash;               /* FX_ROUTE_HASH: one path per flow */
+	int degraded;           /* built on a fabric with failed elements */
+	int fallback;           /* ... whose own router could not avoid them */
 	double hop_lat;         /* dimension-order: seconds per hop, the slowest
 				 * link class's (tori with rack_link) */
 	int64_t *inc_off;       /* hash: incident edges of v, in edge order, are */
@@ -383,7 +391,10 @@ static void incidence(fx_router *r)
 		return;
 	r->inc_off = fx_xcalloc((size_t)f->nv + 1, sizeof *r->inc_off);
 	r->inc_edge = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *r->inc_edge);
+	/* failed bundles are left out: every ECMP use goes through here */
 	for (int64_t e = 0; e < f->ne; e++) {
+		if (!fx_fabric_edge_up(f, e))
+			continue;
 		r->inc_off[f->ends[2 * e] + 1]++;
 		r->inc_off[f->ends[2 * e + 1] + 1]++;
 	}
@@ -392,6 +403,8 @@ static void incidence(fx_router *r)
 	int64_t *at = fx_xmalloc((size_t)(f->nv ? f->nv : 1) * sizeof *at);
 	memcpy(at, r->inc_off, (size_t)f->nv * sizeof *at);
 	for (int64_t e = 0; e < f->ne; e++) {
+		if (!fx_fabric_edge_up(f, e))
+			continue;
 		r->inc_edge[at[f->ends[2 * e]]++] = e;
 		r->inc_edge[at[f->ends[2 * e + 1]]++] = e;
 	}
@@ -620,6 +633,13 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 	fx_router *r = fx_xcalloc(1, sizeof *r);
 	r->f = f;
 	r->tie_plus = tie_plus;
+	/* the one fallback decision: a router without a way round failed
+	 * elements gives way to ECMP on the degraded graph */
+	r->degraded = fx_fabric_degraded(f);
+	if (r->degraded && kind != &ecmp) {
+		kind = &ecmp;
+		r->fallback = 1;
+	}
 	r->kind = kind;
 	kind->init(r);
 	return r;
@@ -670,6 +690,10 @@ const char *fx_route_policy_name(fx_route_policy p)
 
 const char *fx_router_name(const fx_router *r)
 {
+	if (r->fallback)
+		return "ecmp over the degraded graph (dimension order cannot avoid failed elements)";
+	if (r->degraded)
+		return "ecmp over the degraded graph";
 	return r->kind->name;
 }
 

@@ -33,9 +33,13 @@ typedef struct fx_hops {
 	const char *method;      /* how it was computed */
 	int64_t sources;         /* searches run (0 for closed forms) */
 	int sampled;             /* 1 when only some sources were searched */
+	int64_t devices_failed;  /* degraded fabric: devices failed, */
+	int64_t devices_cut_off; /* and live devices the rest cannot reach: both
+				  * left out of the counts above */
 } fx_hops;
 
-/* Hop counts between devices.  Time complexity: O(sum of dims^2) on
+/* Hop counts between devices (on a degraded fabric, between the devices
+ * fx_fabric_reachable joins, one search from each).  Time complexity: O(sum of dims^2) on
  * lattices, O(V+E) on device-transitive fabrics, O(D (V+E)) otherwise. */
 int fx_route_hops(const fx_fabric *f, fx_hops *out, fx_diag *d);
 void fx_hops_release(fx_hops *h);

@@ -1,0 +1,220 @@
+/*
+ * Failed elements: a mask over the built fabric (fx_fabric.vdown, .edown)
+ * that every router, hop count and cut honours, so any command can measure
+ * the degraded fabric (issue 17; the chapter "Supernodes" §6.7.2: a
+ * failure's scope depends on what shares it).  The graph itself is never
+ * changed: vertex and edge ids stay those of the intact build, and
+ * clearing the mask gives the intact fabric back.
+ *
+ * Selectors are those of --cut (fabric/select.c): a vertex selector fails
+ * the vertices it picks with every bundle they end (a device, a switch
+ * chip, a node or rack with all it holds, a plane's chips, a power
+ * domain); "A~B" fails the bundles between what A and B pick (a link).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+#include "fabric.h"
+
+static void ensure(fx_fabric *f)
+{
+	if (!f->vdown)
+		f->vdown = fx_xcalloc((size_t)f->nv + 1, 1);
+	if (!f->edown)
+		f->edown = fx_xcalloc((size_t)f->ne + 1, 1);
+}
+
+void fx_fabric_fail_mark(fx_fabric *f, const uint8_t *sel, const uint8_t *dead)
+{
+	ensure(f);
+	for (int64_t v = 0; sel && v < f->nv; v++)
+		f->vdown[v] |= sel[v] != 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		f->edown[e] |= (dead && dead[e]) || f->vdown[f->ends[2 * e]] ||
+			       f->vdown[f->ends[2 * e + 1]];
+}
+
+void fx_fabric_fail_clear(fx_fabric *f)
+{
+	free(f->vdown);
+	free(f->edown);
+	f->vdown = f->edown = NULL;
+}
+
+void fx_fabric_fail_save(const fx_fabric *f, fx_fail_saved *s)
+{
+	s->vdown = s->edown = NULL;
+	if (f->vdown) {
+		s->vdown = fx_xmalloc((size_t)f->nv + 1);
+		memcpy(s->vdown, f->vdown, (size_t)f->nv + 1);
+	}
+	if (f->edown) {
+		s->edown = fx_xmalloc((size_t)f->ne + 1);
+		memcpy(s->edown, f->edown, (size_t)f->ne + 1);
+	}
+}
+
+void fx_fabric_fail_restore(fx_fabric *f, fx_fail_saved *s)
+{
+	fx_fabric_fail_clear(f);
+	f->vdown = s->vdown;
+	f->edown = s->edown;
+	s->vdown = s->edown = NULL;
+}
+
+void fx_fabric_fail_counts(const fx_fabric *f, int64_t *vertices, int64_t *links)
+{
+	*vertices = *links = 0;
+	for (int64_t v = 0; f->vdown && v < f->nv; v++)
+		*vertices += f->vdown[v];
+	for (int64_t e = 0; f->edown && e < f->ne; e++)
+		*links += f->edown[e] ? f->e[e].count : 0;
+}
+
+/* "A~B": the bundles between the two vertex sets. */
+static int fail_links(fx_fabric *f, const char *expr, const char *tilde, const char *where,
+		      const fx_snode *n, fx_diag *d)
+{
+	char *a = fx_xstrndup(expr, (size_t)(tilde - expr));
+	uint8_t *sa = fx_xcalloc((size_t)f->nv + 1, 1), *sb = fx_xcalloc((size_t)f->nv + 1, 1);
+	char wa[96], wb[96];
+	snprintf(wa, sizeof wa, "%s (link end A)", where ? where : "failures");
+	snprintf(wb, sizeof wb, "%s (link end B)", where ? where : "failures");
+	int rc = fx_fabric_select(f, a, wa, sa, d);
+	if (rc == 0)
+		rc = fx_fabric_select(f, tilde + 1, wb, sb, d);
+	uint8_t *dead = NULL;
+	if (rc == 0) {
+		dead = fx_xcalloc((size_t)f->ne + 1, 1);
+		int64_t n_dead = 0;
+		for (int64_t e = 0; e < f->ne; e++) {
+			int64_t x = f->ends[2 * e], y = f->ends[2 * e + 1];
+			dead[e] = (sa[x] && sb[y]) || (sa[y] && sb[x]);
+			n_dead += dead[e];
+		}
+		if (n_dead == 0 && n)
+			rc = fx_snode_error(d, n, "'%s' names no link: no link joins '%s' and '%s'",
+					    n->path, a, tilde + 1);
+		else if (n_dead == 0)
+			rc = fx_diag_error(d, NULL, "%s: '%s' names no link: no link joins '%s' and '%s'",
+					   where, expr, a, tilde + 1);
+	}
+	if (rc == 0)
+		fx_fabric_fail_mark(f, NULL, dead);
+	free(dead);
+	free(a);
+	free(sa);
+	free(sb);
+	return rc;
+}
+
+static int fail_expr(fx_fabric *f, const char *expr, const char *where, const fx_snode *n,
+		     fx_diag *d)
+{
+	const char *tilde = strchr(expr, '~');
+	if (tilde)
+		return fail_links(f, expr, tilde, where, n, d);
+	uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1);
+	int rc = n ? fx_fabric_select_node(f, n, sel, d) : fx_fabric_select(f, expr, where, sel, d);
+	if (rc == 0)
+		fx_fabric_fail_mark(f, sel, NULL);
+	free(sel);
+	return rc;
+}
+
+int fx_fabric_fail(fx_fabric *f, const char *expr, const char *where, fx_diag *d)
+{
+	return fail_expr(f, expr, where, NULL, d);
+}
+
+int fx_fabric_fail_node(fx_fabric *f, const fx_snode *n, fx_diag *d)
+{
+	if (n->kind != FX_SNODE_SCALAR)
+		return fx_snode_error(d, n, "'%s' must be a selector string such as 'node=0' or "
+				      "'device=3~device=4', got %s", n->path, fx_snode_kind_name(n));
+	return fail_expr(f, n->text, NULL, n, d);
+}
+
+/* Live devices reached from src over live bundles, relaying where the
+ * fabric allows; marks them in mark[] with tag and returns how many. */
+static int64_t reach_from(const fx_fabric *f, const int64_t *off, const int64_t *inc, int64_t src,
+			  int32_t *mark, int32_t tag, int64_t *queue)
+{
+	int64_t head = 0, tail = 0, n = 0;
+	uint8_t *seen = fx_xcalloc((size_t)f->nv + 1, 1);
+	seen[src] = 1;
+	queue[tail++] = src;
+	while (head < tail) {
+		int64_t u = queue[head++];
+		if (f->v[u].type == FX_V_DEVICE && mark[u] < 0) {
+			mark[u] = tag;
+			n++;
+		}
+		if (u != src && !fx_fabric_relays(f, u))
+			continue;
+		for (int64_t t = off[u]; t < off[u + 1]; t++) {
+			int64_t w = fx_fabric_other(f, inc[t], u);
+			if (!seen[w] && fx_fabric_vertex_up(f, w)) {
+				seen[w] = 1;
+				queue[tail++] = w;
+			}
+		}
+	}
+	free(seen);
+	return n;
+}
+
+int64_t fx_fabric_reachable(const fx_fabric *f, uint8_t *reach)
+{
+	int64_t nd = f->ndev;
+	if (!fx_fabric_degraded(f)) {
+		for (int64_t v = 0; v < nd; v++)
+			reach[v] = 1;
+		return nd;
+	}
+	/* incidence of the live bundles */
+	int64_t *off = fx_xcalloc((size_t)f->nv + 1, sizeof *off);
+	int64_t *inc = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *inc);
+	for (int64_t e = 0; e < f->ne; e++)
+		if (fx_fabric_edge_up(f, e)) {
+			off[f->ends[2 * e] + 1]++;
+			off[f->ends[2 * e + 1] + 1]++;
+		}
+	for (int64_t v = 0; v < f->nv; v++)
+		off[v + 1] += off[v];
+	int64_t *at = fx_xmalloc((size_t)(f->nv + 1) * sizeof *at);
+	memcpy(at, off, (size_t)f->nv * sizeof *at);
+	for (int64_t e = 0; e < f->ne; e++)
+		if (fx_fabric_edge_up(f, e)) {
+			inc[at[f->ends[2 * e]]++] = e;
+			inc[at[f->ends[2 * e + 1]]++] = e;
+		}
+	free(at);
+	int32_t *mark = fx_xmalloc((size_t)(nd + 1) * sizeof *mark);
+	int64_t *queue = fx_xmalloc((size_t)(f->nv + 1) * sizeof *queue);
+	for (int64_t v = 0; v < nd; v++)
+		mark[v] = -1;
+	int32_t best_tag = -1, tag = 0;
+	int64_t best = 0, covered = 0;
+	/* each set is searched from its first live device; a set larger than
+	 * what is left unsearched cannot be beaten, so stop there */
+	for (int64_t v = 0; v < nd && best < nd - covered; v++) {
+		if (mark[v] >= 0 || !fx_fabric_vertex_up(f, v))
+			continue;
+		int64_t n = reach_from(f, off, inc, v, mark, tag, queue);
+		covered += n;
+		if (n > best) {
+			best = n;
+			best_tag = tag;
+		}
+		tag++;
+	}
+	for (int64_t v = 0; v < nd; v++)
+		reach[v] = best_tag >= 0 && mark[v] == best_tag;
+	free(mark);
+	free(queue);
+	free(off);
+	free(inc);
+	return best;
+}
