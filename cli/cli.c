@@ -524,3 +524,43 @@ int fx_cli_finish(fx_cli *c, int rc)
 	fflush(stdout);
 	return status;
 }
+
+int fx_cli_failed_table(fx_cli *c)
+{
+	const fx_fabric *f = &c->design.fab;
+	if (!fx_fabric_degraded(f))
+		return 0;
+	int64_t vdown, ldown, ddown = 0, cut = 0;
+	fx_fabric_fail_counts(f, &vdown, &ldown);
+	uint8_t *reach = fx_xmalloc((size_t)f->ndev + 1);
+	int64_t live = fx_fabric_reachable(f, reach);
+	/* the cut-off devices by name, as far as a line holds them */
+	char list[512] = "";
+	size_t used = 0;
+	for (int64_t v = 0; v < f->ndev; v++) {
+		int down = !fx_fabric_vertex_up(f, v);
+		ddown += down;
+		if (down || reach[v])
+			continue;
+		char nm[64];
+		cut++;
+		if (used + 70 < sizeof list)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? " " : "",
+						 fx_fabric_vertex_name(f, v, nm, sizeof nm));
+		else if (used + 4 < sizeof list && list[used - 1] != '.')
+			used += (size_t)snprintf(list + used, sizeof list - used, " ...");
+	}
+	free(reach);
+	fx_table *t = fx_record_new("failed", "Failed elements (--fail, failures:): measured on the "
+				    "degraded fabric", "failed");
+	fx_record_int(t, "vertices_failed", "vertices failed", vdown);
+	fx_record_int(t, "links_failed", "links failed (with the failed vertices')", ldown);
+	fx_record_int(t, "devices_failed", "devices failed", ddown);
+	fx_record_int(t, "devices_cut_off", "devices cut off from the rest", cut);
+	fx_record_int(t, "devices_joined", "devices the degraded fabric joins", live);
+	if (cut)
+		fx_record_text(t, "cut_off", "cut off", "%s", list);
+	else
+		fx_record_null(t, "cut_off", "cut off", FX_F_TEXT, "-");
+	return fx_cli_table(c, t);
+}

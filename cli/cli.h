@@ -146,6 +146,10 @@ int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t 
 double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size);
 /* Writes src,dst,bytes,busy_us,utilisation for every directed link. */
 int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res);
+/* On a degraded fabric (--fail, `failures:`), the record of what failed:
+ * vertices, links, devices failed and cut off (JSON key "failed"); on an
+ * intact one nothing. */
+int fx_cli_failed_table(fx_cli *c);
 /* Prints t (unless --json), writes its CSV, frees it. */
 int fx_cli_table(fx_cli *c, fx_table *t);
 /* Prints a typed table that needs no spec (kinds, collective --list): as

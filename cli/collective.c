@@ -168,6 +168,7 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 			rc = -1;
 	}
 	rc |= fx_cli_table(c, result_record(q, a, &res, fx_router_name(r), tm, versus, cross));
+	rc |= fx_cli_failed_table(c);
 	rc |= fx_cli_table(c, rounds_table(&res));
 	fx_plmr pm;
 	if (a->plmr) {

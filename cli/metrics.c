@@ -103,14 +103,11 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 	fx_record_int(t, "bisection_devices_a", "bisection devices, side A", bis.side[0]);
 	fx_record_int(t, "bisection_devices_b", "bisection devices, side B", bis.side[1]);
 	fx_record_text(t, "hops_method", "hop counts", "%s", h.method);
-	int64_t vdown, ldown;
-	fx_fabric_fail_counts(f, &vdown, &ldown);
-	fx_record_int(t, "vertices_failed", "vertices failed (--fail, failures:)", vdown);
-	fx_record_int(t, "links_failed", "links failed (with the failed vertices')", ldown);
-	fx_record_int(t, "devices_failed", "devices failed", h.devices_failed);
+	fx_record_int(t, "devices_failed", "devices failed (--fail, failures:)", h.devices_failed);
 	fx_record_int(t, "devices_cut_off", "devices cut off (left out of hops)", h.devices_cut_off);
 	fx_record_int(t, "hops_sources", "hop counts from sources", h.sources);
 	int rc = fx_cli_table(c, t);
+	rc |= fx_cli_failed_table(c);
 
 	if (f->nroles > 0 && f->nsw > 0) {
 		static const fx_col cols[] = {

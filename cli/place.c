@@ -167,6 +167,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 	char f1[64], l1[96];
 	if (fx_place(&c->design.fab, w, pc, &o, &p, &c->d))
 		return -1;
+	int frc = fx_cli_failed_table(c);
 	int64_t D = fx_workload_devices(w);
 	int rc = instance_table(c, &p, D);
 
@@ -252,6 +253,7 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 		*keep = p;
 	else
 		fx_placement_release(&p);
+	rc |= frc;
 	if (rc == 0)
 		rc = choices(c, c->fault.at >= 0 ? &c->fault : NULL);
 	return rc;

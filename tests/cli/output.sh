@@ -33,6 +33,9 @@ expect 0 "place --fail-at --json" -- "$FABRICX" place specs/hgx-h100.yaml --fail
 expect 3 "power over budget --json" -- "$FABRICX" power specs/dgx-h100-256.yaml --nodes 12 --budget 120kW --set 'power={node: 10.2 kW}' --json && keys
 expect 0 "failures --json" -- "$FABRICX" failures specs/cm384.yaml --fail node=0 --json && keys
 expect 0 "failures --kind link --json" -- "$FABRICX" failures specs/tpu-v4-cube.yaml --kind link --json && keys
+expect 0 "failures --k 2 --json" -- "$FABRICX" failures specs/hgx-h100.yaml --k 2 --sample 3 --json && keys
+expect 0 "metrics --fail --json" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --fail x=0,y=0,z=0 --json && keys
+expect 0 "collective --fail --json" -- "$FABRICX" collective specs/nvl72.yaml --pattern allreduce --size 1MiB --fail switch=0 --json && keys
 expect 0 "reconfigure --json" -- "$FABRICX" reconfigure specs/tpu-v4-cube.yaml --set 'fabric.dims=[8]' --algo ring --json && keys
 g4="--set fabric.dims=[4,4] --set packaging.devices_per_node=1 --set packaging.nodes_per_rack=16"
 # shellcheck disable=SC2086
