@@ -624,7 +624,7 @@ int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 		      FX_F_BPS, base.bisection);
 	fx_record_num(t, "worst_device_Bps", "each device reaches the fabric with at least",
 		      FX_F_BPS, base.worst_inject);
-	fx_record_text(t, "failure_kind", "failed one at a time", "%s", nfail ? "selected" : kind);
+	fx_record_text(t, "failure_kind", o->k == 2 ? "what fails, two at a time" : "what fails, one at a time", "%s", nfail ? "selected" : kind);
 	rc = fx_cli_table(c, t);
 	static const fx_col cols[] = {
 		{"element", "failed", FX_F_TEXT}, {"equivalent", "alike", FX_F_INT},

@@ -57,5 +57,6 @@ Suite *suite_bisection(void);
 Suite *suite_outfile(void);
 Suite *suite_space(void);
 Suite *suite_table(void);
+Suite *suite_fail(void);
 
 #endif
