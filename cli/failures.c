@@ -617,9 +617,14 @@ int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 	}
 	place_intact(c);
 	int one_per_role = !nfail && !o->all && o->k == 1 && strcmp(kind, "switch") == 0;
-	fx_table *t = fx_record_new("failures_intact", one_per_role ? "Intact fabric (one chip per role "
-				    "is failed: chips of a role are structurally equivalent here)" :
-				    "Intact fabric", NULL);
+	/* with the spec's own failures (or --fail elsewhere) the baseline is
+	 * the fabric they leave */
+	const char *what = fx_fabric_degraded(&c->design.fab) ? "Baseline fabric (with the spec's "
+				"failures:)" : "Intact fabric";
+	char title[160];
+	snprintf(title, sizeof title, "%s%s", what, one_per_role ? " (one chip per role is failed: "
+		 "chips of a role are structurally equivalent here)" : "");
+	fx_table *t = fx_record_new("failures_intact", title, NULL);
 	fx_record_num(t, "bisection_bandwidth_Bps", "bisection across the canonical split",
 		      FX_F_BPS, base.bisection);
 	fx_record_num(t, "worst_device_Bps", "each device reaches the fabric with at least",

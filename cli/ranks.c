@@ -67,6 +67,12 @@ int fx_cli_ranks(fx_cli *c, const char *nranks, const char *group, int64_t **out
 		for (int64_t x = 0; x < f->ndev; x++)
 			if (reach[x])
 				r[k++] = x;
+		if (k == 0) {
+			free(r);
+			free(reach);
+			return fx_diag_infeasible(&c->d, "every one of the %lld devices failed: no rank "
+						  "is left to run a collective", (long long)f->ndev);
+		}
 	}
 	free(reach);
 	*out = r;

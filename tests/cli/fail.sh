@@ -45,6 +45,10 @@ expect 0 "ring broken twice" -- "$FABRICX" collective "$ring" --pattern allreduc
 eq '[5,3,"(4) (5) (6)"]' '[.ranks,.failed.devices_cut_off,.failed.cut_off]' "broken ring: 5 ranks, 3 cut off"
 expect 3 "ranks past the joined devices" -- "$FABRICX" collective "$ring" --pattern allreduce --size 1MiB --ranks 8 --fail device=3
 first "fabricx: infeasible: --ranks 8: the degraded fabric joins only 7 of its 8 devices (the others failed or are cut off)" "--ranks past the joined devices message"
+expect 3 "every device failed" -- "$FABRICX" collective "$ring" --pattern allreduce --size 1MiB --fail device=0-7
+first "fabricx: infeasible: every one of the 8 devices failed: no rank is left to run a collective" "all failed message"
+expect 0 "every device failed: metrics" -- "$FABRICX" metrics "$ring" --fail device=0-7 --json
+eq '[0,0,8]' '[.diameter_hops,.bisection_bandwidth_Bps,.devices_failed]' "all failed: nothing left, no division by zero"
 expect 2 "a link selector that names no link" -- "$FABRICX" metrics "$ring" --fail 'device=3~device=5'
 first "fabricx: error: --fail: 'device=3~device=5' names no link: no link joins 'device=3' and 'device=5'" "no-link message"
 
