@@ -103,6 +103,13 @@ expect 0 "nvl72 a2a one chip failed" -- "$FABRICX" collective specs/nvl72.yaml -
 eq '[88.82056,72]' '[(.time_s*1e11|round)/1e5,.ranks]' "nvl72 all-to-all, one chip failed"
 [ "$(jq --argjson t0 "$t0" '.time_s/$t0*17|.*1e9|round' "$tmp/out")" = 18000000000 ] && ok || bad "nvl72: all-to-all x18/17"
 
+# CloudMatrix384 (specs/cm384.yaml): 75.264 TB/s across 7 planes, 16 L2
+# chips a plane; L2 chip p0.0 (switch 336, after the 336 L1 chips) carries
+# half its 48 ports x 28 GB/s across the split, 672 GB/s = 1/16 of a
+# plane's 10.752 TB/s.
+expect 0 "cm384 one L2 chip failed" -- "$FABRICX" metrics specs/cm384.yaml --fail switch=336 --json
+eq '74592000000000' '.bisection_bandwidth_Bps' "cm384: one L2 chip, 1/16 of a plane"
+
 # 5. failures --k 2: every pair (k=4 fat-tree: 20 switches, 190 pairs; two
 # cores keep 1/2 of the bisection, 4 of 8 links), and an 8-ring losing
 # two links: pairs d links apart leave pieces of d and 8-d, min(d, 8-d)
