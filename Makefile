@@ -152,6 +152,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/space.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/fail.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
 
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 WERROR=-Werror \

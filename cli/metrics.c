@@ -108,6 +108,19 @@ int fx_report_metrics(fx_cli *c, const char *cutspec)
 	fx_record_int(t, "hops_sources", "hop counts from sources", h.sources);
 	int rc = fx_cli_table(c, t);
 	rc |= fx_cli_failed_table(c);
+	if (f->ocs_switches > 0) {
+		t = fx_record_new("ocs", "Optical circuit switches (fabric.ocs)", "ocs");
+		char cube[64] = "";
+		for (int i = 0, u = 0; i < f->ndims; i++)
+			u += snprintf(cube + u, sizeof cube - (size_t)u, "%s%d", i ? "x" : "", f->ocs_cube[i]);
+		fx_record_text(t, "cube", "cube (racks the switches join)", "%s", cube);
+		fx_record_int(t, "ocs_switches", "optical circuit switches", f->ocs_switches);
+		fx_record_int(t, "ocs_ports_used", "ports each uses (2 x cubes)", f->ocs_ports);
+		fx_record_int(t, "ocs_ports", "ports each has (fabric.ocs.ports)", f->ocs_radix);
+		fx_record_int(t, "ocs_fibres", "fibres from the cubes to the switches",
+			      f->ocs_switches * f->ocs_ports);
+		rc |= fx_cli_table(c, t);
+	}
 
 	if (f->nroles > 0 && f->nsw > 0) {
 		static const fx_col cols[] = {

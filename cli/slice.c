@@ -161,6 +161,11 @@ int fx_cmd_slice(int argc, char **argv)
 		rc = extents(&c, "--shape", v, c.design.fab.ndims, shape);
 	if (rc == 0 && (v = fx_cli_opt(&c, "jobs")))
 		rc = fx_cli_int(&c, "--jobs", v, 1, 1 << 20, &jobs);
+	/* a fabric with optical circuit switches (fabric.ocs) slices by its
+	 * cubes unless --cube says otherwise */
+	int spec_cube = rc == 0 && !fx_cli_opt(&c, "cube") && c.design.fab.ocs_switches > 0;
+	for (int i = 0; spec_cube && i < c.design.fab.ndims; i++)
+		cube[i] = c.design.fab.ocs_cube[i];
 	if (rc == 0 && (v = fx_cli_opt(&c, "cube"))) {
 		rc = extents(&c, "--cube", v, c.design.fab.ndims, cube);
 		for (int i = 0; rc == 0 && i < c.design.fab.ndims; i++)
@@ -181,6 +186,12 @@ int fx_cmd_slice(int argc, char **argv)
 			for (int64_t d = 0; d < c.design.fab.ndev; d++)
 				idle[d] |= sel[d];
 		}
+		/* failed chips (the spec's failures:) are never idle */
+		uint8_t *reach = fx_xmalloc((size_t)c.design.fab.ndev + 1);
+		fx_fabric_reachable(&c.design.fab, reach);
+		for (int64_t d = 0; d < c.design.fab.ndev; d++)
+			idle[d] &= reach[d];
+		free(reach);
 		n = fx_cli_opt_each(&c, "busy", vals, 64);
 		for (int i = 0; i < n && i < 64 && rc == 0; i++) {
 			memset(sel, 0, (size_t)c.design.fab.nv);
@@ -194,7 +205,7 @@ int fx_cmd_slice(int argc, char **argv)
 		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
 		fx_cli_begin(&c);
-		rc = report(&c, idle, shape, (int)jobs, fx_cli_opt(&c, "cube") ? cube : NULL);
+		rc = report(&c, idle, shape, (int)jobs, fx_cli_opt(&c, "cube") || spec_cube ? cube : NULL);
 		fx_cli_end(&c);
 	}
 	free(idle);

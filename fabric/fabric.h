@@ -212,6 +212,11 @@ typedef struct fx_fabric {
 	/* packaging.nodes_per_power_domain: nodes sharing a power supply
 	 * (0: not given); vertex v's domain is node / this. */
 	int64_t nodes_per_power;
+	/* fabric.ocs (a torus of rack_shape cubes joined through optical
+	 * circuit switches, topo_lattice.c): the switches, the ports each
+	 * uses, their radix and the cube; ocs_switches 0: none. */
+	int64_t ocs_switches, ocs_ports, ocs_radix;
+	int ocs_cube[FX_MAX_DIMS];
 } fx_fabric;
 
 /* One entry of the builder registry. */

@@ -31,6 +31,9 @@ typedef struct lattice_params {
 	fx_linkspec rack_link;  /* links between racks */
 	fx_linkspec dim_link[FX_MAX_DIMS];  /* per dimension (dim_link) */
 	fx_linkspec wrap_link;  /* wrap-around links */
+	/* ocs: optical circuit switches joining the rack_shape cubes */
+	int have_ocs;
+	int64_t ocs_radix, ocs_switches, ocs_ports;
 	/* wafer-mesh only */
 	double pe_memory, routing_latency;
 	int64_t routes_per_pe;
@@ -109,12 +112,67 @@ static int parse_shape(fx_diag *d, const fx_snode *fab, const char *key, const l
 	return rc;
 }
 
+/*
+ * ocs: {ports: N}: the rack_shape cubes of a torus are joined through
+ * optical circuit switches, as TPU v4's 4x4x4 cubes are by 48 OCS
+ * (hardware.md §4, the chapter "Supernodes" §6.5.4).  Every link that
+ * leaves a cube's face goes to a switch: one switch per link position of
+ * a face (links_per_neighbor x the face's chips) in each dimension, taking
+ * that position on the + and - faces of every cube, so 2 x cubes ports
+ * each (TPU v4: 3 x 16 = 48 switches of 2 x 64 = 128 ports, 6,144 fibres).
+ * The wiring the switches set is the torus itself (rack_link gives its
+ * links); what the description adds is the switches, their ports against
+ * `ports`, and the cube that slices take whole (fabricx slice).
+ */
+static int parse_ocs(fx_diag *d, const fx_snode *fab, lattice_params *p)
+{
+	static const char *const keys[] = {"ports", NULL};
+	const fx_snode *o;
+	if (fx_spec_map(d, fab, "ocs", 0, &o))
+		return -1;
+	if (!o)
+		return 0;
+	if (fx_spec_keys(d, o, keys) || fx_spec_int(d, o, "ports", 1, INT32_MAX, &p->ocs_radix))
+		return -1;
+	if (!p->have_rack_shape)
+		return fx_snode_error(d, o, "'%s' needs '%s.rack_shape' to say what a cube is", o->path,
+				      fab->path);
+	int64_t cubes = 1;
+	for (size_t i = 0; i < p->ndims; i++)
+		cubes *= p->dims[i] / p->rack_shape[i];
+	p->have_ocs = 1;
+	p->ocs_ports = 2 * cubes;
+	p->ocs_switches = 0;
+	for (size_t i = 0; i < p->ndims; i++) {
+		if (p->dims[i] < 3 || !p->wrap[i])
+			continue;  /* no link leaves a cube's face in this dimension */
+		int64_t face = p->count;
+		for (size_t j = 0; j < p->ndims; j++)
+			face *= j == i ? 1 : p->rack_shape[j];
+		p->ocs_switches += face;
+	}
+	if (p->ocs_switches == 0)
+		return fx_snode_error(d, o, "'%s': no link leaves a cube, so no switch joins them",
+				      o->path);
+	if (p->ocs_ports > p->ocs_radix) {
+		const fx_snode *n = fx_snode_get(o, "ports");
+		return fx_snode_error(d, n, "each optical circuit switch takes one port on the + and "
+				      "- faces of all %lld cubes, %lld ports, but '%s' gives %lld",
+				      (long long)cubes, (long long)p->ocs_ports, n->path,
+				      (long long)p->ocs_radix);
+	}
+	return 0;
+}
+
 static int parse_grid(fx_diag *d, const fx_snode *fab, lattice_params *p, int wrap)
 {
 	static const char *const keys[] = {"kind", "dims", "wrap", "links_per_neighbor", "link",
 					   "dim_link", "wrap_link", "node_shape", "rack_shape",
-					   "rack_link", NULL};
-	int rc = fx_spec_keys(d, fab, keys);
+					   "rack_link", "ocs", NULL};
+	static const char *const mesh_keys[] = {"kind", "dims", "wrap", "links_per_neighbor",
+						"link", "dim_link", "wrap_link", "node_shape",
+						"rack_shape", "rack_link", NULL};
+	int rc = fx_spec_keys(d, fab, wrap ? keys : mesh_keys);  /* ocs: tori only */
 	p->count = 1;
 	if (parse_dims(d, fab, "dims", p))
 		return -1;
@@ -146,6 +204,8 @@ static int parse_grid(fx_diag *d, const fx_snode *fab, lattice_params *p, int wr
 		else
 			rc |= fx_linkspec_get(d, fab, "rack_link", 1, &p->rack_link);
 	}
+	if (rc == 0)
+		rc = parse_ocs(d, fab, p);
 	return rc;
 }
 
@@ -263,6 +323,13 @@ static int lattice_build(const void *params, fx_fabric *f, fx_diag *d)
 		all &= f->wrap[i] || p->dims[i] <= 2;
 	f->device_transitive = all;
 	f->devices_forward = 1;
+	if (p->have_ocs) {
+		f->ocs_switches = p->ocs_switches;
+		f->ocs_ports = p->ocs_ports;
+		f->ocs_radix = p->ocs_radix;
+		for (size_t i = 0; i < p->ndims; i++)
+			f->ocs_cube[i] = (int)p->rack_shape[i];
+	}
 	if (fx_fabric_is(f, FX_KIND_WAFER)) {
 		f->state.wafer.pe_memory = p->pe_memory;
 		f->state.wafer.routing_latency = p->routing_latency;
