@@ -24,7 +24,7 @@ START_TEST(unknown_key_lists_expected)
 	const char *y = "fabric:\n  kind: torus\n  dim: [4]\n  link: {bandwidth: 1 GB/s, latency: 1 ns}\n";
 	ck_assert_int_eq(fixture_load(&fx, "t.yaml", y, NULL), -1);
 	HAS(&fx, "t.yaml:3:3: error: unknown key 'dim' in 'fabric' (expected: kind, dims, wrap, "
-		 "links_per_neighbor, link, dim_link, wrap_link, node_shape, rack_shape, rack_link)");
+		 "links_per_neighbor, link, dim_link, wrap_link, node_shape, rack_shape, rack_link, ocs)");
 	fixture_release(&fx);
 }
 END_TEST
