@@ -99,6 +99,8 @@ static int in_order(const fx_pctx *c, int64_t per_node, int64_t *devs)
 {
 	int64_t placed = 0;
 	for (int64_t n = 0; n < c->N && placed < c->U; n++) {
+		if (!c->node_ok[n])  /* holds a failed or cut-off device */
+			continue;
 		int64_t take = c->U - placed < per_node ? c->U - placed : per_node;
 		for (int64_t u = 0; u < take; u++)
 			for (int64_t j = 0; j < c->unit; j++)
@@ -148,8 +150,8 @@ static int representative(const fx_pctx *c, fx_level L, int64_t *devs)
 	for (int r = 0; r < 2; r++) {
 		if (spread[r] == 0)
 			continue;
-		if (rack[r] < 0)
-			return 0;
+		if (rack[r] < 0)  /* no rack holds this part: more than a rack */
+			return L == FX_LEVEL_ANY ? in_order(c, per_node, devs) : 0;
 		int64_t share = r == 0 && L == FX_LEVEL_ANY ? (c->U + 1) / 2 : c->U - placed;
 		int64_t per = (share + spread[r] - 1) / spread[r];
 		int64_t used = 0;
