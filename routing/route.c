@@ -14,7 +14,7 @@
 #include "../core/limits.h"
 #include "../core/sort.h"
 #include "../core/xalloc.h"
-#include "routing.h"
+#include "internal.h"
 
 typedef struct router_kind {
 	const char *name;
@@ -57,6 +57,8 @@ struct fx_router {
 	int64_t *bucket_len;
 	int64_t max_cached;
 	int64_t ncached;
+	fx_sweep *sweep;        /* ecmp split: the grouped fast path */
+	int reference;          /* 1: per-destination reference paths only */
 };
 
 /* Adds bytes to directed link l, remembering links that were empty so the
@@ -70,6 +72,11 @@ static inline void bump(fx_router *r, double *load, int64_t l, double bytes)
 		r->used[r->nused++] = l;
 	}
 	load[l] += bytes;
+}
+
+static void bump_cb(void *ctx, double *load, int64_t l, double bytes)
+{
+	bump(ctx, load, l, bytes);
 }
 
 /* ---------------- dimension-order routing on lattices ---------------- */
@@ -463,6 +470,13 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 {
 	const fx_fabric *f = r->f;
 	incidence(r);  /* a cached incidence list: igraph_incident per vertex was half the time */
+	if (!r->hash && !r->reference) {  /* the grouped push; on a pair with no
+					   * route, the reference below reports it */
+		if (!r->sweep)
+			r->sweep = fx_sweep_new(f, r->inc_off, r->inc_edge);
+		if (fx_sweep_add(r->sweep, flows, n, load, st, bump_cb, r) == 0)
+			return 0;
+	}
 	size_t *ord = order_flows(flows, n, 1);
 	int rc = 0;
 	int64_t maxd = 0;
@@ -543,6 +557,22 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 	return rc;
 }
 
+static int each_destination(fx_router *r, double bytes, double *load, fx_path_stats *st,
+			    fx_diag *d);
+
+/* All pairs under split ECMP: one push per destination group. */
+static int ecmp_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d)
+{
+	if (!r->hash && !r->reference) {
+		incidence(r);
+		if (!r->sweep)
+			r->sweep = fx_sweep_new(r->f, r->inc_off, r->inc_edge);
+		if (fx_sweep_all_pairs(r->sweep, bytes, load, st, bump_cb, r) == 0)
+			return 0;
+	}
+	return each_destination(r, bytes, load, st, d);
+}
+
 /* ---------------- the table ---------------- */
 
 static void dor_init(fx_router *r)
@@ -589,6 +619,7 @@ static const router_kind ecmp = {
 	.name = "ecmp",
 	.init = ecmp_init,
 	.add = ecmp_add,
+	.all_pairs = ecmp_all_pairs,
 };
 
 /* The router of each family, indexed by fx_router_family.  No fallback:
@@ -647,6 +678,7 @@ void fx_router_free(fx_router *r)
 	free(r->bucket_len);
 	free(r->inc_off);
 	free(r->inc_edge);
+	fx_sweep_free(r->sweep);
 	free(r);
 }
 
@@ -656,6 +688,11 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 	*links = r->used;
 	r->nused = 0;  /* the caller reads them before the next add */
 	return n;
+}
+
+void fx_router_set_reference(fx_router *r, int on)
+{
+	r->reference = on;
 }
 
 void fx_router_set_policy(fx_router *r, fx_route_policy p)
@@ -709,12 +746,18 @@ int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx
 int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st,
 			    fx_diag *d)
 {
-	const fx_fabric *f = r->f;
 	st->max_hops = 0;
 	st->max_latency = 0;
 	if (r->kind->all_pairs)
 		return r->kind->all_pairs(r, bytes, load, st, d);
-	/* one destination at a time keeps the flow list at n - 1 */
+	return each_destination(r, bytes, load, st, d);
+}
+
+/* one destination at a time keeps the flow list at n - 1 */
+static int each_destination(fx_router *r, double bytes, double *load, fx_path_stats *st,
+			    fx_diag *d)
+{
+	const fx_fabric *f = r->f;
 	fx_flow *fl = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *fl);
 	int rc = 0;
 	for (int64_t x = 0; x < f->ndev && rc == 0; x++) {
