@@ -74,6 +74,10 @@ typedef struct fx_cli {
 		char colls[512];
 	} sum;
 	FILE *md;                            /* explore: tables also as Markdown */
+	fx_coll_result *a2a_keep;            /* explore: where the collectives report leaves
+					      * its direct all-to-all of 32 MiB over every
+					      * device (the loads section's), or NULL */
+	int a2a_kept;                        /* 1 once *a2a_keep holds it */
 	void *od;                            /* fx_outdir between outdir_begin and _end */
 } fx_cli;
 
