@@ -519,11 +519,15 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 				st->max_hops = dd + off;
 			if (g->lat[v] > st->max_latency)
 				st->max_latency = g->lat[v];
-			if (dd > 0) {
+			int64_t u = s->home[v];
+			if (u >= 0) {  /* its first hop is added once, after every group */
+				if (u != target)
+					inject(s, u, dd - 1, bytes * (double)c);
+			} else if (dd > 0) {
 				inject(s, v, dd, bytes * (double)c);
-				if (dd > top)
-					top = dd;
 			}
+			if (dd > top)
+				top = dd;
 		}
 		if (rc == 0) {
 			push(s, g, target, top, load, bump, ctx);
@@ -533,6 +537,18 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		for (int64_t k = i; k < j; k++)
 			in[ord[k]] = 0;
 		i = j;
+	}
+	/* every device's first hop: all its n - 1 destinations' bytes, split
+	 * over its links home as the reference splits them at the device */
+	for (int64_t v = 0; v < n && rc == 0; v++) {
+		int64_t u = s->home[v];
+		if (u < 0)
+			continue;
+		double m = bytes * (double)(n - 1), total = 0;
+		for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
+			total += s->slot[t].cnt * s->slot[t].bw;
+		for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
+			bump(ctx, load, s->slot[t].dl, m * s->slot[t].cnt * s->slot[t].bw / total);
 	}
 	if (rc)
 		for (int32_t dd = 0; dd < s->bucket_dists; dd++) {
