@@ -1,7 +1,8 @@
 #!/bin/sh
 # Issue #15's routing cliffs: whole `fabricx collective` commands at growing
-# sizes, the median of REPEAT runs (default 3) of wall time and peak
-# memory, and the scaling exponent (least-squares slope of log time against
+# sizes, the median of REPEAT runs (default 3) of wall time, CPU time (user
+# + system: steadier than wall time on a shared machine) and peak memory,
+# and the scaling exponent (least-squares slope of log time against
 # log ranks) of each series.  Run from the repository root after `make`:
 #   sh bench/routing.sh            (every series)
 #   SERIES=pairwise sh bench/routing.sh
@@ -23,28 +24,29 @@ one() {
 	: > "$out/t"
 	i=0
 	while [ $i -lt "$REPEAT" ]; do
-		/usr/bin/time -f "%e %M" -o "$out/one" "$FABRICX" "$@" >/dev/null 2>"$out/err" ||
+		/usr/bin/time -f "%e %U %S %M" -o "$out/one" "$FABRICX" "$@" >/dev/null 2>"$out/err" ||
 			{ echo "| $name | failed |"; cat "$out/err"; return; }
 		cat "$out/one" >> "$out/t"
 		i=$((i + 1))
 	done
-	sort -n "$out/t" | awk -v n="$name" -v r="$ranks" -v fit="$out/fit" \
-		'{ t[NR] = $1; m[NR] = $2 }
-		END { k = int((NR + 1) / 2); printf "| %s | %d | %.2f | %.0f |\n", n, r, t[k], m[k] / 1024
-		      printf "%d %s\n", r, t[k] >> fit }'
+	awk '{ print $2 + $3, $1, $4 }' "$out/t" | sort -n | awk -v n="$name" -v r="$ranks" \
+		-v fit="$out/fit" '{ c[NR] = $1; t[NR] = $2; m[NR] = $3 }
+		END { k = int((NR + 1) / 2)
+		      printf "| %s | %d | %.2f | %.2f | %.0f |\n", n, r, t[k], c[k], m[k] / 1024
+		      printf "%d %s\n", r, c[k] >> fit }'
 }
 
-# slope: the exponent over the series in $out/fit (times under 0.05 s are
-# start-up and left out)
+# slope: the exponent of CPU time over the series in $out/fit (times under
+# 0.05 s are start-up and left out)
 slope() {
 	awk '$2 >= 0.05 { x = log($1); y = log($2); n++; sx += x; sy += y; sxx += x * x; sxy += x * y }
-		END { if (n >= 2) printf "| exponent (%d sizes) | | %.2f | |\n", n,
+		END { if (n >= 2) printf "| exponent (%d sizes, CPU) | | | %.2f | |\n", n,
 		      (n * sxy - sx * sy) / (n * sxx - sx * sx) }' "$out/fit"
 	: > "$out/fit"
 }
 
-echo "| command | ranks | seconds | peak MiB |"
-echo "|---|---|---|---|"
+echo "| command | ranks | wall s | CPU s | peak MiB |"
+echo "|---|---|---|---|---|"
 : > "$out/fit"
 FT=specs/fat-tree-k8.yaml
 for s in $SERIES; do

@@ -73,7 +73,22 @@ struct fx_sweep {
 	size_t *bucket_len, *bucket_cap;
 	int32_t bucket_dists;
 	double *into;         /* per device: bytes addressed to it in the group */
+	int64_t **used;       /* the router's list of links loaded from zero, */
+	size_t *nused, *capused;  /* for the call in progress */
 };
+
+/* Adds bytes to directed link l, listing it when it was empty (as the
+ * router's own bump in route.c). */
+static inline void bump(fx_sweep *s, double *load, int64_t l, double bytes)
+{
+	if (bytes == 0)
+		return;
+	if (load[l] == 0) {
+		*s->used = fx_xgrow(*s->used, s->capused, *s->nused + 1, sizeof **s->used);
+		(*s->used)[(*s->nused)++] = l;
+	}
+	load[l] += bytes;
+}
 
 static int relays_or(const fx_fabric *f, int64_t w, int64_t target)
 {
@@ -297,8 +312,7 @@ static inline void inject(fx_sweep *s, int64_t v, int32_t dd, double m)
 
 /* Pushes the queued amounts down g's DAG to target, farthest first, with
  * the reference's split (same expression, same incidence order). */
-static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double *load,
-		 fx_sweep_bump bump, void *ctx)
+static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double *load)
 {
 	const fx_fabric *f = s->f;
 	const int32_t *dist = g->dist;
@@ -323,7 +337,7 @@ static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double 
 					if (dist[w] != dd - 1 || !relays_or(f, w, target))
 						continue;
 					double share = m * sl->cnt * sl->bw / total;
-					bump(ctx, load, sl->dl, share);
+					bump(s, load, sl->dl, share);
 					if (w != target)
 						inject(s, w, dd - 1, share);
 				}
@@ -338,7 +352,7 @@ static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double 
 				const sweep_slot *sl = &s->slot[t0 + lowest_bit(b)];
 				int64_t w = sl->nbr;
 				double share = m * sl->cnt * sl->bw / total;
-				bump(ctx, load, sl->dl, share);
+				bump(s, load, sl->dl, share);
 				if (w != target)
 					inject(s, w, dd - 1, share);
 			}
@@ -349,21 +363,16 @@ static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double 
 
 /* The last hop of a home group: bytes addressed to device d over its links
  * from home u, split as the reference splits at u. */
-static void last_hop(fx_sweep *s, int64_t d, double m, double *load, fx_sweep_bump bump,
-		     void *ctx)
+static void last_hop(fx_sweep *s, int64_t d, double m, double *load)
 {
-	const fx_fabric *f = s->f;
-	int64_t u = s->home[d];
+	/* d's links in edge order are the ones the reference finds at u, in
+	 * the same order (both incidence lists are in edge order) */
 	double total = 0;
-	for (int64_t t = s->inc_off[u]; t < s->inc_off[u + 1]; t++) {
-		int64_t e = s->inc_edge[t];
-		if (fx_fabric_other(f, e, u) == d)
-			total += f->e[e].count * f->e[e].bw;
-	}
-	for (int64_t t = s->inc_off[u]; t < s->inc_off[u + 1]; t++) {
-		int64_t e = s->inc_edge[t];
-		if (fx_fabric_other(f, e, u) == d)
-			bump(ctx, load, fx_fabric_dirlink(f, e, u), m * f->e[e].count * f->e[e].bw / total);
+	for (int64_t t = s->inc_off[d]; t < s->inc_off[d + 1]; t++)
+		total += s->slot[t].cnt * s->slot[t].bw;
+	for (int64_t t = s->inc_off[d]; t < s->inc_off[d + 1]; t++) {
+		const sweep_slot *sl = &s->slot[t];
+		bump(s, load, s->slot[sl->twin].dl, m * sl->cnt * sl->bw / total);
 	}
 }
 
@@ -403,8 +412,11 @@ static int same_key(const sweep_key *a, const sweep_key *b)
 }
 
 int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
-		 fx_sweep_bump bump, void *ctx)
+		 int64_t **used, size_t *nused, size_t *capused)
 {
+	s->used = used;
+	s->nused = nused;
+	s->capused = capused;
 	const fx_fabric *f = s->f;
 	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
 	sweep_key *keys = fx_xmalloc((n ? n : 1) * sizeof *keys);
@@ -450,11 +462,11 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			if (dd > 0)
 				inject(s, fl->src, dd, fl->bytes);
 		}
-		push(s, g, target, top, load, bump, ctx);
+		push(s, g, target, top, load);
 		for (size_t k = i; home && k < j; k++) {
 			int64_t d = flows[ord[k]].dst;
 			if (s->into[d] != 0) {
-				last_hop(s, d, s->into[d], load, bump, ctx);
+				last_hop(s, d, s->into[d], load);
 				s->into[d] = 0;
 			}
 		}
@@ -478,8 +490,11 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 }
 
 int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
-		       fx_sweep_bump bump, void *ctx)
+		       int64_t **used, size_t *nused, size_t *capused)
 {
+	s->used = used;
+	s->nused = nused;
+	s->capused = capused;
 	const fx_fabric *f = s->f;
 	int64_t n = f->ndev;
 	size_t *ord = fx_xmalloc((size_t)(n ? n : 1) * sizeof *ord);
@@ -530,9 +545,9 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 				top = dd;
 		}
 		if (rc == 0) {
-			push(s, g, target, top, load, bump, ctx);
+			push(s, g, target, top, load);
 			for (int64_t k = i; home && k < j; k++)
-				last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load, bump, ctx);
+				last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load);
 		}
 		for (int64_t k = i; k < j; k++)
 			in[ord[k]] = 0;
@@ -548,7 +563,7 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
 			total += s->slot[t].cnt * s->slot[t].bw;
 		for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
-			bump(ctx, load, s->slot[t].dl, m * s->slot[t].cnt * s->slot[t].bw / total);
+			bump(s, load, s->slot[t].dl, m * s->slot[t].cnt * s->slot[t].bw / total);
 	}
 	if (rc)
 		for (int32_t dd = 0; dd < s->bucket_dists; dd++) {

@@ -65,19 +65,19 @@ void fx_fm_refine(fx_fm *m);
  * router's own reference path (route.c) stays for the hash policy, for
  * reporting a pair with no route, and for tests (fx_router_set_reference). */
 typedef struct fx_sweep fx_sweep;
-/* Adds bytes to directed link l of load (the router's bookkeeping). */
-typedef void (*fx_sweep_bump)(void *ctx, double *load, int64_t l, double bytes);
 /* inc_off/inc_edge: incident edges per vertex in edge order, borrowed. */
 fx_sweep *fx_sweep_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge);
 void fx_sweep_free(fx_sweep *s);
-/* As the reference's split ECMP; raises st's maxima.  Returns 0, or -1
+/* As the reference's split ECMP; raises st's maxima; links loaded from
+ * zero are appended to the router's list *used (*nused of *capused).
+ * Returns 0, or -1
  * when some flow has no route (nothing reported: the caller reruns the
  * reference for its message). */
 int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
-		 fx_sweep_bump bump, void *ctx);
+		 int64_t **used, size_t *nused, size_t *capused);
 /* bytes between every ordered pair of devices; returns as fx_sweep_add. */
 int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
-		       fx_sweep_bump bump, void *ctx);
+		       int64_t **used, size_t *nused, size_t *capused);
 /* 1: the router takes the per-destination reference paths (tests compare
  * the two); 0: the fast paths (the default). */
 void fx_router_set_reference(fx_router *r, int on);

@@ -74,11 +74,6 @@ static inline void bump(fx_router *r, double *load, int64_t l, double bytes)
 	load[l] += bytes;
 }
 
-static void bump_cb(void *ctx, double *load, int64_t l, double bytes)
-{
-	bump(ctx, load, l, bytes);
-}
-
 /* ---------------- dimension-order routing on lattices ---------------- */
 
 static void dor_coords(const fx_fabric *f, int64_t v, int *x)
@@ -474,7 +469,7 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 					   * route, the reference below reports it */
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(f, r->inc_off, r->inc_edge);
-		if (fx_sweep_add(r->sweep, flows, n, load, st, bump_cb, r) == 0)
+		if (fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
 			return 0;
 	}
 	size_t *ord = order_flows(flows, n, 1);
@@ -567,7 +562,7 @@ static int ecmp_all_pairs(fx_router *r, double bytes, double *load, fx_path_stat
 		incidence(r);
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(r->f, r->inc_off, r->inc_edge);
-		if (fx_sweep_all_pairs(r->sweep, bytes, load, st, bump_cb, r) == 0)
+		if (fx_sweep_all_pairs(r->sweep, bytes, load, st, &r->used, &r->nused, &r->capused) == 0)
 			return 0;
 	}
 	return each_destination(r, bytes, load, st, d);
