@@ -95,18 +95,19 @@ static fx_table *rounds_table(const fx_coll_result *res)
 
 /* Numbers as fx_csv_num writes them, remembered by value: a wafer's
  * all-to-all has millions of links but a few thousand distinct loads. */
+#define MEMO_BITS 16  /* a WSE-2's three columns hold ~10k distinct values */
 typedef struct num_memo {
-	double v[4096];
-	char text[4096][40];
-	uint8_t len[4096];
-	uint8_t used[4096];
+	double v[1 << MEMO_BITS];
+	char text[1 << MEMO_BITS][40];
+	uint8_t len[1 << MEMO_BITS];
+	uint8_t used[1 << MEMO_BITS];
 } num_memo;
 
 static size_t memo_text(num_memo *m, double v, const char **text)
 {
 	uint64_t bits;
 	memcpy(&bits, &v, sizeof bits);
-	size_t h = (size_t)((bits * 0x9E3779B97F4A7C15ULL) >> 52);  /* 12 bits */
+	size_t h = (size_t)((bits * 0x9E3779B97F4A7C15ULL) >> (64 - MEMO_BITS));
 	if (!m->used[h] || memcmp(&m->v[h], &v, sizeof v) != 0) {
 		m->len[h] = (uint8_t)fx_csv_num_text(v, m->text[h]);
 		m->v[h] = v;
