@@ -82,6 +82,29 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
  * the two); 0: the fast paths (the default). */
 void fx_router_set_reference(fx_router *r, int on);
 
+/* Rounds on lattices summarised from load breakpoints (routing/dor_sum.c):
+ * route.c's dimension-order router hands it each segment's difference-array
+ * points (fx_router_summarise), and it gives the round's heaviest link,
+ * total and busiest link's seconds, and at the end every link's totals. */
+typedef struct fx_dorsum fx_dorsum;
+/* NULL unless f is a lattice whose links all have one capacity. */
+fx_dorsum *fx_dorsum_new(const fx_fabric *f);
+void fx_dorsum_free(fx_dorsum *s);
+/* A difference-array entry: delta at position pos of line (route.c's
+ * numbering: (2i + dir) * N + base), in the order route.c adds them. */
+void fx_dorsum_point(fx_dorsum *s, int64_t line, int pos, double delta);
+/* Closes a round repeated `repeat` times: its heaviest link's bytes, all
+ * links' bytes, the busiest link's seconds. */
+void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *total,
+		     double *worst);
+/* Adds every link's repeat-weighted bytes and seconds over the rounds. */
+void fx_dorsum_finish(fx_dorsum *s, double *link_bytes, double *link_busy);
+/* The router's summary for its fabric, or NULL (not dimension-order, links
+ * of several capacities, or the reference path is set); with on, the next
+ * fx_router_add feeds it instead of loads. */
+fx_dorsum *fx_router_summary(fx_router *r);
+void fx_router_summarise(fx_router *r, int on);
+
 /* generators, one file per family */
 extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_torus,
 	fx_ar_hier, fx_ar_dbtree, fx_rs_ring, fx_rs_rec, fx_rs_swing, fx_ag_ring, fx_ag_rec,

@@ -58,6 +58,8 @@ struct fx_router {
 	int64_t max_cached;
 	int64_t ncached;
 	fx_sweep *sweep;        /* ecmp split: the grouped fast path */
+	fx_dorsum *sum;         /* dimension-order: round summaries, when */
+	int sum_tried, sum_on;  /* sum_on (routing/dor_sum.c) */
 	int reference;          /* 1: per-destination reference paths only */
 };
 
@@ -90,6 +92,19 @@ static void dor_segment(fx_router *r, int i, int dir, int64_t base, int64_t stri
 	int k = f->dims[i];
 	size_t slot = (size_t)(2 * i + dir) * (size_t)f->ndev;
 	double *df = r->diff + slot;
+	if (r->sum_on) {  /* the same entries, in the same order, to the summary */
+		int64_t line = (int64_t)(slot + (size_t)base);
+		int s0 = dir == 0 ? a : ((a - h) % k + k) % k, e0 = s0 + h;
+		fx_dorsum_point(r->sum, line, s0, m);
+		if (e0 <= k) {
+			if (e0 < k)
+				fx_dorsum_point(r->sum, line, e0, -m);
+		} else {
+			fx_dorsum_point(r->sum, line, 0, m);
+			fx_dorsum_point(r->sum, line, e0 - k, -m);
+		}
+		return;
+	}
 	if (!r->touched[slot + (size_t)base]) {
 		r->touched[slot + (size_t)base] = 1;
 		r->lines = fx_xgrow(r->lines, &r->caplines, r->nlines + 1, sizeof *r->lines);
@@ -674,6 +689,7 @@ void fx_router_free(fx_router *r)
 	free(r->inc_off);
 	free(r->inc_edge);
 	fx_sweep_free(r->sweep);
+	fx_dorsum_free(r->sum);
 	free(r);
 }
 
@@ -688,6 +704,22 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 void fx_router_set_reference(fx_router *r, int on)
 {
 	r->reference = on;
+}
+
+fx_dorsum *fx_router_summary(fx_router *r)
+{
+	if (r->kind != &dor || r->reference)
+		return NULL;
+	if (!r->sum_tried) {
+		r->sum_tried = 1;
+		r->sum = fx_dorsum_new(r->f);
+	}
+	return r->sum;
+}
+
+void fx_router_summarise(fx_router *r, int on)
+{
+	r->sum_on = on && r->sum;
 }
 
 void fx_router_set_policy(fx_router *r, fx_route_policy p)

@@ -236,6 +236,97 @@ START_TEST(sweep_no_route_same_message)
 }
 END_TEST
 
+/* Lattice rounds summarised from breakpoints (routing/dor_sum.c) against
+ * the per-link path (the router with the reference set): each round's
+ * heaviest link and time exactly, totals and per-link figures to 1e-12. */
+static int close12(double a, double b)
+{
+	return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+static void same_collective(const fx_fabric *f, const char *pattern, const char *algo,
+			    double size, fx_route_policy pol, const char *what)
+{
+	int64_t *ranks = fx_xmalloc((size_t)f->ndev * sizeof *ranks);
+	for (int64_t i = 0; i < f->ndev; i++)
+		ranks[i] = i;
+	fx_coll_req q = {pattern, algo, ranks, f->ndev, size, 0};
+	fx_coll_time tm = {1e-6, 0, pol};
+	fx_coll_result res[2];
+	for (int ref = 0; ref < 2; ref++) {
+		fx_router *r = fx_router_new(f, 0);
+		fx_router_set_reference(r, ref);
+		ck_assert_msg((fx_router_summary(r) != NULL) == !ref, "%s: summary", what);
+		fx_diag d;
+		fx_diag_init(&d);
+		ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res[ref], &d), 0);
+		fx_diag_release(&d);
+		fx_router_free(r);
+	}
+	fx_coll_result *a = &res[0], *b = &res[1];
+	ck_assert_msg(a->nround == b->nround && a->nround > 0, "%s: rounds", what);
+	for (size_t i = 0; i < a->nround; i++) {
+		ck_assert_msg(a->per_round[i].max_link_bytes == b->per_round[i].max_link_bytes,
+			      "%s: round %zu heaviest %.17g vs %.17g", what, i,
+			      a->per_round[i].max_link_bytes, b->per_round[i].max_link_bytes);
+		ck_assert_msg(a->per_round[i].time == b->per_round[i].time, "%s: round %zu time",
+			      what, i);
+		ck_assert_msg(close12(a->per_round[i].total_link_bytes,
+				      b->per_round[i].total_link_bytes), "%s: round %zu total", what, i);
+	}
+	ck_assert_msg(close12(a->time, b->time), "%s: time", what);
+	ck_assert_msg(close12(a->total_link_bytes, b->total_link_bytes), "%s: total", what);
+	ck_assert_msg(close12(a->max_link_bytes, b->max_link_bytes), "%s: max", what);
+	ck_assert(a->max_link_bytes > 0);
+	for (int64_t l = 0; l < 2 * f->ne; l++) {
+		ck_assert_msg(close12(a->link_bytes[l], b->link_bytes[l]), "%s: link %lld bytes %.17g vs "
+			      "%.17g", what, (long long)l, a->link_bytes[l], b->link_bytes[l]);
+		ck_assert_msg(close12(a->link_busy[l], b->link_busy[l]), "%s: link %lld busy", what,
+			      (long long)l);
+	}
+	fx_coll_result_release(a);
+	fx_coll_result_release(b);
+	free(ranks);
+}
+
+START_TEST(lattice_summary_equals_per_link)
+{
+	static const char *const wafer[] = {"fabric.grid=[12,12]", NULL};
+	static const char *const wafer_odd[] = {"fabric.grid=[11,11]", NULL};
+	static const char *const torus[] = {"fabric.dims=[4,6,5]", "packaging.devices_per_node=1",
+					    NULL};
+	static const char *const mesh[] = {"fabric.dims=[6,5]", "fabric.kind=mesh",
+					   "packaging.devices_per_node=1", NULL};
+	struct {
+		const char *path;
+		const char *const *sets;
+		const char *pattern, *algo;
+	} cases[] = {
+		{"specs/wse2.yaml", wafer, "gemm-shift", "summa"},
+		{"specs/wse2.yaml", wafer_odd, "gemm-shift", "summa"},
+		{"specs/wse2.yaml", wafer, "gemm-shift", "cannon"},
+		{"specs/wse2.yaml", wafer, "gemm-shift", "meshgemm"},
+		{"specs/wse2.yaml", wafer, "allreduce", "ktree"},
+		{"specs/torus-8x8x8.yaml", torus, "all-to-all", "pairwise"},  /* even-ring ties */
+		{"specs/torus-8x8x8.yaml", torus, "allreduce", "ring"},
+		{"specs/torus-8x8x8.yaml", NULL, "allreduce", "swing-torus"},
+		{"specs/torus-8x8x8.yaml", mesh, "all-to-all", "pairwise"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		if (fixture_load(&a, cases[i].path, NULL, cases[i].sets) != 0)
+			ck_abort_msg("%s: %s", cases[i].path, a.msg);
+		char what[160];
+		for (int pol = 0; pol < 2; pol++) {
+			snprintf(what, sizeof what, "%s %s/%s %s", cases[i].path, cases[i].pattern,
+				 cases[i].algo, pol ? "hash" : "split");
+			same_collective(&a.f, cases[i].pattern, cases[i].algo, 3e6, pol, what);
+		}
+		fixture_release(&a);
+	}
+}
+END_TEST
+
 Suite *suite_sweep(void)
 {
 	Suite *s = suite_create("sweep");
@@ -244,6 +335,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, sweep_equals_reference_shipped);
 	tcase_add_test(tc, sweep_equals_reference_custom);
 	tcase_add_test(tc, sweep_no_route_same_message);
+	tcase_add_test(tc, lattice_summary_equals_per_link);
 	suite_add_tcase(s, tc);
 	return s;
 }
