@@ -8,12 +8,13 @@
 #   SERIES=pairwise sh bench/routing.sh
 # DIRECT_K="16 24 32 40 48 64" adds the 65,536-host fat-tree (30 s a run).
 # Series: pairwise (pairwise all-to-all on fat-trees), direct (direct
-# all-to-all on fat-trees), swing and rhd (allreduce on custom hypercubes).
+# all-to-all on fat-trees), swing and rhd (allreduce on custom hypercubes),
+# summa (SUMMA shifts on square wafer meshes; ranks = PEs).
 # Nothing here is a test: speed is measured, not asserted.
 set -u
 FABRICX=${FABRICX:-./fabricx}
 REPEAT=${REPEAT:-3}
-SERIES=${SERIES:-pairwise direct swing rhd}
+SERIES=${SERIES:-pairwise direct swing rhd summa}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -66,6 +67,11 @@ for s in $SERIES; do
 			sh bench/hypercube.sh $d > "$out/hc$d.yaml"
 			one "$s allreduce 64 MiB, hypercube 2^$d (custom)" $((1 << d)) \
 				collective "$out/hc$d.yaml" --pattern allreduce --algo $s --size 64MiB
+		done ;;
+	summa)
+		for p in 165 330 495 660; do
+			one "SUMMA shifts 8 KiB, ${p}x$p wafer mesh" $((p * p)) \
+				collective specs/wse2.yaml --set "fabric.grid=[$p,$p]" --pattern gemm-shift --algo summa --size 8KiB
 		done ;;
 	esac
 	slope

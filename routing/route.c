@@ -706,6 +706,9 @@ void fx_router_set_reference(fx_router *r, int on)
 	r->reference = on;
 }
 
+/* The summary bypasses the per-link bookkeeping of dor_add: anything that
+ * must see every link a round uses (a failed-link check, say) has to
+ * return NULL here. */
 fx_dorsum *fx_router_summary(fx_router *r)
 {
 	if (r->kind != &dor || r->reference)
