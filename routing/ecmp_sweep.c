@@ -312,7 +312,8 @@ static inline void inject(fx_sweep *s, int64_t v, int32_t dd, double m)
 
 /* Pushes the queued amounts down g's DAG to target, farthest first, with
  * the reference's split (same expression, same incidence order). */
-static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double *load)
+static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double *load,
+		 double *arr)
 {
 	const fx_fabric *f = s->f;
 	const int32_t *dist = g->dist;
@@ -338,8 +339,10 @@ static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double 
 						continue;
 					double share = m * sl->cnt * sl->bw / total;
 					bump(s, load, sl->dl, share);
-					if (w != target)
+					if (dist[w] > 0)
 						inject(s, w, dd - 1, share);
+					else if (arr)
+						arr[w] += share;
 				}
 				continue;
 			}
@@ -353,8 +356,10 @@ static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double 
 				int64_t w = sl->nbr;
 				double share = m * sl->cnt * sl->bw / total;
 				bump(s, load, sl->dl, share);
-				if (w != target)
+				if (dist[w] > 0)
 					inject(s, w, dd - 1, share);
+				else if (arr)
+					arr[w] += share;
 			}
 		}
 		s->bucket_len[dd] = 0;
@@ -462,7 +467,7 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			if (dd > 0)
 				inject(s, fl->src, dd, fl->bytes);
 		}
-		push(s, g, target, top, load);
+		push(s, g, target, top, load, NULL);
 		for (size_t k = i; home && k < j; k++) {
 			int64_t d = flows[ord[k]].dst;
 			if (s->into[d] != 0) {
@@ -489,6 +494,203 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 	return rc;
 }
 
+/* Whether neighbour w of home target T is one of its "up" links: not a
+ * device whose home is T. */
+static int is_up(const fx_sweep *s, int64_t T, int64_t w)
+{
+	return !(w < s->f->ndev && s->home[w] == T);
+}
+
+/* Siblings: home targets whose up links are the same neighbours with the
+ * same count, bandwidth and latency, in the same order (a fat-tree pod's
+ * leaf switches).  Ordered by that sequence, then by latency l0. */
+typedef struct sib_ctx {
+	const fx_sweep *s;
+	const int64_t *target;
+	const double *l0;
+} sib_ctx;
+
+static int sib_cmp(const void *a, const void *b, void *vctx)
+{
+	const sib_ctx *c = vctx;
+	const fx_sweep *s = c->s;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	if (c->l0[x] != c->l0[y])
+		return c->l0[x] < c->l0[y] ? -1 : 1;
+	int64_t tx = c->target[x], ty = c->target[y];
+	int64_t px = s->inc_off[tx], py = s->inc_off[ty];
+	for (;;) {
+		while (px < s->inc_off[tx + 1] && !is_up(s, tx, s->slot[px].nbr))
+			px++;
+		while (py < s->inc_off[ty + 1] && !is_up(s, ty, s->slot[py].nbr))
+			py++;
+		int ex = px >= s->inc_off[tx + 1], ey = py >= s->inc_off[ty + 1];
+		if (ex || ey)
+			return ex && ey ? (x > y) - (x < y) : (ex ? -1 : 1);
+		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
+		if (u->nbr != v->nbr)
+			return u->nbr < v->nbr ? -1 : 1;
+		if (u->cnt != v->cnt || u->bw != v->bw || u->lat != v->lat)
+			return u->cnt != v->cnt ? (u->cnt < v->cnt ? -1 : 1)
+			       : u->bw != v->bw ? (u->bw < v->bw ? -1 : 1) : (u->lat < v->lat ? -1 : 1);
+		px++;
+		py++;
+	}
+}
+
+static int siblings(const sib_ctx *c, int64_t x, int64_t y)
+{
+	int64_t tx = c->target[x], ty = c->target[y];
+	const fx_sweep *s = c->s;
+	if (c->l0[x] != c->l0[y])
+		return 0;
+	int64_t px = s->inc_off[tx], py = s->inc_off[ty];
+	for (;;) {
+		while (px < s->inc_off[tx + 1] && !is_up(s, tx, s->slot[px].nbr))
+			px++;
+		while (py < s->inc_off[ty + 1] && !is_up(s, ty, s->slot[py].nbr))
+			py++;
+		int ex = px >= s->inc_off[tx + 1], ey = py >= s->inc_off[ty + 1];
+		if (ex || ey)
+			return ex && ey;
+		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
+		if (u->nbr != v->nbr || u->cnt != v->cnt || u->bw != v->bw || u->lat != v->lat)
+			return 0;
+		px++;
+		py++;
+	}
+}
+
+/*
+ * All pairs into a set of sibling home targets S = {T_1..T_m} (a pod's
+ * leaves) with up neighbours A, in one push.  Every path into T_i from
+ * outside its own devices enters from A, and a vertex's next hops towards
+ * T_i are its next hops towards A (one search from all of A, latencies
+ * starting at l0 plus the up link's, as T_i's search reaches them).  All
+ * pairs inject the same counts for every T_i, scaled by |G_i| (devices
+ * under T_i), so one push of bytes x |G_S| from every source outside S
+ * carries every intermediate load, and what arrives at each a in A is
+ * shared among the T_i as |G_i| / |G_S|.  Sources under a sibling T_j
+ * reach A by T_j's up split and go down to every other sibling.  Loads
+ * equal the per-target pushes up to the order of additions; hops and
+ * latencies exactly.
+ */
+static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int64_t m, double l0,
+			 double bytes, double *load, fx_path_stats *st, sweep_dag *g, double *arr,
+			 uint8_t *in_s)
+{
+	const fx_fabric *f = s->f;
+	int64_t n = f->ndev, GS = 0;
+	for (int64_t i = 0; i < m; i++) {
+		GS += gsz[i];
+		in_s[T[i]] = 1;
+	}
+	/* the search from all of A (T_1's up links, in its order) */
+	size_t nv = (size_t)f->nv;
+	if (!g->dist) {
+		g->dist = fx_xmalloc(nv * sizeof *g->dist);
+		g->lat = fx_xmalloc(nv * sizeof *g->lat);
+		g->next = fx_xmalloc(nv * sizeof *g->next);
+	}
+	if (!g->queue)
+		g->queue = fx_xmalloc(nv * sizeof *g->queue);
+	memset(g->dist, 0xff, nv * sizeof *g->dist);
+	g->head = g->tail = 0;
+	for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++) {
+		int64_t a = s->slot[t].nbr;
+		if (!is_up(s, T[0], a))
+			continue;
+		double l = l0 + s->slot[t].lat;
+		if (g->dist[a] < 0) {
+			g->dist[a] = 0;
+			g->lat[a] = l;
+			g->next[a] = 0;
+			g->queue[g->tail++] = (int32_t)a;
+			arr[a] = 0;
+		} else if (l > g->lat[a]) {
+			g->lat[a] = l;
+		}
+	}
+	dag_grow(s, g, -1, -1, INT32_MAX);
+	int rc = 0;
+	int32_t top = 0;
+	for (int64_t v = 0; v < n; v++) {
+		int64_t x = s->home[v] >= 0 ? s->home[v] : v;
+		if (g->dist[v] < 0 || g->dist[x] < 0) {
+			rc = -1;
+			break;
+		}
+		/* to the other siblings' devices (and every device, from outside) */
+		if (g->dist[v] + 2 > st->max_hops)
+			st->max_hops = g->dist[v] + 2;
+		if (g->lat[v] > st->max_latency)
+			st->max_latency = g->lat[v];
+		if (in_s[x]) {  /* under a sibling: to its own leaf's devices too */
+			double lv = 0;
+			for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
+				if (t == s->inc_off[v] || l0 + s->slot[t].lat > lv)
+					lv = l0 + s->slot[t].lat;
+			if (lv > st->max_latency)
+				st->max_latency = lv;
+			continue;
+		}
+		if (g->dist[x] == 0) {
+			arr[x] += bytes * (double)GS;
+			continue;
+		}
+		inject(s, x, g->dist[x], bytes * (double)GS);
+		if (g->dist[x] > top)
+			top = g->dist[x];
+	}
+	if (rc == 0) {
+		push(s, g, -1, top, load, arr);
+		/* T_1's up split, as a unit: every sibling's is the same */
+		double total = 0;
+		for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++)
+			if (is_up(s, T[0], s->slot[t].nbr))
+				total += s->slot[t].cnt * s->slot[t].bw;
+		for (int64_t j = 0; j < m; j++) {  /* sibling j's devices up to A */
+			double mj = bytes * (double)gsz[j] * (double)(GS - gsz[j]);
+			for (int64_t t = s->inc_off[T[j]]; t < s->inc_off[T[j] + 1]; t++)
+				if (is_up(s, T[j], s->slot[t].nbr))
+					bump(s, load, s->slot[t].dl, mj * s->slot[t].cnt * s->slot[t].bw / total);
+		}
+		/* down from A to each sibling: its share of what arrived, and what
+		 * the other siblings' devices sent it */
+		for (int64_t i = 0; i < m; i++) {
+			int64_t t0 = s->inc_off[T[i]], t1 = s->inc_off[T[i] + 1];
+			for (int64_t t = t0; t < t1; t++) {
+				int64_t a = s->slot[t].nbr;
+				if (!is_up(s, T[i], a))
+					continue;
+				int first = 1;  /* parallel links to a: handle a once */
+				for (int64_t u = t0; u < t && first; u++)
+					if (s->slot[u].nbr == a)
+						first = 0;
+				if (!first)
+					continue;
+				double unit = 0, ta = 0;  /* a's share of T's up split; a's links */
+				for (int64_t u = t; u < t1; u++)
+					if (s->slot[u].nbr == a) {
+						unit += s->slot[u].cnt * s->slot[u].bw / total;
+						ta += s->slot[u].cnt * s->slot[u].bw;
+					}
+				double amt = arr[a] * (double)gsz[i] / (double)GS +
+					     bytes * (double)gsz[i] * (double)(GS - gsz[i]) * unit;
+				for (int64_t u = t; u < t1; u++)
+					if (s->slot[u].nbr == a)
+						bump(s, load, s->slot[s->slot[u].twin].dl,
+						     amt * s->slot[u].cnt * s->slot[u].bw / ta);
+			}
+		}
+	}
+	for (int64_t i = 0; i < m; i++)
+		in_s[T[i]] = 0;
+	for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++)  /* arr: only A's */
+		arr[s->slot[t].nbr] = 0;
+	return rc;
+}
+
 int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
 		       int64_t **used, size_t *nused, size_t *capused)
 {
@@ -505,15 +707,71 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		keys[d] = key_of(s, d);
 	}
 	fx_sort_r(ord, (size_t)n, sizeof *ord, key_cmp, keys);
+	/* the groups: ord[gi[k] .. gi[k+1]-1] share a key */
+	int64_t ng = 0, *gi = fx_xmalloc((size_t)(n + 1) * sizeof *gi);
+	for (int64_t i = 0; i < n; i++)
+		if (i == 0 || !same_key(&keys[ord[i]], &keys[ord[i - 1]]))
+			gi[ng++] = i;
+	gi[ng] = n;
+	int64_t *gt = fx_xmalloc((size_t)(ng + 1) * sizeof *gt);
+	double *gl = fx_xmalloc((size_t)(ng + 1) * sizeof *gl);
+	int64_t *cand = fx_xmalloc((size_t)(ng + 1) * sizeof *cand), nc = 0;
+	uint8_t *podded = fx_xcalloc((size_t)(ng + 1), 1);
+	for (int64_t k = 0; k < ng; k++) {
+		sweep_key key = keys[ord[gi[k]]];
+		gt[k] = key.target < 0 ? -key.target - 1 : key.target;
+		gl[k] = key.l0;
+		/* a candidate sibling: a switch that is one group's home, whose
+		 * other neighbours all relay */
+		int ok = key.target < 0 && gt[k] >= n && !(k > 0 && gt[k - 1] == gt[k]) &&
+			 !(k + 1 < ng && keys[ord[gi[k + 1]]].target == key.target);
+		for (int64_t t = s->inc_off[gt[k]]; ok && t < s->inc_off[gt[k] + 1]; t++) {
+			int64_t w = s->slot[t].nbr;
+			if (is_up(s, gt[k], w) && (w == gt[k] || !fx_fabric_relays(f, w)))
+				ok = 0;
+		}
+		if (ok)
+			cand[nc++] = k;
+	}
+	sib_ctx sc = {s, gt, gl};
+	fx_sort_r(cand, (size_t)nc, sizeof *cand, sib_cmp, &sc);
 	sweep_dag one = {0};  /* each target once: no point caching */
+	double *arr = fx_xcalloc((size_t)(f->nv ? f->nv : 1), sizeof *arr);
+	uint8_t *in_s = fx_xcalloc((size_t)(f->nv ? f->nv : 1), 1);
+	int64_t *T = fx_xmalloc((size_t)(nc + 1) * sizeof *T), *gsz = fx_xmalloc((size_t)(nc + 1) * sizeof *gsz);
 	int rc = 0;
-	for (int64_t i = 0; i < n && rc == 0;) {
+	for (int64_t a = 0; a < nc && rc == 0;) {
+		int64_t b = a + 1;
+		while (b < nc && siblings(&sc, cand[a], cand[b]))
+			b++;
+		if (b - a >= 2) {
+			for (int64_t q = a; q < b; q++) {
+				T[q - a] = gt[cand[q]];
+				gsz[q - a] = gi[cand[q] + 1] - gi[cand[q]];
+				podded[cand[q]] = 1;
+			}
+			rc = pod_all_pairs(s, T, gsz, b - a, gl[cand[a]], bytes, load, st, &one, arr,
+					   in_s);
+			for (int64_t q = a; q < b; q++)  /* last hops */
+				for (int64_t k = gi[cand[q]]; k < gi[cand[q] + 1]; k++)
+					last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load);
+		}
+		a = b;
+	}
+	free(T);
+	free(gsz);
+	free(arr);
+	free(in_s);
+	free(cand);
+	for (int64_t gk = 0; gk < ng && rc == 0; gk++) {
+		if (podded[gk])
+			continue;
+		int64_t i = gi[gk], j = gi[gk + 1];
 		sweep_key key = keys[ord[i]];
 		int home = key.target < 0;
-		int64_t target = home ? -key.target - 1 : key.target;
-		int64_t j = i;
-		for (; j < n && same_key(&keys[ord[j]], &key); j++)
-			in[ord[j]] = 1;
+		int64_t target = gt[gk];
+		for (int64_t k = i; k < j; k++)
+			in[ord[k]] = 1;
 		int64_t size = j - i;
 		sweep_dag *g = s->cache[target] && s->cache[target]->l0 == key.l0 ? s->cache[target]
 										    : &one;
@@ -545,14 +803,17 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 				top = dd;
 		}
 		if (rc == 0) {
-			push(s, g, target, top, load);
+			push(s, g, target, top, load, NULL);
 			for (int64_t k = i; home && k < j; k++)
 				last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load);
 		}
 		for (int64_t k = i; k < j; k++)
 			in[ord[k]] = 0;
-		i = j;
 	}
+	free(podded);
+	free(gi);
+	free(gt);
+	free(gl);
 	/* every device's first hop: all its n - 1 destinations' bytes, split
 	 * over its links home as the reference splits them at the device */
 	for (int64_t v = 0; v < n && rc == 0; v++) {
