@@ -9,7 +9,8 @@
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
-#   make install    PREFIX=/usr/local DESTDIR=: binary, libraries, headers,
+#   make fuzz-dict  regenerate fuzz/spec.dict from the sources (fuzz/gen-spec-dict.sh)
+#   make install    PREFIX=/usr/local DESTDIR=: binary, libraries (libfabricx.so.0), headers,
 #                   fabricx.pc, man page, bash completion; make uninstall
 #   make example    docs/example.c against the library (installed: EXAMPLE_PC)
 #
@@ -19,7 +20,8 @@
 #
 # Objects go to $(BUILD)/ (build/ by default; build-san/ for sanitizers).
 
-DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq gnuplot-nox
+DEB_PKGS := libigraph-dev libglpk-dev libyaml-dev libgraphviz-dev graphviz check pkg-config jq gnuplot-nox \
+	    libopenmpi-dev openmpi-bin
 PKGS     := igraph yaml-0.1 libcgraph libgvc
 
 BUILD    ?= build
@@ -30,6 +32,10 @@ WERROR   ?=
 # -fPIC: the same objects go into libfabricx.a and libfabricx.so
 CFLAGS_BASE = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(WERROR) -g -fPIC $(OPT) $(SAN) $(CFLAGS)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# Open MPI, for explore's spaces across machines (cli/space_mpi.c); a
+# build without it runs spaces on one machine and says so under mpirun.
+MPI_CFLAGS   = $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS     = $(shell pkg-config --libs ompi-c 2>/dev/null)
 PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
@@ -46,13 +52,25 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
-.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps \
+.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
 	install uninstall example
+
+# The shared library's ABI version.  Its soname, libfabricx.so.$(SO_MAJOR),
+# is the name a program linked against it loads: SO_MAJOR goes up with any
+# change that breaks programs built against the older library (a public
+# struct's layout, a function's arguments), SO_MINOR with compatible
+# additions.  libfabricx.so, the name -lfabricx finds, links to the soname.
+SO_MAJOR := 0
+SO_MINOR := 1
+SO_NAME  := libfabricx.so.$(SO_MAJOR)
+SO_FILE  := libfabricx.so.$(SO_MAJOR).$(SO_MINOR).0
 
 all: $(BIN) $(BUILD)/libfabricx.so
 
 $(BIN): $(CLI_OBJ) $(BUILD)/libfabricx.a
-	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
+
+$(BUILD)/cli/space_mpi.o: PKG_CFLAGS += $(MPI_CFLAGS) $(if $(MPI_LIBS),-DFX_MPI)
 
 $(BUILD)/libfabricx.a: $(LIB_OBJ)
 	rm -f $@
@@ -60,11 +78,14 @@ $(BUILD)/libfabricx.a: $(LIB_OBJ)
 
 # The shared library carries its dependencies (igraph, libyaml, Graphviz,
 # GLPK), so programs link it with -lfabricx alone.
-$(BUILD)/libfabricx.so: $(LIB_OBJ)
-	$(CC) $(CFLAGS_BASE) -shared -Wl,-soname,libfabricx.so -o $@ $^ $(PKG_LIBS)
+$(BUILD)/$(SO_FILE): $(LIB_OBJ)
+	$(CC) $(CFLAGS_BASE) -shared -Wl,-soname,$(SO_NAME) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/libfabricx.so: $(BUILD)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(BUILD)/$(SO_NAME)
+	ln -sf $(SO_NAME) $@
 
 $(BUILD)/check_fabricx: $(TEST_OBJ) $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
-	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS) $(CHECK_LIBS)
 
 # Objects rebuild when the flags that shape them change (make CFLAGS=-O0,
 # or a tree built before -fPIC); WERROR is left out, as it changes no code.
@@ -129,6 +150,7 @@ cli-test: $(BIN)
 	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/output.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/space.sh
 
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 WERROR=-Werror \
@@ -151,8 +173,18 @@ FUZZ_TARGET ?= spec
 FUZZ_SUFFIX  = $(if $(filter spec,$(1)),,-$(1))
 FUZZ_DIRS    = fuzz/corpus$(call FUZZ_SUFFIX,$(1)) fuzz/regress$(call FUZZ_SUFFIX,$(1))
 
-$(BUILD)/fuzz/replay-%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
+# the spec target uses the library alone (fx_design_load), the args target
+# drives the commands, so it links the CLI's objects too
+FUZZ_CLI     = $(if $(filter spec,$(1)),,$(CLI_LIB_OBJ:$(BUILD)/%=$(2)/%))
+
+$(BUILD)/fuzz/replay-spec: $(BUILD)/fuzz/fuzz_spec.o $(BUILD)/fuzz/replay.o $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/fuzz/replay-args: $(BUILD)/fuzz/fuzz_args.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
+
+# fuzz/spec.dict from the sources' keys, units and docs/output.md's fields
+fuzz-dict:
+	sh fuzz/gen-spec-dict.sh > fuzz/spec.dict.tmp && mv fuzz/spec.dict.tmp fuzz/spec.dict
 
 fuzz-replay: $(BUILD)/fuzz/replay-spec $(BUILD)/fuzz/replay-args
 	$(BUILD)/fuzz/replay-spec $(call FUZZ_DIRS,spec)
@@ -165,9 +197,9 @@ fuzz-deps:
 build-fuzz/fuzz_%: fuzz-deps
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
 	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  build-fuzz/libfabricx.a $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/fuzz/fuzz_$*.o
+	  build-fuzz/libfabricx.a $(call FUZZ_CLI,$*,build-fuzz) build-fuzz/fuzz/fuzz_$*.o
 	clang -g -fsanitize=fuzzer,address,undefined -o $@ build-fuzz/fuzz/fuzz_$*.o \
-	  $(CLI_LIB_OBJ:$(BUILD)/%=build-fuzz/%) build-fuzz/libfabricx.a $(PKG_LIBS)
+	  $(call FUZZ_CLI,$*,build-fuzz) build-fuzz/libfabricx.a $(PKG_LIBS) $(MPI_LIBS)
 
 # Runs FUZZ_TARGET for FUZZ_TIME seconds; new inputs go to
 # build-fuzz/corpus-TARGET (merge the interesting ones into fuzz/), crashes
@@ -200,6 +232,7 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 PUB_HDR := fabricx.h $(wildcard core/*.h spec/*.h fabric/*.h routing/*.h power/*.h solver/*.h \
 	placement/*.h render/*.h access/*.h plot/*.h design/*.h)
 INSTALLED = $(BINDIR)/fabricx $(LIBDIR)/libfabricx.a $(LIBDIR)/libfabricx.so \
+	$(LIBDIR)/$(SO_NAME) $(LIBDIR)/$(SO_FILE) \
 	$(LIBDIR)/pkgconfig/fabricx.pc $(MANDIR)/fabricx.1 $(BASHCOMPDIR)/fabricx \
 	$(PUB_HDR:%=$(INCDIR)/fabricx/%)
 
@@ -221,7 +254,9 @@ install: all $(BUILD)/fabricx.pc $(BUILD)/fabricx.1 $(BUILD)/fabricx.bash
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(INCDIR)/fabricx
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/fabricx
 	install -m 644 $(BUILD)/libfabricx.a $(DESTDIR)$(LIBDIR)/libfabricx.a
-	install -m 755 $(BUILD)/libfabricx.so $(DESTDIR)$(LIBDIR)/libfabricx.so
+	install -m 755 $(BUILD)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libfabricx.so
 	install -m 644 $(BUILD)/fabricx.pc $(DESTDIR)$(LIBDIR)/pkgconfig/fabricx.pc
 	install -m 644 $(BUILD)/fabricx.1 $(DESTDIR)$(MANDIR)/fabricx.1
 	install -m 644 $(BUILD)/fabricx.bash $(DESTDIR)$(BASHCOMPDIR)/fabricx

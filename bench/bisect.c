@@ -12,30 +12,13 @@
 #include "../routing/routing.h"
 #include "../spec/spec.h"
 
-static void quiet(const char *reason, const char *file, int line, igraph_error_t err)
-{
-	(void)reason;
-	(void)file;
-	(void)line;
-	(void)err;
-	IGRAPH_FINALLY_FREE();
-}
-
-static void quiet_warning(const char *reason, const char *file, int line)
-{
-	(void)reason;
-	(void)file;
-	(void)line;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "usage: bisect SPEC [KEY=VALUE]...\n");
 		return 2;
 	}
-	igraph_set_error_handler(quiet);  /* as the CLI: ARPACK may not converge */
-	igraph_set_warning_handler(quiet_warning);
+	fx_igraph_quiet();  /* as the CLI: ARPACK may not converge */
 	fx_diag d;
 	fx_diag_init(&d);
 	fx_spec s;

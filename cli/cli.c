@@ -21,28 +21,9 @@ static const fx_opt common[] = {
 	{NULL, NULL, NULL},
 };
 
-/* igraph errors come back as return codes; print nothing, free its
- * temporaries, and let the caller report. */
-static void quiet_igraph(const char *reason, const char *file, int line, igraph_error_t err)
-{
-	(void)reason;
-	(void)file;
-	(void)line;
-	(void)err;
-	IGRAPH_FINALLY_FREE();
-}
-
-static void quiet_warning(const char *reason, const char *file, int line)
-{
-	(void)reason;
-	(void)file;
-	(void)line;
-}
-
 void fx_cli_init(void)
 {
-	igraph_set_error_handler(quiet_igraph);
-	igraph_set_warning_handler(quiet_warning);
+	fx_igraph_quiet();
 }
 
 static void print_opts(const fx_opt *o, FILE *f)
@@ -421,6 +402,11 @@ double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_
 int fx_cli_table(fx_cli *c, fx_table *t)
 {
 	int rc = 0;
+	if (c->capture) {  /* a design-space point reads its metrics from these */
+		c->captured = fx_xrealloc(c->captured, (c->ncaptured + 1) * sizeof *c->captured);
+		c->captured[c->ncaptured++] = t;
+		return 0;
+	}
 	if (fx_cli_text(c)) {
 		fx_table_print(t, stdout);
 		fputc('\n', stdout);
@@ -434,6 +420,20 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 				   strerror(errno));
 	fx_table_free(t);
 	return rc;
+}
+
+void fx_cli_print_list(fx_table *t, int json)
+{
+	if (json) {
+		fx_json j;
+		fx_json_init(&j, stdout);
+		fx_json_obj_begin(&j, NULL);
+		fx_table_write_json(t, &j);
+		fx_json_obj_end(&j);
+	} else {
+		fx_table_print(t, stdout);
+	}
+	fx_table_free(t);
 }
 
 static void diag_json(const fx_diag *d, int status, fx_json *j, const char *key)

@@ -78,6 +78,9 @@ typedef struct fx_cli {
 					      * its direct all-to-all of 32 MiB over every
 					      * device (the loads section's), or NULL */
 	int a2a_kept;                        /* 1 once *a2a_keep holds it */
+	int capture;                         /* a space's point: tables kept, not shown */
+	fx_table **captured;                 /* [ncaptured], the caller's to free */
+	size_t ncaptured;
 	void *od;                            /* fx_outdir between outdir_begin and _end */
 } fx_cli;
 
@@ -142,6 +145,9 @@ double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_
 int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res);
 /* Prints t (unless --json), writes its CSV, frees it. */
 int fx_cli_table(fx_cli *c, fx_table *t);
+/* Prints a typed table that needs no spec (kinds, collective --list): as
+ * text, or with json as one object holding it under its key.  Frees t. */
+void fx_cli_print_list(fx_table *t, int json);
 /* Releases everything; returns the exit status for rc. */
 int fx_cli_finish(fx_cli *c, int rc);
 /* A whole number given to option opt, in [lo, hi]. */
@@ -176,5 +182,6 @@ int fx_cmd_pool(int argc, char **argv);
 int fx_cmd_slice(int argc, char **argv);
 int fx_cmd_reconfigure(int argc, char **argv);
 int fx_cmd_failures(int argc, char **argv);
+int fx_cmd_merge(int argc, char **argv);
 
 #endif

@@ -250,28 +250,19 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 
 static int list_algos(int json)
 {
-	fx_json j;
-	if (json) {
-		fx_json_init(&j, stdout);
-		fx_json_obj_begin(&j, NULL);
-		fx_json_arr_begin(&j, "algorithms");
-	}
+	static const fx_col cols[] = {
+		{"pattern", "pattern", FX_F_TEXT},
+		{"algo", "algorithm", FX_F_TEXT},
+		{"summary", "how it works", FX_F_TEXT},
+		{NULL, NULL, 0},
+	};
+	fx_table *t = fx_table_typed("algorithms", "Collective algorithms (--pattern, --algo)", cols);
 	for (const fx_coll_algo *const *a = fx_coll_algos; *a; a++) {
-		if (!json) {
-			printf("%-15s %-10s %s\n", (*a)->pattern, (*a)->name, (*a)->summary);
-			continue;
-		}
-		fx_json_obj_begin(&j, NULL);
-		fx_json_str(&j, "pattern", (*a)->pattern);
-		fx_json_str(&j, "algo", (*a)->name);
-		fx_json_str(&j, "summary", (*a)->summary);
-		fx_json_obj_end(&j);
+		fx_table_cell(t, "%s", (*a)->pattern);
+		fx_table_cell(t, "%s", (*a)->name);
+		fx_table_cell(t, "%s", (*a)->summary);
 	}
-	if (json) {
-		fx_json_arr_end(&j);
-		fx_json_obj_end(&j);
-		putchar('\n');
-	}
+	fx_cli_print_list(t, json);
 	return 0;
 }
 

@@ -35,6 +35,7 @@
 #include "../render/render.h"
 #include "cli.h"
 #include "report.h"
+#include "space_run.h"
 
 typedef struct explore {
 	fx_cli *c;
@@ -280,9 +281,8 @@ static void report_date(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void provenance(explore *e, FILE *md)
+void fx_explore_provenance(fx_cli *c, FILE *md)
 {
-	fx_cli *c = e->c;
 	char sha[65], date[32];
 	if (fx_sha256_file(c->spec_path, sha))
 		snprintf(sha, sizeof sha, "unreadable");
@@ -419,6 +419,17 @@ int fx_cmd_explore(int argc, char **argv)
 				    "failures, diagrams (repeatable, or a comma list)"},
 		{"time-limit", "S", "seconds the placement solver may search (default " FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT) ")"},
 		{"node-limit", "N", "branch-and-bound nodes the placement solver may search (default: none)"},
+		{"vary", "PATH=VALUES", "explore a space: vary a spec path over V1,V2,... or "
+					"FROM:TO:STEP or FROM:TO:xF (repeatable; adds to the spec's space:)"},
+		{"jobs", "N", "a space's points on N worker processes ('all': one per core)"},
+		{"shard", "I/N", "a space's I-th share of N, into out/NAME-shard-I-of-N (merge joins them)"},
+		{"budget-points", "N", "sample a larger space: N points at most (Latin hypercube, "
+				       "then around the Pareto front)"},
+		{"seed", "N", "the sample's seed (default 0)"},
+		{"max-points", "N", "refuse spaces of more points unsampled (default 100000)"},
+		{"resume", NULL, "keep the points already in out/NAME/points.csv"},
+		{"quiet", NULL, "no progress line on stderr"},
+		{"no-space", NULL, "the design report of the spec's base design, its space: aside"},
 		{NULL, NULL, NULL},
 	};
 	fx_cli c;
@@ -431,6 +442,11 @@ int fx_cmd_explore(int argc, char **argv)
 	rc = skipped(&c, skip);
 	if (rc == 0)
 		rc = fx_cli_load(&c);
+	int space = 0;  /* a spec with a space: or --vary explores the space */
+	if (rc == 0 && !fx_cli_opt(&c, "no-space"))
+		rc = fx_explore_space(&c, e.diagrams && !skip[NSECTIONS - 1], &space);
+	if (space || rc)
+		return fx_cli_finish(&c, rc);
 	const char *v;
 	if (rc == 0 && (v = fx_cli_opt(&c, "time-limit")))
 		rc = fx_cli_time_limit(&c, v, &e.limit);
@@ -456,7 +472,7 @@ int fx_cmd_explore(int argc, char **argv)
 	fx_json_str(&c.js, "name", c.design.name);
 	fx_json_str(&c.js, "spec", c.spec_path);
 	md_head(&c, md);
-	provenance(&e, md);
+	fx_explore_provenance(&c, md);
 	outcome out[NSECTIONS];
 	memset(out, 0, sizeof out);
 	long failed_writes = fx_outfile_failures();

@@ -32,6 +32,7 @@ static const command commands[] = {
 	{"slice", fx_cmd_slice, "whether jobs' blocks of adjacent chips fit the idle ones (OCS too)"},
 	{"reconfigure", fx_cmd_reconfigure, "when reconnecting a group's links pays back (OCS)"},
 	{"failures", fx_cmd_failures, "what losing a switch chip or a link does to bisection and devices"},
+	{"merge", fx_cmd_merge, "join the points of a space run as shards (--shard I/N)"},
 	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
 	{NULL, NULL, NULL},
 };
@@ -58,36 +59,28 @@ int fx_cmd_kinds(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		json |= strcmp(argv[i], "--json") == 0;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") && strcmp(argv[i], "--help") && strcmp(argv[i], "-h")) {
-			fprintf(stderr, "fabricx: error: kinds takes no arguments but --json\n");
+		if (strcmp(argv[i], "--json")) {
+			fx_diag d;
+			fx_diag_init(&d);
+			fx_diag_error(&d, NULL, "kinds takes no arguments but --json, got '%s'", argv[i]);
 			if (json)
-				printf("{\"error\": {\"status\": %d, \"message\": \"kinds takes no arguments "
-				       "but --json\", \"file\": null, \"line\": null, \"column\": null, "
-				       "\"key\": null}}\n", FX_EXIT_INPUT);
-			return FX_EXIT_INPUT;
+				fx_cli_print_json_error(&d, d.status);
+			int status = d.status;
+			fx_diag_release(&d);
+			return status;
 		}
 	}
-	fx_json j;
-	if (json) {
-		fx_json_init(&j, stdout);
-		fx_json_obj_begin(&j, NULL);
-		fx_json_arr_begin(&j, "kinds");
-	}
+	static const fx_col cols[] = {
+		{"kind", "kind", FX_F_TEXT},
+		{"summary", "what it describes", FX_F_TEXT},
+		{NULL, NULL, 0},
+	};
+	fx_table *t = fx_table_typed("kinds", "Fabric kinds (fabric.kind)", cols);
 	for (const fx_builder *const *b = fx_builders; *b; b++) {
-		if (!json) {
-			printf("%-11s %s\n", (*b)->kind, (*b)->summary);
-			continue;
-		}
-		fx_json_obj_begin(&j, NULL);
-		fx_json_str(&j, "kind", (*b)->kind);
-		fx_json_str(&j, "summary", (*b)->summary);
-		fx_json_obj_end(&j);
+		fx_table_cell(t, "%s", (*b)->kind);
+		fx_table_cell(t, "%s", (*b)->summary);
 	}
-	if (json) {
-		fx_json_arr_end(&j);
-		fx_json_obj_end(&j);
-		putchar('\n');
-	}
+	fx_cli_print_list(t, json);
 	return 0;
 }
 

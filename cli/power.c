@@ -65,6 +65,9 @@ static int summary_table(fx_cli *c, const fx_power_config *pc, const fx_power_pl
 	else
 		fx_record_null(t, "over_budget_W", "over budget by", FX_F_WATTS, "-");
 	watts(t, "power_W", "power", m, p->parts.total);
+	/* what a design space ranks builds of different sizes by */
+	watts(t, "power_per_device_W", "power per device", m && p->max_devices > 0,
+	      p->parts.total / (double)(p->max_devices > 0 ? p->max_devices : 1));
 	watts(t, "power_nodes_W", "  nodes", m, p->parts.nodes);
 	watts(t, "power_switches_W", "  switch chips outside nodes", m, p->parts.switches);
 	watts(t, "power_links_W", "  links (optics and copper)", m, p->parts.links);
@@ -75,6 +78,17 @@ static int summary_table(fx_cli *c, const fx_power_config *pc, const fx_power_pl
 	fx_record_int(t, "compute_racks", "compute racks", p->compute_racks);
 	fx_record_int(t, "network_racks", "network racks", p->racks - p->compute_racks);
 	fx_record_int(t, "nodes_per_rack", "nodes per compute rack (at most)", p->nodes_per_rack);
+	/* the cooling a build asks for, as counts a design space can bound */
+	int64_t liquid = 0, over = 0;
+	double hottest = 0;
+	for (int64_t r = 0; r < p->racks; r++) {
+		liquid += p->rack[r].liquid;
+		over += p->rack[r].over_air;
+		hottest = p->rack[r].watts > hottest ? p->rack[r].watts : hottest;
+	}
+	fx_record_int(t, "liquid_racks", "liquid-cooled racks", liquid);
+	fx_record_int(t, "racks_over_air_limit", "air racks over the air limit", over);
+	watts(t, "max_rack_W", "hottest rack", m && p->racks > 0, hottest);
 	return fx_cli_table(c, t);
 }
 

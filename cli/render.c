@@ -10,7 +10,7 @@
  * Several specs (or SPEC@KEY=VALUE,... variants, as compare takes them) go
  * side by side on one page, and --fail SEL draws one spec before and after
  * those vertices fail, loads recomputed round them; one scale for the page
- * (render/page.c).
+ * (cli/render_page.c, render/page.c).
  *
  * Writes out/<name>/<view>.<format> (<view>-side-by-side, <view>-failed)
  * unless -o/--output says otherwise; -o's extension gives the format.
@@ -24,9 +24,7 @@
 #include "../core/limits.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
-#include "../render/render.h"
-#include "cli.h"
-#include "compare.h"
+#include "render.h"
 
 static double wall(void)
 {
@@ -275,7 +273,7 @@ static int out_format(fx_diag *d, const char *out, const char **format)
 	return 0;
 }
 
-static const fx_opt render_opts[] = {
+const fx_opt fx_rnd_opts[] = {
 	{"view", "V", "physical (default), loads or placement"},
 	{"format", "F", "svg, png, pdf or dot (default: -o FILE's extension, else svg)"},
 	{"output", "FILE", "write here, also -o FILE, its format from its extension unless "
@@ -292,16 +290,7 @@ static const fx_opt render_opts[] = {
 	{NULL, NULL, NULL},
 };
 
-/* ---- several specs, or before and after a failure, on one page ---- */
-
-/* What a view draws besides the fabric. */
-typedef struct view_data {
-	double *util;
-	int64_t *instance, *group;
-	char caption[400];
-} view_data;
-
-static int view_data_get(fx_cli *c, int view, const uint8_t *failed, view_data *v)
+int fx_rnd_view_get(fx_cli *c, int view, const uint8_t *failed, fx_rnd_view *v)
 {
 	if (view == FX_VIEW_LOADS)
 		return loads(c, failed, &v->util, v->caption, sizeof v->caption);
@@ -310,215 +299,60 @@ static int view_data_get(fx_cli *c, int view, const uint8_t *failed, view_data *
 	return 0;
 }
 
-static void view_data_release(view_data *v)
+void fx_rnd_view_release(fx_rnd_view *v)
 {
 	free(v->util);
 	free(v->instance);
 	free(v->group);
 }
 
-/* Whether argv[i] takes the next argument as its value (the spellings
- * fx_cli_parse accepts: our options with a value, the common ones, -o). */
-static int takes_value(const char *a)
+/* What was drawn, for text and --json alike (docs/output.md). */
+static fx_table *render_record(int view, const char *format, const char *path,
+			       const fx_render_info *info, int panels, double secs)
 {
-	if (strcmp(a, "-o") == 0)
-		return 1;
-	if (strncmp(a, "--", 2) != 0 || strchr(a, '='))
-		return 0;
-	static const char *const common[] = {"set", "out", "max-memory", NULL};
-	for (int k = 0; common[k]; k++)
-		if (strcmp(a + 2, common[k]) == 0)
-			return 1;
-	for (int k = 0; render_opts[k].name; k++)
-		if (render_opts[k].arg && strcmp(a + 2, render_opts[k].name) == 0)
-			return 1;
-	return 0;
-}
-
-/* The specs on the command line (up to max into specs; returns how many)
- * and argv with all but the first of them left out, for fx_cli_parse. */
-static int split_specs(int argc, char **argv, const char **specs, int max, char **one, int *none)
-{
-	int n = 0;
-	*none = 0;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		int spec = i > 0 && (a[0] != '-' || a[1] == '\0');
-		if (spec && n < max)
-			specs[n] = a;
-		if (!spec || n == 0)
-			one[(*none)++] = argv[i];
-		n += spec;
-		if (i > 0 && !spec && takes_value(a) && i + 1 < argc)
-			one[(*none)++] = argv[++i];
+	int dot = strcmp(format, "dot") == 0;
+	fx_table *t = fx_record_new("render", "Render", NULL);
+	fx_record_text(t, "view", "view", "%s", fx_view_name((fx_view)view));
+	fx_record_text(t, "format", "format", "%s", format);
+	fx_record_text(t, "file", "file", "%s", path);
+	fx_record_int(t, "panels", "panels", panels);
+	fx_record_int(t, "vertices_drawn", "vertices drawn", info->vertices);
+	fx_record_int(t, "edges_drawn", "edges drawn", info->edges);
+	fx_record_bool(t, "aggregated", "aggregated", info->aggregated);
+	fx_record_text(t, "layout_engine", dot ? "layout engine (named in the DOT file)" : "layout engine",
+		       "%s", info->engine);
+	if (info->width_px > 0) {
+		fx_record_int(t, "width_px", "width (px, 96 dpi)", info->width_px);
+		fx_record_int(t, "height_px", "height (px, 96 dpi)", info->height_px);
+	} else {  /* DOT: not laid out */
+		fx_record_null(t, "width_px", "width (px, 96 dpi)", FX_F_INT, "- (not laid out)");
+		fx_record_null(t, "height_px", "height (px, 96 dpi)", FX_F_INT, "- (not laid out)");
 	}
-	one[*none] = NULL;
-	return n;
-}
-
-/* SPEC@KEY=VALUE,...: a spec with --set overrides of its own, as compare
- * takes them, so variants of one spec (plane counts, a power cap) can be
- * drawn side by side. */
-#define VARIANT_SETS 16
-typedef struct variant {
-	const char *arg;                  /* as given */
-	const char *path;                 /* the file */
-	const char *sets[VARIANT_SETS];
-	int nsets;
-	char buf[1024];
-} variant;
-
-/* argv for spec v: one (whose spec is first) with v's file in its place
- * and v's overrides after; malloc'd, *n set. */
-static char **variant_argv(char **one, int none, const char *first, const variant *v, int *n)
-{
-	char **a = fx_xcalloc((size_t)(none + 2 * v->nsets + 1), sizeof *a);
-	*n = 0;
-	for (int i = 0; i < none; i++)
-		a[(*n)++] = one[i] == first ? (char *)v->path : one[i];
-	for (int k = 0; k < v->nsets; k++) {
-		a[(*n)++] = "--set";
-		a[(*n)++] = (char *)v->sets[k];
-	}
-	return a;
-}
-
-/* Loads variant v into o with c's options.  Kept apart so that it can
- * become fx_design_load. */
-static int load_other(fx_cli *o, char **argv_o, int n)
-{
-	int rc = fx_cli_parse(o, "render", "render SPEC...", render_opts, n, argv_o);
-	return rc == 0 ? fx_cli_load(o) : -1;
-}
-
-/* The panels' titles: the specs' names, the arguments when names repeat. */
-static const char *panel_title(fx_cli *const *cs, const variant *v, int n, int i)
-{
-	const char *name = cs[i]->design.fab.name;
-	for (int k = 0; k < n && name; k++)
-		if (k != i && cs[k]->design.fab.name && strcmp(cs[k]->design.fab.name, name) == 0)
-			return v[i].arg;
-	return name ? name : v[i].arg;
-}
-
-/* Draws the specs side by side, or c's one spec before and after the
- * --fail selectors, into path (default out/<name>/<view>-side-by-side or
- * -failed.<format>). */
-static int page(fx_cli *c, int view, const char *format, const variant *v, int nspec,
-		char **one, int none, const char *first, char *path, size_t pathlen,
-		fx_render_info *info)
-{
-	const char *fails[64];
-	int nfail = fx_cli_opt_each(c, "fail", fails, 64);
-	if (nfail > 64)
-		return fx_diag_error(&c->d, NULL, "render: at most 64 --fail selectors");
-	if (nspec > FX_RENDER_MAX_PANELS)
-		return fx_diag_error(&c->d, NULL, "render: at most %d specs on one page, not %d",
-				     FX_RENDER_MAX_PANELS, nspec);
-	if (nfail && nspec > 1)
-		return fx_diag_error(&c->d, NULL, "render: --fail draws one spec before and after the "
-				     "failure; give one spec");
-	fx_cli *cs[FX_RENDER_MAX_PANELS] = {c};
-	char **argv_o[FX_RENDER_MAX_PANELS] = {NULL};
-	view_data vd[FX_RENDER_MAX_PANELS];
-	fx_render_panel p[FX_RENDER_MAX_PANELS];
-	memset(vd, 0, sizeof vd);
-	memset(p, 0, sizeof p);
-	uint8_t *failed = NULL;
-	int np = nfail ? 2 : nspec, rc = 0;
-	char titles[2][640], note[300] = "";
-	for (int i = 1; i < nspec && rc == 0; i++) {
-		cs[i] = fx_xcalloc(1, sizeof *cs[i]);
-		int n;
-		argv_o[i] = variant_argv(one, none, first, &v[i], &n);
-		rc = load_other(cs[i], argv_o[i], n);
-	}
-	if (rc == 0 && nfail) {
-		const fx_fabric *f = &c->design.fab;
-		uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1);
-		failed = fx_xcalloc((size_t)f->nv + 1, 1);
-		for (int i = 0; i < nfail && rc == 0; i++) {
-			rc = fx_fabric_select(f, fails[i], "--fail", sel, &c->d);
-			for (int64_t u = 0; rc == 0 && u < f->nv; u++)
-				failed[u] |= sel[u];
-		}
-		free(sel);
-		size_t k = 0;
-		for (int i = 0; i < nfail && k < sizeof note; i++)
-			k += (size_t)snprintf(note + k, sizeof note - k, "%s%s", i ? ", " : "", fails[i]);
-		snprintf(titles[0], sizeof titles[0], "%s: before", panel_title(cs, v, 1, 0));
-		snprintf(titles[1], sizeof titles[1], "%s: after %s fails", panel_title(cs, v, 1, 0), note);
-	}
-	for (int i = 0; i < np && rc == 0; i++) {
-		fx_cli *ci = cs[nfail ? 0 : i];
-		rc = view_data_get(ci, view, nfail && i ? failed : NULL, &vd[i]);
-		p[i].f = &ci->design.fab;
-		p[i].o = (fx_render_opts){(fx_view)view, 0, nfail ? titles[i] : panel_title(cs, v, nspec, i),
-					  vd[i].util, vd[i].instance};
-		p[i].x.group = vd[i].group;
-		p[i].x.loads_caption = vd[i].caption[0] ? vd[i].caption : NULL;
-		p[i].x.failed = nfail && i ? failed : NULL;
-	}
-	const char *out = fx_cli_opt(c, "output");
-	if (out)
-		snprintf(path, pathlen, "%s", out);
-	else
-		snprintf(path, pathlen, "%s/%s-%s.%s", c->outdir, fx_view_name((fx_view)view),
-			 nfail ? "failed" : "side-by-side", format);
-	if (rc == 0)
-		rc = fx_render_page(p, np, nfail ? "before and after the failure" : "side by side",
-				    format, path, info, &c->d);
-	for (int i = 0; i < np; i++)
-		view_data_release(&vd[i]);
-	for (int i = 1; i < nspec; i++) {
-		if (!cs[i])
-			continue;
-		int st = fx_cli_finish(cs[i], 0);  /* its errors were printed as they came */
-		if (st > c->d.status)
-			c->d.status = st;
-		if (st)
-			rc = -1;
-		free(cs[i]);
-	}
-	for (int i = 0; i < FX_RENDER_MAX_PANELS; i++)
-		free(argv_o[i]);
-	free(failed);
-	return rc;
+	fx_record_num(t, "render_s", "time to build, lay out and write", FX_F_SECONDS, info->seconds);
+	fx_record_num(t, "elapsed_s", "time in all (loading included)", FX_F_SECONDS, secs);
+	return t;
 }
 
 int fx_cmd_render(int argc, char **argv)
 {
 	fx_cli c;
 	double t0 = wall();
-	const char *specs[FX_RENDER_MAX_PANELS + 1];
-	char **one = fx_xcalloc((size_t)argc + 1, sizeof *one);
-	int none, nspec = split_specs(argc, argv, specs, FX_RENDER_MAX_PANELS + 1, one, &none);
-	variant *v = fx_xcalloc(FX_RENDER_MAX_PANELS + 1, sizeof *v);
-	int bad = -1;
-	for (int i = 0; i < nspec && i <= FX_RENDER_MAX_PANELS; i++) {
-		v[i].arg = specs[i];
-		v[i].nsets = fx_cmp_split(specs[i], v[i].buf, sizeof v[i].buf, &v[i].path, v[i].sets,
-					  VARIANT_SETS);
-		if (v[i].nsets < 0 && bad < 0)
-			bad = i;
-		v[i].nsets = v[i].nsets < 0 ? 0 : v[i].nsets;
-	}
-	int nc = none;
-	char **argv_c = nspec ? variant_argv(one, none, specs[0], &v[0], &nc) : one;
+	fx_rnd_specs sp;
+	fx_rnd_specs_read(&sp, argc, argv);
 	int rc = fx_cli_parse(&c, "render",
 			      "render SPEC[@KEY=VALUE,...]... [--view physical|loads|placement] "
 			      "[--format svg|png|pdf|dot] "
 			      "[-o FILE] [--detail full] [--pattern P --algo A --size SIZE --ranks N] "
 			      "[--fail SEL]... [--json]",
-			      render_opts, nc, argv_c);
-	if (rc == 0 && bad >= 0)
+			      fx_rnd_opts, sp.argc, sp.argv);
+	if (rc == 0 && sp.bad >= 0)
 		rc = fx_diag_error(&c.d, NULL, "render: expected SPEC@KEY=VALUE,... in '%s' (an empty or "
-				   "unbalanced override)", specs[bad]);
+				   "unbalanced override)", sp.v[sp.bad].arg);
 	if (rc) {
 		rc = fx_cli_finish(&c, rc > 0 ? 0 : -1);
 		goto out;
 	}
-	int paged = nspec > 1 || fx_cli_opt(&c, "fail");
+	int paged = sp.n > 1 || fx_cli_opt(&c, "fail");
 	const char *vname = fx_cli_opt(&c, "view"), *format = fx_cli_opt(&c, "format");
 	const char *detail = fx_cli_opt(&c, "detail");
 	int view = vname ? fx_view_find(vname) : FX_VIEW_PHYSICAL;
@@ -542,15 +376,16 @@ int fx_cmd_render(int argc, char **argv)
 				   "go with --view loads");
 	if (rc == 0)
 		rc = fx_cli_load(&c);
-	if (rc == 0)
+	/* out/<name> holds the picture unless -o puts it elsewhere */
+	if (rc == 0 && (!fx_cli_opt(&c, "output") || c.out_given))
 		rc = fx_cli_outdir(&c);
 	char path[640];
 	fx_render_info info = {0};
 	if (rc == 0 && paged) {
-		rc = page(&c, view, format, v, nspec, one, none, specs[0], path, sizeof path, &info);
+		rc = fx_rnd_page(&c, view, format, &sp, path, sizeof path, &info);
 	} else if (rc == 0) {
-		view_data v = {0};
-		rc = view_data_get(&c, view, NULL, &v);
+		fx_rnd_view v = {0};
+		rc = fx_rnd_view_get(&c, view, NULL, &v);
 		const char *out = fx_cli_opt(&c, "output");
 		if (out)
 			snprintf(path, sizeof path, "%s", out);
@@ -562,47 +397,19 @@ int fx_cmd_render(int argc, char **argv)
 					   .info = &info};
 			rc = fx_render_file_ext(&c.design.fab, &o, &x, format, path, &c.d);
 		}
-		view_data_release(&v);
+		fx_rnd_view_release(&v);
 	}
 	double secs = wall() - t0;
 	if (rc == 0) {
-		fx_table *t = fx_table_new("render", "Render",
-					   (const char *[]){"view", "file", "vertices drawn", "edges drawn",
-							    "layout engine", "seconds", "size", NULL});
-		fx_table_cell(t, "%s%s", fx_view_name((fx_view)view), info.aggregated ? " (aggregated)" : "");
-		fx_table_cell(t, "%s", path);
-		fx_table_cell(t, "%lld", (long long)info.vertices);
-		fx_table_cell(t, "%lld", (long long)info.edges);
-		fx_table_cell(t, "%s", strcmp(format, "dot") ? info.engine : "none (DOT names it)");
-		fx_table_cell(t, "%.3f", secs);
-		if (info.width_px)
-			fx_table_cell(t, "%lld x %lld px", (long long)info.width_px, (long long)info.height_px);
-		else
-			fx_table_cell(t, "-");
+		if (!c.out_given)  /* the picture is the file asked for; the record's CSV only with --out */
+			c.outdir[0] = '\0';
 		fx_cli_begin(&c);
-		if (c.json) {
-			fx_json_str(&c.js, "view", fx_view_name((fx_view)view));
-			fx_json_str(&c.js, "format", format);
-			fx_json_str(&c.js, "file", path);
-			fx_json_int(&c.js, "vertices_drawn", info.vertices);
-			fx_json_int(&c.js, "edges_drawn", info.edges);
-			fx_json_bool(&c.js, "aggregated", info.aggregated);
-			fx_json_str(&c.js, "layout_engine", info.engine);
-			fx_json_num(&c.js, "seconds", secs);
-			fx_json_num(&c.js, "render_seconds", info.seconds);
-			fx_json_int(&c.js, "width_px", info.width_px);
-			fx_json_int(&c.js, "height_px", info.height_px);
-			if (paged)
-				fx_json_int(&c.js, "panels", nspec > 1 ? nspec : 2);
-		}
-		rc = fx_cli_table(&c, t);
+		rc = fx_cli_table(&c, render_record(view, format, path, &info, paged ? (sp.n > 1 ? sp.n : 2) : 1,
+						    secs));
 		fx_cli_end(&c);
 	}
 	rc = fx_cli_finish(&c, rc);
 out:
-	if (argv_c != one)
-		free(argv_c);
-	free(one);
-	free(v);
+	fx_rnd_specs_release(&sp);
 	return rc;
 }

@@ -156,7 +156,7 @@ static int plot_sweep(fx_cli *c, const char *path, const fx_coll_req *q0,
 			double *y = ys + (2 * m + (size_t)panel) * ns;
 			for (size_t i = 0; i < ns; i++)
 				y[i] = panel ? pt[a * ns + i].busbw / 1e9 : pt[a * ns + i].time * 1e6;
-			ser[(size_t)panel * na + m] = (fx_plot_series){al[a]->name, sz, y, ns};
+			ser[(size_t)panel * na + m] = (fx_plot_series){al[a]->name, sz, y, ns, 0, NULL};
 		}
 		m++;
 	}

@@ -129,15 +129,21 @@ static fx_cell *next_cell(fx_table *t)
 	return c;
 }
 
+__attribute__((format(printf, 2, 0)))
+static void text_cell(fx_table *t, const char *fmt, va_list ap)
+{
+	char *s = fx_xvasprintf(fmt, ap);
+	fx_cell *c = next_cell(t);
+	c->type = FX_CELL_TEXT;
+	c->text = s;
+}
+
 void fx_table_cell(fx_table *t, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = fx_xvasprintf(fmt, ap);
+	text_cell(t, fmt, ap);
 	va_end(ap);
-	fx_cell *c = next_cell(t);
-	c->type = FX_CELL_TEXT;
-	c->text = s;
 }
 
 void fx_table_num(fx_table *t, double v)
@@ -201,11 +207,8 @@ void fx_record_text(fx_table *t, const char *field, const char *label, const cha
 	add_col(t, field, label, FX_F_TEXT);
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = fx_xvasprintf(fmt, ap);
+	text_cell(t, fmt, ap);
 	va_end(ap);
-	fx_cell *c = next_cell(t);
-	c->type = FX_CELL_TEXT;
-	c->text = s;
 }
 
 void fx_record_null(fx_table *t, const char *field, const char *label, fx_field_kind k,

@@ -20,6 +20,25 @@
 #define BYTES_PER_VERTEX 160.0
 #define BYTES_PER_EDGE 240.0
 
+/* Prints nothing and frees igraph's temporaries; the caller sees the
+ * error code and reports it with the spec's words. */
+static void igraph_error_quiet(const char *reason, const char *file, int line, igraph_error_t err)
+{
+	(void)reason, (void)file, (void)line, (void)err;
+	IGRAPH_FINALLY_FREE();
+}
+
+static void igraph_warning_quiet(const char *reason, const char *file, int line)
+{
+	(void)reason, (void)file, (void)line;
+}
+
+void fx_igraph_quiet(void)
+{
+	igraph_set_error_handler(igraph_error_quiet);
+	igraph_set_warning_handler(igraph_warning_quiet);
+}
+
 const fx_builder *fx_builder_find(const char *kind)
 {
 	for (const fx_builder *const *b = fx_builders; *b; b++)

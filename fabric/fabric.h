@@ -263,11 +263,20 @@ static inline const fx_wafer_state *fx_fabric_wafer(const struct fx_fabric *f)
  * custom graph: "GPU"), else "device". */
 const char *fx_fabric_device_noun(const fx_fabric *f, char *buf, size_t len);
 
+/* Installs fabricx's igraph handlers: an igraph error comes back as a
+ * return code with igraph's temporaries freed (its default handler aborts
+ * the program, ARPACK failing to converge included), and warnings print
+ * nothing (fabricx reports what matters itself).  Every program using the
+ * library calls it once, before anything else; the handlers are global to
+ * igraph, so this is the program's choice, not the library's. */
+void fx_igraph_quiet(void);
+
 /* For igraph calls that fail only when memory runs out (vector and matrix
  * init and resize; incidence, neighbours and BFS from a valid vertex):
  * fx_xmalloc's policy, die.  igraph's error handler returns instead of
- * aborting (cli/cli.c), so an unchecked failure would leave silently wrong
- * numbers; calls that can fail on their input are checked and reported. */
+ * aborting (fx_igraph_quiet), so an unchecked failure would leave silently
+ * wrong numbers; calls that can fail on their input are checked and
+ * reported. */
 static inline void fx_igraph_alloc(igraph_error_t err)
 {
 	if (err != IGRAPH_SUCCESS)

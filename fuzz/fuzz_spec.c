@@ -17,8 +17,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/cli.h"  /* fx_cli_init: igraph errors as return codes, as main() has them */
 #include "../design/design.h"
+#include "../space/space.h"
+
+/* A space: its axes, at most 4 of its points built as explore would load
+ * them, a small sample and a front over made-up values. */
+#define FUZZ_MAX_POINTS 4
+static void space(const fx_design *ds, const char *text, const fx_design_limits *lim, fx_diag *d)
+{
+	fx_space s;
+	int present = 0;
+	if (fx_space_parse(&s, &ds->spec, d, &present) == 0 && present) {
+		uint64_t n = fx_space_count(&s);
+		for (uint64_t i = 0; n != (uint64_t)-1 && i < n && i < FUZZ_MAX_POINTS; i++) {
+			char *own[64];
+			size_t k = fx_space_point(&s, i, own, 64);
+			fx_design pt;
+			(void)fx_design_load_text(&pt, "fuzz.yaml", text, (const char *const *)own, k, lim, d);
+			fx_design_free(&pt);
+			for (size_t j = 0; j < k; j++)
+				free(own[j]);
+		}
+		uint64_t pick[3];
+		(void)fx_space_sample(&s, 3, 7, pick);
+		double vals[3 * 4] = {1, 2, 3, 4, 4, 3, 2, 1, 2, 2, 2, 2};
+		unsigned char feas[3] = {1, 1, 0}, par[3];
+		if (s.nobj <= 4)
+			fx_space_pareto(&s, 3, vals, feas, par);
+	}
+	fx_space_free(&s);
+}
 
 /* Keep each input cheap: refuse fabrics over 16 MiB, as --max-memory would,
  * and only run the metrics on small ones. */
@@ -81,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size] = '\0';
 	static int ready;
 	if (!ready) {  /* as main() does */
-		fx_cli_init();
+		fx_igraph_quiet();  /* igraph errors as return codes */
 		ready = 1;
 	}
 	fx_diag d;
@@ -95,8 +123,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fx_design ds;
 	fx_design_limits lim = {.max_memory = FUZZ_MAX_MEMORY};
-	if (fx_design_load_text(&ds, "fuzz.yaml", buf, sets, nsets, &lim, &d) == 0)
+	if (fx_design_load_text(&ds, "fuzz.yaml", buf, sets, nsets, &lim, &d) == 0) {
 		metrics(&ds, &d);
+		space(&ds, buf, &lim, &d);
+	}
 	fx_design_free(&ds);
 	fx_diag_release(&d);
 	free(buf);

@@ -93,9 +93,26 @@ static int measure(const fx_pctx *c, fx_router *rt, const int64_t *devs, fx_plac
 	return rc;
 }
 
+/* An instance too big for half of it to sit in one rack: node after node
+ * in fabric order, full nodes first, over as many racks as it takes. */
+static int in_order(const fx_pctx *c, int64_t per_node, int64_t *devs)
+{
+	int64_t placed = 0;
+	for (int64_t n = 0; n < c->N && placed < c->U; n++) {
+		int64_t take = c->U - placed < per_node ? c->U - placed : per_node;
+		for (int64_t u = 0; u < take; u++)
+			for (int64_t j = 0; j < c->unit; j++)
+				devs[(placed + u) * c->unit + j] = c->node_dev[n * c->g + u * c->unit + j];
+		placed += take;
+	}
+	return placed == c->U;
+}
+
 /* A representative layout of one instance at a level, units filled node
  * by node: one node; the fewest nodes (at least two) of rack 0; or half in
- * rack 0 and half in rack 1.  Returns 0 when the fabric has no room for it. */
+ * rack 0 and half in rack 1 (or, when half is more than a rack holds, the
+ * nodes in order over as many racks as it takes).  Returns 0 when the
+ * fabric has no room for it. */
 static int representative(const fx_pctx *c, fx_level L, int64_t *devs)
 {
 	int64_t per_node = c->g / c->unit;  /* units a node holds */
@@ -131,7 +148,7 @@ static int representative(const fx_pctx *c, fx_level L, int64_t *devs)
 				continue;
 			int64_t take = per < share ? per : share;
 			if (take > per_node)
-				return 0;
+				return L == FX_LEVEL_ANY ? in_order(c, per_node, devs) : 0;
 			for (int64_t u = 0; u < take; u++)
 				for (int64_t j = 0; j < c->unit; j++)
 					devs[(placed + u) * c->unit + j] = c->node_dev[n * c->g + u * c->unit + j];
@@ -139,8 +156,8 @@ static int representative(const fx_pctx *c, fx_level L, int64_t *devs)
 			share -= take;
 			used++;
 		}
-		if (share > 0)
-			return 0;
+		if (share > 0)  /* half the instance is more than a rack */
+			return L == FX_LEVEL_ANY ? in_order(c, per_node, devs) : 0;
 	}
 	return placed == c->U;
 }

@@ -103,31 +103,12 @@ static int decimal(const char *t)
 	return *t && strspn(t, "0123456789+-.eE") == strlen(t);
 }
 
-/* workload.accelerator.flops: a positive number and a FLOP/s unit. */
+/* workload.accelerator.flops: a positive number and a FLOP/s unit; the
+ * messages list the units, which few know by heart. */
 static int flops_parse(fx_diag *d, const fx_snode *n, double *out)
 {
-	static const char *const what = "a compute rate such as '989.4 TFLOP/s'";
-	static const char *const which = "FLOP/s, GFLOP/s, TFLOP/s or PFLOP/s, e.g. '989.4 TFLOP/s'";
-	if (n->kind != FX_SNODE_SCALAR)
-		return fx_snode_error(d, n, "'%s' must be %s, got %s", n->path, what,
-				      fx_snode_kind_name(n));
-	if (n->plain && !*n->text)
-		return fx_snode_error(d, n, "'%s' has no value (expected %s)", n->path, what);
-	fx_unit_kind got = FX_UNIT_NONE;
-	double v;
-	fx_unit_status st = fx_unit_parse(n->text, FX_UNIT_COMPUTE, &v, &got);
-	if (st != FX_UNIT_OK) {
-		char *msg = fx_unit_message(st, n->text, FX_UNIT_COMPUTE, got, 0, n->path, which);
-		fx_snode_error(d, n, "%s", msg);
-		free(msg);
-		return -1;
-	}
-	if (!(v > 0))
-		return fx_snode_error(d, n, "'%s' must be greater than 0, got '%s'", n->path, n->text);
-	if (v > 1e21)  /* a million PFLOP/s: beyond any device */
-		return fx_snode_error(d, n, "'%s' is out of range: '%s'", n->path, n->text);
-	*out = v;
-	return 0;
+	return fx_snode_qty_units(d, n, FX_UNIT_COMPUTE, 0, 1,
+				  "FLOP/s, GFLOP/s, TFLOP/s or PFLOP/s, e.g. '989.4 TFLOP/s'", out);
 }
 
 int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_sessions *s)

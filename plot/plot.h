@@ -16,6 +16,11 @@ typedef struct fx_plot_series {
 	const char *title;
 	const double *x, *y;     /* n points; y <= 0 is drawn at the axis floor */
 	size_t n;
+	int scatter;             /* 0 joined; 1 points alone; 2 filled, larger points
+				  * (a Pareto front over the others) */
+	const char *color;       /* "#rrggbb", or NULL: gnuplot's next colour (a
+				  * kind of point keeps its colour from plot to
+				  * plot only when it is named) */
 } fx_plot_series;
 
 typedef struct fx_plot_panel {
@@ -26,7 +31,7 @@ typedef struct fx_plot_panel {
 } fx_plot_panel;
 
 typedef struct fx_plot {
-	const char *title, *xlabel;
+	const char *title, *xlabel;  /* a '\n' in the title starts a second line */
 	int logx;                /* base-2 log axis when set */
 	const char *xtics;       /* gnuplot xtics list, or NULL */
 	const fx_plot_panel *p;  /* side by side */

@@ -293,8 +293,13 @@ static int constraint(fx_space *s, const fx_snode *c, fx_diag *d)
 	if (!fx_snode_get(c, "min") && !fx_snode_get(c, "max"))
 		return fx_snode_error(d, c, "constraint on '%s' needs 'min' or 'max'", metric);
 	k.metric = fx_xstrdup(metric);
-	char *flow = fx_snode_flow_new(c);
-	k.text = flow;
+	/* as a reader writes it: "power_W <= 120 kW", "1 <= x <= 2" */
+	const fx_snode *lo = fx_snode_get(c, "min"), *hi = fx_snode_get(c, "max");
+	char *l = lo ? fx_snode_flow_new(lo) : NULL, *h = hi ? fx_snode_flow_new(hi) : NULL;
+	k.text = lo && hi ? fx_xasprintf("%s <= %s <= %s", l, metric, h)
+		 : lo ? fx_xasprintf("%s >= %s", metric, l) : fx_xasprintf("%s <= %s", metric, h);
+	free(l);
+	free(h);
 	s->cons = fx_xrealloc(s->cons, (s->ncons + 1) * sizeof *s->cons);
 	s->cons[s->ncons++] = k;
 	return 0;
@@ -326,11 +331,20 @@ int fx_space_parse(fx_space *s, const fx_spec *spec, fx_diag *d, int *present)
 	if (!sp)
 		return 0;
 	*present = 1;
-	static const char *const keys[] = {"vary", "zip", "constraints", "objectives", NULL};
-	const fx_snode *vary, *zip = fx_snode_get(sp, "zip"), *cons, *obj;
+	static const char *const keys[] = {"vary", "zip", "constraints", "objectives", "metrics",
+					   NULL};
+	const fx_snode *vary, *zip = fx_snode_get(sp, "zip"), *cons, *obj, *met;
 	if (fx_spec_keys(d, sp, keys) || fx_spec_map(d, sp, "vary", 1, &vary) ||
-	    fx_spec_seq(d, sp, "constraints", 0, &cons) || fx_spec_seq(d, sp, "objectives", 0, &obj))
+	    fx_spec_seq(d, sp, "constraints", 0, &cons) || fx_spec_seq(d, sp, "objectives", 0, &obj) ||
+	    fx_spec_seq(d, sp, "metrics", 0, &met))
 		return -1;
+	for (size_t i = 0; met && i < met->n; i++) {
+		const char *m;
+		if (fx_snode_str(d, met->items[i], &m))
+			return -1;
+		s->metrics = fx_xrealloc(s->metrics, (s->nmetrics + 1) * sizeof *s->metrics);
+		s->metrics[s->nmetrics++] = fx_xstrdup(m);
+	}
 	for (size_t i = 0; i < vary->n; i++)
 		if (vary_node(s, vary->keys[i], vary->items[i], d))
 			return -1;
@@ -381,6 +395,29 @@ int fx_space_vary(fx_space *s, const char *arg, fx_diag *d)
 				     "PATH=FROM:TO:STEP", arg);
 	char *path = fx_xstrndup(arg, (size_t)(eq - arg));
 	const char *val = eq + 1;
+	/* a zipped path cannot vary alone: its partners would lose their pairing */
+	for (size_t i = 0; i < s->naxes; i++) {
+		const fx_space_axis *a = &s->axes[i];
+		for (size_t p = 0; a->npaths > 1 && p < a->npaths; p++) {
+			if (strcmp(a->paths[p], path))
+				continue;
+			char *with = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&with, &len);
+			if (!f)
+				fx_xalloc_failed();
+			for (size_t q = 0, n = 0; q < a->npaths; q++)
+				if (q != p)
+					fprintf(f, "%s%s", n++ ? ", " : "", a->paths[q]);
+			fclose(f);
+			int rc = fx_diag_error(d, NULL, "--vary '%s': the space zips '%s' with %s; "
+					       "change the zip in the spec, or --vary every path of it "
+					       "after --set 'space.zip=[]'", arg, path, with);
+			free(with);
+			free(path);
+			return rc;
+		}
+	}
 	/* a range has two colons at the top level and no comma there */
 	int colons = 0, commas = 0, depth = 0;
 	for (const char *p = val; *p; p++) {
@@ -436,6 +473,9 @@ void fx_space_free(fx_space *s)
 		free(s->cons[i].metric), free(s->cons[i].text);
 	for (size_t i = 0; i < s->nobj; i++)
 		free(s->obj[i].metric);
+	for (size_t i = 0; i < s->nmetrics; i++)
+		free(s->metrics[i]);
+	free(s->metrics);
 	free(s->axes);
 	free(s->cons);
 	free(s->obj);

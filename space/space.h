@@ -24,6 +24,7 @@
  *     objectives:
  *       - {maximize: devices}
  *       - {minimize: power_W}
+ *     metrics: [bisection_per_device_Bps]   # also reported per point
  *
  * and on the command line, --vary PATH=V1,V2,... or PATH=FROM:TO:STEP
  * (FROM:TO:xF for a log range).
@@ -70,6 +71,8 @@ typedef struct fx_space {
 	fx_space_constraint *cons;
 	size_t nobj;
 	fx_space_objective *obj;
+	size_t nmetrics;
+	char **metrics;         /* `metrics:` reported beside those ranked */
 } fx_space;
 
 /* Reads the spec's `space:` block; *present is 0 (and *s empty) when

@@ -754,6 +754,12 @@ int fx_snode_int(fx_diag *d, const fx_snode *n, int64_t lo, int64_t hi, int64_t 
 int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int strict,
 		 double *out)
 {
+	return fx_snode_qty_units(d, n, k, lo, strict, NULL, out);
+}
+
+int fx_snode_qty_units(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int strict,
+		       const char *units, double *out)
+{
 	char what[96];
 	snprintf(what, sizeof what, "a %s such as %s", fx_unit_kind_name(k), fx_unit_example(k));
 	if (scalar(d, n, what))
@@ -762,7 +768,7 @@ int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int s
 	double v;
 	fx_unit_status st = fx_unit_parse(n->text, k, &v, &got);
 	if (st != FX_UNIT_OK) {
-		char *msg = fx_unit_message(st, n->text, k, got, 0, n->path, NULL);
+		char *msg = fx_unit_message(st, n->text, k, got, 0, n->path, units);
 		fx_snode_error(d, n, "%s", msg);
 		free(msg);
 		return -1;

@@ -100,6 +100,11 @@ int fx_snode_int(fx_diag *d, const fx_snode *n, int64_t lo, int64_t hi, int64_t 
 /* A node's value as a quantity of kind k, required to be >= lo (> 0 if strict). */
 int fx_snode_qty(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int strict,
 		 double *out);
+/* The same, naming the units a value may carry in the messages about a
+ * missing or unknown unit ("FLOP/s, ... or PFLOP/s, e.g. ..."; NULL: the
+ * kind and an example). */
+int fx_snode_qty_units(fx_diag *d, const fx_snode *n, fx_unit_kind k, double lo, int strict,
+		       const char *units, double *out);
 int fx_snode_bool(fx_diag *d, const fx_snode *n, int *out);
 int fx_snode_str(fx_diag *d, const fx_snode *n, const char **out);
 

@@ -125,7 +125,7 @@ expect 2 "spec error --json" -- "$FABRICX" metrics specs/tpu-v4-cube.yaml --set 
 expect 2 "usage error --json" -- "$FABRICX" metrics specs/nvl72.yaml --frob --json
 [ "$(jq -r '.error.message' "$tmp/out")" = "metrics: unknown option '--frob' (see --help)" ] && ok || bad "usage error --json: $(cat "$tmp/out")"
 expect 2 "kinds --json with an argument" -- "$FABRICX" kinds --frob --json
-[ "$(jq '.error.status' "$tmp/out")" = 2 ] && ok || bad "kinds error --json: $(cat "$tmp/out")"
+[ "$(jq -c '.error|[.status, .message]' "$tmp/out")" = "[2,\"kinds takes no arguments but --json, got '--frob'\"]" ] && ok || bad "kinds error --json: $(cat "$tmp/out")"
 # files only when asked; never into the root folder
 rm -rf "$tmp/quiet" && mkdir -p "$tmp/quiet"
 spec=$PWD/specs/nvl72.yaml

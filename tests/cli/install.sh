@@ -14,11 +14,18 @@ p=$tmp/prefix
 spec=specs/torus-8x8x8.yaml
 
 expect 0 "make install" -- $MAKE --no-print-directory -s BUILD="$BUILD" install PREFIX="$p" DESTDIR=
-for f in bin/fabricx lib/libfabricx.a lib/libfabricx.so lib/pkgconfig/fabricx.pc \
+for f in bin/fabricx lib/libfabricx.a lib/libfabricx.so.0.1.0 lib/pkgconfig/fabricx.pc \
 	 include/fabricx/fabricx.h include/fabricx/design/design.h include/fabricx/core/diag.h \
 	 share/man/man1/fabricx.1 share/bash-completion/completions/fabricx; do
 	[ -f "$p/$f" ] && ok || bad "install: no $f"
 done
+# the shared library under its soname: libfabricx.so (for -lfabricx) links
+# to libfabricx.so.0, the name programs load, which links to the file
+[ "$(readlink "$p/lib/libfabricx.so")" = libfabricx.so.0 ] && ok || bad "install: lib/libfabricx.so -> '$(readlink "$p/lib/libfabricx.so")'"
+[ "$(readlink "$p/lib/libfabricx.so.0")" = libfabricx.so.0.1.0 ] && ok || bad "install: lib/libfabricx.so.0 -> '$(readlink "$p/lib/libfabricx.so.0")'"
+if command -v readelf >/dev/null 2>&1; then
+	readelf -d "$p/lib/libfabricx.so.0.1.0" | grep -q 'SONAME.*\[libfabricx\.so\.0\]' && ok || bad "install: soname is not libfabricx.so.0"
+fi
 
 # the example against the installed library, as a user would build it
 export PKG_CONFIG_PATH="$p/lib/pkgconfig"
@@ -34,6 +41,9 @@ same() {
 # shellcheck disable=SC2046
 expect 0 "example builds (shared)" -- ${CC:-cc} -o "$tmp/ex" docs/example.c $(pkg-config --cflags --libs fabricx)
 LD_LIBRARY_PATH="$p/lib" expect 0 "example runs (shared)" -- "$tmp/ex" "$spec"
+if command -v readelf >/dev/null 2>&1; then
+	readelf -d "$tmp/ex" | grep -q 'NEEDED.*\[libfabricx\.so\.0\]' && ok || bad "the example does not load libfabricx.so.0"
+fi
 same bisection_bandwidth_Bps "$want_bis" shared
 same all_to_all_time_s "$want_a2a" shared
 # libfabricx.a with the libraries it needs as shared ones (`pkg-config

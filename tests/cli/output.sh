@@ -23,6 +23,8 @@ done
 expect 0 "metrics --cut" -- "$FABRICX" metrics specs/cm384.yaml --cut node=0-23:rest --json && keys
 expect 0 "collective --versus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring --size 10KiB --versus tree --json && keys
 expect 0 "collective plmr" -- "$FABRICX" collective specs/wse2.yaml --set 'fabric.grid=[66,4]' --pattern allreduce --algo ktree --chunks 22 --size 4KiB --json && keys
+expect 0 "render --json" -- "$FABRICX" render specs/cm384.yaml --view loads --json -o "$tmp/r.svg" && keys
+expect 0 "render side by side --json" -- "$FABRICX" render specs/hgx-h100.yaml specs/dgx1.yaml --json -o "$tmp/r.dot" && keys
 expect 0 "kinds --json" -- "$FABRICX" kinds --json && keys
 expect 0 "collective --list --json" -- "$FABRICX" collective --list --json && keys
 expect 2 "an error --json" -- "$FABRICX" metrics specs/nope.yaml --json && keys
@@ -42,6 +44,9 @@ expect 0 "pool --json" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json
 expect 0 "collective --sizes --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1GiB:x32 --json && keys
 expect 0 "compare --json" -- "$FABRICX" compare specs/cm384.yaml specs/fat-tree-k8.yaml --power-cap 120kW --json && keys
 expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys
+expect 0 "explore a space --json" -- "$FABRICX" explore specs/spaces/power-budget.yaml --budget-points 4 --json --out "$tmp/o" && keys
+expect 0 "explore a space without objectives --json" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --vary 'fabric.dims=[4,4,4],[6,6,6]' --json --out "$tmp/o" && keys
+sed -i -e 's/^[a-z_]*\.[a-z_.]*$/<spec_path>/' "$tmp/keys"
 # compare's per-collective keys are documented as <pattern>_<size>_s/_algo
 sed -i -e 's/^[a-z_]*_[0-9]*[KMGT]*i*B_s$/<pattern>_<size>_s/' -e 's/^[a-z_]*_[0-9]*[KMGT]*i*B_algo$/<pattern>_<size>_algo/' "$tmp/keys"
 for k in $(sort -u "$tmp/keys"); do

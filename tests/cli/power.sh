@@ -18,12 +18,21 @@ golden() {
 # no budget: the build as specified, compute and network racks listed
 expect 0 "power cm384" -- "$FABRICX" power specs/cm384.yaml --out "$tmp/o"
 golden power-cm384
+# cooling as counts (docs/spec.md §6's table): cm384's 12 liquid compute
+# racks at 43.7 kW; dgx-h100-256's 8 air compute racks at 42.0 kW, over the
+# 40 kW air limit as the SuperPOD layout is (book §6.5.2, note 16)
+expect 0 "power cm384 --json" -- "$FABRICX" power specs/cm384.yaml --json
+[ "$(jq -c '[.liquid_racks, .racks_over_air_limit, (.max_rack_W / 100 | round)]' "$tmp/out")" = "[12,0,437]" ] && ok || bad "cm384 cooling counts: $(jq -c '[.liquid_racks, .racks_over_air_limit, .max_rack_W]' "$tmp/out")"
+expect 0 "power dgx-h100-256 --json" -- "$FABRICX" power specs/dgx-h100-256.yaml --json
+[ "$(jq -c '[.liquid_racks, .racks_over_air_limit, .max_rack_W]' "$tmp/out")" = "[0,8,42024]" ] && ok || bad "dgx-h100-256 cooling counts: $(jq -c '[.liquid_racks, .racks_over_air_limit, .max_rack_W]' "$tmp/out")"
 # a given build over the budget: by how much, exit 3, over_budget in JSON
 expect 3 "power over budget" -- "$FABRICX" power specs/dgx-h100-256.yaml --nodes 12 --budget 120kW --set 'power={node: 10.2 kW}' --out "$tmp/o"
 golden power-over-budget
 has "over budget: the 12-node build draws 122.4 kW, 2.4 kW over the budget of 120 kW" "over-budget message"
 expect 3 "power over budget --json" -- "$FABRICX" power specs/dgx-h100-256.yaml --nodes 12 --budget 120kW --set 'power={node: 10.2 kW}' --json --out "$tmp/o"
 [ "$(jq -c '[.over_budget, .over_budget_W, .power_W, .error.status]' "$tmp/out")" = "[true,2400,122400,3]" ] && ok || bad "over_budget in JSON"
+# §6.5.2: a DGX H100's 10.2 kW over its 8 cards is 1.275 kW a card
+[ "$(jq '.power_per_device_W' "$tmp/out")" = 1275 ] && ok || bad "power per device: $(jq '.power_per_device_W' "$tmp/out"), not 1275 W"
 # a spec without power data: n/a, never 0 kW
 expect 0 "power without a model" -- "$FABRICX" power specs/switched-64.yaml --out "$tmp/o"
 golden power-no-model

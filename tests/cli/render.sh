@@ -17,6 +17,16 @@ has "cannot tell the format of" "unknown extension message"
 expect 0 "render -o x.svg --format svg" -- "$FABRICX" render specs/dgx1.yaml -o "$tmp/x.svg" --format svg --out "$tmp/o"
 grep -q "<svg" "$tmp/x.svg" && ok || bad "render -o x.svg: not SVG"
 
+# -o FILE writes that file alone (no out/<name>/, no CSV of the record);
+# --out DIR adds the record's CSV, raw; DOT is not laid out: no size
+mkdir -p "$tmp/cwd"
+expect 0 "render -o, nothing else" -- sh -c 'cd "$1" && "$0" render "$2" -o x.svg' "$FABRICX" "$tmp/cwd" "$PWD/specs/dgx1.yaml"
+[ "$(ls "$tmp/cwd")" = x.svg ] && ok || bad "render -o x.svg also wrote: $(ls "$tmp/cwd" | tr '\n' ' ')"
+expect 0 "render -o x.dot --json --out" -- "$FABRICX" render specs/dgx1.yaml -o "$tmp/r.dot" --json --out "$tmp/rec"
+[ "$(jq -c '[.view, .format, .panels, .vertices_drawn, .edges_drawn, .aggregated, .width_px, .height_px]' "$tmp/out")" = '["physical","dot",1,8,16,false,null,null]' ] && ok || bad "render --json: $(head -c 300 "$tmp/out")"
+[ "$(head -1 "$tmp/rec/dgx1/render.csv")" = "view,format,file,panels,vertices_drawn,edges_drawn,aggregated,layout_engine,width_px,height_px,render_s,elapsed_s" ] && ok || bad "render.csv header: $(head -1 "$tmp/rec/dgx1/render.csv")"
+[ "$(sed -n 2p "$tmp/rec/dgx1/render.csv" | cut -d, -f4-10)" = "1,8,16,false,dot,," ] && ok || bad "render.csv row: $(sed -n 2p "$tmp/rec/dgx1/render.csv")"
+
 # several specs on one page: both panels, one legend, one scale, same bytes
 expect 0 "render side by side" -- "$FABRICX" render specs/hgx-h100.yaml specs/dgx1.yaml -o "$tmp/sbs.png" --json --out "$tmp/o"
 [ "$(head -c 4 "$tmp/sbs.png" | tail -c 3)" = PNG ] && ok || bad "side by side: not a PNG"

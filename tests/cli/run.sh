@@ -228,6 +228,14 @@ expect 2 "unknown group" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern 
 expect 2 "torus algo off a torus" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo torus --size 1MiB
 expect 2 "gemm on a non-wafer" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern gemm-shift --size 1MiB
 
+# design spaces (tests/cli/space.sh has the rest): here so that
+# valgrind-check runs a space serially and on worker processes
+expect 0 "explore a space" -- "$FABRICX" explore specs/spaces/power-budget.yaml --no-diagrams --out "$tmp/o"
+cp "$tmp/o/power-budget/points.csv" "$tmp/space-serial.csv"
+expect 0 "explore a space on 2 workers" -- "$FABRICX" explore specs/spaces/power-budget.yaml --jobs 2 --no-diagrams --out "$tmp/o"
+cmp -s "$tmp/space-serial.csv" "$tmp/o/power-budget/points.csv" && ok || bad "space: --jobs 2 differs from serial"
+expect 0 "explore a sampled space" -- "$FABRICX" explore specs/spaces/torus-growth.yaml --budget-points 3 --no-diagrams --out "$tmp/o"
+
 # power and place
 # the book's example counts only the servers (10.2 kW each)
 expect 0 "power 120 kW" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 120kW --set 'power={node: 10.2 kW}' --json --out "$tmp/o"
@@ -322,11 +330,14 @@ expect 0 "failures nvl72" -- "$FABRICX" failures specs/nvl72.yaml --json
 [ "$(jq '.failures[0]|(1-.worst_device_kept)*18*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "nvl72: one switch chip, 1/18 of each GPU"
 expect 2 "failures without switches" -- "$FABRICX" failures specs/torus-8x8x8.yaml
 first "fabricx: error: failures: specs/torus-8x8x8.yaml has no switch chips (try --kind link)" "failures on a torus message"
-# --json on the listings too; --help for every command in the table
+# --json on the listings too, the same rows as the text tables (after
+# their title, header and rule); --help for every command in the table
 expect 0 "kinds --json" -- "$FABRICX" kinds --json
-[ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "$("$FABRICX" kinds | awk '{print $1}' | paste -sd, -)" ] && ok || bad "kinds --json lists the kinds"
+[ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "$("$FABRICX" kinds | awk 'NR > 3 {print $1}' | paste -sd, -)" ] && ok || bad "kinds --json lists the kinds"
+[ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "torus,mesh,fat-tree,nvswitch,ub,wafer-mesh,custom" ] && ok || bad "kinds --json: $(head -c 200 "$tmp/out")"
 expect 0 "collective --list --json" -- "$FABRICX" collective --list --json
-[ "$(jq '.algorithms|length' "$tmp/out")" = "$("$FABRICX" collective --list | wc -l)" ] && ok || bad "collective --list --json"
+[ "$(jq -r '.algorithms|map("\(.pattern)/\(.algo)")|join(",")' "$tmp/out")" = "$("$FABRICX" collective --list | awk 'NR > 3 {print $1 "/" $2}' | paste -sd, -)" ] && ok || bad "collective --list --json"
+[ "$(jq -r '.algorithms[0]|"\(.pattern) \(.algo)"' "$tmp/out")" = "allreduce ring" ] && ok || bad "collective --list --json: the first algorithm"
 for cmd in $("$FABRICX" help | awk '/^commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'); do
 	expect 0 "$cmd --help" -- "$FABRICX" "$cmd" --help
 	grep -q "usage\|^[a-z]" "$tmp/out" && ok || bad "$cmd --help prints its usage"
@@ -351,7 +362,7 @@ for spec in specs/*.yaml; do
 	expect 0 "render $spec" -- "$FABRICX" render "$spec" --json --out "$tmp/o"
 	[ -s "$tmp/o/$name/physical.svg" ] && grep -q "<svg" "$tmp/o/$name/physical.svg" && ok || bad "render $spec: no SVG"
 	if jq -e '(.view=="physical") and (.file|type=="string") and (.vertices_drawn>0)
-	    and (.edges_drawn|type=="number") and (.layout_engine|type=="string") and (.seconds>=0)' \
+	    and (.edges_drawn|type=="number") and (.layout_engine|type=="string") and (.elapsed_s>=.render_s) and (.render_s>=0) and (.panels==1)' \
 	    "$tmp/out" >/dev/null; then ok; else bad "render $spec --json"; fi
 done
 expect 0 "render loads" -- "$FABRICX" render specs/cm384.yaml --view loads --out "$tmp/o"

@@ -1,8 +1,12 @@
 #include "helpers.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static void read_messages(fixture *fx)
+#include "../../core/xalloc.h"
+#include "../../routing/routing.h"
+
+void fixture_messages(fixture *fx)
 {
 	fflush(fx->err);
 	rewind(fx->err);
@@ -24,7 +28,7 @@ int fixture_load(fixture *fx, const char *path, const char *text, const char *co
 	if (rc == 0)
 		rc = fx_fabric_build(&fx->f, &fx->s, 8e9, &fx->d);
 	fx->built = rc == 0;
-	read_messages(fx);
+	fixture_messages(fx);
 	return rc;
 }
 
@@ -44,4 +48,41 @@ void load_ok(fixture *fx, const char *path, const char *const *sets)
 {
 	int rc = fixture_load(fx, path, NULL, sets);
 	ck_assert_msg(rc == 0, "%s failed to build: %s", path, fx->msg);
+}
+
+double *a2a_util(const fx_fabric *f, int64_t nranks)
+{
+	int64_t *ranks = fx_xmalloc((size_t)(nranks > 0 ? nranks : 1) * sizeof *ranks);
+	for (int64_t i = 0; i < nranks; i++)
+		ranks[i] = i;
+	fx_coll_req q = {"all-to-all", "direct", ranks, nranks, 32.0 * 1024 * 1024, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_coll_result res;
+	fx_router *r = fx_router_new(f, 0);
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res, &d), 0);
+	double *u = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof *u);
+	for (int64_t l = 0; l < 2 * f->ne; l++)
+		u[l] = res.time > 0 ? res.link_busy[l] / res.time : 0;
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fx_diag_release(&d);
+	free(ranks);
+	return u;
+}
+
+int png_size(const char *path, int64_t *w, int64_t *h)
+{
+	unsigned char b[24];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	size_t n = fread(b, 1, sizeof b, f);
+	fclose(f);
+	if (n != sizeof b || memcmp(b + 1, "PNG", 3) != 0)
+		return -1;
+	*w = (int64_t)b[16] << 24 | (int64_t)b[17] << 16 | (int64_t)b[18] << 8 | b[19];
+	*h = (int64_t)b[20] << 24 | (int64_t)b[21] << 16 | (int64_t)b[22] << 8 | b[23];
+	return 0;
 }

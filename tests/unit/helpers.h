@@ -27,6 +27,16 @@ void fixture_release(fixture *fx);
 
 /* Loads and builds a shipped spec, failing the test on error. */
 void load_ok(fixture *fx, const char *path, const char *const *sets);
+/* Reads what the fixture's diagnostics printed so far into fx->msg. */
+void fixture_messages(fixture *fx);
+
+/* Utilisation (busy time over completion time) per directed link of an
+ * all-to-all of 32 MiB per rank, direct, over devices 0..nranks-1 with
+ * split routing and no overheads; [2 ne] numbers, the caller frees them. */
+double *a2a_util(const fx_fabric *f, int64_t nranks);
+
+/* The width and height a PNG's header gives; -1 when path is no PNG. */
+int png_size(const char *path, int64_t *w, int64_t *h);
 
 Suite *suite_units(void);
 Suite *suite_spec(void);

@@ -1,21 +1,11 @@
 /* Runs every Check suite; CK_RUN_SUITE / CK_RUN_CASE select a subset. */
-#include <igraph.h>
 #include <stdlib.h>
 
 #include "helpers.h"
 
-static void quiet(const char *reason, const char *file, int line, igraph_error_t err)
-{
-	(void)reason;
-	(void)file;
-	(void)line;
-	(void)err;
-	IGRAPH_FINALLY_FREE();
-}
-
 int main(void)
 {
-	igraph_set_error_handler(quiet);
+	fx_igraph_quiet();  /* as the CLI: errors as return codes */
 	SRunner *sr = srunner_create(suite_units());
 	srunner_add_suite(sr, suite_spec());
 	srunner_add_suite(sr, suite_fabric());

@@ -265,10 +265,7 @@ START_TEST(test_detail_full)
 	ck_assert_int_ne(fx_render_dot(&fx.f, &o, &dot, &fx.d), 0);
 	ck_assert_ptr_null(dot);
 	ck_assert_int_eq(fx.d.status, FX_EXIT_INPUT);
-	fflush(fx.err);
-	rewind(fx.err);
-	size_t n = fread(fx.msg, 1, sizeof fx.msg - 1, fx.err);
-	fx.msg[n] = '\0';
+	fixture_messages(&fx);
 	ck_assert_msg(strstr(fx.msg, "full detail would draw 753,972 vertices"), "%s", fx.msg);
 	fixture_release(&fx);
 	/* CloudMatrix384 whole: 1,024 vertices in fdp */
@@ -283,29 +280,6 @@ START_TEST(test_detail_full)
 }
 END_TEST
 
-/* Utilisation of an all-to-all (32 MiB direct) over the given ranks. */
-static double *loads(const fx_fabric *f, int64_t nranks)
-{
-	int64_t *ranks = fx_xmalloc((size_t)nranks * sizeof *ranks);
-	for (int64_t i = 0; i < nranks; i++)
-		ranks[i] = i;
-	fx_coll_req q = {"all-to-all", "direct", ranks, nranks, 32.0 * 1024 * 1024, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
-	fx_coll_result res;
-	fx_router *r = fx_router_new(f, 0);
-	fx_diag d;
-	fx_diag_init(&d);
-	ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res, &d), 0);
-	double *u = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof *u);
-	for (int64_t l = 0; l < 2 * f->ne; l++)
-		u[l] = res.time > 0 ? res.link_busy[l] / res.time : 0;
-	fx_coll_result_release(&res);
-	fx_router_free(r);
-	fx_diag_release(&d);
-	free(ranks);
-	return u;
-}
-
 static int reddish(const char *c)
 {
 	unsigned r, g, b;
@@ -317,7 +291,7 @@ START_TEST(test_loads_colours)
 	fixture fx;
 	drawing w;
 	load_ok(&fx, "specs/hgx-h100.yaml", NULL);
-	double *u = loads(&fx.f, 2);  /* GPUs 0 and 1 only: the other links idle */
+	double *u = a2a_util(&fx.f, 2);  /* GPUs 0 and 1 only: the other links idle */
 	fx_render_opts o = {FX_VIEW_LOADS, 0, NULL, u, NULL};
 	fx_render_ext x = {.loads_caption = "all-to-all between GPUs 0 and 1"};
 	draw(&w, &fx, &o, &x);
@@ -523,7 +497,7 @@ START_TEST(test_loads_taper)
 	fixture fx;
 	drawing w;
 	load_ok(&fx, "tests/specs/leaf-spine-512.yaml", NULL);
-	double *u = loads(&fx.f, fx.f.ndev);
+	double *u = a2a_util(&fx.f, fx.f.ndev);
 	fx_render_opts o = {FX_VIEW_LOADS, 0, NULL, u, NULL};
 	draw(&w, &fx, &o, NULL);
 	double umax = atof(get(w.g, "util_max"));
@@ -556,7 +530,7 @@ START_TEST(test_loads_taper)
 	fixture_release(&fx);
 	/* a lattice's classes are its dimensions */
 	load_ok(&fx, "specs/tpu-v4-cube.yaml", NULL);
-	u = loads(&fx.f, fx.f.ndev);
+	u = a2a_util(&fx.f, fx.f.ndev);
 	fx_render_opts t = {FX_VIEW_LOADS, 0, NULL, u, NULL};
 	draw(&w, &fx, &t, NULL);
 	label = get(w.g, "label");
@@ -577,22 +551,6 @@ static int svg_ok(const char *path)
 	head[n] = '\0';
 	fclose(f);
 	return strstr(head, "<svg") != NULL;
-}
-
-/* The width and height in a PNG's header. */
-static int png_size(const char *path, int64_t *w, int64_t *h)
-{
-	unsigned char b[24];
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	size_t n = fread(b, 1, sizeof b, f);
-	fclose(f);
-	if (n != sizeof b || memcmp(b + 1, "PNG", 3) != 0)
-		return -1;
-	*w = (int64_t)b[16] << 24 | (int64_t)b[17] << 16 | (int64_t)b[18] << 8 | b[19];
-	*h = (int64_t)b[20] << 24 | (int64_t)b[21] << 16 | (int64_t)b[22] << 8 | b[23];
-	return 0;
 }
 
 /* Every shipped spec (and two 512- and 1,024-device builds) in every view
@@ -622,7 +580,7 @@ START_TEST(test_every_spec_every_view)
 			if (view == FX_VIEW_PLACEMENT && (!wl.present || i >= nshipped))
 				continue;
 			if (view == FX_VIEW_LOADS)
-				u = loads(&fx.f, fx.f.ndev);
+				u = a2a_util(&fx.f, fx.f.ndev);
 			if (view == FX_VIEW_PLACEMENT) {
 				fx_power_config pc;
 				fx_placement pl;
@@ -686,10 +644,7 @@ START_TEST(test_errors)
 	fx_render_ext x = {.engine = "nosuchengine"};
 	ck_assert_int_ne(fx_render_file_ext(&fx.f, &o, &x, "svg", path, &fx.d), 0);
 	ck_assert_int_ne(access(path, F_OK), 0);
-	fflush(fx.err);
-	rewind(fx.err);
-	size_t n = fread(fx.msg, 1, sizeof fx.msg - 1, fx.err);
-	fx.msg[n] = '\0';
+	fixture_messages(&fx);
 	ck_assert_msg(strstr(fx.msg, "Graphviz layout") && strstr(fx.msg, "nosuchengine"), "%s", fx.msg);
 	rmdir(dir);
 	fixture_release(&fx);

@@ -12,30 +12,6 @@
 #include "../../routing/routing.h"
 #include "helpers.h"
 
-/* All-to-all 32 MiB over every device: utilisation per directed link. */
-static double *a2a_loads(const fx_fabric *f)
-{
-	int64_t n = f->ndev;
-	int64_t *ranks = fx_xmalloc((size_t)n * sizeof *ranks);
-	for (int64_t i = 0; i < n; i++)
-		ranks[i] = i;
-	fx_coll_req q = {"all-to-all", "direct", ranks, n, 32.0 * 1024 * 1024, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
-	fx_coll_result res;
-	fx_router *r = fx_router_new(f, 0);
-	fx_diag d;
-	fx_diag_init(&d);
-	ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res, &d), 0);
-	double *u = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof *u);
-	for (int64_t l = 0; l < 2 * f->ne; l++)
-		u[l] = res.time > 0 ? res.link_busy[l] / res.time : 0;
-	fx_coll_result_release(&res);
-	fx_router_free(r);
-	fx_diag_release(&d);
-	free(ranks);
-	return u;
-}
-
 static double max_of(const double *u, int64_t n)
 {
 	double m = 0;
@@ -63,19 +39,6 @@ static char *slurp(const char *path, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return s;
-}
-
-/* The width and height in a PNG's header. */
-static void png_size(const char *path, int64_t *w, int64_t *h)
-{
-	unsigned char b[24];
-	FILE *f = fopen(path, "rb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fread(b, 1, sizeof b, f), sizeof b);
-	fclose(f);
-	ck_assert(memcmp(b + 1, "PNG", 3) == 0);
-	*w = (int64_t)b[16] << 24 | (int64_t)b[17] << 16 | (int64_t)b[18] << 8 | b[19];
-	*h = (int64_t)b[20] << 24 | (int64_t)b[21] << 16 | (int64_t)b[22] << 8 | b[23];
 }
 
 /* Per panel of a parsed page: its subgraph, its busiest drawn edge and
@@ -110,7 +73,7 @@ START_TEST(test_page_two_builds)
 	fixture a, b;
 	load_ok(&a, "tests/specs/leaf-spine-512.yaml", NULL);  /* 2:1 taper: busy uplinks */
 	load_ok(&b, "specs/fat-tree-k8.yaml", NULL);            /* full bisection */
-	double *ua = a2a_loads(&a.f), *ub = a2a_loads(&b.f);
+	double *ua = a2a_util(&a.f, a.f.ndev), *ub = a2a_util(&b.f, b.f.ndev);
 	double ma = max_of(ua, 2 * a.f.ne), mb = max_of(ub, 2 * b.f.ne);
 	fx_render_panel p[2] = {
 		{&a.f, {FX_VIEW_LOADS, 0, "taper", ua, NULL}, {0}},
@@ -163,7 +126,7 @@ START_TEST(test_page_two_builds)
 	snprintf(path, sizeof path, "%s/page.png", dir);
 	ck_assert_int_eq(fx_render_page(p, 2, "two builds", "png", path, &info, &a.d), 0);
 	int64_t w, h;
-	png_size(path, &w, &h);
+	ck_assert_int_eq(png_size(path, &w, &h), 0);
 	ck_assert_msg(w <= 2450 && h <= 2450, "page %lld x %lld px", (long long)w, (long long)h);
 	ck_assert_msg(fmax(w, h) <= 3 * fmin(w, h), "page %lld x %lld px", (long long)w, (long long)h);
 	ck_assert(labs((long)(w - info.width_px)) <= 2 && labs((long)(h - info.height_px)) <= 2);

@@ -1,0 +1,378 @@
+/*
+ * explore over a design space (a `space:` block or --vary), and `merge`,
+ * which joins the folders of a sharded run.  docs/spaces.md says how to
+ * write a space and run it on all cores, under MPI or as a batch array.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/limits.h"
+#include "../core/xalloc.h"
+#include "space_run.h"
+
+/* Spaces past this many points are refused before anything runs unless
+ * --budget-points samples them or --max-points raises it: a grid that
+ * large is a typo more often than a plan. */
+#define SPACE_DEFAULT_MAX 100000
+
+/* The file's text, or NULL (errno set). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+	char buf[65536];
+	size_t k;
+	while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+		fwrite(buf, 1, k, m);
+	int bad = ferror(f);
+	fclose(f);
+	fclose(m);
+	if (bad) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Holds the points of DIR/points.csv (must = 1: the folder must have one
+ * of this space's).  0, or -1 after reporting. */
+static int take_folder(fx_cli *c, fx_space_run *r, const char *dir, int must)
+{
+	char *path = fx_xasprintf("%s/points.csv", dir);
+	char *text = slurp(path);
+	int rc = 0;
+	if (!text) {
+		if (must)
+			rc = fx_diag_error(&c->d, NULL, "cannot read '%s': %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	char *save = NULL, *line = strtok_r(text, "\n", &save);
+	/* the header must be this space's, or the lines mean something else */
+	char *head = NULL;
+	size_t hl = 0;
+	FILE *h = open_memstream(&head, &hl);
+	fx_pt_write_header(r->ev, h, 1);
+	fclose(h);
+	head[hl ? hl - 1 : 0] = '\0';
+	if (!line || strcmp(line, head)) {
+		if (must)
+			rc = fx_diag_error(&c->d, NULL, "'%s' is not from this space (its header "
+					   "differs: other parameters or metrics)", path);
+		else
+			fprintf(stderr, "fabricx: --resume: '%s' is from another space; every point "
+				"is computed again\n", path);
+	} else {
+		size_t bad = 0;
+		while ((line = strtok_r(NULL, "\n", &save)))
+			bad += fx_space_run_take_line(r, line, 1) != 0;
+		if (bad && must)
+			rc = fx_diag_error(&c->d, NULL, "'%s': %zu lines are not points of this space",
+					   path, bad);
+	}
+	free(head);
+	free(text);
+	free(path);
+	return rc;
+}
+
+typedef struct space_opts {
+	int64_t jobs, budget, seed, max_points, node_limit;
+	double time_limit;         /* placement, per point */
+	int shard_i, shard_n, resume, progress;
+	const char *const *from;   /* merge: the shards' folders */
+	int nfrom;
+} space_opts;
+
+static int parse_shard(fx_cli *c, const char *text, space_opts *o)
+{
+	char *end;
+	long i = strtol(text, &end, 10), n = 0;
+	if (end != text && *end == '/')
+		n = strtol(end + 1, &end, 10);
+	if (*end || i < 1 || n < 1 || i > n || n > 1000000)
+		return fx_diag_error(&c->d, NULL, "--shard: '%s' must be I/N with 1 <= I <= N, e.g. "
+				     "2/8 (batch arrays number from 1)", text);
+	o->shard_i = (int)i - 1;
+	o->shard_n = (int)n;
+	return 0;
+}
+
+/* Runs the space and writes out/<name>/ (out/<name>-shard-I-of-N/ for a
+ * shard).  Returns the exit status's rc as commands do. */
+static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, int mpi_rank,
+		     int mpi_size)
+{
+	uint64_t count = fx_space_count(s);
+	if (count == (uint64_t)-1 || (!o->budget && count > (uint64_t)o->max_points)) {
+		char n[32];
+		if (count == (uint64_t)-1)
+			snprintf(n, sizeof n, "more than %d", FX_SPACE_MAX_POINTS);
+		else
+			snprintf(n, sizeof n, "%llu", (unsigned long long)count);
+		return fx_diag_error(&c->d, NULL, "the space has %s points, over the limit of %lld: "
+				     "sample it with --budget-points N, or raise --max-points", n,
+				     (long long)o->max_points);
+	}
+	if (o->budget && o->shard_n)
+		return fx_diag_error(&c->d, NULL, "--shard with --budget-points: refining around the "
+				     "front needs every point; run a sampled space on all cores "
+				     "(--jobs) or under MPI");
+	size_t nparams = 0;
+	for (size_t a = 0; a < s->naxes; a++)
+		nparams += s->axes[a].npaths;
+	if (nparams > 64)
+		return fx_diag_error(&c->d, NULL, "the space varies %zu spec paths; fabricx takes at "
+				     "most 64", nparams);
+	char *text = slurp(c->spec_path);
+	if (!text)
+		return fx_diag_error(&c->d, NULL, "cannot read '%s': %s", c->spec_path, strerror(errno));
+	char **names;
+	size_t nnames = fx_pt_names(s, &names);
+	fx_pt_eval ev = {
+		.spec_path = c->spec_path, .spec_text = text, .space = s, .names = names,
+		.nnames = nnames, .sets = c->sets, .nsets = (size_t)c->nsets,
+		.limits = {.max_memory = c->max_mem}, .time_limit = o->time_limit,
+		.node_limit = (long)o->node_limit,
+	};
+	fx_space_run r = {
+		.ev = &ev, .d = &c->d, .jobs = (int)o->jobs, .shard_i = o->shard_i,
+		.shard_n = o->shard_n, .budget = (uint64_t)o->budget, .seed = (uint64_t)o->seed,
+		.progress = o->progress && mpi_rank == 0, .no_eval = o->nfrom > 0,
+		.mpi_rank = mpi_rank, .mpi_size = mpi_size,
+	};
+	if (o->shard_n) {
+		size_t len = strlen(c->design.name);
+		snprintf(c->design.name + len, sizeof c->design.name - len, "-shard-%d-of-%d",
+			 o->shard_i + 1, o->shard_n);
+		if (strlen(c->design.name) < len + 10) {
+			free(text), free(names);
+			return fx_diag_error(&c->d, NULL, "--shard: the name '%s' leaves no room for the "
+					     "shard's folder name", c->design.name);
+		}
+	}
+	int rc = 0;
+	for (int k = 0; rc == 0 && k < o->nfrom; k++)
+		rc = take_folder(c, &r, o->from[k], 1);
+	if (rc == 0 && o->resume) {
+		char *dir = fx_xasprintf("%s/%s", c->out_root, c->design.name);
+		rc = take_folder(c, &r, dir, 0);
+		free(dir);
+	}
+	if (rc == 0)
+		rc = fx_space_run_all(&r);
+	if (rc == 0)
+		fx_space_run_front(&r);
+	/* only rank 0 writes; the others computed their share and are done */
+	if (rc == 0 && mpi_rank == 0) {
+		rc = fx_cli_outdir_begin(c);
+		char *mdt = NULL, *json = NULL;
+		size_t mdl = 0, jl = 0;
+		FILE *md = open_memstream(&mdt, &mdl), *jf = open_memstream(&json, &jl);
+		if (rc == 0) {
+			int json_stdout = c->json;
+			fprintf(md, "# %s: design space\n\n", c->design.name);
+			fprintf(md, "Spec `%s`; %zu parameter%s, %zu objective%s, %zu constraint%s. "
+				"Every point is the spec with its overrides, measured by the commands' "
+				"own reports (docs/spaces.md).\n\n", c->spec_path, nparams,
+				nparams == 1 ? "" : "s", s->nobj, s->nobj == 1 ? "" : "s", s->ncons,
+				s->ncons == 1 ? "" : "s");
+			c->md = md;
+			c->json = 1;  /* the report is built as JSON and Markdown at once */
+			c->out_given = 0;
+			fx_json_init(&c->js, jf);
+			fx_json_obj_begin(&c->js, NULL);
+			fx_json_str(&c->js, "name", c->design.name);
+			fx_json_str(&c->js, "spec", c->spec_path);
+			fx_explore_provenance(c, md);
+			/* the tables go to report.md and report.json; the CSVs are
+			 * points.csv and pareto.csv alone */
+			char *dir = fx_xstrdup(c->outdir);
+			c->outdir[0] = '\0';
+			rc = fx_space_report(c, &r, dir, diagrams, !json_stdout);
+			memcpy(c->outdir, dir, strlen(dir) + 1);
+			free(dir);
+			fx_json_obj_end(&c->js);
+			fputc('\n', jf);
+			fclose(md), fclose(jf);
+			md = jf = NULL;
+			c->md = NULL;
+			if (rc == 0) {
+				char *p1 = fx_xasprintf("%s/report.md", c->outdir);
+				char *p2 = fx_xasprintf("%s/report.json", c->outdir);
+				FILE *f1 = fopen(p1, "w"), *f2 = fopen(p2, "w");
+				int bad = !f1 || !f2 || fwrite(mdt, 1, mdl, f1) != mdl ||
+					  fwrite(json, 1, jl, f2) != jl;
+				bad |= (f1 && fclose(f1)) | (f2 && fclose(f2));
+				if (bad)
+					rc = fx_diag_error(&c->d, NULL, "cannot write '%s': %s", p1,
+							   strerror(errno));
+				free(p1), free(p2);
+			}
+			if (fx_cli_outdir_end(c, rc == 0))
+				rc = -1;
+			c->json = json_stdout;
+			if (rc == 0 && json_stdout)
+				fwrite(json, 1, jl, stdout);
+			else if (rc == 0)
+				printf("report: %s/report.md, points.csv, pareto.csv%s\n", c->outdir,
+				       diagrams ? ", plots (*.svg, *.png)" : "");
+		}
+		if (md)
+			fclose(md);
+		if (jf)
+			fclose(jf);
+		free(mdt);
+		free(json);
+		c->outdir[0] = '\0';
+	}
+	/* what the points say about the run as a whole */
+	if (rc == 0) {
+		size_t n = 0, feas = 0, invalid = 0;
+		const char *first_invalid = NULL;
+		for (size_t i = 0; i < r.ntodo; i++) {
+			const fx_pt *p = fx_space_run_find(&r, r.todo[i]);
+			if (!p)
+				continue;
+			n++;
+			feas += p->status == FX_PT_FEASIBLE;
+			if (p->status == FX_PT_INVALID) {
+				invalid++;
+				if (!first_invalid)
+					first_invalid = p->reason;
+			}
+		}
+		if (n && invalid == n)
+			rc = fx_diag_error(&c->d, NULL, "every point is bad input; the first: %s",
+					   first_invalid);
+		else if (n && !feas && r.sampled)
+			rc = fx_diag_undecided(&c->d, "no feasible point among the %zu sampled of %llu; "
+					       "a larger --budget-points may find one", n,
+					       (unsigned long long)r.total);
+		else if (n && !feas)
+			rc = fx_diag_infeasible(&c->d, "no point of the space meets the constraints "
+						"(points.csv says why each fails)");
+	}
+	fx_space_run_free(&r);
+	free(names);
+	free(text);
+	return rc;
+}
+
+/* The options explore and merge share for a space. */
+static int read_opts(fx_cli *c, fx_space *s, space_opts *o)
+{
+	const char *v;
+	o->jobs = 1;
+	o->max_points = SPACE_DEFAULT_MAX;
+	o->time_limit = FX_DEFAULT_TIME_LIMIT;
+	o->progress = isatty(2) && !fx_cli_opt(c, "quiet") && !c->json;
+	int rc = 0;
+	const char *vary[64];
+	int nv = fx_cli_opt_each(c, "vary", vary, 64);
+	for (int i = 0; i < nv && i < 64 && rc == 0; i++)
+		rc = fx_space_vary(s, vary[i], &c->d);
+	if (rc == 0 && (v = fx_cli_opt(c, "jobs"))) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		if (strcmp(v, "all") == 0)
+			o->jobs = cpus > 0 ? cpus : 1;
+		else
+			rc = fx_cli_int(c, "--jobs", v, 1, 1024, &o->jobs);
+	}
+	if (rc == 0 && (v = fx_cli_opt(c, "budget-points")))
+		rc = fx_cli_int(c, "--budget-points", v, 1, 10000000, &o->budget);
+	if (rc == 0 && (v = fx_cli_opt(c, "seed")))
+		rc = fx_cli_int(c, "--seed", v, 0, INT64_MAX, &o->seed);
+	if (rc == 0 && (v = fx_cli_opt(c, "max-points")))
+		rc = fx_cli_int(c, "--max-points", v, 1, FX_SPACE_MAX_POINTS, &o->max_points);
+	if (rc == 0 && (v = fx_cli_opt(c, "time-limit")))
+		rc = fx_cli_time_limit(c, v, &o->time_limit);
+	if (rc == 0 && (v = fx_cli_opt(c, "node-limit")))
+		rc = fx_cli_int(c, "--node-limit", v, 1, 1000000000, &o->node_limit);
+	if (rc == 0 && (v = fx_cli_opt(c, "shard")))
+		rc = parse_shard(c, v, o);
+	o->resume = fx_cli_opt(c, "resume") != NULL;
+	if (rc == 0 && s->naxes == 0)
+		rc = fx_diag_error(&c->d, NULL, "the spec has no space: block and no --vary was given");
+	if (rc == 0 && s->nobj == 0 && s->nmetrics == 0) {
+		/* nothing named: what an architect looks at first */
+		static const char *const dflt[] = {"devices", "diameter_hops", "bisection_per_device_Bps",
+						   "power_W"};
+		s->nmetrics = sizeof dflt / sizeof dflt[0];
+		s->metrics = fx_xcalloc(s->nmetrics, sizeof *s->metrics);
+		for (size_t k = 0; k < s->nmetrics; k++)
+			s->metrics[k] = fx_xstrdup(dflt[k]);
+	}
+	return rc;
+}
+
+int fx_explore_space(fx_cli *c, int diagrams, int *handled)
+{
+	fx_space s;
+	int present = 0;
+	*handled = 0;
+	if (fx_space_parse(&s, &c->design.spec, &c->d, &present))
+		return -1;
+	const char *probe[1];
+	if (!present && fx_cli_opt_each(c, "vary", probe, 1) == 0) {
+		fx_space_free(&s);
+		return 0;
+	}
+	*handled = 1;
+	space_opts o = {0};
+	int rank = 0, size = 1;
+	int rc = read_opts(c, &s, &o);
+	if (rc == 0)
+		rc = fx_space_mpi_begin(&rank, &size, &c->d);
+	if (rc == 0 && size > 1 && (o.shard_n || o.jobs > 1))
+		rc = fx_diag_error(&c->d, NULL, "under MPI each rank takes its share of the points: "
+				   "--shard and --jobs do not apply");
+	if (rc == 0)
+		rc = run_space(c, &s, &o, diagrams, rank, size);
+	fx_space_mpi_end();
+	fx_space_free(&s);
+	return rc;
+}
+
+int fx_cmd_merge(int argc, char **argv)
+{
+	static const fx_opt opts[] = {
+		{"from", "DIR", "a shard's folder (out/NAME-shard-I-of-N; repeatable)"},
+		{"vary", "PATH=VALUES", "vary a spec path, as the shards were run"},
+		{"no-plots", NULL, "write no plots"},
+		{NULL, NULL, NULL},
+	};
+	fx_cli c;
+	int rc = fx_cli_parse(&c, "merge", "merge SPEC --from DIR [--from DIR]... [--vary PATH=VALUES]... "
+			      "[--set KEY=VALUE]...", opts, argc, argv);
+	if (rc)
+		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
+	rc = fx_cli_load(&c);
+	fx_space s;
+	int present = 0;
+	if (rc == 0)
+		rc = fx_space_parse(&s, &c.design.spec, &c.d, &present);
+	else
+		s = (fx_space){0};
+	const char *from[256];
+	space_opts o = {0};
+	if (rc == 0)
+		rc = read_opts(&c, &s, &o);
+	o.nfrom = fx_cli_opt_each(&c, "from", from, 256);
+	o.from = from;
+	o.shard_n = 0;
+	if (rc == 0 && o.nfrom == 0)
+		rc = fx_diag_error(&c.d, NULL, "merge: give the shards' folders with --from DIR");
+	if (rc == 0 && o.nfrom > 256)
+		rc = fx_diag_error(&c.d, NULL, "merge: at most 256 folders (%d given)", o.nfrom);
+	if (rc == 0)
+		rc = run_space(&c, &s, &o, !fx_cli_opt(&c, "no-plots"), 0, 1);
+	fx_space_free(&s);
+	return fx_cli_finish(&c, rc);
+}

@@ -1,0 +1,61 @@
+/*
+ * render's parts: one fabric's view (cli/render.c: the loads collective,
+ * the placement, the command and its record) and pages of several specs,
+ * or of one spec before and after a failure (cli/render_page.c).
+ */
+#ifndef FX_CLI_RENDER_H
+#define FX_CLI_RENDER_H
+
+#include "../render/render.h"
+#include "cli.h"
+
+/* --set overrides one SPEC@KEY=VALUE,... may carry */
+#define FX_RND_SETS 16
+
+/* render's own options (fx_cli_parse). */
+extern const fx_opt fx_rnd_opts[];
+
+/* What a view draws besides the fabric. */
+typedef struct fx_rnd_view {
+	double *util;               /* loads: [2 ne] busy time / completion time */
+	int64_t *instance, *group;  /* placement: [ndev] instance and TP group, -1: none */
+	char caption[400];          /* loads: what ran, "" otherwise */
+} fx_rnd_view;
+
+/* Computes what view draws on c's fabric with the vertices failed[nv]
+ * marked failed (NULL: none).  0, or -1 reported; release v either way. */
+int fx_rnd_view_get(fx_cli *c, int view, const uint8_t *failed, fx_rnd_view *v);
+void fx_rnd_view_release(fx_rnd_view *v);
+
+/* SPEC@KEY=VALUE,...: a spec with --set overrides of its own, as compare
+ * takes them, so variants of one spec can be drawn side by side. */
+typedef struct fx_rnd_variant {
+	const char *arg;                  /* as given */
+	const char *path;                 /* the file */
+	const char *sets[FX_RND_SETS];
+	int nsets;
+	char buf[1024];
+} fx_rnd_variant;
+
+/* The specs of a render command line. */
+typedef struct fx_rnd_specs {
+	fx_rnd_variant *v;  /* the first FX_RENDER_MAX_PANELS + 1 of them */
+	int n;              /* specs given (more than v holds is refused later) */
+	int bad;            /* the first with malformed overrides, or -1 */
+	char **one;         /* argv with every spec but the first left out */
+	int none;
+	char **argv;        /* one with the first spec's overrides as --set */
+	int argc;
+} fx_rnd_specs;
+
+/* Reads argv (argv[0] the command name); release with fx_rnd_specs_release. */
+void fx_rnd_specs_read(fx_rnd_specs *s, int argc, char **argv);
+void fx_rnd_specs_release(fx_rnd_specs *s);
+
+/* Draws the specs of s side by side, or c's one spec before and after the
+ * --fail selectors, into -o FILE or c->outdir/<view>-side-by-side (or
+ * -failed).<format>, the path written into path.  0 or -1 (reported). */
+int fx_rnd_page(fx_cli *c, int view, const char *format, const fx_rnd_specs *s, char *path,
+		size_t pathlen, fx_render_info *info);
+
+#endif

@@ -1,0 +1,406 @@
+/*
+ * space_run: which points of a space to evaluate and who evaluates them.
+ *
+ * The whole grid, or past --budget-points a seeded Latin hypercube sample
+ * of half the budget and then, round by round, the grid neighbours (one
+ * step along one axis) of the Pareto front not yet evaluated, until the
+ * budget is spent or the front has no new neighbour.  Every choice depends
+ * only on the space, the seed and the points' results, so a rerun, a
+ * resumed run and an MPI run choose the same points.
+ *
+ * Points run on --jobs worker processes (fork: a point shares nothing with
+ * another, so processes need no locks and a crash stays in its worker),
+ * each taking every jobs-th point of a batch and writing its lines to a
+ * pipe the parent drains; under MPI each rank takes every size-th point
+ * and all ranks gather all lines (cli/space_mpi.c).  Lines are parsed back
+ * the same way whoever wrote them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/xalloc.h"
+#include "space_run.h"
+
+/* ---- the results so far: points by index ---- */
+
+static size_t slot_of(const fx_space_run *r, uint64_t idx)
+{
+	size_t mask = r->cap_hash - 1, h = (size_t)((idx * 0x9e3779b97f4a7c15ull) >> 17) & mask;
+	while (r->hash[h] && r->pts[r->hash[h] - 1].index != idx)
+		h = (h + 1) & mask;
+	return h;
+}
+
+const fx_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx)
+{
+	if (!r->cap_hash)
+		return NULL;
+	size_t h = slot_of(r, idx);
+	return r->hash[h] ? &r->pts[r->hash[h] - 1] : NULL;
+}
+
+/* Keeps p (moved in); a point already held is kept as it was. */
+static void keep(fx_space_run *r, fx_pt *p)
+{
+	if (fx_space_run_find(r, p->index)) {
+		fx_pt_release(p);
+		return;
+	}
+	if (2 * (r->npts + 1) > r->cap_hash) {
+		size_t cap = r->cap_hash ? 2 * r->cap_hash : 1024;
+		free(r->hash);
+		r->hash = fx_xcalloc(cap, sizeof *r->hash);
+		r->cap_hash = cap;
+		for (size_t i = 0; i < r->npts; i++)
+			r->hash[slot_of(r, r->pts[i].index)] = i + 1;
+	}
+	if (r->npts == r->cap_pts) {
+		r->cap_pts = r->cap_pts ? 2 * r->cap_pts : 256;
+		r->pts = fx_xrealloc(r->pts, r->cap_pts * sizeof *r->pts);
+	}
+	r->pts[r->npts] = *p;
+	r->hash[slot_of(r, p->index)] = ++r->npts;
+	*p = (fx_pt){0};
+}
+
+int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto)
+{
+	fx_pt p;
+	if (fx_pt_read_line(r->ev, line, &p, with_pareto))
+		return -1;
+	p.pareto = 0;
+	keep(r, &p);
+	return 0;
+}
+
+void fx_space_run_free(fx_space_run *r)
+{
+	for (size_t i = 0; i < r->npts; i++)
+		fx_pt_release(&r->pts[i]);
+	free(r->pts);
+	free(r->hash);
+	free(r->todo);
+	*r = (fx_space_run){0};
+}
+
+/* ---- progress on stderr ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void progress(fx_space_run *r, size_t done, size_t total, int last)
+{
+	if (!r->progress)
+		return;
+	double t = now(), el = t - r->t0;
+	if (last ? !r->shown_any : el < 1.0 || t - r->t_shown < 0.1)
+		return;  /* a space done within a second shows nothing */
+	r->t_shown = t;
+	double rate = el > 0 ? (double)(r->done_before + done) / el : 0;
+	fprintf(stderr, "\rexplore: %zu/%zu points, %.1f points/s, ETA %.0f s   ", done, total, rate,
+		rate > 0 ? (double)(total - done) / rate : 0.0);
+	if (last && r->shown_any)
+		fputc('\n', stderr);
+	r->shown_any = 1;
+}
+
+/* ---- evaluating a batch ---- */
+
+static int eval_serial(fx_space_run *r, const uint64_t *idx, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		fx_pt p;
+		if (fx_pt_evaluate(r->ev, idx[k], &p, r->d)) {
+			fx_pt_release(&p);
+			return -1;
+		}
+		keep(r, &p);
+		progress(r, k + 1, n, 0);
+	}
+	return 0;
+}
+
+/* A worker: its share of the batch as lines on fd; a run-stopping error
+ * as "!STATUS message".  Never returns. */
+static void worker(fx_space_run *r, const uint64_t *idx, size_t n, int w, int jobs, int fd)
+{
+	FILE *f = fdopen(fd, "w");
+	fx_diag d;
+	fx_diag_init(&d);
+	r->d = &d;
+	int st = 0;
+	for (size_t k = (size_t)w; f && k < n; k += (size_t)jobs) {
+		fx_pt p;
+		if (fx_pt_evaluate(r->ev, idx[k], &p, &d)) {
+			fprintf(f, "!%d %s\n", d.status ? d.status : 1, d.last ? d.last : "failed");
+			st = 1;
+			fx_pt_release(&p);
+			break;
+		}
+		fx_pt_write_line(r->ev, &p, f, 0);
+		fflush(f);
+		fx_pt_release(&p);
+	}
+	_exit(!f || fclose(f) ? 1 : st);
+}
+
+typedef struct pipe_buf {
+	int fd;
+	char *s;
+	size_t len, cap;
+} pipe_buf;
+
+/* Takes the complete lines of b; returns how many, -1 on a bad one. */
+static int drain_lines(fx_space_run *r, pipe_buf *b, size_t *got, int *stop)
+{
+	size_t start = 0;
+	for (size_t i = 0; i < b->len; i++) {
+		if (b->s[i] != '\n')
+			continue;
+		b->s[i] = '\0';
+		const char *line = b->s + start;
+		if (line[0] == '!') {
+			int st = atoi(line + 1);
+			const char *msg = strchr(line, ' ');
+			if (!*stop) {
+				r->d->status = 0;
+				if (st == 2)
+					fx_diag_error(r->d, NULL, "%s", msg ? msg + 1 : "failed");
+				else
+					fx_diag_internal(r->d, "%s", msg ? msg + 1 : "failed");
+			}
+			*stop = 1;
+		} else if (fx_space_run_take_line(r, line, 0)) {
+			fx_diag_internal(r->d, "a worker wrote a line fabricx cannot read: %.80s", line);
+			*stop = 1;
+		} else {
+			(*got)++;
+		}
+		start = i + 1;
+	}
+	memmove(b->s, b->s + start, b->len - start);
+	b->len -= start;
+	return 0;
+}
+
+static int eval_parallel(fx_space_run *r, const uint64_t *idx, size_t n)
+{
+	int jobs = r->jobs < (int)n ? r->jobs : (int)n;
+	pipe_buf *b = fx_xcalloc((size_t)jobs, sizeof *b);
+	pid_t *pid = fx_xcalloc((size_t)jobs, sizeof *pid);
+	fflush(stdout);
+	fflush(stderr);
+	int started = 0, rc = 0;
+	for (int w = 0; w < jobs; w++) {
+		int fds[2];
+		if (pipe(fds)) {
+			rc = fx_diag_internal(r->d, "cannot start a worker: %s", strerror(errno));
+			break;
+		}
+		pid[w] = fork();
+		if (pid[w] < 0) {
+			close(fds[0]);
+			close(fds[1]);
+			rc = fx_diag_internal(r->d, "cannot start a worker: %s", strerror(errno));
+			break;
+		}
+		if (pid[w] == 0) {
+			close(fds[0]);
+			for (int k = 0; k < w; k++)
+				close(b[k].fd);
+			worker(r, idx, n, w, jobs, fds[1]);
+		}
+		close(fds[1]);
+		b[w].fd = fds[0];
+		started++;
+	}
+	size_t got = 0;
+	int open_n = started, stop = 0;
+	struct pollfd *pf = fx_xcalloc((size_t)jobs, sizeof *pf);
+	while (open_n > 0) {
+		int m = 0;
+		for (int w = 0; w < started; w++)
+			if (b[w].fd >= 0)
+				pf[m++] = (struct pollfd){.fd = b[w].fd, .events = POLLIN};
+		if (poll(pf, (nfds_t)m, 200) < 0 && errno != EINTR)
+			break;
+		for (int w = 0; w < started; w++) {
+			if (b[w].fd < 0)
+				continue;
+			int ready = 0;
+			for (int k = 0; k < m; k++)
+				ready |= pf[k].fd == b[w].fd && pf[k].revents;
+			if (!ready)
+				continue;
+			if (b[w].cap - b[w].len < 4096) {
+				b[w].cap = b[w].cap ? 2 * b[w].cap : 65536;
+				b[w].s = fx_xrealloc(b[w].s, b[w].cap);
+			}
+			ssize_t k = read(b[w].fd, b[w].s + b[w].len, b[w].cap - b[w].len);
+			if (k > 0) {
+				b[w].len += (size_t)k;
+				drain_lines(r, &b[w], &got, &stop);
+			} else if (k == 0 || errno != EINTR) {
+				close(b[w].fd);
+				b[w].fd = -1;
+				open_n--;
+			}
+		}
+		progress(r, got, n, 0);
+	}
+	for (int w = 0; w < started; w++) {
+		int status = 0;
+		while (waitpid(pid[w], &status, 0) < 0 && errno == EINTR)
+			;
+		if (!stop && !rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
+			rc = fx_diag_internal(r->d, "a worker %s", WIFSIGNALED(status) ? "was killed by "
+					      "a signal" : "failed");
+		free(b[w].s);
+	}
+	free(pf);
+	free(b);
+	free(pid);
+	if (!rc && !stop && got != n)
+		rc = fx_diag_internal(r->d, "the workers returned %zu of %zu points", got, n);
+	return rc || stop ? -1 : 0;
+}
+
+/* Evaluates the points of idx[0..n) not held yet. */
+static int eval_batch(fx_space_run *r, const uint64_t *idx, size_t n)
+{
+	uint64_t *need = fx_xmalloc((n + 1) * sizeof *need);
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++)
+		if (!fx_space_run_find(r, idx[k]))
+			need[m++] = idx[k];
+	r->done_before = 0;
+	int rc = 0;
+	if (m && r->no_eval)
+		rc = fx_diag_error(r->d, NULL, "%zu points of the space are in none of the folders "
+				   "merged (the first: point %llu)", m, (unsigned long long)need[0]);
+	else if (m && r->mpi_size > 1)
+		rc = fx_space_mpi_batch(r, need, m);
+	else if (m)
+		rc = r->jobs > 1 && m > 1 ? eval_parallel(r, need, m) : eval_serial(r, need, m);
+	progress(r, m, m, 1);
+	r->evaluated += m;
+	free(need);
+	return rc;
+}
+
+/* ---- which points ---- */
+
+static void add_todo(fx_space_run *r, uint64_t i)
+{
+	r->todo = fx_xrealloc(r->todo, (r->ntodo + 1) * sizeof *r->todo);
+	r->todo[r->ntodo++] = i;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Marks the Pareto front among the points held. */
+void fx_space_run_front(fx_space_run *r)
+{
+	size_t n = r->npts, m = r->ev->space->nobj;
+	double *vals = fx_xmalloc((n * m + 1) * sizeof *vals);
+	unsigned char *feas = fx_xmalloc(n + 1), *par = fx_xcalloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		feas[i] = r->pts[i].status == FX_PT_FEASIBLE;
+		for (size_t k = 0; k < m; k++) {
+			size_t j = 0;
+			while (strcmp(r->ev->names[j], r->ev->space->obj[k].metric))
+				j++;
+			vals[i * m + k] = r->pts[i].m[j];
+		}
+	}
+	fx_space_pareto(r->ev->space, n, vals, feas, par);
+	for (size_t i = 0; i < n; i++)
+		r->pts[i].pareto = par[i];
+	free(vals);
+	free(feas);
+	free(par);
+}
+
+/* The grid neighbours of the front not yet held, ascending, at most cap,
+ * into out[cap]. */
+static size_t neighbours(fx_space_run *r, uint64_t *out, size_t cap)
+{
+	const fx_space *s = r->ev->space;
+	size_t n = 0, room = 0, dig[64];
+	uint64_t *v = NULL;
+	for (size_t i = 0; i < r->npts; i++) {
+		if (!r->pts[i].pareto)
+			continue;
+		fx_space_digits(s, r->pts[i].index, dig);
+		uint64_t stride = 1, idx = r->pts[i].index;
+		for (size_t a = s->naxes; a-- > 0;) {
+			if (n + 2 > room) {
+				room = room ? 2 * room : 256;
+				v = fx_xrealloc(v, room * sizeof *v);
+			}
+			if (dig[a] > 0 && !fx_space_run_find(r, idx - stride))
+				v[n++] = idx - stride;
+			if (dig[a] + 1 < s->axes[a].nvals && !fx_space_run_find(r, idx + stride))
+				v[n++] = idx + stride;
+			stride *= s->axes[a].nvals;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof *v, cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < n && u < cap; i++)
+		if (u == 0 || out[u - 1] != v[i])
+			out[u++] = v[i];
+	free(v);
+	return u;
+}
+
+int fx_space_run_all(fx_space_run *r)
+{
+	const fx_space *s = r->ev->space;
+	uint64_t total = fx_space_count(s);
+	r->total = total;
+	r->t0 = now();
+	if (!r->budget || r->budget >= total) {
+		r->sampled = 0;
+		uint64_t step = (uint64_t)(r->shard_n ? r->shard_n : 1);
+		for (uint64_t i = (uint64_t)r->shard_i; i < total; i += step)
+			add_todo(r, i);
+		return eval_batch(r, r->todo, r->ntodo);
+	}
+	/* a Latin hypercube of half the budget, then the front's neighbours */
+	r->sampled = 1;
+	size_t first = (size_t)(r->budget / 2 ? r->budget / 2 : 1);
+	uint64_t *v = fx_xmalloc((size_t)r->budget * sizeof *v);
+	size_t n = fx_space_sample(s, first, r->seed, v);
+	r->nsample = n;
+	for (size_t k = 0; k < n; k++)
+		add_todo(r, v[k]);
+	int rc = eval_batch(r, v, n);
+	while (rc == 0 && r->ntodo < r->budget) {
+		fx_space_run_front(r);
+		size_t k = neighbours(r, v, (size_t)(r->budget - r->ntodo));
+		if (k == 0)
+			break;
+		for (size_t j = 0; j < k; j++)
+			add_todo(r, v[j]);
+		r->rounds++;
+		rc = eval_batch(r, v, k);
+	}
+	free(v);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/*
+ * space_run: evaluating a space's points — the grid, a shard of it, or a
+ * sample refined around the Pareto front — serially, on worker processes
+ * or on MPI ranks (cli/space_run.c, cli/space_mpi.c); and the report of
+ * what came out (cli/space_report.c).
+ */
+#ifndef FX_CLI_SPACE_RUN_H
+#define FX_CLI_SPACE_RUN_H
+
+#include "points.h"
+
+typedef struct fx_space_run {
+	/* set by the caller */
+	const fx_pt_eval *ev;
+	fx_diag *d;
+	int jobs;                  /* worker processes, at least 1 */
+	int shard_i, shard_n;      /* this run's share i of n (n = 0: all) */
+	uint64_t budget;           /* points at most (0: the whole grid) */
+	uint64_t seed;             /* of the sample */
+	int progress;              /* a progress line on stderr */
+	int no_eval;               /* merge: every point must be held already */
+	int mpi_rank, mpi_size;    /* size 0 or 1: no MPI */
+	/* results */
+	uint64_t total;            /* points in the grid */
+	uint64_t *todo;            /* the points this run reports, in order chosen */
+	size_t ntodo;
+	size_t nsample, rounds;    /* sampled: the Latin hypercube's size, refinements */
+	int sampled;
+	size_t evaluated;          /* computed here (not read back) */
+	fx_pt *pts;                /* every point held, in no order */
+	size_t npts, cap_pts;
+	size_t *hash, cap_hash;    /* index -> position + 1 */
+	double t0, t_shown;
+	size_t done_before;
+	int shown_any;
+} fx_space_run;
+
+/* Chooses and evaluates the points (those already held are not
+ * recomputed).  0, or -1 after reporting through r->d. */
+int fx_space_run_all(fx_space_run *r);
+/* Holds the point of one points.csv line (resumed or merged); -1 when
+ * the line is not one of this space's. */
+int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto);
+const fx_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx);
+/* Marks pareto on the points held. */
+void fx_space_run_front(fx_space_run *r);
+void fx_space_run_free(fx_space_run *r);
+
+/* Under MPI: evaluates this rank's share of idx[0..n) and gathers every
+ * rank's points into r on every rank. */
+int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n);
+/* MPI_Init when started by mpirun (rank and size into *rank, *size;
+ * 0 and 1 otherwise); fx_space_mpi_end finalises.  0, or -1 after
+ * reporting. */
+int fx_space_mpi_begin(int *rank, int *size, fx_diag *d);
+void fx_space_mpi_end(void);
+
+/* Writes points.csv, pareto.csv and the plots into dir, and the space's
+ * tables through the result model (c->md, c->js); text prints them. */
+int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, int text);
+
+/* What made a report (fabricx version, date, the spec's SHA-256, the
+ * command, every --set): a "provenance" object into c->js and a line of
+ * Markdown (cli/explore.c). */
+void fx_explore_provenance(fx_cli *c, FILE *md);
+
+/* explore's entry: runs the spec's space or --vary axes (*handled = 1),
+ * or leaves a spec without one to the design report (*handled = 0). */
+int fx_explore_space(fx_cli *c, int diagrams, int *handled);
+
+#endif
