@@ -93,6 +93,48 @@ static fx_table *rounds_table(const fx_coll_result *res)
 	return t;
 }
 
+/* Numbers as fx_csv_num writes them, remembered by value: a wafer's
+ * all-to-all has millions of links but a few thousand distinct loads. */
+#define MEMO_BITS 16  /* a WSE-2's three columns hold ~10k distinct values */
+typedef struct num_memo {
+	double v[1 << MEMO_BITS];
+	char text[1 << MEMO_BITS][40];
+	uint8_t len[1 << MEMO_BITS];
+	uint8_t used[1 << MEMO_BITS];
+} num_memo;
+
+static size_t memo_text(num_memo *m, double v, const char **text)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	size_t h = (size_t)((bits * 0x9E3779B97F4A7C15ULL) >> (64 - MEMO_BITS));
+	if (!m->used[h] || memcmp(&m->v[h], &v, sizeof v) != 0) {
+		m->len[h] = (uint8_t)fx_csv_num_text(v, m->text[h]);
+		m->v[h] = v;
+		m->used[h] = 1;
+	}
+	*text = m->text[h];
+	return m->len[h];
+}
+
+/* Each vertex's name as a CSV field, once (a row per directed link would
+ * otherwise format both ends' names: half of a wafer explore's time). */
+static char *csv_names(const fx_fabric *f, size_t **off)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, &len);
+	*off = fx_xmalloc((size_t)(f->nv + 1) * sizeof **off);
+	char a[64];
+	for (int64_t v = 0; v < f->nv; v++) {
+		(*off)[v] = (size_t)ftell(m);
+		fx_csv_text(m, fx_fabric_vertex_name(f, v, a, sizeof a));
+	}
+	(*off)[f->nv] = (size_t)ftell(m);
+	fclose(m);
+	return buf;
+}
+
 int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 {
 	fx_outfile of;
@@ -100,23 +142,47 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res)
 	if (!out)
 		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 	const fx_fabric *f = &c->design.fab;
-	char a[64], b[64];
 	/* streamed, not a table: a wafer has millions of links; vertex
-	 * names such as "(0,0,0)" are quoted */
+	 * names such as "(0,0,0)" are quoted.  Each row is assembled in
+	 * memory and written at once; the text is fx_csv_text's and
+	 * fx_csv_num's exactly */
+	size_t *off;
+	char *names = csv_names(f, &off);
+	num_memo *memo = fx_xcalloc(1, sizeof *memo);
 	fprintf(out, "src,dst,bytes,busy_s,utilisation\n");
+	char row[512];
 	for (int64_t l = 0; l < 2 * f->ne; l++) {
 		int64_t e = l / 2, from = f->ends[2 * e + (l & 1)], to = f->ends[2 * e + 1 - (l & 1)];
-		fx_csv_text(out, fx_fabric_vertex_name(f, from, a, sizeof a));
-		fputc(',', out);
-		fx_csv_text(out, fx_fabric_vertex_name(f, to, b, sizeof b));
-		fputc(',', out);
-		fx_csv_num(out, res->link_bytes[l]);
-		fputc(',', out);
-		fx_csv_num(out, res->link_busy[l]);
-		fputc(',', out);
-		fx_csv_num(out, res->time > 0 ? res->link_busy[l] / res->time : 0);
-		fputc('\n', out);
+		size_t k = 0, n;
+		const char *t;
+		double vals[3] = {res->link_bytes[l], res->link_busy[l],
+				  res->time > 0 ? res->link_busy[l] / res->time : 0};
+		n = off[from + 1] - off[from];
+		if (n + off[to + 1] - off[to] + 3 * 40 + 8 > sizeof row) {  /* long names */
+			fwrite(row, 1, k, out);
+			fwrite(names + off[from], 1, n, out);
+			fputc(',', out);
+			fwrite(names + off[to], 1, off[to + 1] - off[to], out);
+		} else {
+			memcpy(row + k, names + off[from], n);
+			k += n;
+			row[k++] = ',';
+			n = off[to + 1] - off[to];
+			memcpy(row + k, names + off[to], n);
+			k += n;
+		}
+		for (int i = 0; i < 3; i++) {
+			row[k++] = ',';
+			n = memo_text(memo, vals[i], &t);
+			memcpy(row + k, t, n);
+			k += n;
+		}
+		row[k++] = '\n';
+		fwrite(row, 1, k, out);
 	}
+	free(memo);
+	free(names);
+	free(off);
 	if (fx_outfile_close(&of, 1))
 		return fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
@@ -323,6 +389,21 @@ int fx_cmd_collective(int argc, char **argv)
  * and tree) and all-to-all 32 MiB over all devices.  All-to-all is shown
  * under both routing policies (fluid split and per-flow hash), the two
  * ends of what ECMP gives. */
+/* Whether q is the run explore's loads section asks for (a direct
+ * all-to-all of 32 MiB over every device in order, the design's policy)
+ * and explore wants it kept. */
+static int keeps_a2a(const fx_cli *c, const fx_coll_req *q)
+{
+	if (!c->a2a_keep || c->a2a_kept || strcmp(q->pattern, "all-to-all") != 0 ||
+	    strcmp(q->algo, "direct") != 0 || q->size != 32.0 * 1024 * 1024 ||
+	    q->n != c->design.fab.ndev)
+		return 0;
+	for (int64_t i = 0; i < q->n; i++)
+		if (q->ranks[i] != i)
+			return 0;
+	return 1;
+}
+
 int fx_report_collectives(fx_cli *c)
 {
 	static const fx_wl_coll dflt[] = {
@@ -391,6 +472,11 @@ int fx_report_collectives(fx_cli *c)
 				 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1),
 				 passes > 1 ? (tm.policy == FX_ROUTE_HASH ? " hash" : " split") : "",
 				 fmt(res.time, FX_UNIT_TIME, b2));
+			if (pass == 0 && keeps_a2a(c, &q)) {  /* explore's loads: the same run */
+				*c->a2a_keep = res;
+				c->a2a_kept = 1;
+				continue;
+			}
 			fx_coll_result_release(&res);
 		}
 		free(ranks);

@@ -70,6 +70,7 @@ static int sec_fabric(explore *e)
 
 static int sec_collectives(explore *e)
 {
+	e->c->a2a_keep = &e->loads;  /* its all-to-all is the loads section's */
 	fprintf(e->c->md, "Each round costs the overhead α plus the slowest path's latency plus the "
 		"busiest link's bytes over its bandwidth (see docs/spec.md §6a).\n\n");
 	return fx_report_collectives(e->c);
@@ -80,16 +81,21 @@ static int sec_collectives(explore *e)
 static int sec_loads(explore *e)
 {
 	fx_cli *c = e->c;
-	int64_t *ranks = fx_xmalloc((size_t)c->design.fab.ndev * sizeof *ranks);
-	for (int64_t i = 0; i < c->design.fab.ndev; i++)
-		ranks[i] = i;
-	fx_coll_req q = {"all-to-all", "direct", ranks, c->design.fab.ndev, 32.0 * 1024 * 1024, 0};
-	fx_router *r = fx_router_new(&c->design.fab, 0);
-	int rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &e->loads, &c->d);
-	fx_router_free(r);
-	free(ranks);
-	if (rc)
-		return rc;
+	int rc = 0;
+	if (!c->a2a_kept) {  /* the collectives section did not run it */
+		int64_t *ranks = fx_xmalloc((size_t)c->design.fab.ndev * sizeof *ranks);
+		for (int64_t i = 0; i < c->design.fab.ndev; i++)
+			ranks[i] = i;
+		fx_coll_req q = {"all-to-all", "direct", ranks, c->design.fab.ndev,
+				 32.0 * 1024 * 1024, 0};
+		fx_router *r = fx_router_new(&c->design.fab, 0);
+		rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &e->loads, &c->d);
+		fx_router_free(r);
+		free(ranks);
+		if (rc)
+			return rc;
+	}
+	c->a2a_keep = NULL;
 	e->have_loads = 1;
 	char *path = fx_xasprintf("%s/links.csv", c->outdir);
 	rc = fx_cli_write_links(c, path, &e->loads);
@@ -536,7 +542,7 @@ int fx_cmd_explore(int argc, char **argv)
 		free(out[i].reason);
 		free(out[i].md);
 	}
-	if (e.have_loads)
+	if (e.have_loads || c.a2a_kept)  /* kept by the collectives even if loads was skipped */
 		fx_coll_result_release(&e.loads);
 	if (e.have_pl)
 		fx_placement_release(&e.pl);

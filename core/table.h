@@ -152,6 +152,8 @@ int fx_table_write_csv_file(const fx_table *t, const char *path);
 void fx_csv_text(FILE *f, const char *s);
 /* Writes a number at full precision, as short as reads back the same. */
 void fx_csv_num(FILE *f, double v);
+/* fx_csv_num's text into buf (room for 40 bytes); returns its length. */
+size_t fx_csv_num_text(double v, char *buf);
 /* Writes the CSV to an open stream. */
 void fx_table_csv(const fx_table *t, FILE *f);
 /* Writes a typed table or record into j (nothing for untyped tables). */

@@ -6,6 +6,8 @@
 #include "table.h"
 
 #include <ctype.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,15 +171,41 @@ void fx_csv_text(FILE *f, const char *s)
 }
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as the same double:
- * full precision, without 7.6003200000000011e-05 for 7.60032e-05. */
-static void csv_num(FILE *f, double v)
+ * full precision, without 7.6003200000000011e-05 for 7.60032e-05.
+ * Integers below 10^15 in magnitude (link bytes, mostly) are what %.15g
+ * prints for them, digit by digit: no snprintf and strtod round trip
+ * (tests/unit/test_table.c checks both ways agree). */
+size_t fx_csv_num_text(double v, char *buf)
 {
-	char buf[40];
+	if (v < 1e15 && v > -1e15 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
+		char tmp[24];
+		unsigned long long u = v < 0 ? (unsigned long long)-(long long)v
+					     : (unsigned long long)(long long)v;
+		size_t n = 0, k = 0;
+		do {
+			tmp[n++] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (v < 0)
+			buf[k++] = '-';
+		while (n)
+			buf[k++] = tmp[--n];
+		buf[k] = 0;
+		return k;
+	}
+	int len = 0;
 	for (int p = 15; p <= 17; p++) {
-		snprintf(buf, sizeof buf, "%.*g", p, v);
+		len = snprintf(buf, 40, "%.*g", p, v);
 		if (strtod(buf, NULL) == v)
 			break;
 	}
+	return (size_t)len;
+}
+
+static void csv_num(FILE *f, double v)
+{
+	char buf[40];
+	fx_csv_num_text(v, buf);
 	fputs(buf, f);
 }
 

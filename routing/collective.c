@@ -255,11 +255,17 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = route_work(f, r, &s, pattern, n, d);
+	/* lattices: rounds of listed flows summarised from their breakpoints
+	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
+	fx_dorsum *sum = fx_router_summary(r);
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];
 		fx_round_result *rr = &out->per_round[i];
 		fx_path_stats st;
+		int summed = sum && rd->all_pairs == 0;
+		fx_router_summarise(r, summed);
 		rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
+		fx_router_summarise(r, 0);
 		if (rc == 0 && rd->all_pairs > 0) {
 			fx_path_stats st2;
 			rc = fx_router_add_all_pairs(r, rd->all_pairs, load, &st2, d);
@@ -275,6 +281,9 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		if (rc)
 			break;
 		double worst = 0;  /* seconds the busiest link needs */
+		if (summed)
+			fx_dorsum_round(sum, rd->repeat, &rr->max_link_bytes, &rr->total_link_bytes,
+					&worst);
 		/* visit only the links this round used, or all of them in order
 		 * when that is most of them (cheaper than jumping about) */
 		int dense = nused * 4 > nl;
@@ -307,6 +316,8 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		out->rounds += rd->repeat;
 		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;
 	}
+	if (sum)
+		fx_dorsum_finish(sum, out->link_bytes, out->link_busy);
 	for (size_t l = 0; l < nl; l++)
 		if (out->link_bytes[l] > out->max_link_bytes)
 			out->max_link_bytes = out->link_bytes[l];

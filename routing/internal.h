@@ -60,6 +60,51 @@ double fx_fm_pass(fx_fm *m);
  * settled after each. */
 void fx_fm_refine(fx_fm *m);
 
+/* ECMP split by destination groups (routing/ecmp_sweep.c): flows to the
+ * devices hanging off one switch share one push down its cached DAG.  The
+ * router's own reference path (route.c) stays for the hash policy, for
+ * reporting a pair with no route, and for tests (fx_router_set_reference). */
+typedef struct fx_sweep fx_sweep;
+/* inc_off/inc_edge: incident edges per vertex in edge order, borrowed. */
+fx_sweep *fx_sweep_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge);
+void fx_sweep_free(fx_sweep *s);
+/* As the reference's split ECMP; raises st's maxima; links loaded from
+ * zero are appended to the router's list *used (*nused of *capused).
+ * Returns 0, or -1
+ * when some flow has no route (nothing reported: the caller reruns the
+ * reference for its message). */
+int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		 int64_t **used, size_t *nused, size_t *capused);
+/* bytes between every ordered pair of devices; returns as fx_sweep_add. */
+int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
+		       int64_t **used, size_t *nused, size_t *capused);
+/* 1: the router takes the per-destination reference paths (tests compare
+ * the two); 0: the fast paths (the default). */
+void fx_router_set_reference(fx_router *r, int on);
+
+/* Rounds on lattices summarised from load breakpoints (routing/dor_sum.c):
+ * route.c's dimension-order router hands it each segment's difference-array
+ * points (fx_router_summarise), and it gives the round's heaviest link,
+ * total and busiest link's seconds, and at the end every link's totals. */
+typedef struct fx_dorsum fx_dorsum;
+/* NULL unless f is a lattice whose links all have one capacity. */
+fx_dorsum *fx_dorsum_new(const fx_fabric *f);
+void fx_dorsum_free(fx_dorsum *s);
+/* A difference-array entry: delta at position pos of line (route.c's
+ * numbering: (2i + dir) * N + base), in the order route.c adds them. */
+void fx_dorsum_point(fx_dorsum *s, int64_t line, int pos, double delta);
+/* Closes a round repeated `repeat` times: its heaviest link's bytes, all
+ * links' bytes, the busiest link's seconds. */
+void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *total,
+		     double *worst);
+/* Adds every link's repeat-weighted bytes and seconds over the rounds. */
+void fx_dorsum_finish(fx_dorsum *s, double *link_bytes, double *link_busy);
+/* The router's summary for its fabric, or NULL (not dimension-order, links
+ * of several capacities, or the reference path is set); with on, the next
+ * fx_router_add feeds it instead of loads. */
+fx_dorsum *fx_router_summary(fx_router *r);
+void fx_router_summarise(fx_router *r, int on);
+
 /* generators, one file per family */
 extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_torus,
 	fx_ar_hier, fx_ar_dbtree, fx_rs_ring, fx_rs_rec, fx_rs_swing, fx_ag_ring, fx_ag_rec,

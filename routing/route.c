@@ -20,7 +20,7 @@
 #include "../core/limits.h"
 #include "../core/sort.h"
 #include "../core/xalloc.h"
-#include "routing.h"
+#include "internal.h"
 
 typedef struct router_kind {
 	const char *name;
@@ -65,6 +65,10 @@ struct fx_router {
 	int64_t *bucket_len;
 	int64_t max_cached;
 	int64_t ncached;
+	fx_sweep *sweep;        /* ecmp split: the grouped fast path */
+	fx_dorsum *sum;         /* dimension-order: round summaries, when */
+	int sum_tried, sum_on;  /* sum_on (routing/dor_sum.c) */
+	int reference;          /* 1: per-destination reference paths only */
 };
 
 /* Adds bytes to directed link l, remembering links that were empty so the
@@ -96,6 +100,19 @@ static void dor_segment(fx_router *r, int i, int dir, int64_t base, int64_t stri
 	int k = f->dims[i];
 	size_t slot = (size_t)(2 * i + dir) * (size_t)f->ndev;
 	double *df = r->diff + slot;
+	if (r->sum_on) {  /* the same entries, in the same order, to the summary */
+		int64_t line = (int64_t)(slot + (size_t)base);
+		int s0 = dir == 0 ? a : ((a - h) % k + k) % k, e0 = s0 + h;
+		fx_dorsum_point(r->sum, line, s0, m);
+		if (e0 <= k) {
+			if (e0 < k)
+				fx_dorsum_point(r->sum, line, e0, -m);
+		} else {
+			fx_dorsum_point(r->sum, line, 0, m);
+			fx_dorsum_point(r->sum, line, e0 - k, -m);
+		}
+		return;
+	}
 	if (!r->touched[slot + (size_t)base]) {
 		r->touched[slot + (size_t)base] = 1;
 		r->lines = fx_xgrow(r->lines, &r->caplines, r->nlines + 1, sizeof *r->lines);
@@ -476,6 +493,13 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 {
 	const fx_fabric *f = r->f;
 	incidence(r);  /* a cached incidence list: igraph_incident per vertex was half the time */
+	if (!r->hash && !r->reference) {  /* the grouped push; on a pair with no
+					   * route, the reference below reports it */
+		if (!r->sweep)
+			r->sweep = fx_sweep_new(f, r->inc_off, r->inc_edge);
+		if (fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
+			return 0;
+	}
 	size_t *ord = order_flows(flows, n, 1);
 	int rc = 0;
 	int64_t maxd = 0;
@@ -556,6 +580,22 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 	return rc;
 }
 
+static int each_destination(fx_router *r, double bytes, double *load, fx_path_stats *st,
+			    fx_diag *d);
+
+/* All pairs under split ECMP: one push per destination group. */
+static int ecmp_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d)
+{
+	if (!r->hash && !r->reference) {
+		incidence(r);
+		if (!r->sweep)
+			r->sweep = fx_sweep_new(r->f, r->inc_off, r->inc_edge);
+		if (fx_sweep_all_pairs(r->sweep, bytes, load, st, &r->used, &r->nused, &r->capused) == 0)
+			return 0;
+	}
+	return each_destination(r, bytes, load, st, d);
+}
+
 /* ---------------- the table ---------------- */
 
 static void dor_init(fx_router *r)
@@ -602,6 +642,7 @@ static const router_kind ecmp = {
 	.name = "ecmp",
 	.init = ecmp_init,
 	.add = ecmp_add,
+	.all_pairs = ecmp_all_pairs,
 };
 
 /* The router of each family, indexed by fx_router_family.  No fallback:
@@ -667,6 +708,8 @@ void fx_router_free(fx_router *r)
 	free(r->bucket_len);
 	free(r->inc_off);
 	free(r->inc_edge);
+	fx_sweep_free(r->sweep);
+	fx_dorsum_free(r->sum);
 	free(r);
 }
 
@@ -676,6 +719,30 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 	*links = r->used;
 	r->nused = 0;  /* the caller reads them before the next add */
 	return n;
+}
+
+void fx_router_set_reference(fx_router *r, int on)
+{
+	r->reference = on;
+}
+
+/* The summary bypasses the per-link bookkeeping of dor_add: anything that
+ * must see every link a round uses (a failed-link check, say) has to
+ * return NULL here. */
+fx_dorsum *fx_router_summary(fx_router *r)
+{
+	if (r->kind != &dor || r->reference)
+		return NULL;
+	if (!r->sum_tried) {
+		r->sum_tried = 1;
+		r->sum = fx_dorsum_new(r->f);
+	}
+	return r->sum;
+}
+
+void fx_router_summarise(fx_router *r, int on)
+{
+	r->sum_on = on && r->sum;
 }
 
 void fx_router_set_policy(fx_router *r, fx_route_policy p)
@@ -733,12 +800,18 @@ int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx
 int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st,
 			    fx_diag *d)
 {
-	const fx_fabric *f = r->f;
 	st->max_hops = 0;
 	st->max_latency = 0;
 	if (r->kind->all_pairs)
 		return r->kind->all_pairs(r, bytes, load, st, d);
-	/* one destination at a time keeps the flow list at n - 1 */
+	return each_destination(r, bytes, load, st, d);
+}
+
+/* one destination at a time keeps the flow list at n - 1 */
+static int each_destination(fx_router *r, double bytes, double *load, fx_path_stats *st,
+			    fx_diag *d)
+{
+	const fx_fabric *f = r->f;
 	fx_flow *fl = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *fl);
 	int rc = 0;
 	for (int64_t x = 0; x < f->ndev && rc == 0; x++) {

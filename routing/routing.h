@@ -119,9 +119,11 @@ const char *fx_router_name(const fx_router *r);
 const char *fx_router_family_name(fx_router_family fam);
 /* Adds the bytes of n flows to load[2 * f->ne] (per directed link) and
  * reports the longest and slowest path.  Time complexity: O(n D + N D) on
- * lattices (difference arrays per line), O(edges reached) per destination
- * for ECMP (one BFS per destination, cached), O(hops x degree) per flow
- * under the hash policy. */
+ * lattices (difference arrays per line); under split ECMP O(n) plus the
+ * DAG links reached per destination group (the devices hanging off one
+ * switch share one push; one search per group, cached and grown only as
+ * deep as the sources need: routing/ecmp_sweep.c); O(hops x degree) per
+ * flow under the hash policy. */
 int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
 		  fx_path_stats *st, fx_diag *d);
 /* Routes flows to find how long the busiest link takes: its seconds (1e300
@@ -137,7 +139,8 @@ size_t fx_router_used(fx_router *r, const int64_t **links);
 /* Adds `bytes` from every device to every other device, without listing
  * the n(n-1) flows: on lattices from per-dimension line loads (every line
  * of a dimension carries the same all-pairs load, N/k times a 1-D line's),
- * elsewhere one destination or source at a time. */
+ * under split ECMP one push per destination group, elsewhere one
+ * destination at a time. */
 int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st,
 			    fx_diag *d);
 

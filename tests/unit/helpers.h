@@ -53,6 +53,7 @@ Suite *suite_render(void);
 Suite *suite_render_page(void);
 Suite *suite_access(void);
 Suite *suite_routing(void);
+Suite *suite_sweep(void);
 Suite *suite_bisection(void);
 Suite *suite_outfile(void);
 Suite *suite_space(void);

@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, suite_render_page());
 	srunner_add_suite(sr, suite_access());
 	srunner_add_suite(sr, suite_routing());
+	srunner_add_suite(sr, suite_sweep());
 	srunner_add_suite(sr, suite_bisection());
 	srunner_add_suite(sr, suite_outfile());
 	srunner_add_suite(sr, suite_space());

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Issue #15's routing cliffs: whole `fabricx collective` commands at growing
+# sizes, the median of REPEAT runs (default 3) of wall time, CPU time (user
+# + system: steadier than wall time on a shared machine) and peak memory,
+# and the scaling exponent (least-squares slope of log time against
+# log ranks) of each series.  Run from the repository root after `make`:
+#   sh bench/routing.sh            (every series)
+#   SERIES=pairwise sh bench/routing.sh
+# DIRECT_K="16 24 32 40 48 64" adds the 65,536-host fat-tree (30 s a run).
+# Series: pairwise (pairwise all-to-all on fat-trees), direct (direct
+# all-to-all on fat-trees), swing and rhd (allreduce on custom hypercubes),
+# summa (SUMMA shifts on square wafer meshes; ranks = PEs).
+# Nothing here is a test: speed is measured, not asserted.
+set -u
+FABRICX=${FABRICX:-./fabricx}
+REPEAT=${REPEAT:-3}
+SERIES=${SERIES:-pairwise direct swing rhd summa}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# one NAME RANKS ARGS...: a table row; appends "ranks seconds" to $out/fit
+one() {
+	name=$1 ranks=$2
+	shift 2
+	: > "$out/t"
+	i=0
+	while [ $i -lt "$REPEAT" ]; do
+		/usr/bin/time -f "%e %U %S %M" -o "$out/one" "$FABRICX" "$@" >/dev/null 2>"$out/err" ||
+			{ echo "| $name | failed |"; cat "$out/err"; return; }
+		cat "$out/one" >> "$out/t"
+		i=$((i + 1))
+	done
+	awk '{ print $2 + $3, $1, $4 }' "$out/t" | sort -n | awk -v n="$name" -v r="$ranks" \
+		-v fit="$out/fit" '{ c[NR] = $1; t[NR] = $2; m[NR] = $3 }
+		END { k = int((NR + 1) / 2)
+		      printf "| %s | %d | %.2f | %.2f | %.0f |\n", n, r, t[k], c[k], m[k] / 1024
+		      printf "%d %s\n", r, c[k] >> fit }'
+}
+
+# slope: the exponent of CPU time over the series in $out/fit (times under
+# 0.05 s are start-up and left out)
+slope() {
+	awk '$2 >= 0.05 { x = log($1); y = log($2); n++; sx += x; sy += y; sxx += x * x; sxy += x * y }
+		END { if (n >= 2) printf "| exponent (%d sizes, CPU) | | | %.2f | |\n", n,
+		      (n * sxy - sx * sy) / (n * sxx - sx * sx) }' "$out/fit"
+	: > "$out/fit"
+}
+
+echo "| command | ranks | wall s | CPU s | peak MiB |"
+echo "|---|---|---|---|---|"
+: > "$out/fit"
+FT=specs/fat-tree-k8.yaml
+for s in $SERIES; do
+	case $s in
+	pairwise)
+		for k in 8 12 16 20; do
+			one "pairwise all-to-all 32 MiB, k=$k fat-tree" $((k * k * k / 4)) \
+				collective $FT --set fabric.k=$k --pattern all-to-all --algo pairwise --size 32MiB
+		done ;;
+	direct)
+		for k in ${DIRECT_K:-16 24 32 40 48}; do
+			one "direct all-to-all 32 MiB, k=$k fat-tree" $((k * k * k / 4)) \
+				collective $FT --set fabric.k=$k --pattern all-to-all --size 32MiB
+		done ;;
+	swing|rhd)
+		for d in 9 10 11 12; do
+			sh bench/hypercube.sh $d > "$out/hc$d.yaml"
+			one "$s allreduce 64 MiB, hypercube 2^$d (custom)" $((1 << d)) \
+				collective "$out/hc$d.yaml" --pattern allreduce --algo $s --size 64MiB
+		done ;;
+	summa)
+		for p in 165 330 495 660; do
+			one "SUMMA shifts 8 KiB, ${p}x$p wafer mesh" $((p * p)) \
+				collective specs/wse2.yaml --set "fabric.grid=[$p,$p]" --pattern gemm-shift --algo summa --size 8KiB
+		done ;;
+	esac
+	slope
+done

@@ -1,0 +1,843 @@
+/*
+ * ECMP split, one push per destination group and round (issue #15).
+ *
+ * The reference router (route.c, ecmp_add) pushes each destination's flows
+ * down that destination's shortest-path DAG, scanning every incident link
+ * of every vertex reached.  On Clos, UB and NVSwitch fabrics most
+ * destinations hang off one switch: a device whose links all go to one
+ * relaying vertex u (its "home").  Every path into such a device passes
+ * through u, so its DAG is u's DAG plus the last hop: dist_d = dist_u + 1,
+ * and a vertex's next hops towards d are its next hops towards u.  Flows
+ * are therefore grouped by home (a k=16 fat-tree: 128 edge switches for
+ * 1,024 hosts), pushed once per group down u's DAG, and the last hop u -> d
+ * gets the bytes addressed to d.  The DAG of each target is cached as a
+ * bitmask of next-hop incidence positions per vertex (degree up to 64;
+ * wider vertices are scanned), so a push visits only DAG links; explicit
+ * graphs without homes (hypercubes) gain that cache alone.
+ *
+ * The split at every vertex is the reference's expression, in the same
+ * incidence order, so one flow gives bit-identical loads; grouped flows
+ * differ only by the order of additions (tests/unit/test_sweep.c holds
+ * them to 1e-12 relative on fat-trees, leaf-spine, UB, NVL72 and custom
+ * graphs).  Hop counts and latencies are the reference's exactly: the
+ * latency table of a home target starts at the last hop's worst latency,
+ * as the search from d would reach u.
+ *
+ * Time complexity: O(flows + sum over groups of the DAG links reached) per
+ * round; all pairs O(groups x (V + E)).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/limits.h"
+#include "../core/sort.h"
+#include "../core/xalloc.h"
+#include "internal.h"
+
+#define SWEEP_SCAN UINT64_MAX  /* mask of a vertex wider than 64: scan it */
+
+/* The search from one target, resumable: layers are expanded only as deep
+ * as the sources asked so far (a hypercube's recursive halving asks one
+ * hop; its first round would otherwise pay a whole search per target). */
+typedef struct sweep_dag {
+	int32_t *dist;   /* links to the target, -1 unreachable or not reached yet */
+	double *lat;     /* worst latency of a shortest path, from the target's l0 */
+	uint64_t *next;  /* next-hop incidence positions (bit t - inc_off[v]) of a
+			  * discovered vertex whose layer above is expanded */
+	int32_t *queue;  /* discovered vertices in search order */
+	int64_t head, tail;  /* queue[0 .. head-1] expanded */
+	double l0;       /* latency the table starts at (the last hop's) */
+} sweep_dag;
+
+/* One incidence position (vertex v, link e), laid out for the search and
+ * the push, which visit them in order (the link table is far bigger). */
+typedef struct sweep_slot {
+	int64_t nbr;     /* the other end */
+	int64_t dl;      /* directed link out of v */
+	int64_t twin;    /* the position of e at the other end */
+	double lat, cnt, bw;  /* e's latency, link count (as a double), bandwidth */
+} sweep_slot;
+
+struct fx_sweep {
+	const fx_fabric *f;
+	const int64_t *inc_off, *inc_edge;
+	sweep_slot *slot;     /* per incidence position: the link as seen from its vertex */
+	int64_t *home;        /* per device: its one relaying neighbour, or -1 */
+	double *home_lat;     /* the worst latency of a device's links home */
+	sweep_dag **cache;    /* per target vertex */
+	sweep_dag scratch;    /* when the cache is full */
+	int64_t ncached, max_cached;
+	double *amount;
+	uint8_t *queued;
+	int64_t **bucket;     /* vertices waiting, by distance */
+	size_t *bucket_len, *bucket_cap;
+	int32_t bucket_dists;
+	double *into;         /* per device: bytes addressed to it in the group */
+	int64_t **used;       /* the router's list of links loaded from zero, */
+	size_t *nused, *capused;  /* for the call in progress */
+};
+
+/* Adds bytes to directed link l, listing it when it was empty (as the
+ * router's own bump in route.c). */
+static inline void bump(fx_sweep *s, double *load, int64_t l, double bytes)
+{
+	if (bytes == 0)
+		return;
+	if (load[l] == 0) {
+		*s->used = fx_xgrow(*s->used, s->capused, *s->nused + 1, sizeof **s->used);
+		(*s->used)[(*s->nused)++] = l;
+	}
+	load[l] += bytes;
+}
+
+static int relays_or(const fx_fabric *f, int64_t w, int64_t target)
+{
+	return w == target || fx_fabric_relays(f, w);
+}
+
+fx_sweep *fx_sweep_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge)
+{
+	fx_sweep *s = fx_xcalloc(1, sizeof *s);
+	s->f = f;
+	s->inc_off = inc_off;
+	s->inc_edge = inc_edge;
+	size_t nd = (size_t)(f->ndev ? f->ndev : 1), nv = (size_t)(f->nv ? f->nv : 1);
+	s->home = fx_xmalloc(nd * sizeof *s->home);
+	s->home_lat = fx_xcalloc(nd, sizeof *s->home_lat);
+	for (int64_t d = 0; d < f->ndev; d++) {
+		int64_t u = -1;
+		double l = 0;
+		int ok = inc_off[d + 1] > inc_off[d];
+		for (int64_t t = inc_off[d]; t < inc_off[d + 1] && ok; t++) {
+			int64_t e = inc_edge[t], w = fx_fabric_other(f, e, d);
+			if (w == d || (u >= 0 && w != u))
+				ok = 0;
+			u = w;
+			if (t == inc_off[d] || f->e[e].lat > l)  /* as the search from d: max */
+				l = 0 + f->e[e].lat;
+		}
+		s->home[d] = ok && fx_fabric_relays(f, u) ? u : -1;
+		s->home_lat[d] = l;
+	}
+	s->slot = fx_xmalloc((size_t)(inc_off[f->nv] ? inc_off[f->nv] : 1) * sizeof *s->slot);
+	int64_t *first = fx_xmalloc((size_t)(f->ne ? f->ne : 1) * sizeof *first);
+	for (int64_t e = 0; e < f->ne; e++)
+		first[e] = -1;
+	for (int64_t v = 0; v < f->nv; v++)
+		for (int64_t t = inc_off[v]; t < inc_off[v + 1]; t++) {
+			int64_t e = inc_edge[t];
+			sweep_slot *sl = &s->slot[t];
+			sl->nbr = fx_fabric_other(f, e, v);
+			sl->dl = fx_fabric_dirlink(f, e, v);
+			sl->lat = f->e[e].lat;
+			sl->cnt = f->e[e].count;
+			sl->bw = f->e[e].bw;
+			if (first[e] < 0) {
+				first[e] = t;
+			} else {
+				sl->twin = first[e];
+				s->slot[first[e]].twin = t;
+			}
+		}
+	free(first);
+	s->cache = fx_xcalloc(nv, sizeof *s->cache);
+	/* 24 bytes a vertex per target (fewer touched when the searches stay
+	 * shallow), within the reference's budget */
+	s->max_cached = (int64_t)(FX_ECMP_CACHE_BYTES / ((double)nv * 24) + 1);
+	s->amount = fx_xcalloc(nv, sizeof *s->amount);
+	s->queued = fx_xcalloc(nv, 1);
+	s->into = fx_xcalloc(nd, sizeof *s->into);
+	return s;
+}
+
+static void dag_free(sweep_dag *g)
+{
+	free(g->dist);
+	free(g->lat);
+	free(g->next);
+	free(g->queue);
+}
+
+void fx_sweep_free(fx_sweep *s)
+{
+	if (!s)
+		return;
+	for (int64_t v = 0; v < s->f->nv; v++)
+		if (s->cache[v]) {
+			dag_free(s->cache[v]);
+			free(s->cache[v]);
+		}
+	dag_free(&s->scratch);
+	free(s->cache);
+	free(s->home);
+	free(s->home_lat);
+	free(s->amount);
+	free(s->queued);
+	free(s->into);
+	for (int32_t dd = 0; dd < s->bucket_dists; dd++)
+		free(s->bucket[dd]);
+	free(s->bucket);
+	free(s->bucket_len);
+	free(s->bucket_cap);
+	free(s->slot);
+	free(s);
+}
+
+/* Starts the reference's relay-aware search (route.c ecmp_prepare) from
+ * target, with latency l0 at the target. */
+static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
+{
+	const fx_fabric *f = s->f;
+	size_t nv = (size_t)f->nv;
+	if (!g->dist) {
+		g->dist = fx_xmalloc(nv * sizeof *g->dist);
+		g->lat = fx_xmalloc(nv * sizeof *g->lat);
+		g->next = fx_xmalloc(nv * sizeof *g->next);
+	}
+	if (!g->queue)
+		g->queue = fx_xmalloc(nv * sizeof *g->queue);
+	memset(g->dist, 0xff, nv * sizeof *g->dist);  /* -1 */
+	g->dist[target] = 0;
+	g->lat[target] = l0;
+	g->next[target] = 0;
+	g->queue[0] = (int32_t)target;
+	g->head = 0;
+	g->tail = 1;
+	g->l0 = l0;
+}
+
+/* Expands the search until every vertex nearer than `depth` is expanded
+ * (so the masks and latencies of layer `depth` are complete), or until
+ * vertex `want` is discovered when want >= 0.  A vertex w's next hops are
+ * the links on which a vertex one nearer expanded to it: the reference's
+ * condition (nearer, and the target or relaying) read from the other side. */
+static void dag_grow(fx_sweep *s, sweep_dag *g, int64_t target, int64_t want, int32_t depth)
+{
+	const fx_fabric *f = s->f;
+	int32_t *dist = g->dist;
+	double *lat = g->lat;
+	while (g->head < g->tail) {
+		int64_t u = g->queue[g->head];
+		if (want >= 0 ? dist[want] >= 0 : dist[u] >= depth)
+			return;
+		g->head++;
+		if (u != target && !fx_fabric_relays(f, u))
+			continue;
+		for (int64_t t = s->inc_off[u]; t < s->inc_off[u + 1]; t++) {
+			const sweep_slot *sl = &s->slot[t];
+			int64_t w = sl->nbr;
+			double l = lat[u] + sl->lat;
+			if (dist[w] < 0) {
+				dist[w] = dist[u] + 1;
+				lat[w] = l;
+				g->queue[g->tail++] = (int32_t)w;
+				g->next[w] = s->inc_off[w + 1] - s->inc_off[w] > 64 ? SWEEP_SCAN : 0;
+			} else if (dist[w] == dist[u] + 1) {
+				if (l > lat[w])
+					lat[w] = l;
+			} else {
+				continue;
+			}
+			if (g->next[w] != SWEEP_SCAN)
+				g->next[w] |= (uint64_t)1 << (sl->twin - s->inc_off[w]);
+		}
+	}
+	free(g->queue);  /* the search is complete: nothing to resume */
+	g->queue = NULL;
+}
+
+/* Distance of v from g's target, searching further if need be (-1: no
+ * route). */
+static int32_t dag_dist(fx_sweep *s, sweep_dag *g, int64_t target, int64_t v)
+{
+	if (g->dist[v] < 0)
+		dag_grow(s, g, target, v, 0);
+	return g->dist[v];
+}
+
+/* The search to target with latency l0 there: cached, or in scratch when
+ * the cache is full (kept entries stay; a round-robin over more targets
+ * than fit then misses on the rest only). */
+static sweep_dag *dag_get(fx_sweep *s, int64_t target, double l0)
+{
+	sweep_dag *g = s->cache[target];
+	if (g && g->l0 == l0)
+		return g;
+	if (!g && s->ncached < s->max_cached) {
+		g = s->cache[target] = fx_xcalloc(1, sizeof *g);
+		s->ncached++;
+	}
+	if (!g)
+		g = &s->scratch;
+	dag_start(s, target, l0, g);
+	return g;
+}
+
+static inline int lowest_bit(uint64_t m)
+{
+#if defined(__GNUC__)
+	return __builtin_ctzll(m);
+#else
+	int b = 0;
+	while (!(m & 1)) {
+		m >>= 1;
+		b++;
+	}
+	return b;
+#endif
+}
+
+/* Queues amount m at v (distance dd from the target). */
+static inline void inject(fx_sweep *s, int64_t v, int32_t dd, double m)
+{
+	if (s->amount[v] == 0 && !s->queued[v]) {
+		if (dd >= s->bucket_dists) {
+			int32_t n = 2 * dd + 2;
+			s->bucket = fx_xrealloc(s->bucket, (size_t)n * sizeof *s->bucket);
+			s->bucket_len = fx_xrealloc(s->bucket_len, (size_t)n * sizeof *s->bucket_len);
+			s->bucket_cap = fx_xrealloc(s->bucket_cap, (size_t)n * sizeof *s->bucket_cap);
+			for (int32_t k = s->bucket_dists; k < n; k++) {
+				s->bucket[k] = NULL;
+				s->bucket_len[k] = s->bucket_cap[k] = 0;
+			}
+			s->bucket_dists = n;
+		}
+		s->bucket[dd] = fx_xgrow(s->bucket[dd], &s->bucket_cap[dd], s->bucket_len[dd] + 1,
+					 sizeof **s->bucket);
+		s->bucket[dd][s->bucket_len[dd]++] = v;
+		s->queued[v] = 1;
+	}
+	s->amount[v] += m;
+}
+
+/* Pushes the queued amounts down g's DAG to target, farthest first, with
+ * the reference's split (same expression, same incidence order). */
+static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double *load,
+		 double *arr)
+{
+	const fx_fabric *f = s->f;
+	const int32_t *dist = g->dist;
+	for (int32_t dd = top; dd >= 1; dd--) {
+		for (size_t k = 0; k < s->bucket_len[dd]; k++) {
+			int64_t v = s->bucket[dd][k];
+			double m = s->amount[v];
+			s->amount[v] = 0;
+			s->queued[v] = 0;
+			int64_t t0 = s->inc_off[v], t1 = s->inc_off[v + 1];
+			uint64_t mask = g->next[v];
+			if (mask == SWEEP_SCAN) {  /* the reference's scan */
+				double total = 0;
+				for (int64_t t = t0; t < t1; t++) {
+					const sweep_slot *sl = &s->slot[t];
+					if (dist[sl->nbr] == dd - 1 && relays_or(f, sl->nbr, target))
+						total += sl->cnt * sl->bw;
+				}
+				for (int64_t t = t0; t < t1; t++) {
+					const sweep_slot *sl = &s->slot[t];
+					int64_t w = sl->nbr;
+					if (dist[w] != dd - 1 || !relays_or(f, w, target))
+						continue;
+					double share = m * sl->cnt * sl->bw / total;
+					bump(s, load, sl->dl, share);
+					if (dist[w] > 0)
+						inject(s, w, dd - 1, share);
+					else if (arr)
+						arr[w] += share;
+				}
+				continue;
+			}
+			double total = 0;
+			for (uint64_t b = mask; b; b &= b - 1) {
+				const sweep_slot *sl = &s->slot[t0 + lowest_bit(b)];
+				total += sl->cnt * sl->bw;
+			}
+			for (uint64_t b = mask; b; b &= b - 1) {
+				const sweep_slot *sl = &s->slot[t0 + lowest_bit(b)];
+				int64_t w = sl->nbr;
+				double share = m * sl->cnt * sl->bw / total;
+				bump(s, load, sl->dl, share);
+				if (dist[w] > 0)
+					inject(s, w, dd - 1, share);
+				else if (arr)
+					arr[w] += share;
+			}
+		}
+		s->bucket_len[dd] = 0;
+	}
+}
+
+/* The last hop of a home group: bytes addressed to device d over its links
+ * from home u, split as the reference splits at u. */
+static void last_hop(fx_sweep *s, int64_t d, double m, double *load)
+{
+	/* d's links in edge order are the ones the reference finds at u, in
+	 * the same order (both incidence lists are in edge order) */
+	double total = 0;
+	for (int64_t t = s->inc_off[d]; t < s->inc_off[d + 1]; t++)
+		total += s->slot[t].cnt * s->slot[t].bw;
+	for (int64_t t = s->inc_off[d]; t < s->inc_off[d + 1]; t++) {
+		const sweep_slot *sl = &s->slot[t];
+		bump(s, load, s->slot[sl->twin].dl, m * sl->cnt * sl->bw / total);
+	}
+}
+
+/* Flows are grouped by target (a device's home, or the device) and by the
+ * latency the target's table starts at; -home-1 marks home targets so a
+ * vertex that is both a home and a destination keeps two groups. */
+typedef struct sweep_key {
+	int64_t target;  /* home: -(u + 1); the device itself: d */
+	double l0;
+} sweep_key;
+
+static sweep_key key_of(const fx_sweep *s, int64_t d)
+{
+	sweep_key k;
+	if (s->home[d] >= 0) {
+		k.target = -(s->home[d] + 1);
+		k.l0 = s->home_lat[d];
+	} else {
+		k.target = d;
+		k.l0 = 0;
+	}
+	return k;
+}
+
+static int key_cmp(const void *a, const void *b, void *ctx)
+{
+	const sweep_key *keys = ctx;
+	const sweep_key *x = &keys[*(const size_t *)a], *y = &keys[*(const size_t *)b];
+	if (x->target != y->target)
+		return (x->target > y->target) - (x->target < y->target);
+	return (x->l0 > y->l0) - (x->l0 < y->l0);
+}
+
+static int same_key(const sweep_key *a, const sweep_key *b)
+{
+	return a->target == b->target && a->l0 == b->l0;
+}
+
+int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		 int64_t **used, size_t *nused, size_t *capused)
+{
+	s->used = used;
+	s->nused = nused;
+	s->capused = capused;
+	const fx_fabric *f = s->f;
+	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
+	sweep_key *keys = fx_xmalloc((n ? n : 1) * sizeof *keys);
+	for (size_t i = 0; i < n; i++) {
+		ord[i] = i;
+		keys[i] = key_of(s, flows[i].dst);
+	}
+	fx_sort_r(ord, n, sizeof *ord, key_cmp, keys);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0;) {
+		sweep_key key = keys[ord[i]];
+		int home = key.target < 0;
+		int64_t target = home ? -key.target - 1 : key.target;
+		sweep_dag *g = dag_get(s, target, key.l0);
+		int32_t top = 0, off = home ? 1 : 0;
+		size_t j = i;
+		for (; j < n && same_key(&keys[ord[j]], &key); j++) {  /* how deep to search */
+			const fx_flow *fl = &flows[ord[j]];
+			if (fl->src == fl->dst || fl->bytes == 0)
+				continue;
+			int32_t dd = dag_dist(s, g, target, fl->src);
+			if (dd < 0) {
+				rc = -1;  /* the reference reports it */
+				break;
+			}
+			if (dd > top)
+				top = dd;
+		}
+		if (rc)
+			break;
+		dag_grow(s, g, target, -1, top);
+		for (size_t k = i; k < j; k++) {
+			const fx_flow *fl = &flows[ord[k]];
+			if (fl->src == fl->dst || fl->bytes == 0)
+				continue;
+			int32_t dd = g->dist[fl->src];
+			if (dd + off > st->max_hops)
+				st->max_hops = dd + off;
+			if (g->lat[fl->src] > st->max_latency)
+				st->max_latency = g->lat[fl->src];
+			if (home)
+				s->into[fl->dst] += fl->bytes;
+			if (dd > 0)
+				inject(s, fl->src, dd, fl->bytes);
+		}
+		push(s, g, target, top, load, NULL);
+		for (size_t k = i; home && k < j; k++) {
+			int64_t d = flows[ord[k]].dst;
+			if (s->into[d] != 0) {
+				last_hop(s, d, s->into[d], load);
+				s->into[d] = 0;
+			}
+		}
+		i = j;
+	}
+	if (rc) {  /* leave the scratch state clean for the reference's rerun */
+		for (int32_t dd = 0; dd < s->bucket_dists; dd++) {
+			for (size_t k = 0; k < s->bucket_len[dd]; k++) {
+				int64_t v = s->bucket[dd][k];
+				s->amount[v] = 0;
+				s->queued[v] = 0;
+			}
+			s->bucket_len[dd] = 0;
+		}
+		for (int64_t d = 0; d < f->ndev; d++)
+			s->into[d] = 0;
+	}
+	free(ord);
+	free(keys);
+	return rc;
+}
+
+/* Whether neighbour w of home target T is one of its "up" links: not a
+ * device whose home is T. */
+static int is_up(const fx_sweep *s, int64_t T, int64_t w)
+{
+	return !(w < s->f->ndev && s->home[w] == T);
+}
+
+/* Siblings: home targets whose up links are the same neighbours with the
+ * same count, bandwidth and latency, in the same order (a fat-tree pod's
+ * leaf switches).  Ordered by that sequence, then by latency l0. */
+typedef struct sib_ctx {
+	const fx_sweep *s;
+	const int64_t *target;
+	const double *l0;
+} sib_ctx;
+
+static int sib_cmp(const void *a, const void *b, void *vctx)
+{
+	const sib_ctx *c = vctx;
+	const fx_sweep *s = c->s;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	if (c->l0[x] != c->l0[y])
+		return c->l0[x] < c->l0[y] ? -1 : 1;
+	int64_t tx = c->target[x], ty = c->target[y];
+	int64_t px = s->inc_off[tx], py = s->inc_off[ty];
+	for (;;) {
+		while (px < s->inc_off[tx + 1] && !is_up(s, tx, s->slot[px].nbr))
+			px++;
+		while (py < s->inc_off[ty + 1] && !is_up(s, ty, s->slot[py].nbr))
+			py++;
+		int ex = px >= s->inc_off[tx + 1], ey = py >= s->inc_off[ty + 1];
+		if (ex || ey)
+			return ex && ey ? (x > y) - (x < y) : (ex ? -1 : 1);
+		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
+		if (u->nbr != v->nbr)
+			return u->nbr < v->nbr ? -1 : 1;
+		if (u->cnt != v->cnt || u->bw != v->bw || u->lat != v->lat)
+			return u->cnt != v->cnt ? (u->cnt < v->cnt ? -1 : 1)
+			       : u->bw != v->bw ? (u->bw < v->bw ? -1 : 1) : (u->lat < v->lat ? -1 : 1);
+		px++;
+		py++;
+	}
+}
+
+static int siblings(const sib_ctx *c, int64_t x, int64_t y)
+{
+	int64_t tx = c->target[x], ty = c->target[y];
+	const fx_sweep *s = c->s;
+	if (c->l0[x] != c->l0[y])
+		return 0;
+	int64_t px = s->inc_off[tx], py = s->inc_off[ty];
+	for (;;) {
+		while (px < s->inc_off[tx + 1] && !is_up(s, tx, s->slot[px].nbr))
+			px++;
+		while (py < s->inc_off[ty + 1] && !is_up(s, ty, s->slot[py].nbr))
+			py++;
+		int ex = px >= s->inc_off[tx + 1], ey = py >= s->inc_off[ty + 1];
+		if (ex || ey)
+			return ex && ey;
+		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
+		if (u->nbr != v->nbr || u->cnt != v->cnt || u->bw != v->bw || u->lat != v->lat)
+			return 0;
+		px++;
+		py++;
+	}
+}
+
+/*
+ * All pairs into a set of sibling home targets S = {T_1..T_m} (a pod's
+ * leaves) with up neighbours A, in one push.  Every path into T_i from
+ * outside its own devices enters from A, and a vertex's next hops towards
+ * T_i are its next hops towards A (one search from all of A, latencies
+ * starting at l0 plus the up link's, as T_i's search reaches them).  All
+ * pairs inject the same counts for every T_i, scaled by |G_i| (devices
+ * under T_i), so one push of bytes x |G_S| from every source outside S
+ * carries every intermediate load, and what arrives at each a in A is
+ * shared among the T_i as |G_i| / |G_S|.  Sources under a sibling T_j
+ * reach A by T_j's up split and go down to every other sibling.  Loads
+ * equal the per-target pushes up to the order of additions; hops and
+ * latencies exactly.
+ */
+static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int64_t m, double l0,
+			 double bytes, double *load, fx_path_stats *st, sweep_dag *g, double *arr,
+			 uint8_t *in_s)
+{
+	const fx_fabric *f = s->f;
+	int64_t n = f->ndev, GS = 0;
+	for (int64_t i = 0; i < m; i++) {
+		GS += gsz[i];
+		in_s[T[i]] = 1;
+	}
+	/* the search from all of A (T_1's up links, in its order) */
+	size_t nv = (size_t)f->nv;
+	if (!g->dist) {
+		g->dist = fx_xmalloc(nv * sizeof *g->dist);
+		g->lat = fx_xmalloc(nv * sizeof *g->lat);
+		g->next = fx_xmalloc(nv * sizeof *g->next);
+	}
+	if (!g->queue)
+		g->queue = fx_xmalloc(nv * sizeof *g->queue);
+	memset(g->dist, 0xff, nv * sizeof *g->dist);
+	g->head = g->tail = 0;
+	for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++) {
+		int64_t a = s->slot[t].nbr;
+		if (!is_up(s, T[0], a))
+			continue;
+		double l = l0 + s->slot[t].lat;
+		if (g->dist[a] < 0) {
+			g->dist[a] = 0;
+			g->lat[a] = l;
+			g->next[a] = 0;
+			g->queue[g->tail++] = (int32_t)a;
+			arr[a] = 0;
+		} else if (l > g->lat[a]) {
+			g->lat[a] = l;
+		}
+	}
+	dag_grow(s, g, -1, -1, INT32_MAX);
+	int rc = 0;
+	int32_t top = 0;
+	for (int64_t v = 0; v < n; v++) {
+		int64_t x = s->home[v] >= 0 ? s->home[v] : v;
+		if (g->dist[v] < 0 || g->dist[x] < 0) {
+			rc = -1;
+			break;
+		}
+		/* to the other siblings' devices (and every device, from outside) */
+		if (g->dist[v] + 2 > st->max_hops)
+			st->max_hops = g->dist[v] + 2;
+		if (g->lat[v] > st->max_latency)
+			st->max_latency = g->lat[v];
+		if (in_s[x]) {  /* under a sibling: to its own leaf's devices too */
+			double lv = 0;
+			for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
+				if (t == s->inc_off[v] || l0 + s->slot[t].lat > lv)
+					lv = l0 + s->slot[t].lat;
+			if (lv > st->max_latency)
+				st->max_latency = lv;
+			continue;
+		}
+		if (g->dist[x] == 0) {
+			arr[x] += bytes * (double)GS;
+			continue;
+		}
+		inject(s, x, g->dist[x], bytes * (double)GS);
+		if (g->dist[x] > top)
+			top = g->dist[x];
+	}
+	if (rc == 0) {
+		push(s, g, -1, top, load, arr);
+		/* T_1's up split, as a unit: every sibling's is the same */
+		double total = 0;
+		for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++)
+			if (is_up(s, T[0], s->slot[t].nbr))
+				total += s->slot[t].cnt * s->slot[t].bw;
+		for (int64_t j = 0; j < m; j++) {  /* sibling j's devices up to A */
+			double mj = bytes * (double)gsz[j] * (double)(GS - gsz[j]);
+			for (int64_t t = s->inc_off[T[j]]; t < s->inc_off[T[j] + 1]; t++)
+				if (is_up(s, T[j], s->slot[t].nbr))
+					bump(s, load, s->slot[t].dl, mj * s->slot[t].cnt * s->slot[t].bw / total);
+		}
+		/* down from A to each sibling: its share of what arrived, and what
+		 * the other siblings' devices sent it */
+		for (int64_t i = 0; i < m; i++) {
+			int64_t t0 = s->inc_off[T[i]], t1 = s->inc_off[T[i] + 1];
+			for (int64_t t = t0; t < t1; t++) {
+				int64_t a = s->slot[t].nbr;
+				if (!is_up(s, T[i], a))
+					continue;
+				int first = 1;  /* parallel links to a: handle a once */
+				for (int64_t u = t0; u < t && first; u++)
+					if (s->slot[u].nbr == a)
+						first = 0;
+				if (!first)
+					continue;
+				double unit = 0, ta = 0;  /* a's share of T's up split; a's links */
+				for (int64_t u = t; u < t1; u++)
+					if (s->slot[u].nbr == a) {
+						unit += s->slot[u].cnt * s->slot[u].bw / total;
+						ta += s->slot[u].cnt * s->slot[u].bw;
+					}
+				double amt = arr[a] * (double)gsz[i] / (double)GS +
+					     bytes * (double)gsz[i] * (double)(GS - gsz[i]) * unit;
+				for (int64_t u = t; u < t1; u++)
+					if (s->slot[u].nbr == a)
+						bump(s, load, s->slot[s->slot[u].twin].dl,
+						     amt * s->slot[u].cnt * s->slot[u].bw / ta);
+			}
+		}
+	}
+	for (int64_t i = 0; i < m; i++)
+		in_s[T[i]] = 0;
+	for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++)  /* arr: only A's */
+		arr[s->slot[t].nbr] = 0;
+	return rc;
+}
+
+int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
+		       int64_t **used, size_t *nused, size_t *capused)
+{
+	s->used = used;
+	s->nused = nused;
+	s->capused = capused;
+	const fx_fabric *f = s->f;
+	int64_t n = f->ndev;
+	size_t *ord = fx_xmalloc((size_t)(n ? n : 1) * sizeof *ord);
+	sweep_key *keys = fx_xmalloc((size_t)(n ? n : 1) * sizeof *keys);
+	uint8_t *in = fx_xcalloc((size_t)(n ? n : 1), 1);
+	for (int64_t d = 0; d < n; d++) {
+		ord[d] = (size_t)d;
+		keys[d] = key_of(s, d);
+	}
+	fx_sort_r(ord, (size_t)n, sizeof *ord, key_cmp, keys);
+	/* the groups: ord[gi[k] .. gi[k+1]-1] share a key */
+	int64_t ng = 0, *gi = fx_xmalloc((size_t)(n + 1) * sizeof *gi);
+	for (int64_t i = 0; i < n; i++)
+		if (i == 0 || !same_key(&keys[ord[i]], &keys[ord[i - 1]]))
+			gi[ng++] = i;
+	gi[ng] = n;
+	int64_t *gt = fx_xmalloc((size_t)(ng + 1) * sizeof *gt);
+	double *gl = fx_xmalloc((size_t)(ng + 1) * sizeof *gl);
+	int64_t *cand = fx_xmalloc((size_t)(ng + 1) * sizeof *cand), nc = 0;
+	uint8_t *podded = fx_xcalloc((size_t)(ng + 1), 1);
+	for (int64_t k = 0; k < ng; k++) {
+		sweep_key key = keys[ord[gi[k]]];
+		gt[k] = key.target < 0 ? -key.target - 1 : key.target;
+		gl[k] = key.l0;
+		/* a candidate sibling: a switch that is one group's home, whose
+		 * other neighbours all relay */
+		int ok = key.target < 0 && gt[k] >= n && !(k > 0 && gt[k - 1] == gt[k]) &&
+			 !(k + 1 < ng && keys[ord[gi[k + 1]]].target == key.target);
+		for (int64_t t = s->inc_off[gt[k]]; ok && t < s->inc_off[gt[k] + 1]; t++) {
+			int64_t w = s->slot[t].nbr;
+			if (is_up(s, gt[k], w) && (w == gt[k] || !fx_fabric_relays(f, w)))
+				ok = 0;
+		}
+		if (ok)
+			cand[nc++] = k;
+	}
+	sib_ctx sc = {s, gt, gl};
+	fx_sort_r(cand, (size_t)nc, sizeof *cand, sib_cmp, &sc);
+	sweep_dag one = {0};  /* each target once: no point caching */
+	double *arr = fx_xcalloc((size_t)(f->nv ? f->nv : 1), sizeof *arr);
+	uint8_t *in_s = fx_xcalloc((size_t)(f->nv ? f->nv : 1), 1);
+	int64_t *T = fx_xmalloc((size_t)(nc + 1) * sizeof *T), *gsz = fx_xmalloc((size_t)(nc + 1) * sizeof *gsz);
+	int rc = 0;
+	for (int64_t a = 0; a < nc && rc == 0;) {
+		int64_t b = a + 1;
+		while (b < nc && siblings(&sc, cand[a], cand[b]))
+			b++;
+		if (b - a >= 2) {
+			for (int64_t q = a; q < b; q++) {
+				T[q - a] = gt[cand[q]];
+				gsz[q - a] = gi[cand[q] + 1] - gi[cand[q]];
+				podded[cand[q]] = 1;
+			}
+			rc = pod_all_pairs(s, T, gsz, b - a, gl[cand[a]], bytes, load, st, &one, arr,
+					   in_s);
+			for (int64_t q = a; q < b; q++)  /* last hops */
+				for (int64_t k = gi[cand[q]]; k < gi[cand[q] + 1]; k++)
+					last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load);
+		}
+		a = b;
+	}
+	free(T);
+	free(gsz);
+	free(arr);
+	free(in_s);
+	free(cand);
+	for (int64_t gk = 0; gk < ng && rc == 0; gk++) {
+		if (podded[gk])
+			continue;
+		int64_t i = gi[gk], j = gi[gk + 1];
+		sweep_key key = keys[ord[i]];
+		int home = key.target < 0;
+		int64_t target = gt[gk];
+		for (int64_t k = i; k < j; k++)
+			in[ord[k]] = 1;
+		int64_t size = j - i;
+		sweep_dag *g = s->cache[target] && s->cache[target]->l0 == key.l0 ? s->cache[target]
+										    : &one;
+		if (g == &one)
+			dag_start(s, target, key.l0, g);
+		dag_grow(s, g, target, -1, INT32_MAX);
+		int32_t top = 0, off = home ? 1 : 0;
+		for (int64_t v = 0; v < n; v++) {  /* v sends to the group's members but itself */
+			int64_t c = size - in[v];
+			if (c == 0)
+				continue;
+			int32_t dd = g->dist[v];
+			if (dd < 0) {
+				rc = -1;
+				break;
+			}
+			if (dd + off > st->max_hops)
+				st->max_hops = dd + off;
+			if (g->lat[v] > st->max_latency)
+				st->max_latency = g->lat[v];
+			int64_t u = s->home[v];
+			if (u >= 0) {  /* its first hop is added once, after every group */
+				if (u != target)
+					inject(s, u, dd - 1, bytes * (double)c);
+			} else if (dd > 0) {
+				inject(s, v, dd, bytes * (double)c);
+			}
+			if (dd > top)
+				top = dd;
+		}
+		if (rc == 0) {
+			push(s, g, target, top, load, NULL);
+			for (int64_t k = i; home && k < j; k++)
+				last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load);
+		}
+		for (int64_t k = i; k < j; k++)
+			in[ord[k]] = 0;
+	}
+	free(podded);
+	free(gi);
+	free(gt);
+	free(gl);
+	/* every device's first hop: all its n - 1 destinations' bytes, split
+	 * over its links home as the reference splits them at the device */
+	for (int64_t v = 0; v < n && rc == 0; v++) {
+		int64_t u = s->home[v];
+		if (u < 0)
+			continue;
+		double m = bytes * (double)(n - 1), total = 0;
+		for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
+			total += s->slot[t].cnt * s->slot[t].bw;
+		for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
+			bump(s, load, s->slot[t].dl, m * s->slot[t].cnt * s->slot[t].bw / total);
+	}
+	if (rc)
+		for (int32_t dd = 0; dd < s->bucket_dists; dd++) {
+			for (size_t k = 0; k < s->bucket_len[dd]; k++) {
+				int64_t v = s->bucket[dd][k];
+				s->amount[v] = 0;
+				s->queued[v] = 0;
+			}
+			s->bucket_len[dd] = 0;
+		}
+	dag_free(&one);
+	free(in);
+	free(ord);
+	free(keys);
+	return rc;
+}

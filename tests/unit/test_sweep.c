@@ -1,0 +1,341 @@
+/* Issue 15: the grouped ECMP push (routing/ecmp_sweep.c) against the
+ * per-destination reference path it replaces (route.c ecmp_add, selected
+ * by fx_router_set_reference): the same link loads to 1e-12 relative (the
+ * only difference is the order of additions), the same longest path and
+ * latency exactly, the same message for a pair with no route. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/xalloc.h"
+#include "../../routing/internal.h"
+#include "helpers.h"
+
+/* Loads of one batch (or of all pairs when flows is NULL) under one path. */
+static int loads_of(const fx_fabric *f, int reference, const fx_flow *flows, size_t n,
+		    double bytes, double *load, fx_path_stats *st, char *msg, size_t msglen)
+{
+	fx_router *r = fx_router_new(f, 0);
+	fx_router_set_reference(r, reference);
+	fx_diag d;
+	fx_diag_init(&d);
+	FILE *err = tmpfile();
+	d.out = err;
+	int rc = flows ? fx_router_add(r, flows, n, load, st, &d)
+		       : fx_router_add_all_pairs(r, bytes, load, st, &d);
+	/* twice through the same router: the second call reads the caches */
+	if (rc == 0 && flows) {
+		fx_path_stats st2;
+		rc = fx_router_add(r, flows, n, load, &st2, &d);
+		ck_assert_int_eq(st2.max_hops, st->max_hops);
+		ck_assert(st2.max_latency == st->max_latency);
+	}
+	rewind(err);
+	size_t k = fread(msg, 1, msglen - 1, err);
+	msg[k] = 0;
+	fclose(err);
+	fx_diag_release(&d);
+	fx_router_free(r);
+	return rc;
+}
+
+/* Compares both paths on one batch (added twice, the second time from the
+ * caches); returns the summed load (so callers can see the batch loaded
+ * something), -1 when a pair had no route. */
+static double same_loads(const fx_fabric *f, const char *what, const fx_flow *flows, size_t n,
+			 double bytes)
+{
+	size_t nl = (size_t)(2 * f->ne);
+	double *a = fx_xcalloc(nl, sizeof *a), *b = fx_xcalloc(nl, sizeof *b);
+	fx_path_stats sa = {0, 0}, sb = {0, 0};
+	char ma[512], mb[512];
+	int ra = loads_of(f, 1, flows, n, bytes, a, &sa, ma, sizeof ma);
+	int rb = loads_of(f, 0, flows, n, bytes, b, &sb, mb, sizeof mb);
+	ck_assert_msg(ra == rb, "%s: reference %d, sweep %d", what, ra, rb);
+	ck_assert_str_eq(ma, mb);
+	double sum = -1;  /* no route: -1, and the message names the pair */
+	if (ra != 0)
+		ck_assert_msg(strstr(ma, "no route from '") != NULL, "%s: %s", what, ma);
+	if (ra == 0) {
+		sum = 0;
+		ck_assert_msg(sa.max_hops == sb.max_hops, "%s: hops %lld vs %lld", what,
+			      (long long)sa.max_hops, (long long)sb.max_hops);
+		ck_assert_msg(sa.max_latency == sb.max_latency, "%s: latency %.17g vs %.17g", what,
+			      sa.max_latency, sb.max_latency);
+		for (size_t l = 0; l < nl; l++) {
+			double tol = 1e-12 * fmax(fabs(a[l]), fabs(b[l]));
+			ck_assert_msg(fabs(a[l] - b[l]) <= tol, "%s: link %zu: %.17g vs %.17g", what, l,
+				      a[l], b[l]);
+			sum += a[l];
+		}
+	}
+	free(a);
+	free(b);
+	return sum;
+}
+
+/* A deterministic stream for the random batches (Knuth's MMIX LCG). */
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *x >> 33;
+}
+
+/* Every pattern on one fabric: random pairs (with self-flows and empty
+ * ones), shifts i -> i+k (pairwise rounds), incast to 0, a ring, all pairs. */
+static void check_fabric(const fx_fabric *f, const char *name)
+{
+	int64_t n = f->ndev;
+	fx_flow *fl = fx_xmalloc((size_t)(n > 400 ? n : 400) * sizeof *fl);
+	char what[128];
+	uint64_t x = 15;
+	for (int i = 0; i < 400; i++) {
+		fl[i].src = (int64_t)(lcg(&x) % (uint64_t)n);
+		fl[i].dst = (int64_t)(lcg(&x) % (uint64_t)n);
+		fl[i].bytes = i % 37 == 0 ? 0 : (double)(1 + lcg(&x) % 1000) * 4096;
+	}
+	snprintf(what, sizeof what, "%s random", name);
+	ck_assert(same_loads(f, what, fl, 400, 0) > 0);
+	int64_t shifts[] = {1, n / 2, n - 1, 7 % n};
+	for (int s = 0; s < 4; s++) {
+		for (int64_t i = 0; i < n; i++)
+			fl[i] = (fx_flow){i, (i + shifts[s]) % n, 1e6};
+		snprintf(what, sizeof what, "%s shift %lld", name, (long long)shifts[s]);
+		ck_assert(same_loads(f, what, fl, (size_t)n, 0) > 0);
+	}
+	for (int64_t i = 0; i < n; i++)
+		fl[i] = (fx_flow){i, 0, 3e5 + (double)i};
+	snprintf(what, sizeof what, "%s incast", name);
+	ck_assert(same_loads(f, what, fl, (size_t)n, 0) > 0);
+	snprintf(what, sizeof what, "%s all pairs", name);
+	ck_assert(same_loads(f, what, NULL, 0, 12345.5) > 0);
+	free(fl);
+}
+
+static const char *const k4[] = {"fabric.k=4", NULL};
+
+START_TEST(sweep_equals_reference_shipped)
+{
+	static const struct {
+		const char *path;
+		const char *const *sets;
+	} cases[] = {
+		{"specs/fat-tree-k8.yaml", k4},            /* k=4 fat-tree */
+		{"specs/fat-tree-k8.yaml", NULL},          /* k=8 */
+		{"tests/specs/leaf-spine-custom.yaml", NULL},  /* 2:1 leaf-spine, custom */
+		{"specs/cm384.yaml", NULL},                /* UB: CloudMatrix384 */
+		{"specs/nvl72.yaml", NULL},                /* NVSwitch: GB200 NVL72 */
+		{"specs/hgx-h100.yaml", NULL},
+		{"tests/specs/hgx-custom.yaml", NULL},     /* HGX written out as custom */
+		{"specs/dgx-h100-256.yaml", NULL},
+		{"specs/switched-64.yaml", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		load_ok(&a, cases[i].path, cases[i].sets);
+		check_fabric(&a.f, cases[i].path);
+		fixture_release(&a);
+	}
+}
+END_TEST
+
+/* Custom graphs that take the corners: devices hanging off relaying
+ * devices (homes that are devices and destinations themselves), parallel
+ * links of different bandwidth and latency (the last hop's split and its
+ * worst latency), a vertex of degree 70 (past the 64-bit next-hop mask),
+ * a hypercube (no homes at all). */
+static char *corner_graph(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *s = fx_xmalloc(cap);
+	len += (size_t)snprintf(s + len, cap - len,
+		"name: corners\nfabric:\n  kind: custom\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n  nodes:\n");
+	for (int i = 0; i < 4; i++)   /* a ring of 4 relaying devices */
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: r%d, type: device}\n", i);
+	for (int i = 0; i < 8; i++)   /* leaves: two on each ring device */
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: l%d, type: device}\n", i);
+	for (int i = 0; i < 2; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: s%d, type: switch}\n", i);
+	for (int i = 0; i < 70; i++)  /* 35 hosts on each switch */
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: h%d, type: device}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	for (int i = 0; i < 4; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: r%d, b: r%d}\n", i, (i + 1) % 4);
+	for (int i = 0; i < 8; i++) {
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: l%d, b: r%d}\n", i, i / 2);
+		if (i % 3 == 0)  /* a second, slower and faster-latency, parallel link */
+			len += (size_t)snprintf(s + len, cap - len, "    - {a: r%d, b: l%d, "
+						"bandwidth: 20 GB/s, latency: %d ns}\n", i / 2, i,
+						i == 0 ? 700 : 100);
+	}
+	for (int i = 0; i < 70; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: h%d, b: s%d%s}\n", i, i % 2,
+					i == 5 ? ", count: 2" : "");
+	for (int i = 0; i < 34; i++)  /* 34 separate links between the switches */
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: s0, b: s1, bandwidth: %d GB/s}\n",
+					10 + i);
+	len += (size_t)snprintf(s + len, cap - len, "    - {a: s0, b: r0}\n    - {a: s1, b: r2}\n");
+	return s;
+}
+
+static char *hypercube(int dim)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *s = fx_xmalloc(cap);
+	len += (size_t)snprintf(s + len, cap - len,
+		"name: hc\nfabric:\n  kind: custom\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n  nodes:\n");
+	for (int i = 0; i < (1 << dim); i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: v%d, type: device}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	for (int i = 0; i < (1 << dim); i++)
+		for (int b = 0; b < dim; b++)
+			if (!(i & (1 << b)))
+				len += (size_t)snprintf(s + len, cap - len, "    - {a: v%d, b: v%d}\n", i,
+							i | (1 << b));
+	return s;
+}
+
+START_TEST(sweep_equals_reference_custom)
+{
+	char *texts[] = {corner_graph(), hypercube(5)};
+	for (int i = 0; i < 2; i++) {
+		fixture a;
+		ck_assert_msg(fixture_load(&a, "g.yaml", texts[i], NULL) == 0, "%s", a.msg);
+		check_fabric(&a.f, i ? "hypercube" : "corners");
+		fixture_release(&a);
+		free(texts[i]);
+	}
+}
+END_TEST
+
+/* A pair with no route: the same message and status from both paths.  A
+ * valid custom spec is connected and relays everywhere, so the test turns
+ * relaying off in a chain a - b - c - w - d (nothing gets past b or c). */
+START_TEST(sweep_no_route_same_message)
+{
+	const char *text = "name: chain\nfabric:\n  kind: custom\n"
+			   "  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n"
+			   "  nodes:\n    - {name: a, type: device}\n    - {name: b, type: device}\n"
+			   "    - {name: c, type: device}\n    - {name: d, type: device}\n"
+			   "    - {name: w, type: switch}\n"
+			   "  links:\n    - {a: a, b: b}\n    - {a: b, b: c}\n    - {a: c, b: w}\n"
+			   "    - {a: w, b: d}\n";
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "g.yaml", text, NULL) == 0, "%s", a.msg);
+	a.f.devices_forward = 0;
+	fx_flow ok[] = {{0, 1, 5}, {2, 3, 5}, {3, 2, 7}};
+	/* twice: 1 hop x 5, 2 hops x 5, 2 hops x 7 */
+	ck_assert(same_loads(&a.f, "routed", ok, 3, 0) == 2 * (5 + 2 * 5 + 2 * 7));
+	fx_flow fl[] = {{0, 1, 5}, {3, 2, 5}, {2, 0, 5}, {3, 1, 5}};
+	ck_assert(same_loads(&a.f, "no route", fl, 4, 0) == -1);
+	ck_assert(same_loads(&a.f, "no route, all pairs", NULL, 0, 5) == -1);
+	fixture_release(&a);
+}
+END_TEST
+
+/* Lattice rounds summarised from breakpoints (routing/dor_sum.c) against
+ * the per-link path (the router with the reference set): each round's
+ * heaviest link and time exactly, totals and per-link figures to 1e-12. */
+static int close12(double a, double b)
+{
+	return fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+static void same_collective(const fx_fabric *f, const char *pattern, const char *algo,
+			    double size, fx_route_policy pol, const char *what)
+{
+	int64_t *ranks = fx_xmalloc((size_t)f->ndev * sizeof *ranks);
+	for (int64_t i = 0; i < f->ndev; i++)
+		ranks[i] = i;
+	fx_coll_req q = {pattern, algo, ranks, f->ndev, size, 0};
+	fx_coll_time tm = {1e-6, 0, pol};
+	fx_coll_result res[2];
+	for (int ref = 0; ref < 2; ref++) {
+		fx_router *r = fx_router_new(f, 0);
+		fx_router_set_reference(r, ref);
+		ck_assert_msg((fx_router_summary(r) != NULL) == !ref, "%s: summary", what);
+		fx_diag d;
+		fx_diag_init(&d);
+		ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res[ref], &d), 0);
+		fx_diag_release(&d);
+		fx_router_free(r);
+	}
+	fx_coll_result *a = &res[0], *b = &res[1];
+	ck_assert_msg(a->nround == b->nround && a->nround > 0, "%s: rounds", what);
+	for (size_t i = 0; i < a->nround; i++) {
+		ck_assert_msg(a->per_round[i].max_link_bytes == b->per_round[i].max_link_bytes,
+			      "%s: round %zu heaviest %.17g vs %.17g", what, i,
+			      a->per_round[i].max_link_bytes, b->per_round[i].max_link_bytes);
+		ck_assert_msg(a->per_round[i].time == b->per_round[i].time, "%s: round %zu time",
+			      what, i);
+		ck_assert_msg(close12(a->per_round[i].total_link_bytes,
+				      b->per_round[i].total_link_bytes), "%s: round %zu total", what, i);
+	}
+	ck_assert_msg(close12(a->time, b->time), "%s: time", what);
+	ck_assert_msg(close12(a->total_link_bytes, b->total_link_bytes), "%s: total", what);
+	ck_assert_msg(close12(a->max_link_bytes, b->max_link_bytes), "%s: max", what);
+	ck_assert(a->max_link_bytes > 0);
+	for (int64_t l = 0; l < 2 * f->ne; l++) {
+		ck_assert_msg(close12(a->link_bytes[l], b->link_bytes[l]), "%s: link %lld bytes %.17g vs "
+			      "%.17g", what, (long long)l, a->link_bytes[l], b->link_bytes[l]);
+		ck_assert_msg(close12(a->link_busy[l], b->link_busy[l]), "%s: link %lld busy", what,
+			      (long long)l);
+	}
+	fx_coll_result_release(a);
+	fx_coll_result_release(b);
+	free(ranks);
+}
+
+START_TEST(lattice_summary_equals_per_link)
+{
+	static const char *const wafer[] = {"fabric.grid=[12,12]", NULL};
+	static const char *const wafer_odd[] = {"fabric.grid=[11,11]", NULL};
+	static const char *const torus[] = {"fabric.dims=[4,6,5]", "packaging.devices_per_node=1",
+					    NULL};
+	static const char *const mesh[] = {"fabric.dims=[6,5]", "fabric.kind=mesh",
+					   "packaging.devices_per_node=1", NULL};
+	struct {
+		const char *path;
+		const char *const *sets;
+		const char *pattern, *algo;
+	} cases[] = {
+		{"specs/wse2.yaml", wafer, "gemm-shift", "summa"},
+		{"specs/wse2.yaml", wafer_odd, "gemm-shift", "summa"},
+		{"specs/wse2.yaml", wafer, "gemm-shift", "cannon"},
+		{"specs/wse2.yaml", wafer, "gemm-shift", "meshgemm"},
+		{"specs/wse2.yaml", wafer, "allreduce", "ktree"},
+		{"specs/torus-8x8x8.yaml", torus, "all-to-all", "pairwise"},  /* even-ring ties */
+		{"specs/torus-8x8x8.yaml", torus, "allreduce", "ring"},
+		{"specs/torus-8x8x8.yaml", NULL, "allreduce", "swing-torus"},
+		{"specs/torus-8x8x8.yaml", mesh, "all-to-all", "pairwise"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		if (fixture_load(&a, cases[i].path, NULL, cases[i].sets) != 0)
+			ck_abort_msg("%s: %s", cases[i].path, a.msg);
+		char what[160];
+		for (int pol = 0; pol < 2; pol++) {
+			snprintf(what, sizeof what, "%s %s/%s %s", cases[i].path, cases[i].pattern,
+				 cases[i].algo, pol ? "hash" : "split");
+			same_collective(&a.f, cases[i].pattern, cases[i].algo, 3e6, pol, what);
+		}
+		fixture_release(&a);
+	}
+}
+END_TEST
+
+Suite *suite_sweep(void)
+{
+	Suite *s = suite_create("sweep");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, sweep_equals_reference_shipped);
+	tcase_add_test(tc, sweep_equals_reference_custom);
+	tcase_add_test(tc, sweep_no_route_same_message);
+	tcase_add_test(tc, lattice_summary_equals_per_link);
+	suite_add_tcase(s, tc);
+	return s;
+}
