@@ -731,7 +731,7 @@ void fx_router_set_reference(fx_router *r, int on)
  * return NULL here. */
 fx_dorsum *fx_router_summary(fx_router *r)
 {
-	if (r->kind != &dor || r->reference)
+	if (r->kind != &dor || r->reference || r->degraded)  /* failed links: per link */
 		return NULL;
 	if (!r->sum_tried) {
 		r->sum_tried = 1;
