@@ -1,7 +1,7 @@
 #!/bin/sh
 # Optical circuit switches joining cubes (issue 17, item 5; the chapter
 # "Supernodes" §6.5.4): `fabric.ocs` on a torus of rack_shape cubes.
-# Numbers from /work/shared/reference/hardware.md §4 (TPU v4): 64 cubes of
+# Numbers from hardware.md §4 (TPU v4): 64 cubes of
 # 4x4x4, 48 OCS, 16 per dimension, each taking the + and - faces of all 64
 # cubes (128 of its 136 ports), 6,144 fibres (64 cubes x 6 faces x 16).
 set -u
