@@ -2,11 +2,12 @@
  * fabricx failures: what losing one element does to the fabric (the
  * chapter "Supernodes" §6.7.2: a failure's scope depends on what shares
  * it).  For each class of switch chips (a role: leaf, spine, a plane's L2
- * chips, NVSwitch chips) and each class of links (a tier), one element is
+ * chips, NVSwitch chips) and each class of links (a tier, split into the
+ * links that cross the canonical split and those that do not), one element is
  * failed and the fabric measured again: the max-flow across the canonical
  * bisection split, each device's bandwidth into the fabric (the worst
  * device's share kept), and the blast radius: devices slowed, and devices
- * cut off.  Chips of one role and links of one tier are
+ * cut off.  Chips of one role and links of one class are
  * structurally equivalent in every structured kind, so one of each is
  * evaluated (said in the output); `--all` evaluates every chip instead.
  * `--kind node|rack|plane` fails the first node, rack or plane with all it
@@ -233,26 +234,38 @@ static int switches(fx_cli *c, const uint8_t *side, const measure *base, rows *r
 	return rc;
 }
 
-/* One row per link tier: one physical link of its first bundle. */
+/* Whether bundle e joins the two sides of the canonical split directly
+ * (on a lattice, a link of its cut). */
+static int crosses(const fx_fabric *f, const uint8_t *side, int64_t e)
+{
+	uint8_t a = side[f->ends[2 * e]], b = side[f->ends[2 * e + 1]];
+	return a < 2 && b < 2 && a != b;
+}
+
+/* One row per link tier, and within a tier apart the links that cross the
+ * canonical split (a lattice's cut: each costs the split one link) from
+ * those that do not: one physical link of the first bundle of each. */
 static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
 {
 	fx_fabric *f = &c->design.fab;
 	int rc = 0;
-	int done[128] = {0};
+	int done[128][2] = {{0}};
 	int32_t *lost = fx_xcalloc((size_t)f->ne + 1, sizeof *lost);
 	for (int64_t e = 0; e < f->ne && rc == 0; e++) {
-		int tier = f->e[e].tier;
-		if (tier < 0 || tier >= 128 || done[tier] || !fx_fabric_edge_up(f, e))
+		int tier = f->e[e].tier, x = crosses(f, side, e);
+		if (tier < 0 || tier >= 128 || done[tier][x] || !fx_fabric_edge_up(f, e))
 			continue;
-		done[tier] = 1;
+		done[tier][x] = 1;
 		int64_t n = 0;
 		for (int64_t g = 0; g < f->ne; g++)
-			n += f->e[g].tier == tier ? f->e[g].count : 0;
+			n += f->e[g].tier == tier && crosses(f, side, g) == x && fx_fabric_edge_up(f, g)
+			     ? f->e[g].count : 0;
 		row r = {.equivalent = n};
 		char a[48], b[48];
 		fx_fabric_vertex_name(f, f->ends[2 * e], a, sizeof a);
 		fx_fabric_vertex_name(f, f->ends[2 * e + 1], b, sizeof b);
-		snprintf(r.what, sizeof r.what, "one link %s-%s (tier %d)", a, b, tier);
+		snprintf(r.what, sizeof r.what, "one link %s-%s (tier %d%s)", a, b, tier,
+			 x ? ", across the split" : "");
 		lost[e] = 1;  /* one physical link of the bundle fails */
 		rc = measure_failed(c, side, NULL, lost, &r.m);
 		lost[e] = 0;

@@ -328,6 +328,13 @@ expect 0 "failures --kind rack" -- "$FABRICX" failures specs/cm384.yaml --kind r
 [ "$(jq -c '[.failures[0]|.equivalent,.instances_hit]' "$tmp/out")" = "[12,4]" ] && ok || bad "--kind rack: rack 0 for the 12 compute racks"
 expect 0 "failures nvl72" -- "$FABRICX" failures specs/nvl72.yaml --json
 [ "$(jq '.failures[0]|(1-.worst_device_kept)*18*1e9|round' "$tmp/out")" = 1000000000 ] && ok || bad "nvl72: one switch chip, 1/18 of each GPU"
+# a lattice's links are alike only on the same side of its cut: a 4x4x4
+# torus's canonical split is cut by 32 links (the chapter "Supernodes"
+# §6.5.4), so one of them failed keeps 31/32; the other 160 keep it all
+expect 0 "failures --kind link on a torus" -- "$FABRICX" failures specs/tpu-v4-cube.yaml --kind link --json
+[ "$(jq -c '[.failures[]|[.equivalent,.bisection_kept]]' "$tmp/out")" = "[[32,0.96875],[160,1]]" ] && ok || bad "torus link failures: $(jq -c '[.failures[]|[.equivalent,.bisection_kept]]' "$tmp/out")"
+expect 0 "failures on the wafer" -- "$FABRICX" failures specs/wse2.yaml --kind link --json
+[ "$(jq -c '[.failures[]|[.equivalent,.bisection_kept]]' "$tmp/out")" = "[[757,0.998678996037],[1505434,1]]" ] && ok || bad "wafer link failures (757 of 1,506,191 links cut the 757x996 mesh): $(jq -c '[.failures[]|[.equivalent,.bisection_kept]]' "$tmp/out")"
 expect 2 "failures without switches" -- "$FABRICX" failures specs/torus-8x8x8.yaml
 first "fabricx: error: failures: specs/torus-8x8x8.yaml has no switch chips (try --kind link)" "failures on a torus message"
 # --json on the listings too, the same rows as the text tables (after
