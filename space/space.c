@@ -28,20 +28,37 @@ static void put(sbuf *b, const char *t)
 	b->n += k;
 }
 
+static int has_control(const char *t)
+{
+	for (; *t; t++)
+		if ((unsigned char)*t < 0x20 || *t == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* A scalar is written as it was unless quoting was what kept it a
- * string, or flow syntax would split it: then in double quotes. */
+ * string, flow syntax would split it or it holds a control character:
+ * then double-quoted with YAML's escapes, so a value stays one line (points.csv, the workers' pipes) and
+ * a newline or tab in it survives the round trip. */
 static void put_scalar(sbuf *b, const fx_snode *n)
 {
 	const char *t = n->text;
-	if (n->plain && !strpbrk(t, ",[]{}:#\"'") && t[0] != ' ') {
+	if (n->plain && !strpbrk(t, ",[]{}:#\"'") && t[0] != ' ' && !has_control(t)) {
 		put(b, t);
 		return;
 	}
 	put(b, "\"");
 	for (const char *p = t; *p; p++) {
-		char c[3] = {*p, 0, 0};
+		char c[8] = {*p, 0};
+		unsigned char u = (unsigned char)*p;
 		if (*p == '"' || *p == '\\')
 			c[0] = '\\', c[1] = *p;
+		else if (*p == '\n')
+			snprintf(c, sizeof c, "\\n");
+		else if (*p == '\t')
+			snprintf(c, sizeof c, "\\t");
+		else if (u < 0x20 || u == 0x7f)
+			snprintf(c, sizeof c, "\\x%02x", u);
 		put(b, c);
 	}
 	put(b, "\"");

@@ -274,6 +274,14 @@ expect 0 "a table by its JSON key" -- "$FABRICX" explore specs/dgx-h100-256.yaml
 expect 0 "--vary alone" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --vary 'fabric.dims=[4,4,4],[8,8,8]' --out "$tmp/o"
 [ "$(head -n 1 "$tmp/o/tpu-v4-cube/points.csv")" = "point,fabric.dims,devices,diameter_hops,bisection_per_device_Bps,power_W,feasible,status,reason,pareto" ] && ok || bad "--vary alone: header $(head -n 1 "$tmp/o/tpu-v4-cube/points.csv")"
 
+# values holding a newline, a tab or a comma stay one CSV line each,
+# through the workers' pipes and back in through --resume
+printf 'name: q\nfabric: {kind: torus, dims: [4], link: {bandwidth: 50 GB/s, latency: 1 us}}\ndescription: x\nspace:\n  vary:\n    description: ["a\\nb", "tab\\there", "c,d"]\n' >"$tmp/q.yaml"
+expect 0 "values with control characters" -- "$FABRICX" explore "$tmp/q.yaml" --jobs 2 --out "$tmp/o"
+[ "$(wc -l <"$tmp/o/q/points.csv")" = 4 ] && [ "$(row "$tmp/o/q/points.csv" 0 description)" = '"a\nb"' ] && ok || bad "a newline in a value: $(cat "$tmp/o/q/points.csv")"
+expect 0 "resume them" -- "$FABRICX" explore "$tmp/q.yaml" --resume --json --out "$tmp/o"
+[ "$(jq .space.points_computed "$tmp/out")" = 0 ] && ok || bad "values with control characters are not read back"
+
 # --no-space: the base design's report
 expect 0 "--no-space" -- "$FABRICX" explore specs/spaces/torus-growth.yaml --no-space --skip diagrams --json --out "$tmp/o"
 [ "$(jq -r '.status' "$tmp/out")" = ok ] && [ -s "$tmp/o/torus-growth/links.csv" ] && [ ! -e "$tmp/o/torus-growth/points.csv" ] && ok || bad "--no-space: not the design report"
