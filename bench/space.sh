@@ -12,7 +12,7 @@ REPEAT=${REPEAT:-3}
 BUDGET=${BUDGET:-1000}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 # 1,000 points: 10 link bandwidths x 10 latencies x 10 device powers
 cat >"$out/s1k.yaml" <<'YAML'
