@@ -35,7 +35,8 @@ static double wall(void)
 
 /* One collective's link utilisation: util[2 ne] = busy time / completion
  * time, and its caption. */
-static int run_loads(fx_cli *c, const uint8_t *failed, const char *pattern, const char *algo,
+static int run_loads(fx_cli *c, const uint8_t *failed, const uint8_t *dead, const char *pattern,
+		     const char *algo,
 		     double size, const int64_t *ranks, int64_t n, double **util, char *caption,
 		     size_t caplen)
 {
@@ -54,17 +55,18 @@ static int run_loads(fx_cli *c, const uint8_t *failed, const char *pattern, cons
 	fx_fabric *ff = &c->design.fab;
 	fx_fail_saved keep;
 	fx_fabric_fail_save(ff, &keep);
-	if (failed)
-		fx_fabric_fail_mark(ff, failed, NULL);
+	int damaged = failed || dead;
+	if (damaged)
+		fx_fabric_fail_mark(ff, failed, dead);
 	fx_router *r = fx_router_new(&c->design.fab, 0);
 	fx_coll_result res;
 	fx_diag quiet;
 	fx_diag_init(&quiet);
 	quiet.max_shown = 0;
-	int rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &res, failed ? &quiet : &c->d);
+	int rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &res, damaged ? &quiet : &c->d);
 	fx_diag_release(&quiet);
 	fx_fabric_fail_restore(ff, &keep);
-	if (rc && failed)
+	if (rc && damaged)
 		rc = 1;
 	if (rc == 0) {
 		const fx_fabric *f = &c->design.fab;
@@ -123,7 +125,8 @@ static double unevenness(const double *u, int64_t n)
  * workload's heaviest collective (bytes x calls), all-to-all and allreduce
  * are run over the ranks at --size (32 MiB) and the least even is drawn (a
  * uniform picture shows nothing). */
-static int loads(fx_cli *c, const uint8_t *failed, double **util, char *caption, size_t caplen)
+static int loads(fx_cli *c, const uint8_t *failed, const uint8_t *dead, double **util, char *caption,
+		 size_t caplen)
 {
 	const char *pattern = fx_cli_opt(c, "pattern"), *algo = fx_cli_opt(c, "algo");
 	const char *size = fx_cli_opt(c, "size");
@@ -148,7 +151,7 @@ static int loads(fx_cli *c, const uint8_t *failed, double **util, char *caption,
 	n = kept;
 	int rc;
 	if (pattern) {
-		rc = run_loads(c, failed, pattern, algo, bytes, ranks, n, util, caption, caplen);
+		rc = run_loads(c, failed, dead, pattern, algo, bytes, ranks, n, util, caption, caplen);
 		free(ranks);
 		return rc > 0 ? no_way_round(c, pattern) : rc;
 	}
@@ -180,7 +183,7 @@ static int loads(fx_cli *c, const uint8_t *failed, double **util, char *caption,
 	rc = 0;
 	for (int i = 0; i < nc && rc == 0; i++) {
 		double *u = NULL;
-		rc = run_loads(c, failed, cp[i], ca[i], cs[i], ranks, n, &u, cap, sizeof cap);
+		rc = run_loads(c, failed, dead, cp[i], ca[i], cs[i], ranks, n, &u, cap, sizeof cap);
 		if (rc > 0) {  /* after a failure: try the others */
 			rc = 0;
 			continue;
@@ -274,15 +277,17 @@ const fx_opt fx_rnd_opts[] = {
 	{"size", "SIZE", "loads: bytes per rank (default 32 MiB)"},
 	{"ranks", "N", "loads: the first N devices (default: all)"},
 	{"group", "G", "loads: a group the spec defines"},
-	{"fail", "SEL", "draw the fabric before and after these vertices fail, a selector as "
-			"--cut takes (repeatable), loads recomputed"},
+	{"fail", "SEL", "draw the fabric before and after these fail: vertices a selector as "
+			"--cut takes picks, or A~B the links between two sets (repeatable); loads "
+			"recomputed"},
 	{NULL, NULL, NULL},
 };
 
-int fx_rnd_view_get(fx_cli *c, int view, const uint8_t *failed, fx_rnd_view *v)
+int fx_rnd_view_get(fx_cli *c, int view, const uint8_t *failed, const uint8_t *dead,
+		    fx_rnd_view *v)
 {
 	if (view == FX_VIEW_LOADS)
-		return loads(c, failed, &v->util, v->caption, sizeof v->caption);
+		return loads(c, failed, dead, &v->util, v->caption, sizeof v->caption);
 	if (view == FX_VIEW_PLACEMENT)
 		return placement(c, failed, &v->instance, &v->group);
 	return 0;
@@ -374,7 +379,7 @@ int fx_cmd_render(int argc, char **argv)
 		rc = fx_rnd_page(&c, view, format, &sp, path, sizeof path, &info);
 	} else if (rc == 0) {
 		fx_rnd_view v = {0};
-		rc = fx_rnd_view_get(&c, view, NULL, &v);
+		rc = fx_rnd_view_get(&c, view, NULL, NULL, &v);
 		const char *out = fx_cli_opt(&c, "output");
 		if (out)
 			snprintf(path, sizeof path, "%s", out);

@@ -22,9 +22,11 @@ typedef struct fx_rnd_view {
 	char caption[400];          /* loads: what ran, "" otherwise */
 } fx_rnd_view;
 
-/* Computes what view draws on c's fabric with the vertices failed[nv]
- * marked failed (NULL: none).  0, or -1 reported; release v either way. */
-int fx_rnd_view_get(fx_cli *c, int view, const uint8_t *failed, fx_rnd_view *v);
+/* Computes what view draws on c's fabric with the vertices failed[nv] and
+ * the bundles dead[ne] marked failed (NULL: none).  0, or -1 reported;
+ * release v either way. */
+int fx_rnd_view_get(fx_cli *c, int view, const uint8_t *failed, const uint8_t *dead,
+		    fx_rnd_view *v);
 void fx_rnd_view_release(fx_rnd_view *v);
 
 /* SPEC@KEY=VALUE,...: a spec with --set overrides of its own, as compare

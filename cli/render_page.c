@@ -145,16 +145,24 @@ int fx_rnd_page(fx_cli *c, int view, const char *format, const fx_rnd_specs *s, 
 		argv_o[i] = variant_argv(one, none, first, &v[i], &n);
 		rc = load_other(cs[i], argv_o[i], n);
 	}
+	uint8_t *dead = NULL;
 	if (rc == 0 && nfail) {
-		const fx_fabric *f = &c->design.fab;
-		uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1);
+		/* what the selectors fail (vertices, or A~B the links between two
+		 * sets), read off the fabric's failure mask and the mask put back:
+		 * the "before" panel is the intact fabric */
+		fx_fabric *f = &c->design.fab;
+		fx_fail_saved keep;
+		fx_fabric_fail_save(f, &keep);
+		for (int i = 0; i < nfail && rc == 0; i++)
+			rc = fx_fabric_fail(f, fails[i], "--fail", &c->d);
 		failed = fx_xcalloc((size_t)f->nv + 1, 1);
-		for (int i = 0; i < nfail && rc == 0; i++) {
-			rc = fx_fabric_select(f, fails[i], "--fail", sel, &c->d);
-			for (int64_t u = 0; rc == 0 && u < f->nv; u++)
-				failed[u] |= sel[u];
-		}
-		free(sel);
+		dead = fx_xcalloc((size_t)f->ne + 1, 1);
+		for (int64_t u = 0; u < f->nv; u++)
+			failed[u] = !fx_fabric_vertex_up(f, u);
+		for (int64_t e = 0; e < f->ne; e++)
+			dead[e] = !fx_fabric_edge_up(f, e) && fx_fabric_vertex_up(f, f->ends[2 * e]) &&
+				  fx_fabric_vertex_up(f, f->ends[2 * e + 1]);
+		fx_fabric_fail_restore(f, &keep);
 		size_t k = 0;
 		for (int i = 0; i < nfail && k < sizeof note; i++)
 			k += (size_t)snprintf(note + k, sizeof note - k, "%s%s", i ? ", " : "", fails[i]);
@@ -163,13 +171,14 @@ int fx_rnd_page(fx_cli *c, int view, const char *format, const fx_rnd_specs *s, 
 	}
 	for (int i = 0; i < np && rc == 0; i++) {
 		fx_cli *ci = cs[nfail ? 0 : i];
-		rc = fx_rnd_view_get(ci, view, nfail && i ? failed : NULL, &vd[i]);
+		rc = fx_rnd_view_get(ci, view, nfail && i ? failed : NULL, nfail && i ? dead : NULL, &vd[i]);
 		p[i].f = &ci->design.fab;
 		p[i].o = (fx_render_opts){(fx_view)view, 0, nfail ? titles[i] : panel_title(cs, v, nspec, i),
 					  vd[i].util, vd[i].instance};
 		p[i].x.group = vd[i].group;
 		p[i].x.loads_caption = vd[i].caption[0] ? vd[i].caption : NULL;
 		p[i].x.failed = nfail && i ? failed : NULL;
+		p[i].x.failed_links = nfail && i ? dead : NULL;
 	}
 	const char *out = fx_cli_opt(c, "output");
 	if (out)
@@ -195,6 +204,7 @@ int fx_rnd_page(fx_cli *c, int view, const char *format, const fx_rnd_specs *s, 
 	for (int i = 0; i < FX_RENDER_MAX_PANELS; i++)
 		free(argv_o[i]);
 	free(failed);
+	free(dead);
 	return rc;
 }
 

@@ -1244,23 +1244,23 @@ Agdisc_t *rd_ordered_disc(void)
 }
 
 /* Counts the failed vertices of each box and the failed links (those of
- * a failed vertex) of each box and drawn edge. */
+ * a failed vertex, and those failed alone) of each box and drawn edge. */
 static void find_failed(emit *e)
 {
 	const rd_model *m = e->m;
 	const fx_fabric *f = m->f;
-	const uint8_t *dead = m->x->failed;
+	const uint8_t *dead = m->x->failed, *lost = m->x->failed_links;
 	e->box_failed = fx_xcalloc((size_t)m->nbox + 1, sizeof *e->box_failed);
 	e->in_failed = fx_xcalloc((size_t)m->nbox + 1, sizeof *e->in_failed);
 	e->edge_failed = fx_xcalloc((size_t)m->nedge + 1, sizeof *e->edge_failed);
-	for (int64_t v = 0; v < f->nv; v++)
+	for (int64_t v = 0; dead && v < f->nv; v++)
 		if (dead[v]) {
 			e->box_failed[m->box_of[v]]++;
 			e->nfailed++;
 		}
 	for (int64_t l = 0; l < f->ne; l++) {
 		int64_t u = f->ends[2 * l], v = f->ends[2 * l + 1];
-		if (!dead[u] && !dead[v])
+		if (!(dead && (dead[u] || dead[v])) && !(lost && lost[l]))
 			continue;
 		int64_t a = m->box_of[u], b = m->box_of[v];
 		e->nfailed_links += f->e[l].count;
@@ -1314,7 +1314,7 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 		e.umax = fmax(e.umax, m->box[b].in_util);
 	if (m->x->util_scale > 0)  /* one scale for pictures to compare */
 		e.umax = m->x->util_scale;
-	if (m->x->failed)
+	if (m->x->failed || m->x->failed_links)
 		find_failed(&e);
 	e.fans = fan_out(&e);
 	e.fan_labels = e.fans && !e.uniform && m->nlevels && fans_alike(m);

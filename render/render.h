@@ -90,6 +90,8 @@ typedef struct fx_render_ext {
 	fx_render_info *info;       /* out: what was drawn */
 	const uint8_t *failed;      /* [nv] vertices drawn as failed (red, dashed), with
 				     * their links; may be NULL */
+	const uint8_t *failed_links;  /* [ne] bundles drawn as failed besides those
+				       * (a link failed alone); may be NULL */
 	const char *note;           /* a further caption line (key figures), may be NULL */
 	double util_scale;          /* loads: the utilisation drawn as 100% (0: the busiest
 				     * link drawn); pictures to compare share one */

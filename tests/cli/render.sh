@@ -57,6 +57,11 @@ expect 0 "render --fail" -- "$FABRICX" render specs/cm384.yaml --view loads --fa
 grep -q "subgraph cluster_panel2 {" "$tmp/f.dot" && grep -q "after plane=0 fails" "$tmp/f.dot" && ok || bad "render --fail: two panels"
 grep -q "failed=" "$tmp/f.dot" && ok || bad "render --fail: nothing marked failed"
 expect 0 "render --fail png" -- "$FABRICX" render specs/cm384.yaml --fail plane=0 -o "$tmp/f.png" --out "$tmp/o"
+# a link failed alone (A~B, as every command's --fail takes it): that one
+# drawn edge is marked, and the loads go round it
+expect 0 "render --fail a link" -- "$FABRICX" render specs/tpu-v4-cube.yaml --view loads --fail 'device=0~device=1' -o "$tmp/l.dot"
+[ "$(grep -c 'failed=1' "$tmp/l.dot")" = 1 ] && [ "$(grep -c 'failed=' "$tmp/l.dot")" = 1 ] && ok || bad "render --fail A~B: $(grep -c 'failed=' "$tmp/l.dot") edges marked"
+grep -q "after device=0~device=1 fails" "$tmp/l.dot" && ok || bad "render --fail A~B: panel title"
 expect 2 "render --fail with two specs" -- "$FABRICX" render specs/cm384.yaml specs/nvl72.yaml --fail plane=0 --out "$tmp/o"
 has "give one spec" "--fail with two specs message"
 expect 2 "render --fail bad selector" -- "$FABRICX" render specs/cm384.yaml --fail plane=99 --out "$tmp/o"
