@@ -119,6 +119,14 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const int64_t *inc_off, const int64_t
 		s->home[d] = ok && fx_fabric_relays(f, u) ? u : -1;
 		s->home_lat[d] = l;
 	}
+	/* two devices each other's only neighbour (a pair joined alone): each
+	 * would reach the other both as its home and as its member, counting
+	 * the link twice; they are routed as unhomed devices instead */
+	for (int64_t d = 0; d < f->ndev; d++) {
+		int64_t u = s->home[d];
+		if (u >= 0 && u < f->ndev && s->home[u] == d)
+			s->home[d] = s->home[u] = -1;
+	}
 	s->slot = fx_xmalloc((size_t)(inc_off[f->nv] ? inc_off[f->nv] : 1) * sizeof *s->slot);
 	int64_t *first = fx_xmalloc((size_t)(f->ne ? f->ne : 1) * sizeof *first);
 	for (int64_t e = 0; e < f->ne; e++)
@@ -317,6 +325,10 @@ static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double 
 {
 	const fx_fabric *f = s->f;
 	const int32_t *dist = g->dist;
+	/* buckets past bucket_dists were never made: nothing was queued there
+	 * (two devices on one switch queue nothing at all) */
+	if (top >= s->bucket_dists)
+		top = s->bucket_dists - 1;
 	for (int32_t dd = top; dd >= 1; dd--) {
 		for (size_t k = 0; k < s->bucket_len[dd]; k++) {
 			int64_t v = s->bucket[dd][k];

@@ -236,6 +236,12 @@ expect 0 "explore a space on 2 workers" -- "$FABRICX" explore specs/spaces/power
 cmp -s "$tmp/space-serial.csv" "$tmp/o/power-budget/points.csv" && ok || bad "space: --jobs 2 differs from serial"
 expect 0 "explore a sampled space" -- "$FABRICX" explore specs/spaces/torus-growth.yaml --budget-points 3 --no-diagrams --out "$tmp/o"
 
+# two devices on one switch (a fuzzer's find: the grouped ECMP push read a
+# bucket never made): 1,048,576 B over 6 x 31 GB/s = 5.63751 us, plus two
+# 200 ns hops = 6.03751 us
+expect 0 "all-to-all on two devices of one switch" -- "$FABRICX" collective tests/specs/two-on-one-switch.yaml --pattern all-to-all --size 1MiB --json
+[ "$(jq '.time_s * 1e13 | round' "$tmp/out")" = 60375054 ] && ok || bad "two devices on one switch: $(jq .time_s "$tmp/out") s, not 6.03751 us"
+
 # power and place
 # the book's example counts only the servers (10.2 kW each)
 expect 0 "power 120 kW" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 120kW --set 'power={node: 10.2 kW}' --json --out "$tmp/o"

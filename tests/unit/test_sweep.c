@@ -200,11 +200,18 @@ static char *hypercube(int dim)
 
 START_TEST(sweep_equals_reference_custom)
 {
-	char *texts[] = {corner_graph(), hypercube(5)};
-	for (int i = 0; i < 2; i++) {
+	/* and two devices joined only to each other by two links (a fuzzer's
+	 * find: each was the other's home, and the link counted twice) */
+	static const char pair[] = "name: pair\nfabric:\n  kind: custom\n"
+		"  link: {bandwidth: 25 GB/s, latency: 200 ns}\n  nodes:\n"
+		"    - {name: gpu0, type: device}\n    - {name: gpu1, type: device}\n"
+		"  links:\n    - {a: gpu0, b: gpu1}\n    - {a: gpu0, b: gpu1}\n";
+	char *texts[] = {corner_graph(), hypercube(5), fx_xstrdup(pair)};
+	static const char *const names[] = {"corners", "hypercube", "pair"};
+	for (int i = 0; i < 3; i++) {
 		fixture a;
 		ck_assert_msg(fixture_load(&a, "g.yaml", texts[i], NULL) == 0, "%s", a.msg);
-		check_fabric(&a.f, i ? "hypercube" : "corners");
+		check_fabric(&a.f, names[i]);
 		fixture_release(&a);
 		free(texts[i]);
 	}
