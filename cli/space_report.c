@@ -391,6 +391,15 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 
 /* ---- the report ---- */
 
+/* A constraint's bound: null when open (infinite). */
+static void bound(fx_json *j, const char *key, double v)
+{
+	if (isinf(v))
+		fx_json_null(j, key);
+	else
+		fx_json_num(j, key, v);
+}
+
 /* The space as run, into report.json: parameters, objectives, constraints. */
 static void definition(fx_json *j, const fx_space *s)
 {
@@ -426,14 +435,8 @@ static void definition(fx_json *j, const fx_space *s)
 	for (size_t k = 0; k < s->ncons; k++) {
 		fx_json_obj_begin(j, NULL);
 		fx_json_str(j, "metric", s->cons[k].metric);
-		if (isinf(s->cons[k].lo))
-			fx_json_null(j, "min");
-		else
-			fx_json_num(j, "min", s->cons[k].lo);
-		if (isinf(s->cons[k].hi))
-			fx_json_null(j, "max");
-		else
-			fx_json_num(j, "max", s->cons[k].hi);
+		bound(j, "min", s->cons[k].lo);
+		bound(j, "max", s->cons[k].hi);
 		fx_json_str(j, "text", s->cons[k].text);
 		fx_json_obj_end(j);
 	}

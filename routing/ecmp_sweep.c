@@ -191,12 +191,10 @@ void fx_sweep_free(fx_sweep *s)
 	free(s);
 }
 
-/* Starts the reference's relay-aware search (route.c ecmp_prepare) from
- * target, with latency l0 at the target. */
-static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
+/* A search's arrays for nv vertices, made once, every distance -1 and the
+ * queue empty. */
+static void dag_reset(sweep_dag *g, size_t nv)
 {
-	const fx_fabric *f = s->f;
-	size_t nv = (size_t)f->nv;
 	if (!g->dist) {
 		g->dist = fx_xmalloc(nv * sizeof *g->dist);
 		g->lat = fx_xmalloc(nv * sizeof *g->lat);
@@ -205,6 +203,14 @@ static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
 	if (!g->queue)
 		g->queue = fx_xmalloc(nv * sizeof *g->queue);
 	memset(g->dist, 0xff, nv * sizeof *g->dist);  /* -1 */
+	g->head = g->tail = 0;
+}
+
+/* Starts the reference's relay-aware search (route.c ecmp_prepare) from
+ * target, with latency l0 at the target. */
+static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
+{
+	dag_reset(g, (size_t)s->f->nv);
 	g->dist[target] = 0;
 	g->lat[target] = l0;
 	g->next[target] = 0;
@@ -522,11 +528,11 @@ typedef struct sib_ctx {
 	const double *l0;
 } sib_ctx;
 
-static int sib_cmp(const void *a, const void *b, void *vctx)
+/* Orders home targets x and y by l0, then by their up links (neighbour,
+ * count, bandwidth, latency, in incidence order); 0 when alike: siblings. */
+static int up_links_cmp(const sib_ctx *c, int64_t x, int64_t y)
 {
-	const sib_ctx *c = vctx;
 	const fx_sweep *s = c->s;
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 	if (c->l0[x] != c->l0[y])
 		return c->l0[x] < c->l0[y] ? -1 : 1;
 	int64_t tx = c->target[x], ty = c->target[y];
@@ -538,7 +544,7 @@ static int sib_cmp(const void *a, const void *b, void *vctx)
 			py++;
 		int ex = px >= s->inc_off[tx + 1], ey = py >= s->inc_off[ty + 1];
 		if (ex || ey)
-			return ex && ey ? (x > y) - (x < y) : (ex ? -1 : 1);
+			return ex && ey ? 0 : (ex ? -1 : 1);
 		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
 		if (u->nbr != v->nbr)
 			return u->nbr < v->nbr ? -1 : 1;
@@ -550,27 +556,17 @@ static int sib_cmp(const void *a, const void *b, void *vctx)
 	}
 }
 
+/* Siblings together, each group in index order. */
+static int sib_cmp(const void *a, const void *b, void *vctx)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int r = up_links_cmp(vctx, x, y);
+	return r ? r : (x > y) - (x < y);
+}
+
 static int siblings(const sib_ctx *c, int64_t x, int64_t y)
 {
-	int64_t tx = c->target[x], ty = c->target[y];
-	const fx_sweep *s = c->s;
-	if (c->l0[x] != c->l0[y])
-		return 0;
-	int64_t px = s->inc_off[tx], py = s->inc_off[ty];
-	for (;;) {
-		while (px < s->inc_off[tx + 1] && !is_up(s, tx, s->slot[px].nbr))
-			px++;
-		while (py < s->inc_off[ty + 1] && !is_up(s, ty, s->slot[py].nbr))
-			py++;
-		int ex = px >= s->inc_off[tx + 1], ey = py >= s->inc_off[ty + 1];
-		if (ex || ey)
-			return ex && ey;
-		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
-		if (u->nbr != v->nbr || u->cnt != v->cnt || u->bw != v->bw || u->lat != v->lat)
-			return 0;
-		px++;
-		py++;
-	}
+	return up_links_cmp(c, x, y) == 0;
 }
 
 /*
@@ -598,16 +594,7 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 		in_s[T[i]] = 1;
 	}
 	/* the search from all of A (T_1's up links, in its order) */
-	size_t nv = (size_t)f->nv;
-	if (!g->dist) {
-		g->dist = fx_xmalloc(nv * sizeof *g->dist);
-		g->lat = fx_xmalloc(nv * sizeof *g->lat);
-		g->next = fx_xmalloc(nv * sizeof *g->next);
-	}
-	if (!g->queue)
-		g->queue = fx_xmalloc(nv * sizeof *g->queue);
-	memset(g->dist, 0xff, nv * sizeof *g->dist);
-	g->head = g->tail = 0;
+	dag_reset(g, (size_t)f->nv);
 	for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++) {
 		int64_t a = s->slot[t].nbr;
 		if (!is_up(s, T[0], a))
