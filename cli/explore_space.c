@@ -17,7 +17,8 @@
  * large is a typo more often than a plan. */
 #define SPACE_DEFAULT_MAX 100000
 
-/* The file's text, or NULL (errno set). */
+/* The file's text, or NULL (errno set; EILSEQ for a NUL byte, which
+ * would end the text early: no spec or points.csv holds one). */
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -33,6 +34,10 @@ static char *slurp(const char *path)
 	int bad = ferror(f);
 	fclose(f);
 	fclose(m);
+	if (!bad && memchr(s, '\0', len)) {
+		bad = 1;
+		errno = EILSEQ;
+	}
 	if (bad) {
 		free(s);
 		return NULL;
@@ -49,7 +54,8 @@ static int take_folder(fx_cli *c, fx_space_run *r, const char *dir, int must)
 	int rc = 0;
 	if (!text) {
 		if (must)
-			rc = fx_diag_error(&c->d, NULL, "cannot read '%s': %s", path, strerror(errno));
+			rc = fx_diag_error(&c->d, NULL, "cannot read '%s': %s", path, errno == EILSEQ
+					   ? "it holds a NUL byte, so it is no points.csv" : strerror(errno));
 		free(path);
 		return rc;
 	}
@@ -73,8 +79,8 @@ static int take_folder(fx_cli *c, fx_space_run *r, const char *dir, int must)
 		while ((line = strtok_r(NULL, "\n", &save)))
 			bad += fx_space_run_take_line(r, line, 1) != 0;
 		if (bad && must)
-			rc = fx_diag_error(&c->d, NULL, "'%s': %zu lines are not points of this space",
-					   path, bad);
+			rc = fx_diag_error(&c->d, NULL, "'%s': %zu %s of this space", path, bad,
+					   bad == 1 ? "line is not a point" : "lines are not points");
 	}
 	free(head);
 	free(text);

@@ -427,6 +427,7 @@ int fx_pt_read_line(const fx_pt_eval *ev, const char *line, fx_pt *p, int with_p
 	int end = 0, bad = 0;
 	char *own[64];
 	size_t nown = 0;
+	int feasible = -1;
 	for (size_t k = 0; k < want && !bad; k++) {
 		if (end) {
 			bad = 1;
@@ -450,6 +451,9 @@ int fx_pt_read_line(const fx_pt_eval *ev, const char *line, fx_pt *p, int with_p
 			double x = *v ? strtod(v, &e) : NAN;
 			bad = *v && *e;
 			p->m[k - nparams - 1] = x;
+		} else if (k == nparams + ev->nnames + 1) {
+			feasible = strcmp(v, "true") == 0 ? 1 : strcmp(v, "false") == 0 ? 0 : -1;
+			bad = feasible < 0;
 		} else if (k == nparams + ev->nnames + 2) {
 			int st = 0;
 			while (st < FX_PT_NSTATUS && strcmp(status_names[st], v))
@@ -466,7 +470,10 @@ int fx_pt_read_line(const fx_pt_eval *ev, const char *line, fx_pt *p, int with_p
 	}
 	for (size_t k = 0; k < nown && k < 64; k++)
 		free(own[k]);
-	if (bad || !end || (p->status == FX_PT_FEASIBLE) != !p->reason) {
+	/* feasible, status and reason say one thing: a point is feasible with
+	 * no reason, or not and why */
+	if (bad || !end || (p->status == FX_PT_FEASIBLE) != !p->reason ||
+	    feasible != (p->status == FX_PT_FEASIBLE)) {
 		fx_pt_release(p);
 		return -1;
 	}

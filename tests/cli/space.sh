@@ -169,6 +169,15 @@ cmp -s "$tmp/serial.csv" "$tmp/m/power-budget/points.csv" && ok || bad "merged s
 cmp -s "$tmp/serial-pareto.csv" "$tmp/m/power-budget/pareto.csv" && ok || bad "merged shards: pareto.csv differs"
 expect 2 "merge with a shard missing" -- "$FABRICX" merge $s --from "$tmp/sh/power-budget-shard-1-of-3" --out "$tmp/m"
 has "5 points of the space are in none of the folders merged" "missing shard message"
+# a shard's file that was tampered with: refused, never half-read
+mkdir -p "$tmp/bad"
+head -n 1 "$tmp/serial.csv" >"$tmp/bad/points.csv"
+echo '3,120 kW,10.2 kW,4,8,1275,64,81600,false,feasible,,true' >>"$tmp/bad/points.csv"
+expect 2 "merge a line whose feasible and status disagree" -- "$FABRICX" merge $s --from "$tmp/bad" --out "$tmp/m"
+has "1 line is not a point of this space" "tampered line message"
+printf '0,x\000\n' >>"$tmp/bad/points.csv"
+expect 2 "merge a file with a NUL byte" -- "$FABRICX" merge $s --from "$tmp/bad" --out "$tmp/m"
+has "it holds a NUL byte" "NUL byte message"
 expect 2 "merge another space's folder" -- "$FABRICX" merge $s --from "$tmp/o/torus-growth" --out "$tmp/m"
 has "is not from this space" "foreign folder message"
 if command -v mpirun >/dev/null 2>&1; then
