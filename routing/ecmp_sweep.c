@@ -324,6 +324,20 @@ static inline void inject(fx_sweep *s, int64_t v, int32_t dd, double m)
 	s->amount[v] += m;
 }
 
+/* Drops whatever is still queued (a run stopped halfway), so the scratch
+ * state is clean for the reference's rerun. */
+static void buckets_clear(fx_sweep *s)
+{
+	for (int32_t dd = 0; dd < s->bucket_dists; dd++) {
+		for (size_t k = 0; k < s->bucket_len[dd]; k++) {
+			int64_t v = s->bucket[dd][k];
+			s->amount[v] = 0;
+			s->queued[v] = 0;
+		}
+		s->bucket_len[dd] = 0;
+	}
+}
+
 /* Pushes the queued amounts down g's DAG to target, farthest first, with
  * the reference's split (same expression, same incidence order). */
 static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double *load,
@@ -496,14 +510,7 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 		i = j;
 	}
 	if (rc) {  /* leave the scratch state clean for the reference's rerun */
-		for (int32_t dd = 0; dd < s->bucket_dists; dd++) {
-			for (size_t k = 0; k < s->bucket_len[dd]; k++) {
-				int64_t v = s->bucket[dd][k];
-				s->amount[v] = 0;
-				s->queued[v] = 0;
-			}
-			s->bucket_len[dd] = 0;
-		}
+		buckets_clear(s);
 		for (int64_t d = 0; d < f->ndev; d++)
 			s->into[d] = 0;
 	}
@@ -825,15 +832,8 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
 			bump(s, load, s->slot[t].dl, m * s->slot[t].cnt * s->slot[t].bw / total);
 	}
-	if (rc)
-		for (int32_t dd = 0; dd < s->bucket_dists; dd++) {
-			for (size_t k = 0; k < s->bucket_len[dd]; k++) {
-				int64_t v = s->bucket[dd][k];
-				s->amount[v] = 0;
-				s->queued[v] = 0;
-			}
-			s->bucket_len[dd] = 0;
-		}
+	if (rc)  /* as above */
+		buckets_clear(s);
 	dag_free(&one);
 	free(in);
 	free(ord);
