@@ -269,6 +269,15 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 			     FX_MAX_ROUTE_WORK);
 }
 
+/* Raises st's longest path and slowest latency to more's. */
+static void stats_raise(fx_path_stats *st, const fx_path_stats *more)
+{
+	if (more->max_hops > st->max_hops)
+		st->max_hops = more->max_hops;
+	if (more->max_latency > st->max_latency)
+		st->max_latency = more->max_latency;
+}
+
 /* Routes every round of s and times it; releases s. */
 static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *pattern, int64_t n,
 		     double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
@@ -295,24 +304,17 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		fx_router_summarise(r, summed);
 		rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
 		fx_router_summarise(r, 0);
+		fx_path_stats st2;
 		if (rc == 0 && rd->all_pairs > 0) {
-			fx_path_stats st2;
 			rc = fx_router_add_all_pairs(r, rd->all_pairs, load, &st2, d);
-			if (st2.max_hops > st.max_hops)
-				st.max_hops = st2.max_hops;
-			if (st2.max_latency > st.max_latency)
-				st.max_latency = st2.max_latency;
+			stats_raise(&st, &st2);
 			out->sent_bytes += rd->all_pairs * (double)f->ndev * (double)(f->ndev - 1) *
 					   (double)rd->repeat;
 		}
 		for (size_t k = 0; k < rd->namong && rc == 0; k++) {
 			const fx_among *a = &rd->among[k];
-			fx_path_stats st2;
 			rc = fx_router_add_among(r, a, load, &st2, d);
-			if (st2.max_hops > st.max_hops)
-				st.max_hops = st2.max_hops;
-			if (st2.max_latency > st.max_latency)
-				st.max_latency = st2.max_latency;
+			stats_raise(&st, &st2);
 			out->sent_bytes += a->bytes * (double)a->n * (double)(a->n - 1) *
 					   (double)rd->repeat;
 		}
