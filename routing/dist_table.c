@@ -18,7 +18,8 @@
  * is taken only when every finite distance fits a byte: a relaying vertex
  * r that reaches every vertex within e hops bounds every distance by 2e
  * (the path t..r..v expands only at t and relaying vertices), or the graph
- * has at most 255 vertices.  Blocks are searched when first asked for.
+ * has at most 255 vertices.  Blocks are searched when first asked for,
+ * and only as deep as asked.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +27,22 @@
 #include "../core/xalloc.h"
 #include "internal.h"
 
+/* The searches of 64 targets, resumable: grown a layer at a time only as
+ * deep as asked (recursive halving on a hypercube asks one hop). */
+typedef struct dtab_block {
+	uint8_t *rows;           /* 64 rows of nv bytes */
+	uint64_t *reach, *front; /* per vertex: targets that reached it, at the
+				  * last layer; NULL once the search is done */
+	int layer;               /* layers searched */
+} dtab_block;
+
 struct fx_dtab {
 	int64_t nv;
 	const int64_t *inc_off;
 	const int32_t *nbr;
 	const uint8_t *relays;
-	uint8_t **block;         /* per 64 targets: 64 rows of nv bytes, or NULL */
-	uint64_t *reach, *front, *next;  /* the search of one block */
+	dtab_block *block;       /* per 64 targets, rows NULL until asked */
+	uint64_t *next;          /* scratch: bits arriving at each vertex */
 };
 
 /* The relay-aware search from r alone: its depth, or -1 when some vertex
@@ -82,6 +92,7 @@ fx_dtab *fx_dtab_new(int64_t nv, const int64_t *inc_off, const int32_t *nbr,
 	t->nbr = nbr;
 	t->relays = relays;
 	t->block = fx_xcalloc((size_t)(nv + 63) / 64, sizeof *t->block);
+	t->next = fx_xcalloc((size_t)nv, sizeof *t->next);
 	return t;
 }
 
@@ -89,68 +100,87 @@ void fx_dtab_free(fx_dtab *t)
 {
 	if (!t)
 		return;
-	for (int64_t b = 0; b < (t->nv + 63) / 64; b++)
-		free(t->block[b]);
+	for (int64_t b = 0; b < (t->nv + 63) / 64; b++) {
+		free(t->block[b].rows);
+		free(t->block[b].reach);
+		free(t->block[b].front);
+	}
 	free(t->block);
-	free(t->reach);
-	free(t->front);
 	free(t->next);
 	free(t);
 }
 
-/* The 64 searches of block b at once. */
-static void search_block(fx_dtab *t, int64_t b)
+/* Starts the 64 searches of block b: every row FX_DTAB_NONE but the
+ * targets' own 0. */
+static void block_start(fx_dtab *t, int64_t b)
 {
 	int64_t nv = t->nv, t0 = b * 64, nt = nv - t0 < 64 ? nv - t0 : 64;
-	uint8_t *rows = t->block[b] = fx_xmalloc((size_t)(64 * nv));
-	memset(rows, FX_DTAB_NONE, (size_t)(64 * nv));
-	if (!t->reach) {
-		t->reach = fx_xmalloc((size_t)nv * sizeof *t->reach);
-		t->front = fx_xmalloc((size_t)nv * sizeof *t->front);
-		t->next = fx_xmalloc((size_t)nv * sizeof *t->next);
-	}
-	uint64_t *reach = t->reach, *front = t->front, *next = t->next;
-	memset(reach, 0, (size_t)nv * sizeof *reach);
-	memset(front, 0, (size_t)nv * sizeof *front);
-	memset(next, 0, (size_t)nv * sizeof *next);
+	dtab_block *k = &t->block[b];
+	k->rows = fx_xmalloc((size_t)(64 * nv));
+	memset(k->rows, FX_DTAB_NONE, (size_t)(64 * nv));
+	k->reach = fx_xcalloc((size_t)nv, sizeof *k->reach);
+	k->front = fx_xcalloc((size_t)nv, sizeof *k->front);
 	for (int64_t i = 0; i < nt; i++) {
-		reach[t0 + i] = front[t0 + i] = (uint64_t)1 << i;
-		rows[i * nv + t0 + i] = 0;
-	}
-	for (int layer = 1;; layer++) {
-		int any = 0;
-		for (int64_t u = 0; u < nv; u++) {
-			uint64_t out = front[u];
-			if (!out)
-				continue;
-			if (!t->relays[u])  /* only as its own target */
-				out &= u >= t0 && u < t0 + nt ? (uint64_t)1 << (u - t0) : 0;
-			front[u] = 0;
-			if (!out)
-				continue;
-			for (int64_t k = t->inc_off[u]; k < t->inc_off[u + 1]; k++)
-				next[t->nbr[k]] |= out;
-		}
-		for (int64_t w = 0; w < nv; w++) {
-			uint64_t fresh = next[w] & ~reach[w];
-			next[w] = 0;
-			if (!fresh)
-				continue;
-			any = 1;
-			reach[w] |= fresh;
-			front[w] = fresh;
-			for (; fresh; fresh &= fresh - 1)
-				rows[(int64_t)fx_lowest_bit(fresh) * nv + w] = (uint8_t)layer;
-		}
-		if (!any)
-			break;
+		k->reach[t0 + i] = k->front[t0 + i] = (uint64_t)1 << i;
+		k->rows[i * nv + t0 + i] = 0;
 	}
 }
 
-const uint8_t *fx_dtab_row(fx_dtab *t, int64_t target)
+/* One more layer of block b's searches; when it reaches nothing new the
+ * search is done and its state freed. */
+static void block_grow(fx_dtab *t, int64_t b)
+{
+	int64_t nv = t->nv, t0 = b * 64, nt = nv - t0 < 64 ? nv - t0 : 64;
+	dtab_block *k = &t->block[b];
+	uint64_t *reach = k->reach, *front = k->front, *next = t->next;
+	uint8_t *rows = k->rows;
+	int layer = ++k->layer, any = 0;
+	for (int64_t u = 0; u < nv; u++) {
+		uint64_t out = front[u];
+		if (!out)
+			continue;
+		if (!t->relays[u])  /* only as its own target */
+			out &= u >= t0 && u < t0 + nt ? (uint64_t)1 << (u - t0) : 0;
+		front[u] = 0;
+		if (!out)
+			continue;
+		for (int64_t e = t->inc_off[u]; e < t->inc_off[u + 1]; e++)
+			next[t->nbr[e]] |= out;
+	}
+	for (int64_t w = 0; w < nv; w++) {
+		uint64_t fresh = next[w] & ~reach[w];
+		next[w] = 0;
+		if (!fresh)
+			continue;
+		any = 1;
+		reach[w] |= fresh;
+		front[w] = fresh;
+		for (; fresh; fresh &= fresh - 1)
+			rows[(int64_t)fx_lowest_bit(fresh) * nv + w] = (uint8_t)layer;
+	}
+	if (!any) {
+		free(k->reach);
+		free(k->front);
+		k->reach = k->front = NULL;
+	}
+}
+
+const uint8_t *fx_dtab_row(fx_dtab *t, int64_t target, int depth)
 {
 	int64_t b = target / 64;
-	if (!t->block[b])
-		search_block(t, b);
-	return t->block[b] + (target - b * 64) * t->nv;
+	dtab_block *k = &t->block[b];
+	if (!k->rows)
+		block_start(t, b);
+	while (k->reach && k->layer < depth)
+		block_grow(t, b);
+	return k->rows + (target - b * 64) * t->nv;
+}
+
+int fx_dtab_dist(fx_dtab *t, int64_t target, int64_t v)
+{
+	const uint8_t *row = fx_dtab_row(t, target, 0);
+	dtab_block *k = &t->block[target / 64];
+	while (row[v] == FX_DTAB_NONE && k->reach)
+		block_grow(t, target / 64);
+	return row[v] == FX_DTAB_NONE ? -1 : row[v];
 }

@@ -556,7 +556,7 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 		int home = key.target < 0;
 		int64_t target = home ? -key.target - 1 : key.target;
 		/* the target's distances: a table row, or the cached search */
-		const uint8_t *row = s->tab ? fx_dtab_row(s->tab, target) : NULL;
+		const uint8_t *row = s->tab ? fx_dtab_row(s->tab, target, 0) : NULL;
 		sweep_dag *g = row ? NULL : dag_get(s, target, key.l0);
 		int32_t top = 0, off = home ? 1 : 0;
 		size_t j = i;
@@ -564,7 +564,7 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			const fx_flow *fl = &flows[ord[j]];
 			if (fl->src == fl->dst || fl->bytes == 0)
 				continue;
-			int32_t dd = row ? (row[fl->src] == FX_DTAB_NONE ? -1 : row[fl->src])
+			int32_t dd = row ? fx_dtab_dist(s->tab, target, fl->src)
 					 : dag_dist(s, g, target, fl->src);
 			if (dd < 0) {
 				rc = -1;  /* the reference reports it */
@@ -577,6 +577,8 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			break;
 		if (g)
 			dag_grow(s, g, target, -1, top);
+		else
+			fx_dtab_row(s->tab, target, top);
 		/* a table's latencies: by distance when every link has one
 		 * latency (the search adds it once a hop), else after the push */
 		double chain[FX_DTAB_NONE];

@@ -87,8 +87,12 @@ typedef struct fx_dtab fx_dtab;
 fx_dtab *fx_dtab_new(int64_t nv, const int64_t *inc_off, const int32_t *nbr,
 		     const uint8_t *relays, int max_depth);
 void fx_dtab_free(fx_dtab *t);
-/* nv bytes: each vertex's distance to target (searched on first use). */
-const uint8_t *fx_dtab_row(fx_dtab *t, int64_t target);
+/* nv bytes: each vertex's distance to target, exact up to depth (the
+ * search goes on as deep as asked; farther vertices may read
+ * FX_DTAB_NONE until then). */
+const uint8_t *fx_dtab_row(fx_dtab *t, int64_t target, int depth);
+/* v's distance to target, searching deeper if need be; -1: no route. */
+int fx_dtab_dist(fx_dtab *t, int64_t target, int64_t v);
 
 /* ECMP split by destination groups (routing/ecmp_sweep.c): flows to the
  * devices hanging off one switch share one push down its cached DAG.  The
@@ -117,6 +121,21 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 void fx_router_set_reference(fx_router *r, int on);
 /* The sweep's distance table mode (fx_sweep_set_table), -1 by default. */
 void fx_router_set_dist_table(fx_router *r, int mode);
+
+/* Rounds that repeat an earlier round's listed flows byte for byte
+ * (routing/round_twin.c): the repeat takes the earlier round's loads
+ * instead of being routed. */
+typedef struct fx_twins fx_twins;
+fx_twins *fx_twins_new(const fx_sched *s);
+void fx_twins_free(fx_twins *t);
+/* 1 with the links, their bytes and the path figures round i repeats
+ * (kept by fx_twins_put), or 0: route it. */
+int fx_twins_get(const fx_twins *t, size_t i, const int64_t **links, const double **bytes,
+		 size_t *n, fx_path_stats *st);
+/* After routing round i: keeps load on the links it loaded when a later
+ * round repeats it (within a memory bound). */
+void fx_twins_put(fx_twins *t, size_t i, const int64_t *links, size_t n, const double *load,
+		  const fx_path_stats *st);
 
 /* Rounds on lattices summarised from load breakpoints (routing/dor_sum.c):
  * route.c's dimension-order router hands it each segment's difference-array

@@ -363,8 +363,15 @@ START_TEST(dist_table_distances)
 	ck_assert(fx_dtab_new(n, off, nbr, relays, dim - 1) == NULL);
 	fx_dtab *t = fx_dtab_new(n, off, nbr, relays, dim);
 	ck_assert(t != NULL);
+	const uint8_t *row = fx_dtab_row(t, 9, 2);  /* resumed: two layers, then v's */
+	for (int v = 0; v < n; v++) {
+		int d = __builtin_popcount((unsigned)(v ^ 9));
+		ck_assert_int_eq(row[v], d <= 2 ? d : FX_DTAB_NONE);
+	}
+	ck_assert_int_eq(fx_dtab_dist(t, 9, 9 ^ 0x70), 3);
+	ck_assert_int_eq(row[9 ^ 0x0f], FX_DTAB_NONE);  /* 4 hops: not yet */
 	for (int tg = n - 1; tg >= 0; tg -= 3) {
-		const uint8_t *row = fx_dtab_row(t, tg);
+		row = fx_dtab_row(t, tg, 255);
 		for (int v = 0; v < n; v++)
 			ck_assert_int_eq(row[v], __builtin_popcount((unsigned)(v ^ tg)));
 	}
@@ -372,10 +379,10 @@ START_TEST(dist_table_distances)
 	relays[5] = 0;  /* 5 expands only as its own target */
 	t = fx_dtab_new(n, off, nbr, relays, -1);
 	ck_assert(t != NULL);
-	const uint8_t *row = fx_dtab_row(t, 5);
+	row = fx_dtab_row(t, 5, 255);
 	for (int v = 0; v < n; v++)
 		ck_assert_int_eq(row[v], __builtin_popcount((unsigned)(v ^ 5)));
-	row = fx_dtab_row(t, 7);  /* 7 -> 5 -> 4 may not pass 5, but 7 -> 6 -> 4 does */
+	row = fx_dtab_row(t, 7, 255);  /* 7 -> 5 -> 4 may not pass 5, but 7 -> 6 -> 4 does */
 	ck_assert_int_eq(row[4], 2);
 	fx_dtab_free(t);
 	free(off);
@@ -400,7 +407,7 @@ START_TEST(dist_table_distances)
 			ck_assert(t == NULL);
 		} else {
 			ck_assert(t != NULL);
-			row = fx_dtab_row(t, 13);
+			row = fx_dtab_row(t, 13, 255);
 			for (int v = 0; v < len; v++) {
 				int d = v > 13 ? v - 13 : 13 - v;
 				ck_assert_int_eq(row[v], d < len - d ? d : len - d);
