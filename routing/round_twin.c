@@ -38,12 +38,18 @@ struct fx_twins {
 	double bytes;     /* kept so far */
 };
 
+/* A hash of the flows' bits (a filter: equal rounds are compared whole). */
 static uint64_t round_hash(const fx_round *rd)
 {
-	uint64_t h = 1469598103934665603ULL ^ rd->n;
-	const unsigned char *p = (const unsigned char *)rd->flows;
-	for (size_t k = 0; k < rd->n * sizeof *rd->flows; k++)
-		h = (h ^ p[k]) * 1099511628211ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ rd->n;
+	for (size_t k = 0; k < rd->n; k++) {
+		uint64_t b;
+		memcpy(&b, &rd->flows[k].bytes, sizeof b);
+		h = (h ^ (uint64_t)rd->flows[k].src) * 0xff51afd7ed558ccdULL;
+		h = (h ^ (uint64_t)rd->flows[k].dst) * 0xc4ceb9fe1a85ec53ULL;
+		h = (h ^ b) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
 	return h;
 }
 
