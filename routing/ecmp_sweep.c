@@ -212,7 +212,7 @@ static void table_try(fx_sweep *s)
 	}
 	s->lat_link = ni ? s->slot[0].lat : 0;
 	for (int64_t v = 0; v < f->nv; v++)
-		s->relays[v] = (uint8_t)fx_fabric_relays(f, v);
+		s->relays[v] = fx_fabric_relays(f, v) != 0;  /* 0 or 1: the push ANDs it */
 	s->tab = fx_dtab_new(f->nv, s->inc_off, s->nbr, s->relays, s->tab_mode < 0 ? 32 : -1);
 }
 
@@ -349,24 +349,34 @@ static sweep_dag *dag_get(fx_sweep *s, int64_t target, double l0)
 	return g;
 }
 
+/* Appends v to bucket dd, making room (out of line: the push's hot path
+ * is inject's test and store). */
+static void bucket_append(fx_sweep *s, int64_t v, int32_t dd)
+{
+	if (dd >= s->bucket_dists) {
+		int32_t n = 2 * dd + 2;
+		s->bucket = fx_xrealloc(s->bucket, (size_t)n * sizeof *s->bucket);
+		s->bucket_len = fx_xrealloc(s->bucket_len, (size_t)n * sizeof *s->bucket_len);
+		s->bucket_cap = fx_xrealloc(s->bucket_cap, (size_t)n * sizeof *s->bucket_cap);
+		for (int32_t k = s->bucket_dists; k < n; k++) {
+			s->bucket[k] = NULL;
+			s->bucket_len[k] = s->bucket_cap[k] = 0;
+		}
+		s->bucket_dists = n;
+	}
+	s->bucket[dd] = fx_xgrow(s->bucket[dd], &s->bucket_cap[dd], s->bucket_len[dd] + 1,
+				 sizeof **s->bucket);
+	s->bucket[dd][s->bucket_len[dd]++] = v;
+}
+
 /* Queues amount m at v (distance dd from the target). */
 static inline void inject(fx_sweep *s, int64_t v, int32_t dd, double m)
 {
 	if (s->amount[v] == 0 && !s->queued[v]) {
-		if (dd >= s->bucket_dists) {
-			int32_t n = 2 * dd + 2;
-			s->bucket = fx_xrealloc(s->bucket, (size_t)n * sizeof *s->bucket);
-			s->bucket_len = fx_xrealloc(s->bucket_len, (size_t)n * sizeof *s->bucket_len);
-			s->bucket_cap = fx_xrealloc(s->bucket_cap, (size_t)n * sizeof *s->bucket_cap);
-			for (int32_t k = s->bucket_dists; k < n; k++) {
-				s->bucket[k] = NULL;
-				s->bucket_len[k] = s->bucket_cap[k] = 0;
-			}
-			s->bucket_dists = n;
-		}
-		s->bucket[dd] = fx_xgrow(s->bucket[dd], &s->bucket_cap[dd], s->bucket_len[dd] + 1,
-					 sizeof **s->bucket);
-		s->bucket[dd][s->bucket_len[dd]++] = v;
+		if (dd < s->bucket_dists && s->bucket_len[dd] < s->bucket_cap[dd])
+			s->bucket[dd][s->bucket_len[dd]++] = v;
+		else
+			bucket_append(s, v, dd);
 		s->queued[v] = 1;
 	}
 	s->amount[v] += m;
@@ -432,12 +442,13 @@ static void push(fx_sweep *s, const sweep_dag *g, const uint8_t *row, int64_t ta
 			uint64_t mask = SWEEP_SCAN;
 			if (!row) {
 				mask = g->next[v];
-			} else if (t1 - t0 <= 64) {
+			} else if (t1 - t0 <= 64) {  /* is_next's test, without branches */
 				mask = 0;
+				int near = dd == 1;
 				for (int64_t t = t0; t < t1; t++) {
 					int32_t w = s->nbr[t];
-					if (row[w] == dd - 1 && (dd == 1 || s->relays[w]))
-						mask |= (uint64_t)1 << (t - t0);
+					uint64_t hit = (row[w] == dd - 1) & (near | s->relays[w]);
+					mask |= hit << (t - t0);
 				}
 			}
 			if (mask == SWEEP_SCAN) {  /* the reference's scan */
