@@ -12,8 +12,12 @@
  * 1,024 hosts), pushed once per group down u's DAG, and the last hop u -> d
  * gets the bytes addressed to d.  The DAG of each target is cached as a
  * bitmask of next-hop incidence positions per vertex (degree up to 64;
- * wider vertices are scanned), so a push visits only DAG links; explicit
- * graphs without homes (hypercubes) gain that cache alone.
+ * wider vertices are scanned), so a push visits only DAG links.  Explicit
+ * graphs whose devices are mostly their own targets (hypercubes, tori
+ * written out) take every target's distances from one table instead,
+ * searched 64 targets at once (routing/dist_table.c: a byte a vertex and
+ * target, where the masks took 24), and a push reads a vertex's next hops
+ * from its neighbours' distances.
  *
  * The split at every vertex is the reference's expression, in the same
  * incidence order, so one flow gives bit-identical loads; grouped flows
@@ -24,7 +28,8 @@
  * as the search from d would reach u.
  *
  * Time complexity: O(flows + sum over groups of the DAG links reached) per
- * round; all pairs O(groups x (V + E)).
+ * round (with the table, the degree of every vertex reached); all pairs
+ * O(groups x (V + E)).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -53,7 +53,8 @@ static double same_loads(const fx_fabric *f, const char *what, const fx_flow *fl
 {
 	size_t nl = (size_t)(2 * f->ne);
 	double *a = fx_xcalloc(nl, sizeof *a), *b = fx_xcalloc(nl, sizeof *b);
-	fx_path_stats sa = {0, 0};
+	double *c = fx_xcalloc(nl, sizeof *c);  /* the searches' loads */
+	fx_path_stats sa = {0, 0}, sc = {0, 0};
 	char ma[512], mb[512];
 	int ra = loads_of(f, PATH_REFERENCE, flows, n, bytes, a, &sa, ma, sizeof ma);
 	double sum = -1;  /* no route: -1, and the message names the pair */
@@ -79,9 +80,21 @@ static double same_loads(const fx_fabric *f, const char *what, const fx_flow *fl
 				      what, how, l, a[l], b[l]);
 			sum += a[l];
 		}
+		/* the table and the searches give the same next hops in the same
+		 * order: the same loads bit for bit */
+		if (path == PATH_SEARCHES) {
+			memcpy(c, b, nl * sizeof *c);
+			sc = sb;
+			continue;
+		}
+		ck_assert(sb.max_hops == sc.max_hops && sb.max_latency == sc.max_latency);
+		for (size_t l = 0; l < nl; l++)
+			ck_assert_msg(b[l] == c[l], "%s: link %zu: table %.17g, searches %.17g", what, l,
+				      b[l], c[l]);
 	}
 	free(a);
 	free(b);
+	free(c);
 	return sum;
 }
 
@@ -421,6 +434,86 @@ START_TEST(dist_table_distances)
 }
 END_TEST
 
+/* Round twins (routing/round_twin.c): a round whose flows repeat an
+ * earlier round's byte for byte gets that round's links, bytes and path
+ * figures, and they are exactly what routing it again gives; rounds that
+ * differ (a flow's order, -0.0 for 0.0, all pairs) are routed. */
+START_TEST(round_twins_equal_routing)
+{
+	char *text = hypercube(5);
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "g.yaml", text, NULL) == 0, "%s", a.msg);
+	free(text);
+	const fx_fabric *f = &a.f;
+	enum { NR = 7, NF = 32 };
+	static fx_flow fl[NR][NF];
+	for (int i = 0; i < NF; i++) {
+		fl[0][i] = (fx_flow){i, (i + 5) % NF, 1e6};
+		fl[1][i] = (fx_flow){i, i ^ 7, 3e5 + i};
+		fl[4][i] = (fx_flow){i, (i + 9) % NF, 0.0};
+		fl[6][i] = (fx_flow){i, (i + 9) % NF, 2.5e5};
+	}
+	memcpy(fl[2], fl[1], sizeof fl[1]);   /* twin of 1 */
+	memcpy(fl[3], fl[0], sizeof fl[0]);   /* twin of 0, but two flows swapped */
+	fx_flow tmp = fl[3][3];
+	fl[3][3] = fl[3][4];
+	fl[3][4] = tmp;
+	memcpy(fl[5], fl[4], sizeof fl[4]);   /* as 4 but -0.0: routed */
+	fl[5][2].bytes = -0.0;
+	fx_round rd[NR];
+	memset(rd, 0, sizeof rd);
+	for (int i = 0; i < NR; i++) {
+		rd[i].flows = fl[i];
+		rd[i].n = NF;
+		rd[i].repeat = 1;
+	}
+	memcpy(fl[6], fl[1], sizeof fl[1]);   /* flows of 1, with all pairs: routed */
+	rd[6].all_pairs = 10;
+	fx_sched sc = {0};
+	sc.r = rd;
+	sc.n = NR;
+	fx_twins *tw = fx_twins_new(&sc);
+	fx_router *r = fx_router_new(f, 0);
+	size_t nl = (size_t)(2 * f->ne);
+	double *load = fx_xcalloc(nl, sizeof *load), *fresh = fx_xcalloc(nl, sizeof *fresh);
+	fx_diag d;
+	fx_diag_init(&d);
+	int hits = 0;
+	for (int i = 0; i < NR; i++) {
+		const int64_t *links;
+		const double *bytes;
+		size_t n;
+		fx_path_stats st, st2;
+		ck_assert_int_eq(fx_router_add(r, rd[i].flows, rd[i].n, fresh, &st2, &d), 0);
+		const int64_t *used;
+		size_t nused = fx_router_used(r, &used);
+		if (fx_twins_get(tw, i, &links, &bytes, &n, &st)) {
+			hits++;
+			ck_assert_int_eq(i, 2);
+			ck_assert(st.max_hops == st2.max_hops && st.max_latency == st2.max_latency);
+			ck_assert_uint_eq(n, nused);
+			for (size_t u = 0; u < n; u++) {
+				ck_assert_int_eq(links[u], used[u]);
+				load[links[u]] = bytes[u];
+			}
+			for (size_t l = 0; l < nl; l++)
+				ck_assert(load[l] == fresh[l]);
+		} else {
+			fx_twins_put(tw, i, used, nused, fresh, &st2);
+		}
+		memset(load, 0, nl * sizeof *load);
+		memset(fresh, 0, nl * sizeof *fresh);
+	}
+	ck_assert_int_eq(hits, 1);
+	fx_diag_release(&d);
+	free(load);
+	free(fresh);
+	fx_router_free(r);
+	fx_twins_free(tw);
+	fixture_release(&a);
+}
+END_TEST
+
 /* Lattice rounds summarised from breakpoints (routing/dor_sum.c) against
  * the per-link path (the router with the reference set): each round's
  * heaviest link and time exactly, totals and per-link figures to 1e-12. */
@@ -521,6 +614,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, sweep_equals_reference_custom);
 	tcase_add_test(tc, sweep_no_route_same_message);
 	tcase_add_test(tc, dist_table_distances);
+	tcase_add_test(tc, round_twins_equal_routing);
 	tcase_add_test(tc, lattice_summary_equals_per_link);
 	suite_add_tcase(s, tc);
 	return s;
