@@ -55,7 +55,8 @@ static uint64_t round_hash(const fx_round *rd)
 
 static int same_round(const fx_round *a, const fx_round *b)
 {
-	return a->n == b->n && a->all_pairs == 0 && b->all_pairs == 0 &&
+	return a->n == b->n && a->all_pairs == 0 && b->all_pairs == 0 && a->namong == 0 &&
+	       b->namong == 0 &&
 	       (a->n == 0 || memcmp(a->flows, b->flows, a->n * sizeof *a->flows) == 0);
 }
 

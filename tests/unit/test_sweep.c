@@ -14,6 +14,10 @@
 #include "../../routing/internal.h"
 #include "helpers.h"
 
+/* 1: both paths under the hash policy (the per-flow walk is the reference,
+ * the merged push per destination the fast path); 0: split ECMP. */
+static int policy_hash;
+
 /* Loads of one batch (or of all pairs when flows is NULL) under one path. */
 enum { PATH_REFERENCE, PATH_SEARCHES, PATH_TABLE };
 
@@ -23,6 +27,7 @@ static int loads_of(const fx_fabric *f, int path, const fx_flow *flows, size_t n
 	fx_router *r = fx_router_new(f, 0);
 	fx_router_set_reference(r, path == PATH_REFERENCE);
 	fx_router_set_dist_table(r, path == PATH_TABLE);
+	fx_router_set_policy(r, policy_hash ? FX_ROUTE_HASH : FX_ROUTE_SPLIT);
 	fx_diag d;
 	fx_diag_init(&d);
 	FILE *err = tmpfile();
@@ -437,7 +442,8 @@ END_TEST
 /* Round twins (routing/round_twin.c): a round whose flows repeat an
  * earlier round's byte for byte gets that round's links, bytes and path
  * figures, and they are exactly what routing it again gives; rounds that
- * differ (a flow's order, -0.0 for 0.0, all pairs) are routed. */
+ * differ (a flow's order, -0.0 for 0.0, all pairs, a rank set) are
+ * routed. */
 START_TEST(round_twins_equal_routing)
 {
 	char *text = hypercube(5);
@@ -445,7 +451,7 @@ START_TEST(round_twins_equal_routing)
 	ck_assert_msg(fixture_load(&a, "g.yaml", text, NULL) == 0, "%s", a.msg);
 	free(text);
 	const fx_fabric *f = &a.f;
-	enum { NR = 7, NF = 32 };
+	enum { NR = 8, NF = 32 };
 	static fx_flow fl[NR][NF];
 	for (int i = 0; i < NF; i++) {
 		fl[0][i] = (fx_flow){i, (i + 5) % NF, 1e6};
@@ -469,6 +475,10 @@ START_TEST(round_twins_equal_routing)
 	}
 	memcpy(fl[6], fl[1], sizeof fl[1]);   /* flows of 1, with all pairs: routed */
 	rd[6].all_pairs = 10;
+	memcpy(fl[7], fl[1], sizeof fl[1]);   /* flows of 1, with a rank set: routed */
+	fx_among among = {0};
+	rd[7].among = &among;
+	rd[7].namong = 1;
 	fx_sched sc = {0};
 	sc.r = rd;
 	sc.n = NR;
@@ -605,6 +615,43 @@ START_TEST(lattice_summary_equals_per_link)
 }
 END_TEST
 
+/* The hash policy's flows to one destination travel merged by (vertex,
+ * divided destination number) (routing/route.c hash_push): the same loads
+ * (to 1e-12: amounts add before they load a link), hop counts and
+ * latencies as walking every flow, on the switched fabrics and the corner
+ * graph. */
+START_TEST(hash_push_equals_walk)
+{
+	static const struct {
+		const char *path;
+		const char *const *sets;
+	} cases[] = {
+		{"specs/fat-tree-k8.yaml", k4},
+		{"specs/fat-tree-k8.yaml", NULL},
+		{"tests/specs/leaf-spine-custom.yaml", NULL},
+		{"specs/cm384.yaml", NULL},
+		{"specs/nvl72.yaml", NULL},
+		{"tests/specs/hgx-custom.yaml", NULL},
+		{"specs/dgx-h100-256.yaml", NULL},
+		{"specs/dgx1.yaml", NULL},
+	};
+	policy_hash = 1;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		load_ok(&a, cases[i].path, cases[i].sets);
+		check_fabric(&a.f, cases[i].path);
+		fixture_release(&a);
+	}
+	char *y = corner_graph();
+	fixture c;
+	ck_assert_msg(fixture_load(&c, "corners.yaml", y, NULL) == 0, "%s", c.msg);
+	check_fabric(&c.f, "corners");
+	fixture_release(&c);
+	free(y);
+	policy_hash = 0;
+}
+END_TEST
+
 Suite *suite_sweep(void)
 {
 	Suite *s = suite_create("sweep");
@@ -616,6 +663,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, dist_table_distances);
 	tcase_add_test(tc, round_twins_equal_routing);
 	tcase_add_test(tc, lattice_summary_equals_per_link);
+	tcase_add_test(tc, hash_push_equals_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }
