@@ -53,7 +53,7 @@ FT=specs/fat-tree-k8.yaml
 for s in $SERIES; do
 	case $s in
 	pairwise)
-		for k in 8 12 16 20; do
+		for k in ${PAIRWISE_K:-12 16 20 24}; do
 			one "pairwise all-to-all 32 MiB, k=$k fat-tree" $((k * k * k / 4)) \
 				collective $FT --set fabric.k=$k --pattern all-to-all --algo pairwise --size 32MiB
 		done ;;

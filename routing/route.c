@@ -66,6 +66,8 @@ struct fx_router {
 	int64_t max_cached;
 	int64_t ncached;
 	fx_sweep *sweep;        /* ecmp split: the grouped fast path */
+	fx_updown *updown;      /* ecmp split on up/down fabrics: the round sweep */
+	int updown_tried;
 	fx_dorsum *sum;         /* dimension-order: round summaries, when */
 	int sum_tried, sum_on;  /* sum_on (routing/dor_sum.c) */
 	int reference;          /* 1: per-destination reference paths only */
@@ -493,8 +495,12 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 {
 	const fx_fabric *f = r->f;
 	incidence(r);  /* a cached incidence list: igraph_incident per vertex was half the time */
-	if (!r->hash && !r->reference) {  /* the grouped push; on a pair with no
-					   * route, the reference below reports it */
+	if (!r->hash && !r->reference) {  /* the up/down sweep, else the grouped
+					   * push; on a pair with no route, the
+					   * reference below reports it */
+		fx_updown *ud = fx_router_updown(r);
+		if (ud && fx_updown_add(ud, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
+			return 0;
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(f, r->inc_off, r->inc_edge);
 		if (fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
@@ -709,6 +715,7 @@ void fx_router_free(fx_router *r)
 	free(r->inc_off);
 	free(r->inc_edge);
 	fx_sweep_free(r->sweep);
+	fx_updown_free(r->updown);
 	fx_dorsum_free(r->sum);
 	free(r);
 }
@@ -719,6 +726,18 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 	*links = r->used;
 	r->nused = 0;  /* the caller reads them before the next add */
 	return n;
+}
+
+fx_updown *fx_router_updown(fx_router *r)
+{
+	if (r->hash || r->reference || r->kind->add != ecmp_add)
+		return NULL;
+	if (!r->updown_tried) {
+		r->updown_tried = 1;
+		incidence(r);
+		r->updown = fx_updown_new(r->f, r->inc_off, r->inc_edge);
+	}
+	return r->updown;
 }
 
 void fx_router_set_reference(fx_router *r, int on)
