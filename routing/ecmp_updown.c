@@ -531,6 +531,8 @@ static void push_down(fx_updown *s, int64_t T, int64_t ci, double m, double *loa
 /* Room for one more vertex and `more` more entries in fr. */
 static void front_room(ud_front *fr, int64_t more)
 {
+	if ((size_t)fr->n + 1 <= fr->cap && (size_t)(fr->ne + more) <= fr->cape)
+		return;
 	size_t c = fr->cap;
 	fr->v = fx_xgrow(fr->v, &c, (size_t)fr->n + 1, sizeof *fr->v);
 	c = fr->cap;
@@ -756,7 +758,8 @@ int fx_updown_add(fx_updown *s, const fx_flow *flows, size_t n, double *load, fx
 				double m = cur->amt[j];
 				if (T == v)
 					continue;  /* arrived */
-				int64_t ci = cone_index(&s->tg[T], v);
+				/* a cone holds its target and vertices above it */
+				int64_t ci = s->lev[v] > s->lev[T] ? cone_index(&s->tg[T], v) : -1;
 				if (ci >= 0) {
 					push_down(s, T, ci, m, load);
 					continue;
