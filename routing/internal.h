@@ -102,6 +102,8 @@ int fx_updown_check_all(fx_updown *s);
 /* The router's up/down sweep (made on first use), or NULL where it does
  * not apply or the reference path is set. */
 fx_updown *fx_router_updown(fx_router *r);
+/* 0: the router keeps to the grouped push (bench/round.c times both). */
+void fx_router_set_updown(fx_router *r, int on);
 
 /* Rounds on lattices summarised from load breakpoints (routing/dor_sum.c):
  * route.c's dimension-order router hands it each segment's difference-array

@@ -732,12 +732,21 @@ fx_updown *fx_router_updown(fx_router *r)
 {
 	if (r->hash || r->reference || r->kind->add != ecmp_add)
 		return NULL;
-	if (!r->updown_tried) {
+	if (!r->updown_tried) {  /* (fx_router_set_updown(r, 0) sets it tried) */
 		r->updown_tried = 1;
 		incidence(r);
 		r->updown = fx_updown_new(r->f, r->inc_off, r->inc_edge);
 	}
 	return r->updown;
+}
+
+void fx_router_set_updown(fx_router *r, int on)
+{
+	if (!on) {
+		fx_updown_free(r->updown);
+		r->updown = NULL;
+	}
+	r->updown_tried = !on;
 }
 
 void fx_router_set_reference(fx_router *r, int on)
