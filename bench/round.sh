@@ -39,5 +39,5 @@ done
 awk '{ x = log($1); n++; sx += x; sxx += x * x
        ya = log($2); sa += ya; sxa += x * ya; yb = log($3); sb += yb; sxb += x * yb }
      END { d = n * sxx - sx * sx
-	   printf "| exponent (%d sizes) | | %.2f | %.2f |\n", n, (n * sxa - sx * sa) / d,
+	   printf "| exponent (%d sizes) | | %.2f | %.2f | |\n", n, (n * sxa - sx * sa) / d,
 		  (n * sxb - sx * sb) / d }' "$out/fit"
