@@ -840,3 +840,8 @@ int fx_updown_check_all(fx_updown *s)
 	}
 	return !s->bad;
 }
+
+double fx_updown_check_steps(const fx_updown *s)
+{
+	return (double)s->nk * (double)(s->f->nv + s->inc_off[s->f->nv]);
+}

@@ -99,10 +99,14 @@ int fx_updown_add(fx_updown *s, const fx_flow *flows, size_t n, double *load, fx
 		  int64_t **used, size_t *nused, size_t *capused);
 /* Checks every device's target now (tests): 1 when all have the property. */
 int fx_updown_check_all(fx_updown *s);
+/* About how many steps checking every target takes: targets x (V + 2E). */
+double fx_updown_check_steps(const fx_updown *s);
 /* The router's up/down sweep (made on first use), or NULL where it does
- * not apply or the reference path is set. */
+ * not apply, the reference path is set, or (by default) too few flows have
+ * been listed yet to pay for its checks (route.c says why). */
 fx_updown *fx_router_updown(fx_router *r);
-/* 0: the router keeps to the grouped push (bench/round.c times both). */
+/* 1: the sweep from the first flow; 0: never, the grouped push (tests and
+ * bench/round.c compare the paths). */
 void fx_router_set_updown(fx_router *r, int on);
 
 /* Rounds on lattices summarised from load breakpoints (routing/dor_sum.c):

@@ -13,11 +13,14 @@
 #include "helpers.h"
 
 /* Loads of one batch (or of all pairs when flows is NULL) under one path. */
+static int updown_on;  /* 1: the fast path is the up/down sweep from the first flow */
+
 static int loads_of(const fx_fabric *f, int reference, const fx_flow *flows, size_t n,
 		    double bytes, double *load, fx_path_stats *st, char *msg, size_t msglen)
 {
 	fx_router *r = fx_router_new(f, 0);
 	fx_router_set_reference(r, reference);
+	fx_router_set_updown(r, updown_on);
 	fx_diag d;
 	fx_diag_init(&d);
 	FILE *err = tmpfile();
@@ -293,10 +296,12 @@ static char *clos_graph(int tiers, int extra)
 static void check_updown(const fx_fabric *f, const char *name, int fast)
 {
 	fx_router *r = fx_router_new(f, 0);
+	fx_router_set_updown(r, 1);
 	fx_updown *u = fx_router_updown(r);
 	ck_assert_msg((u && fx_updown_check_all(u)) == fast, "%s: up/down applies %d", name,
 		      fast);
 	fx_router_free(r);
+	updown_on = 1;
 	int64_t n = f->ndev;
 	fx_flow *fl = fx_xmalloc((size_t)(n > 300 ? n : 300) * sizeof *fl);
 	int64_t *sub = fx_xmalloc((size_t)n * sizeof *sub);
@@ -344,6 +349,37 @@ static void check_updown(const fx_fabric *f, const char *name, int fast)
 		fl[i] = (fx_flow){i, n - 1, 2e5 + (double)i};
 	snprintf(what, sizeof what, "%s up/down incast", name);
 	ck_assert(same_loads(f, what, fl, (size_t)n, 0) > 0);
+	updown_on = 0;
+	/* a whole pairwise all-to-all through one router left to its default
+	 * (the grouped push first, the sweep once enough flows were listed)
+	 * and through the reference, loads summed over the rounds (up to 160
+	 * devices: the reference's n searches are the test's slow part) */
+	size_t nl = (size_t)(2 * f->ne);
+	double *la = fx_xcalloc(nl, sizeof *la), *lb = fx_xcalloc(nl, sizeof *lb);
+	fx_router *ra = fx_router_new(f, 0), *rb = fx_router_new(f, 0);
+	fx_router_set_reference(rb, 1);
+	fx_diag d;
+	fx_diag_init(&d);
+	for (int64_t sh = 1; sh < n && n <= 160; sh++) {
+		for (int64_t i = 0; i < n; i++)
+			fl[i] = (fx_flow){i, (i + sh) % n, 1e6 + (double)sh};
+		fx_path_stats sa = {0, 0}, sb = {0, 0};
+		ck_assert_int_eq(fx_router_add(ra, fl, (size_t)n, la, &sa, &d), 0);
+		ck_assert_int_eq(fx_router_add(rb, fl, (size_t)n, lb, &sb, &d), 0);
+		ck_assert_msg(sa.max_hops == sb.max_hops && sa.max_latency == sb.max_latency,
+			      "%s: pairwise round %lld stats", name, (long long)sh);
+	}
+	fx_updown *ua = fx_router_updown(ra);  /* non-NULL: past the threshold */
+	ck_assert_msg(n > 160 || (ua && fx_updown_check_all(ua)) == fast, "%s: default switched",
+		      name);
+	for (size_t l = 0; l < nl; l++)
+		ck_assert_msg(fabs(la[l] - lb[l]) <= 1e-12 * fmax(fabs(la[l]), fabs(lb[l])),
+			      "%s: pairwise link %zu: %.17g vs %.17g", name, l, la[l], lb[l]);
+	fx_diag_release(&d);
+	fx_router_free(ra);
+	fx_router_free(rb);
+	free(la);
+	free(lb);
 	free(sub);
 	free(fl);
 }
