@@ -450,6 +450,8 @@ int fx_report_collectives(fx_cli *c)
 				fclose(quiet.out);
 			if (quiet.status == FX_EXIT_INTERNAL)
 				rc = fx_diag_internal(&c->d, "collective %s/%s failed", q.pattern, q.algo);
+			/* refused as too much routing work, not inapplicable */
+			int too_big = bad && quiet.last && strstr(quiet.last, "past fabricx's limit");
 			fx_diag_release(&quiet);
 			fx_table_cell(t, "%s", q.pattern);
 			fx_table_cell(t, "%s", q.algo);
@@ -458,7 +460,7 @@ int fx_report_collectives(fx_cli *c)
 			fx_table_cell(t, "%s", fx_route_policy_name(tm.policy));
 			if (bad) {
 				fx_table_null(t, "-");
-				fx_table_null(t, "not applicable");
+				fx_table_null(t, too_big ? "past the work limit" : "not applicable");
 				fx_table_null(t, "-");
 				fx_table_null(t, "-");
 				continue;

@@ -7,7 +7,7 @@
  * round's busiest link, its heaviest load and its total follow from the
  * sorted breakpoints, and every link's load over the whole collective is
  * one difference array per line (repeat-weighted breakpoints of all rounds)
- * prefix-summed once at the end.  A round costs O(segments log segments),
+ * prefix-summed once at the end.  A round costs O(segments) (a radix sort),
  * not O(links): SUMMA on a 660x660 wafer routes 331 rounds over every link.
  *
  * Exactness: a position's breakpoints are added in the order route.c adds
@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "internal.h"
 
@@ -39,6 +38,9 @@ struct fx_dorsum {
 	uint8_t last[FX_MAX_DIMS];  /* position k-1 of a line of dimension i has a link */
 	dorsum_pt *pt;
 	size_t npt, cappt;
+	dorsum_pt *tmp;        /* sort_points' scratch */
+	size_t captmp;
+	uint64_t kmax;         /* the longest dimension: keys are line * kmax + position */
 	double *acc;           /* [2D x N]: repeat-weighted breakpoints, by vertex id */
 	uint8_t *acc_line;     /* [2D x N]: line has entries in acc */
 	int64_t *lines;        /* lines with entries in acc */
@@ -87,6 +89,9 @@ fx_dorsum *fx_dorsum_new(const fx_fabric *f)
 			}
 		}
 	}
+	for (int i = 0; i < f->ndims; i++)
+		if ((uint64_t)f->dims[i] > s->kmax)
+			s->kmax = (uint64_t)f->dims[i];
 	size_t n = (size_t)(2 * f->ndims) * (size_t)f->ndev;
 	s->acc = fx_xcalloc(n, sizeof *s->acc);
 	s->acc_line = fx_xcalloc(n, 1);
@@ -98,6 +103,7 @@ void fx_dorsum_free(fx_dorsum *s)
 	if (!s)
 		return;
 	free(s->pt);
+	free(s->tmp);
 	free(s->acc);
 	free(s->acc_line);
 	free(s->lines);
@@ -114,15 +120,54 @@ void fx_dorsum_point(fx_dorsum *s, int64_t line, int pos, double delta)
 	s->npt++;
 }
 
-static int pt_cmp(const void *a, const void *b, void *ctx)
+/*
+ * Sorts the round's points by (line, position), stably (a position's
+ * entries stay in insertion order, route.c's order): a least-significant-
+ * digit radix sort on line * kmax + position, 11 bits a pass and as many
+ * passes as the largest key needs.  O(points) a pass; the generic merge
+ * sort it replaces spent most of a 16x16x16 pairwise all-to-all (10 of its
+ * 11 s) moving points with memcpy.
+ */
+static void sort_points(fx_dorsum *s)
 {
-	const dorsum_pt *x = a, *y = b;
-	(void)ctx;
-	if (x->line != y->line)
-		return (x->line > y->line) - (x->line < y->line);
-	if (x->pos != y->pos)
-		return (x->pos > y->pos) - (x->pos < y->pos);
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	size_t n = s->npt;
+	if (n < 2)
+		return;
+	uint64_t maxkey = 0;
+	for (size_t a = 0; a < n; a++) {
+		uint64_t key = (uint64_t)s->pt[a].line * s->kmax + (uint64_t)s->pt[a].pos;
+		if (key > maxkey)
+			maxkey = key;
+	}
+	s->tmp = fx_xgrow(s->tmp, &s->captmp, n, sizeof *s->tmp);
+	dorsum_pt *from = s->pt, *to = s->tmp;
+	enum { BITS = 11, BUCKETS = 1 << BITS };
+	size_t count[BUCKETS];
+	for (unsigned shift = 0; shift < 64 && (maxkey >> shift) != 0; shift += BITS) {
+		memset(count, 0, sizeof count);
+		for (size_t a = 0; a < n; a++)
+			count[(((uint64_t)from[a].line * s->kmax + (uint64_t)from[a].pos) >> shift) &
+			      (BUCKETS - 1)]++;
+		size_t at = 0;
+		for (size_t b = 0; b < BUCKETS; b++) {
+			size_t c = count[b];
+			count[b] = at;
+			at += c;
+		}
+		for (size_t a = 0; a < n; a++)
+			to[count[(((uint64_t)from[a].line * s->kmax + (uint64_t)from[a].pos) >> shift) &
+				 (BUCKETS - 1)]++] = from[a];
+		dorsum_pt *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != s->pt) {  /* an odd number of passes: the points are in tmp */
+		s->tmp = s->pt;
+		s->pt = from;
+		size_t c = s->cappt;
+		s->cappt = s->captmp;
+		s->captmp = c;
+	}
 }
 
 void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *total,
@@ -130,7 +175,7 @@ void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *to
 {
 	const fx_fabric *f = s->f;
 	int64_t N = f->ndev;
-	fx_sort_r(s->pt, s->npt, sizeof *s->pt, pt_cmp, NULL);
+	sort_points(s);
 	double mx = 0, tot = 0;
 	for (size_t a = 0; a < s->npt;) {
 		int64_t line = s->pt[a].line;

@@ -194,7 +194,15 @@ START_TEST(torus_dimensionwise)
 	run r = coll("specs/tpu-v4-cube.yaml", NULL, "allreduce", "torus", 0, 6 * MIB, 0);
 	ck_assert_int_eq(r.res.rounds, 2 * 3 * 3);
 	ck_assert_double_eq_tol(r.res.sent_bytes, 64 * 2 * 63.0 / 64 * 6 * MIB, 1);
-	/* all 384 directed links busy in the first round */
+	/* all 384 directed links busy in the first round, one part each: 6 MiB
+	 * in 6 parts of 1 MiB, reduce-scattered over 4 then 4 then 4 (3 steps
+	 * each of 256, 64, 16 KiB) and gathered back: 2 x 3 x 336 KiB per link
+	 * at 50 GB/s = 41.28768 us by hand (alpha 0 here stands for the path
+	 * latency).  The repeated steps run as 6 rounds of 3
+	 * (routing/coll_torus.c). */
+	ck_assert_double_eq_tol(r.res.per_round[0].total_link_bytes, 384 * 262144.0, 1e-3);
+	ck_assert_int_eq((int)r.res.nround, 6);
+	ck_assert_double_eq_tol(r.res.time, 2 * 3 * 336 * 1024 / 50e9, 1e-15);
 	fx_coll_result_release(&r.res);
 }
 END_TEST
@@ -450,9 +458,12 @@ START_TEST(every_algorithm_everywhere)
 			}
 			/* the size estimate (the memory check) bounds what gen listed,
 			 * and not by so much that it refuses what would fit */
-			double listed = 0;
-			for (size_t i = 0; i < s.n; i++)
+			double listed = 0;  /* rank sets count as their pairs where listed */
+			for (size_t i = 0; i < s.n; i++) {
 				listed += (double)s.r[i].n;
+				for (size_t k = 0; k < s.r[i].namong && !fx_route_among_aggregated(f); k++)
+					listed += (double)s.r[i].among[k].n * (double)(s.r[i].among[k].n - 1);
+			}
 			double est = (*a)->flows(f, &q);
 			ck_assert_msg(listed <= est && est <= 6 * listed + 16, "%s %s/%s lists %g flows, "
 				      "estimated %g", specs[si], (*a)->pattern, (*a)->name, listed, est);
@@ -467,6 +478,14 @@ START_TEST(every_algorithm_everywhere)
 					ck_assert_int_eq(fx_router_add_all_pairs(rt, s.r[i].all_pairs, load, &st,
 										 &fx.d), 0);
 					round += s.r[i].all_pairs * (double)f->ndev * (double)(f->ndev - 1);
+				}
+				for (size_t k = 0; k < s.r[i].namong; k++) {  /* a rank set */
+					const fx_among *am = &s.r[i].among[k];
+					fx_path_stats st2;
+					ck_assert_int_eq(fx_router_add_among(rt, am, load, &st2, &fx.d), 0);
+					/* distinct ranks each inject and take (n-1) x bytes,
+					 * so the links alone must balance at every vertex */
+					round += am->bytes * (double)am->n * (double)(am->n - 1);
 				}
 				for (size_t k = 0; k < s.r[i].n; k++) {
 					const fx_flow *fl = &s.r[i].flows[k];
