@@ -6,7 +6,9 @@
 # log ranks) of each series.  Run from the repository root after `make`:
 #   sh bench/routing.sh            (every series)
 #   SERIES=pairwise sh bench/routing.sh
-# DIRECT_K="16 24 32 40 48 64" adds the 65,536-host fat-tree (30 s a run).
+# DIRECT_K="16 24 32 40 48 64" adds the 65,536-host fat-tree (30 s a run);
+# PAIRWISE_K="12 16 20 24 28" the 5,488-host one (12 s of CPU, 730 MiB).
+# bench/round.sh times the pairwise rounds' routing alone.
 # Series: pairwise (pairwise all-to-all on fat-trees), direct (direct
 # all-to-all on fat-trees), swing and rhd (allreduce on custom hypercubes),
 # summa (SUMMA shifts on square wafer meshes; ranks = PEs), oddtorus
@@ -55,7 +57,7 @@ FT=specs/fat-tree-k8.yaml
 for s in $SERIES; do
 	case $s in
 	pairwise)
-		for k in 8 12 16 20; do
+		for k in ${PAIRWISE_K:-12 16 20 24}; do
 			one "pairwise all-to-all 32 MiB, k=$k fat-tree" $((k * k * k / 4)) \
 				collective $FT --set fabric.k=$k --pattern all-to-all --algo pairwise --size 32MiB
 		done ;;

@@ -139,6 +139,33 @@ int fx_twins_get(const fx_twins *t, size_t i, const int64_t **links, const doubl
 void fx_twins_put(fx_twins *t, size_t i, const int64_t *links, size_t n, const double *load,
 		  const fx_path_stats *st);
 
+/* ECMP split on up/down layered fabrics (routing/ecmp_updown.c): a round
+ * in one upward sweep by source and one downward sweep by destination,
+ * where every target's next hops are checked to be "all up links" outside
+ * its cone and "down into the cone" inside (Clos, UB, NVSwitch).  The
+ * router tries it before fx_sweep_add. */
+typedef struct fx_updown fx_updown;
+/* NULL when the fabric has no levels to go by (no switches, a vertex no
+ * device reaches); inc_off/inc_edge are borrowed, as fx_sweep_new's. */
+fx_updown *fx_updown_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge);
+void fx_updown_free(fx_updown *s);
+/* As fx_sweep_add; returns 0, -1 when some flow has no route, 1 when some
+ * target fails the property (for good: later calls return 1 at once).
+ * Nothing is added unless it returns 0. */
+int fx_updown_add(fx_updown *s, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		  int64_t **used, size_t *nused, size_t *capused);
+/* Checks every device's target now (tests): 1 when all have the property. */
+int fx_updown_check_all(fx_updown *s);
+/* About how many steps checking every target takes: targets x (V + 2E). */
+double fx_updown_check_steps(const fx_updown *s);
+/* The router's up/down sweep (made on first use), or NULL where it does
+ * not apply, the reference path is set, or (by default) too few flows have
+ * been listed yet to pay for its checks (route.c says why). */
+fx_updown *fx_router_updown(fx_router *r);
+/* 1: the sweep from the first flow; 0: never, the grouped push (tests and
+ * bench/round.c compare the paths). */
+void fx_router_set_updown(fx_router *r, int on);
+
 /* Rounds on lattices summarised from load breakpoints (routing/dor_sum.c):
  * route.c's dimension-order router hands it each segment's difference-array
  * points (fx_router_summarise), and it gives the round's heaviest link,

@@ -71,6 +71,10 @@ struct fx_router {
 	int64_t max_cached;
 	int64_t ncached;
 	fx_sweep *sweep;        /* ecmp split: the grouped fast path */
+	fx_updown *updown;      /* ecmp split on up/down fabrics: the round sweep */
+	int updown_tried;
+	int updown_mode;        /* 0 default (once enough flows), 1 at once, -1 never */
+	double flows_seen;      /* flows listed to ecmp_add so far */
 	fx_dorsum *sum;         /* dimension-order: round summaries, when */
 	int sum_tried, sum_on;  /* sum_on (routing/dor_sum.c) */
 	int reference;          /* 1: per-destination reference paths only */
@@ -560,8 +564,13 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 {
 	const fx_fabric *f = r->f;
 	incidence(r);  /* a cached incidence list: igraph_incident per vertex was half the time */
-	if (!r->hash && !r->reference) {  /* the grouped push; on a pair with no
-					   * route, the reference below reports it */
+	if (!r->hash && !r->reference) {  /* the up/down sweep, else the grouped
+					   * push; on a pair with no route, the
+					   * reference below reports it */
+		r->flows_seen += (double)n;
+		fx_updown *ud = fx_router_updown(r);
+		if (ud && fx_updown_add(ud, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
+			return 0;
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(f, r->inc_off, r->inc_edge);
 		fx_sweep_set_table(r->sweep, r->tab_mode);
@@ -793,6 +802,7 @@ void fx_router_free(fx_router *r)
 	free(r->inc_off);
 	free(r->inc_edge);
 	fx_sweep_free(r->sweep);
+	fx_updown_free(r->updown);
 	fx_dorsum_free(r->sum);
 	free(r);
 }
@@ -803,6 +813,33 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 	*links = r->used;
 	r->nused = 0;  /* the caller reads them before the next add */
 	return n;
+}
+
+/* The up/down sweep checks each target with a whole search the first time
+ * a round asks for it, so a collective that touches every target once or
+ * twice (a ring's few distinct rounds on a k=64 fat-tree: 2,048 searches
+ * for two rounds) does better with the grouped push's partial searches.
+ * By default the sweep starts once the flows listed so far number a 64th
+ * of those checks' steps (targets x (V + 2E)): after ~15 of a k=16
+ * pairwise all-to-all's 1,023 rounds, never for a ring.  Either path gives
+ * the reference's numbers. */
+fx_updown *fx_router_updown(fx_router *r)
+{
+	if (r->hash || r->reference || r->kind->add != ecmp_add || r->updown_mode < 0)
+		return NULL;
+	if (!r->updown_tried) {
+		r->updown_tried = 1;
+		incidence(r);
+		r->updown = fx_updown_new(r->f, r->inc_off, r->inc_edge);
+	}
+	if (r->updown && r->updown_mode == 0 && r->flows_seen < fx_updown_check_steps(r->updown) / 64)
+		return NULL;
+	return r->updown;
+}
+
+void fx_router_set_updown(fx_router *r, int on)
+{
+	r->updown_mode = on ? 1 : -1;
 }
 
 void fx_router_set_reference(fx_router *r, int on)

@@ -18,6 +18,10 @@
  * the merged push per destination the fast path); 0: split ECMP. */
 static int policy_hash;
 
+/* 1: the fast path is the up/down sweep from the first flow; 0: the
+ * grouped push. */
+static int updown_on;
+
 /* Loads of one batch (or of all pairs when flows is NULL) under one path. */
 enum { PATH_REFERENCE, PATH_SEARCHES, PATH_TABLE };
 
@@ -28,6 +32,7 @@ static int loads_of(const fx_fabric *f, int path, const fx_flow *flows, size_t n
 	fx_router_set_reference(r, path == PATH_REFERENCE);
 	fx_router_set_dist_table(r, path == PATH_TABLE);
 	fx_router_set_policy(r, policy_hash ? FX_ROUTE_HASH : FX_ROUTE_SPLIT);
+	fx_router_set_updown(r, updown_on);
 	fx_diag d;
 	fx_diag_init(&d);
 	FILE *err = tmpfile();
@@ -332,6 +337,213 @@ START_TEST(sweep_equals_reference_custom)
 		}
 		fixture_release(&a);
 		free(texts[i]);
+	}
+}
+END_TEST
+
+/* ---- the up/down round sweep (routing/ecmp_updown.c) ---- */
+
+/* A Clos written out as a custom graph, links of uneven bandwidth and
+ * latency (so no split is uniform), a doubled host link and parallel
+ * leaf-spine links.  tiers 2: 6 leaves of 3 hosts under 3 spines; tiers 3:
+ * 3 pods of 2 leaves (3 hosts each) and 2 aggregation switches, every
+ * aggregation switch to each of 3 cores.  extra: a link between leaves 0
+ * and 1, which takes the property away for their targets. */
+static char *clos_graph(int tiers, int extra)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *s = fx_xmalloc(cap);
+	int leaves = 6, hosts = 3, tops = 3;
+	len += (size_t)snprintf(s + len, cap - len,
+		"name: clos\nfabric:\n  kind: custom\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n  nodes:\n");
+	for (int i = 0; i < leaves * hosts; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: h%d, type: device}\n", i);
+	for (int i = 0; i < leaves; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: l%d, type: switch}\n", i);
+	for (int i = 0; tiers == 3 && i < 6; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: a%d, type: switch}\n", i);
+	for (int i = 0; i < tops; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: c%d, type: switch}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	for (int i = 0; i < leaves * hosts; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: h%d, b: l%d%s}\n", i, i / hosts,
+					i == 4 ? ", count: 2" : "");
+	if (tiers == 2) {
+		for (int i = 0; i < leaves; i++)
+			for (int j = 0; j < tops; j++) {
+				len += (size_t)snprintf(s + len, cap - len,
+					"    - {a: l%d, b: c%d, bandwidth: %d GB/s, latency: %d ns}\n",
+					i, j, 10 + 7 * ((i + 2 * j) % 4), 100 + 50 * ((i * j) % 3));
+				if ((i + j) % 4 == 1)
+					len += (size_t)snprintf(s + len, cap - len,
+						"    - {a: c%d, b: l%d, bandwidth: 15 GB/s}\n", j, i);
+			}
+	} else {
+		for (int i = 0; i < leaves; i++)  /* leaf i in pod i/2, to its pod's two */
+			for (int j = 0; j < 2; j++)
+				len += (size_t)snprintf(s + len, cap - len,
+					"    - {a: l%d, b: a%d, bandwidth: %d GB/s, latency: %d ns}\n",
+					i, 2 * (i / 2) + j, 20 + 9 * ((i + j) % 3), 150 + 70 * j);
+		for (int a = 0; a < 6; a++)
+			for (int c = 0; c < tops; c++) {
+				len += (size_t)snprintf(s + len, cap - len,
+					"    - {a: a%d, b: c%d, bandwidth: %d GB/s, latency: %d ns}\n",
+					a, c, 12 + 5 * ((a + 2 * c) % 5), 100 + 40 * ((a + c) % 2));
+				if (a == 3 && c == 1)
+					len += (size_t)snprintf(s + len, cap - len,
+						"    - {a: c1, b: a3, bandwidth: 9 GB/s}\n");
+			}
+	}
+	/* a second host link as its own bundle; in three tiers a second,
+	 * slower link from an aggregation switch down to a leaf (a down split
+	 * of two next hops) */
+	len += (size_t)snprintf(s + len, cap - len, "    - {a: l2, b: h7, bandwidth: 20 GB/s}\n");
+	if (tiers == 3)
+		len += (size_t)snprintf(s + len, cap - len,
+					"    - {a: a1, b: l0, bandwidth: 7 GB/s, latency: 90 ns}\n");
+	if (extra)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: l0, b: l1}\n");
+	return s;
+}
+
+/* The up/down sweep against the reference on one fabric: whether it takes
+ * the fabric (every target checked) is `fast`; then shifted rounds i ->
+ * i+r for several r, random pairs (with self and empty flows), rounds over
+ * random rank subsets (shifted and permuted) and an incast, all through
+ * the router's default path (the sweep where it applies) and the
+ * reference. */
+static void check_updown(const fx_fabric *f, const char *name, int fast)
+{
+	fx_router *r = fx_router_new(f, 0);
+	fx_router_set_updown(r, 1);
+	fx_updown *u = fx_router_updown(r);
+	ck_assert_msg((u && fx_updown_check_all(u)) == fast, "%s: up/down applies %d", name,
+		      fast);
+	fx_router_free(r);
+	updown_on = 1;
+	int64_t n = f->ndev;
+	fx_flow *fl = fx_xmalloc((size_t)(n > 300 ? n : 300) * sizeof *fl);
+	int64_t *sub = fx_xmalloc((size_t)n * sizeof *sub);
+	char what[160];
+	int64_t shifts[] = {1, 2, 3, 5, 7, 13, n / 4, n / 3, n / 2, n - 1};
+	for (int k = 0; k < 10; k++) {
+		int64_t sh = shifts[k] % n;
+		if (sh == 0)
+			continue;
+		for (int64_t i = 0; i < n; i++)
+			fl[i] = (fx_flow){i, (i + sh) % n, 1e6};
+		snprintf(what, sizeof what, "%s up/down shift %lld", name, (long long)sh);
+		ck_assert(same_loads(f, what, fl, (size_t)n, 0) > 0);
+	}
+	uint64_t x = 42;
+	for (int rep = 0; rep < 3; rep++) {
+		for (int i = 0; i < 300; i++) {
+			fl[i].src = (int64_t)(lcg(&x) % (uint64_t)n);
+			fl[i].dst = (int64_t)(lcg(&x) % (uint64_t)n);
+			fl[i].bytes = i % 29 == 0 ? 0 : (double)(1 + lcg(&x) % 997) * 1024;
+		}
+		snprintf(what, sizeof what, "%s up/down random %d", name, rep);
+		ck_assert(same_loads(f, what, fl, 300, 0) > 0);
+		/* a subset of about a third of the devices, shuffled */
+		int64_t m = 0;
+		for (int64_t i = 0; i < n; i++)
+			if (lcg(&x) % 3 == 0)
+				sub[m++] = i;
+		for (int64_t i = m - 1; i > 0; i--) {
+			int64_t j = (int64_t)(lcg(&x) % (uint64_t)(i + 1)), t = sub[i];
+			sub[i] = sub[j];
+			sub[j] = t;
+		}
+		if (m < 2)
+			continue;
+		for (int64_t sh = 1; sh < m; sh += 1 + m / 3) {
+			for (int64_t i = 0; i < m; i++)
+				fl[i] = (fx_flow){sub[i], sub[(i + sh) % m], 5e5 + (double)i};
+			snprintf(what, sizeof what, "%s up/down subset %d shift %lld", name, rep,
+				 (long long)sh);
+			ck_assert(same_loads(f, what, fl, (size_t)m, 0) > 0);
+		}
+	}
+	for (int64_t i = 0; i < n; i++)
+		fl[i] = (fx_flow){i, n - 1, 2e5 + (double)i};
+	snprintf(what, sizeof what, "%s up/down incast", name);
+	ck_assert(same_loads(f, what, fl, (size_t)n, 0) > 0);
+	updown_on = 0;
+	/* a whole pairwise all-to-all through one router left to its default
+	 * (the grouped push first, the sweep once enough flows were listed)
+	 * and through the reference, loads summed over the rounds (up to 160
+	 * devices: the reference's n searches are the test's slow part) */
+	size_t nl = (size_t)(2 * f->ne);
+	double *la = fx_xcalloc(nl, sizeof *la), *lb = fx_xcalloc(nl, sizeof *lb);
+	fx_router *ra = fx_router_new(f, 0), *rb = fx_router_new(f, 0);
+	fx_router_set_reference(rb, 1);
+	fx_diag d;
+	fx_diag_init(&d);
+	for (int64_t sh = 1; sh < n && n <= 160; sh++) {
+		for (int64_t i = 0; i < n; i++)
+			fl[i] = (fx_flow){i, (i + sh) % n, 1e6 + (double)sh};
+		fx_path_stats sa = {0, 0}, sb = {0, 0};
+		ck_assert_int_eq(fx_router_add(ra, fl, (size_t)n, la, &sa, &d), 0);
+		ck_assert_int_eq(fx_router_add(rb, fl, (size_t)n, lb, &sb, &d), 0);
+		ck_assert_msg(sa.max_hops == sb.max_hops && sa.max_latency == sb.max_latency,
+			      "%s: pairwise round %lld stats", name, (long long)sh);
+	}
+	fx_updown *ua = fx_router_updown(ra);  /* non-NULL: past the threshold */
+	ck_assert_msg(n > 160 || (ua && fx_updown_check_all(ua)) == fast, "%s: default switched",
+		      name);
+	for (size_t l = 0; l < nl; l++)
+		ck_assert_msg(fabs(la[l] - lb[l]) <= 1e-12 * fmax(fabs(la[l]), fabs(lb[l])),
+			      "%s: pairwise link %zu: %.17g vs %.17g", name, l, la[l], lb[l]);
+	fx_diag_release(&d);
+	fx_router_free(ra);
+	fx_router_free(rb);
+	free(la);
+	free(lb);
+	free(sub);
+	free(fl);
+}
+
+static const char *const k6[] = {"fabric.k=6", "packaging.devices_per_node=6", NULL};
+
+START_TEST(updown_equals_reference)
+{
+	static const struct {
+		const char *path;
+		const char *const *sets;
+		int fast;
+	} cases[] = {
+		{"specs/fat-tree-k8.yaml", k4, 1},
+		{"specs/fat-tree-k8.yaml", k6, 1},
+		{"specs/fat-tree-k8.yaml", NULL, 1},
+		{"tests/specs/leaf-spine-custom.yaml", NULL, 1},
+		{"specs/cm384.yaml", NULL, 1},
+		{"specs/nvl72.yaml", NULL, 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		load_ok(&a, cases[i].path, cases[i].sets);
+		check_updown(&a.f, cases[i].path, cases[i].fast);
+		fixture_release(&a);
+	}
+	/* uneven custom Clos of two and three tiers; with a leaf-leaf link the
+	 * property fails and the grouped push takes over; a hypercube has no
+	 * switches to go by */
+	struct {
+		char *text;
+		const char *name;
+		int fast;
+	} custom[] = {
+		{clos_graph(2, 0), "clos 2", 1}, {clos_graph(3, 0), "clos 3", 1},
+		{clos_graph(2, 1), "clos 2 + leaf link", 0}, {clos_graph(3, 1), "clos 3 + leaf link", 0},
+		{hypercube(4), "hypercube", 0},
+	};
+	for (size_t i = 0; i < sizeof custom / sizeof *custom; i++) {
+		fixture a;
+		ck_assert_msg(fixture_load(&a, "g.yaml", custom[i].text, NULL) == 0, "%s", a.msg);
+		check_updown(&a.f, custom[i].name, custom[i].fast);
+		fixture_release(&a);
+		free(custom[i].text);
 	}
 }
 END_TEST
@@ -662,6 +874,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, sweep_no_route_same_message);
 	tcase_add_test(tc, dist_table_distances);
 	tcase_add_test(tc, round_twins_equal_routing);
+	tcase_add_test(tc, updown_equals_reference);
 	tcase_add_test(tc, lattice_summary_equals_per_link);
 	tcase_add_test(tc, hash_push_equals_walk);
 	suite_add_tcase(s, tc);
