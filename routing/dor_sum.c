@@ -37,8 +37,9 @@ struct fx_dorsum {
 	const fx_fabric *f;
 	double cap;            /* every link's count x bandwidth */
 	uint8_t last[FX_MAX_DIMS];  /* position k-1 of a line of dimension i has a link */
-	dorsum_pt *pt;
-	size_t npt, cappt;
+	dorsum_pt *pt, *tmp;   /* tmp: the radix sort's other half */
+	size_t npt, cappt, captmp;
+	uint64_t kmax;         /* the longest line's positions */
 	double *acc;           /* [2D x N]: repeat-weighted breakpoints, by vertex id */
 	uint8_t *acc_line;     /* [2D x N]: line has entries in acc */
 	int64_t *lines;        /* lines with entries in acc */
@@ -87,6 +88,9 @@ fx_dorsum *fx_dorsum_new(const fx_fabric *f)
 			}
 		}
 	}
+	for (int i = 0; i < f->ndims; i++)
+		if ((uint64_t)f->dims[i] > s->kmax)
+			s->kmax = (uint64_t)f->dims[i];
 	size_t n = (size_t)(2 * f->ndims) * (size_t)f->ndev;
 	s->acc = fx_xcalloc(n, sizeof *s->acc);
 	s->acc_line = fx_xcalloc(n, 1);
@@ -98,6 +102,7 @@ void fx_dorsum_free(fx_dorsum *s)
 	if (!s)
 		return;
 	free(s->pt);
+	free(s->tmp);
 	free(s->acc);
 	free(s->acc_line);
 	free(s->lines);
@@ -125,12 +130,72 @@ static int pt_cmp(const void *a, const void *b, void *ctx)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* Below this many points a round is sorted by comparison. */
+#define RADIX_MIN 512
+#define RADIX_BITS 11
+
+/* pt_cmp's order: line, then position, then insertion.  Large rounds (a
+ * WSE-2 ring step: 1.5 M points, two rounds; the tree: 40) by a stable
+ * LSD radix sort on line x kmax + position, which keeps insertion order
+ * among equal keys as the seq comparison does: the same order, element for
+ * element (tests/unit/test_sweep.c, dorsum_radix_order).  The comparison
+ * merge sort took a fifth of explore's collectives on a WSE-2. */
+void fx_dorsum_sort(fx_dorsum *s)
+{
+	size_t n = s->npt;
+	if (n < RADIX_MIN) {
+		fx_sort_r(s->pt, n, sizeof *s->pt, pt_cmp, NULL);
+		return;
+	}
+	s->tmp = fx_xgrow(s->tmp, &s->captmp, n, sizeof *s->tmp);
+	uint64_t maxkey = (uint64_t)(2 * s->f->ndims) * (uint64_t)s->f->ndev * s->kmax;
+	size_t cnt[1u << RADIX_BITS];
+	dorsum_pt *a = s->pt, *b = s->tmp;
+	for (unsigned sh = 0; sh < 64 && (maxkey >> sh) != 0; sh += RADIX_BITS) {
+		memset(cnt, 0, sizeof cnt);
+		for (size_t i = 0; i < n; i++)
+			cnt[(((uint64_t)a[i].line * s->kmax + (uint64_t)a[i].pos) >> sh) &
+			    ((1u << RADIX_BITS) - 1)]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < (1u << RADIX_BITS); d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(((uint64_t)a[i].line * s->kmax + (uint64_t)a[i].pos) >> sh) &
+			      ((1u << RADIX_BITS) - 1)]++] = a[i];
+		dorsum_pt *t = a;
+		a = b;
+		b = t;
+	}
+	if (a != s->pt) {  /* the sorted half becomes pt */
+		size_t c = s->cappt;
+		s->tmp = s->pt;
+		s->pt = a;
+		s->cappt = s->captmp;
+		s->captmp = c;
+	}
+}
+
+size_t fx_dorsum_npoints(const fx_dorsum *s)
+{
+	return s->npt;
+}
+
+void fx_dorsum_point_at(const fx_dorsum *s, size_t i, int64_t *line, int *pos, double *delta)
+{
+	*line = s->pt[i].line;
+	*pos = s->pt[i].pos;
+	*delta = s->pt[i].delta;
+}
+
 void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *total,
 		     double *worst)
 {
 	const fx_fabric *f = s->f;
 	int64_t N = f->ndev;
-	fx_sort_r(s->pt, s->npt, sizeof *s->pt, pt_cmp, NULL);
+	fx_dorsum_sort(s);
 	double mx = 0, tot = 0;
 	for (size_t a = 0; a < s->npt;) {
 		int64_t line = s->pt[a].line;

@@ -97,6 +97,11 @@ void fx_dorsum_point(fx_dorsum *s, int64_t line, int pos, double delta);
  * links' bytes, the busiest link's seconds. */
 void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *total,
 		     double *worst);
+/* Sorts the open round's points as fx_dorsum_round does first; with the
+ * two below, for tests (tests/unit/test_sweep.c). */
+void fx_dorsum_sort(fx_dorsum *s);
+size_t fx_dorsum_npoints(const fx_dorsum *s);
+void fx_dorsum_point_at(const fx_dorsum *s, size_t i, int64_t *line, int *pos, double *delta);
 /* Adds every link's repeat-weighted bytes and seconds over the rounds. */
 void fx_dorsum_finish(fx_dorsum *s, double *link_bytes, double *link_busy);
 /* The router's summary for its fabric, or NULL (not dimension-order, links
