@@ -8,6 +8,9 @@
 fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label);
 /* Adds a flow of bytes from rank a to rank b (rank indexes into q->ranks). */
 void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, double bytes);
+/* Room for n more flows in r at once (a round of a known size grown
+ * flow by flow copies itself as it doubles). */
+void fx_sched_reserve(fx_round *r, size_t n);
 /* 1 if n is a power of two. */
 int fx_is_pow2(int64_t n);
 int fx_log2(int64_t n);
