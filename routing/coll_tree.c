@@ -24,6 +24,7 @@ static void binomial_reduce(fx_sched *s, const fx_coll_req *q, double bytes)
 {
 	for (int64_t step = 1; step < q->n; step *= 2) {
 		fx_round *r = fx_sched_round(s, 1, "reduce");
+		fx_sched_reserve(r, (size_t)((q->n - step + 2 * step - 1) / (2 * step)));
 		for (int64_t i = step; i < q->n; i += 2 * step)
 			fx_sched_flow(r, q, i, i - step, bytes);
 	}
@@ -37,6 +38,7 @@ static void binomial_bcast(fx_sched *s, const fx_coll_req *q, double bytes)
 		top *= 2;
 	for (int64_t step = top / 2; step >= 1; step /= 2) {
 		fx_round *r = fx_sched_round(s, 1, "broadcast");
+		fx_sched_reserve(r, (size_t)((q->n - step + 2 * step - 1) / (2 * step)));
 		for (int64_t i = 0; i + step < q->n; i += 2 * step)
 			fx_sched_flow(r, q, i, i + step, bytes);
 	}

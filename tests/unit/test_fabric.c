@@ -281,6 +281,37 @@ START_TEST(lattice_names_fast)
 }
 END_TEST
 
+/* A whole lattice skips igraph's connectivity search at build
+ * (fabric.c, lattice_whole): the search agrees on every shape tried. */
+START_TEST(lattice_connected_without_search)
+{
+	static const char *const dims[] = {"fabric.dims=[1,1,5]", "fabric.dims=[2,2,2]",
+					   "fabric.dims=[3,1,4]", "fabric.dims=[7]", NULL};
+	for (int c = 0; dims[c]; c++) {
+		fixture fx;
+		const char *sets[] = {dims[c], "packaging.devices_per_node=1", "fabric.kind=mesh", NULL};
+		for (int mesh = 0; mesh < 2; mesh++) {
+			if (mesh == 0)
+				sets[2] = NULL;
+			else
+				sets[2] = "fabric.kind=mesh";
+			load_ok(&fx, "specs/torus-8x8x8.yaml", sets);
+			igraph_bool_t conn = 0;
+			ck_assert_int_eq(igraph_is_connected(&fx.f.g, &conn, IGRAPH_WEAK), IGRAPH_SUCCESS);
+			ck_assert_msg(conn, "%s: not connected", dims[c]);
+			fixture_release(&fx);
+		}
+	}
+	fixture fx;
+	const char *wafer[] = {"fabric.grid=[9,4]", NULL};
+	load_ok(&fx, "specs/wse2.yaml", wafer);
+	igraph_bool_t conn = 0;
+	ck_assert_int_eq(igraph_is_connected(&fx.f.g, &conn, IGRAPH_WEAK), IGRAPH_SUCCESS);
+	ck_assert(conn);
+	fixture_release(&fx);
+}
+END_TEST
+
 Suite *suite_fabric(void)
 {
 	Suite *s = suite_create("fabric");
@@ -295,6 +326,7 @@ Suite *suite_fabric(void)
 	tcase_add_test(tc, registry_walk);
 	tcase_add_test(tc, too_large_refused);
 	tcase_add_test(tc, lattice_names_fast);
+	tcase_add_test(tc, lattice_connected_without_search);
 	suite_add_tcase(s, tc);
 	return s;
 }
