@@ -9,12 +9,14 @@
 # DIRECT_K="16 24 32 40 48 64" adds the 65,536-host fat-tree (30 s a run).
 # Series: pairwise (pairwise all-to-all on fat-trees), direct (direct
 # all-to-all on fat-trees), swing and rhd (allreduce on custom hypercubes),
-# summa (SUMMA shifts on square wafer meshes; ranks = PEs).
+# summa (SUMMA shifts on square wafer meshes; ranks = PEs), explore (the
+# whole design report of WSE-2-shaped wafers, a quarter to all of its
+# 757 x 996 PEs; ranks = PEs).
 # Nothing here is a test: speed is measured, not asserted.
 set -u
 FABRICX=${FABRICX:-./fabricx}
 REPEAT=${REPEAT:-3}
-SERIES=${SERIES:-pairwise direct swing rhd summa}
+SERIES=${SERIES:-pairwise direct swing rhd summa explore}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -72,6 +74,12 @@ for s in $SERIES; do
 		for p in 165 330 495 660; do
 			one "SUMMA shifts 8 KiB, ${p}x$p wafer mesh" $((p * p)) \
 				collective specs/wse2.yaml --set "fabric.grid=[$p,$p]" --pattern gemm-shift --algo summa --size 8KiB
+		done ;;
+	explore)
+		for g in "189,249" "378,498" "535,704" "757,996"; do
+			x=${g%,*} y=${g#*,}
+			one "explore, ${x}x$y wafer (wse2.yaml)" $((x * y)) \
+				explore specs/wse2.yaml --set "fabric.grid=[$g]" --out "$out/explore"
 		done ;;
 	esac
 	slope
