@@ -1,7 +1,8 @@
 #!/bin/sh
 # Times the bisection alone (bench/bisect.c: no hop counts, no report) on
 # custom graphs of growing size: hypercubes, 2-D tori written out by hand,
-# and k-ary Clos networks (bench/custom-clos.sh).  Median of REPEAT runs.
+# random cubic graphs (bench/custom-cubic.sh) and k-ary Clos networks
+# (bench/custom-clos.sh).  Median of REPEAT runs.
 # Run from the repository root after `make`:  sh bench/bisect.sh
 set -eu
 REPEAT=${REPEAT:-3}
@@ -33,6 +34,10 @@ done
 for s in ${TORUS:-32 45 64 90}; do
 	sh bench/custom-torus.sh "$s" "$s" > "$out/g.yaml"
 	run "${s}x$s torus (custom)" "$out/g.yaml"
+done
+for n in ${CUBIC:-12500 25000 50000 100000}; do
+	sh bench/custom-cubic.sh "$n" > "$out/g.yaml"
+	run "random cubic, $n devices (custom)" "$out/g.yaml"
 done
 for k in ${CLOS:-8 12 16 20 24}; do
 	sh bench/custom-clos.sh "$k" > "$out/g.yaml"

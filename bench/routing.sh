@@ -9,14 +9,16 @@
 # DIRECT_K="16 24 32 40 48 64" adds the 65,536-host fat-tree (30 s a run).
 # Series: pairwise (pairwise all-to-all on fat-trees), direct (direct
 # all-to-all on fat-trees), swing and rhd (allreduce on custom hypercubes),
-# summa (SUMMA shifts on square wafer meshes; ranks = PEs), explore (the
-# whole design report of WSE-2-shaped wafers, a quarter to all of its
-# 757 x 996 PEs; ranks = PEs).
+# summa (SUMMA shifts on square wafer meshes; ranks = PEs), oddtorus
+# (metrics on odd tori), meshline (all-to-all on k x 2 meshes), subset
+# (all-to-all among all but one chip of a torus), explore (the whole
+# design report of WSE-2-shaped wafers, a sixteenth to all of its 757 x 996
+# PEs; ranks = PEs).
 # Nothing here is a test: speed is measured, not asserted.
 set -u
 FABRICX=${FABRICX:-./fabricx}
 REPEAT=${REPEAT:-3}
-SERIES=${SERIES:-pairwise direct swing rhd summa explore}
+SERIES=${SERIES:-pairwise direct swing rhd summa oddtorus meshline subset explore}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -74,6 +76,22 @@ for s in $SERIES; do
 		for p in 165 330 495 660; do
 			one "SUMMA shifts 8 KiB, ${p}x$p wafer mesh" $((p * p)) \
 				collective specs/wse2.yaml --set "fabric.grid=[$p,$p]" --pattern gemm-shift --algo summa --size 8KiB
+		done ;;
+	oddtorus)  # metrics (hops, bisection) on odd tori; "ranks" = chips
+		for d in 17 37 61 101; do
+			one "metrics, ${d}x${d}x$d torus" $((d * d * d)) \
+				metrics specs/torus-8x8x8.yaml --set "fabric.dims=[$d,$d,$d]" --set packaging.devices_per_node=1
+		done ;;
+	meshline)  # all-pairs on a long thin mesh (lines of k)
+		for k in 2000 4000 8000 16000; do
+			one "all-to-all 1 MiB, ${k}x2 mesh" $((k * 2)) \
+				collective specs/wse2.yaml --set "fabric.grid=[$k,2]" --pattern all-to-all --size 1MiB
+		done ;;
+	subset)  # all-to-all among d^3-1 ranks of a d^3 torus (a rank subset)
+		for d in 16 24 32 48; do
+			one "all-to-all 32 MiB, ${d}^3 torus, $((d * d * d - 1)) ranks" $((d * d * d - 1)) \
+				collective specs/torus-8x8x8.yaml --set "fabric.dims=[$d,$d,$d]" --set packaging.devices_per_node=1 \
+				--pattern all-to-all --size 32MiB --ranks $((d * d * d - 1))
 		done ;;
 	explore)
 		for g in "189,249" "378,498" "535,704" "757,996"; do

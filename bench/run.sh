@@ -41,7 +41,7 @@ sh bench/custom-clos.sh 16 > "$out/clos1024.yaml"
 bench "all-to-all link loads, custom k=16 Clos (1,024 hosts, ECMP split)" -- collective "$out/clos1024.yaml" $A2A
 bench "all-to-all link loads, custom k=16 Clos, --routing hash (1M paths)" -- collective "$out/clos1024.yaml" $A2A --routing hash
 bench "ring allreduce, custom k=16 Clos (1,024 ranks)" -- collective "$out/clos1024.yaml" --pattern allreduce --size 64MiB
-bench "all-to-all, 16x16x16, 4,095 ranks (16.8M flows routed one by one)" -- collective specs/torus-8x8x8.yaml --set 'fabric.dims=[16,16,16]' $A2A --ranks 4095
+bench "all-to-all, 16x16x16, 4,095 ranks (a rank subset: line counts)" -- collective specs/torus-8x8x8.yaml --set 'fabric.dims=[16,16,16]' $A2A --ranks 4095
 bench "pairwise all-to-all, 16x16x16 (4,095 rounds)" -- collective specs/torus-8x8x8.yaml --set 'fabric.dims=[16,16,16]' --pattern all-to-all --algo pairwise --size 32MiB
 bench "ring allreduce, CloudMatrix384 (766 rounds)" -- collective specs/cm384.yaml --pattern allreduce --size 64MiB
 bench "size sweep, allreduce all algorithms 8 B-1 GiB x2, HGX H100 (28 sizes)" -- collective specs/hgx-h100.yaml --pattern allreduce --sizes 8B:1GiB:x2

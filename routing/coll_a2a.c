@@ -19,9 +19,7 @@ static int direct(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag
 		r->all_pairs = b;
 		return 0;
 	}
-	for (int64_t i = 0; i < q->n; i++)
-		for (int64_t j = 0; j < q->n; j++)
-			fx_sched_flow(r, q, i, j, b);
+	fx_sched_among(r, q, b);  /* the router lists the flows only if it must */
 	return 0;
 }
 
@@ -43,13 +41,14 @@ static double all(const fx_coll_req *q)
 	return q->n > 1 ? q->size : 0;
 }
 
-/* every device in order goes to the router as all-pairs, not as a list */
+/* every device in order goes to the router as all-pairs, a subset as a
+ * rank set; only a router that lists the subset's pairs needs n(n-1) */
 static double direct_flows(const fx_fabric *f, const fx_coll_req *q)
 {
 	int every = q->n == f->ndev;
 	for (int64_t i = 0; every && i < q->n; i++)
 		every = q->ranks[i] == i;
-	return every ? 0 : (double)q->n * (double)(q->n - 1);
+	return every || fx_route_among_aggregated(f) ? 0 : (double)q->n * (double)(q->n - 1);
 }
 
 static double pairwise_flows(const fx_fabric *f, const fx_coll_req *q)

@@ -35,8 +35,12 @@ const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo)
 
 void fx_sched_release(fx_sched *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->r[i].flows);
+		for (size_t k = 0; k < s->r[i].namong; k++)
+			free(s->r[i].among[k].dev);
+		free(s->r[i].among);
+	}
 	free(s->r);
 	memset(s, 0, sizeof *s);
 }
@@ -65,6 +69,23 @@ void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, doub
 	r->flows[r->n].dst = q->ranks[b];
 	r->flows[r->n].bytes = bytes;
 	r->n++;
+}
+
+/* Appends an all-to-all among n devices (a copy of dev). */
+static void round_among(fx_round *r, const int64_t *dev, int64_t n, double bytes)
+{
+	r->among = fx_xrealloc(r->among, (r->namong + 1) * sizeof *r->among);
+	fx_among *a = &r->among[r->namong++];
+	a->dev = fx_xmalloc((size_t)(n ? n : 1) * sizeof *a->dev);
+	memcpy(a->dev, dev, (size_t)n * sizeof *dev);
+	a->n = n;
+	a->bytes = bytes;
+}
+
+void fx_sched_among(fx_round *r, const fx_coll_req *q, double bytes)
+{
+	if (q->n > 1 && bytes > 0)
+		round_among(r, q->ranks, q->n, bytes);
 }
 
 double fx_flows_1n(const fx_fabric *f, const fx_coll_req *q)
@@ -232,6 +253,14 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 				searches++;
 			}
 		}
+		for (size_t k = 0; k < rd->namong; k++)
+			for (int64_t j = 0; j < rd->among[k].n; j++) {
+				int64_t dst = rd->among[k].dev[j];
+				if (dst >= 0 && dst < f->nv && !seen[dst]) {
+					seen[dst] = 1;
+					searches++;
+				}
+			}
 		if (rd->all_pairs > 0)
 			searches = (double)f->ndev;
 	}
@@ -243,6 +272,15 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 			     "rounds)", pattern, (long long)n,
 			     fallback ? "the degraded graph" : "an explicit graph", searches, per, searches * per,
 			     FX_MAX_ROUTE_WORK);
+}
+
+/* Raises st's longest path and slowest latency to more's. */
+static void stats_raise(fx_path_stats *st, const fx_path_stats *more)
+{
+	if (more->max_hops > st->max_hops)
+		st->max_hops = more->max_hops;
+	if (more->max_latency > st->max_latency)
+		st->max_latency = more->max_latency;
 }
 
 /* Routes every round of s and times it; releases s. */
@@ -267,18 +305,22 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		const fx_round *rd = &s.r[i];
 		fx_round_result *rr = &out->per_round[i];
 		fx_path_stats st;
-		int summed = sum && rd->all_pairs == 0;
+		int summed = sum && rd->all_pairs == 0 && rd->namong == 0;
 		fx_router_summarise(r, summed);
 		rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
 		fx_router_summarise(r, 0);
+		fx_path_stats st2;
 		if (rc == 0 && rd->all_pairs > 0) {
-			fx_path_stats st2;
 			rc = fx_router_add_all_pairs(r, rd->all_pairs, load, &st2, d);
-			if (st2.max_hops > st.max_hops)
-				st.max_hops = st2.max_hops;
-			if (st2.max_latency > st.max_latency)
-				st.max_latency = st2.max_latency;
+			stats_raise(&st, &st2);
 			out->sent_bytes += rd->all_pairs * (double)f->ndev * (double)(f->ndev - 1) *
+					   (double)rd->repeat;
+		}
+		for (size_t k = 0; k < rd->namong && rc == 0; k++) {
+			const fx_among *a = &rd->among[k];
+			rc = fx_router_add_among(r, a, load, &st2, d);
+			stats_raise(&st, &st2);
+			out->sent_bytes += a->bytes * (double)a->n * (double)(a->n - 1) *
 					   (double)rd->repeat;
 		}
 		const int64_t *used;
@@ -397,6 +439,8 @@ static void merge_flows(fx_round *m, const fx_round *rd)
 		m->flows[m->n++] = rd->flows[k];
 	}
 	m->all_pairs += rd->all_pairs;
+	for (size_t k = 0; k < rd->namong; k++)
+		round_among(m, rd->among[k].dev, rd->among[k].n, rd->among[k].bytes);
 }
 
 int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,

@@ -33,6 +33,17 @@ static double live_links(const fx_fabric *f, int64_t e)
  * when they have a canonical one (see degraded_bisection). */
 #define DEGRADED_SPECTRAL_LIMIT 20000
 #define MAXFLOW_LIMIT 600000
+/* The spectral seeds (ARPACK's Lanczos iterations for the Laplacian's
+ * smallest eigenvectors) cost more than everything else a bisection does
+ * past this many vertices + edges: ARPACK needs its 1,000-3,000 iterations
+ * or gives nothing (capping them, or more Lanczos vectors, found no cut).
+ * Measured (docs/performance.md, "Spectral seeds"): 1.2 s at 12k on a
+ * 64x64 torus written by hand, 4.7 s at 62k and 26 s of CPU at 250k on
+ * random cubic graphs, against 0.04-1.4 s for everything else; past the
+ * limit the breadth-first and device-order seeds refined by FM found the
+ * same cuts on every graph measured.  Below it the spectral seed can
+ * matter: a 3,000-device cubic graph, 398 links with it, 532 without. */
+#define SPECTRAL_LIMIT 20000
 
 int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *d)
 {
@@ -176,7 +187,7 @@ static double edge_cut(const fx_fabric *f, const uint8_t *side)
  * is refined by Fiduccia-Mattheyses passes (routing/cut_fm.c) and the
  * smallest edge cut kept.
  */
-static int heuristic_halves(const fx_fabric *f, uint8_t *side, fx_diag *d)
+static int heuristic_halves(const fx_fabric *f, uint8_t *side, int *spectral, fx_diag *d)
 {
 	(void)d;
 	fx_fm k;
@@ -192,11 +203,13 @@ static int heuristic_halves(const fx_fabric *f, uint8_t *side, fx_diag *d)
 	igraph_arpack_options_t opt;
 	igraph_arpack_options_init(&opt);
 	int neig = 0;
-	if (f->nv > 3 && igraph_laplacian_spectral_embedding(&f->g, 3, &w, IGRAPH_EIGEN_SA,
+	if (f->nv > 3 && (double)f->nv + (double)f->ne <= SPECTRAL_LIMIT &&
+	    igraph_laplacian_spectral_embedding(&f->g, 3, &w, IGRAPH_EIGEN_SA,
 							     IGRAPH_EMBEDDING_D_A, 0, &X, NULL,
 							     NULL, &opt) == IGRAPH_SUCCESS)
 		neig = (int)igraph_matrix_ncol(&X) - 1;  /* column 0 is the constant vector */
 	igraph_vector_destroy(&w);
+	*spectral = neig > 0;
 
 	igraph_vector_int_t order;
 	fx_igraph_alloc(igraph_vector_int_init(&order, 0));
@@ -345,8 +358,9 @@ static int degraded_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 			rc = split_cut(f, side, &best, d);
 			have = rc == 0;
 		}
+		int spectral = 0;
 		if (rc == 0)
-			rc = heuristic_halves(f, side, d);
+			rc = heuristic_halves(f, side, &spectral, d);
 		fx_cut h;
 		if (rc == 0)
 			rc = split_cut(f, side, &h, d);
@@ -359,7 +373,9 @@ static int degraded_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 						  "cut less than the canonical one (max-flow)"
 						: "degraded graph: the canonical split (max-flow), no "
 						  "spectral + Fiduccia-Mattheyses split cut less"
-					 : "degraded graph: spectral + Fiduccia-Mattheyses split, max-flow";
+				   : spectral ? "degraded graph: spectral + Fiduccia-Mattheyses split, max-flow"
+					      : "degraded graph: breadth-first + Fiduccia-Mattheyses split, "
+						"max-flow";
 		}
 	}
 	free(side);
@@ -401,8 +417,9 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 		out->per_device = out->bandwidth / ((double)f->ndev / 2);
 		return 0;
 	}
+	int spectral = 0;
 	if (!canon)
-		rc = heuristic_halves(f, side, d);
+		rc = heuristic_halves(f, side, &spectral, d);
 	for (int64_t v = f->ndev; v < f->nv; v++)
 		side[v] = 2;  /* switches and CPUs belong to neither half */
 	int flow = formula < 0 || !large;
@@ -435,8 +452,10 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 		   : exact && formula >= 0 ? "closed form; too large for max-flow"
 		   : canon ? by_edges ? "canonical split, max-flow = edge cut, all devices"
 				      : "canonical split, igraph max-flow"
-		   : by_edges ? "spectral + Fiduccia-Mattheyses split, max-flow = edge cut, all devices"
-			      : "spectral + Fiduccia-Mattheyses split, igraph max-flow";
+		   : spectral ? by_edges ? "spectral + Fiduccia-Mattheyses split, max-flow = edge cut, all devices"
+				         : "spectral + Fiduccia-Mattheyses split, igraph max-flow"
+		   : by_edges ? "breadth-first + Fiduccia-Mattheyses split, max-flow = edge cut, all devices"
+			      : "breadth-first + Fiduccia-Mattheyses split, igraph max-flow";
 	out->formula = formula;
 	out->per_device = out->bandwidth / ((double)f->ndev / 2);
 

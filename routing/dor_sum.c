@@ -7,7 +7,7 @@
  * round's busiest link, its heaviest load and its total follow from the
  * sorted breakpoints, and every link's load over the whole collective is
  * one difference array per line (repeat-weighted breakpoints of all rounds)
- * prefix-summed once at the end.  A round costs O(segments log segments),
+ * prefix-summed once at the end.  A round costs O(segments) (a radix sort),
  * not O(links): SUMMA on a 660x660 wafer routes 331 rounds over every link.
  *
  * Exactness: a position's breakpoints are added in the order route.c adds
@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/sort.h"
 #include "../core/xalloc.h"
 #include "internal.h"
 
@@ -37,9 +36,11 @@ struct fx_dorsum {
 	const fx_fabric *f;
 	double cap;            /* every link's count x bandwidth */
 	uint8_t last[FX_MAX_DIMS];  /* position k-1 of a line of dimension i has a link */
-	dorsum_pt *pt, *tmp;   /* tmp: the radix sort's other half */
-	size_t npt, cappt, captmp;
-	uint64_t kmax;         /* the longest line's positions */
+	dorsum_pt *pt;
+	size_t npt, cappt;
+	dorsum_pt *tmp;        /* sort_points' scratch */
+	size_t captmp;
+	uint64_t kmax;         /* the longest dimension: keys are line * kmax + position */
 	double *acc;           /* [2D x N]: repeat-weighted breakpoints, by vertex id */
 	uint8_t *acc_line;     /* [2D x N]: line has entries in acc */
 	int64_t *lines;        /* lines with entries in acc */
@@ -119,63 +120,59 @@ void fx_dorsum_point(fx_dorsum *s, int64_t line, int pos, double delta)
 	s->npt++;
 }
 
-static int pt_cmp(const void *a, const void *b, void *ctx)
-{
-	const dorsum_pt *x = a, *y = b;
-	(void)ctx;
-	if (x->line != y->line)
-		return (x->line > y->line) - (x->line < y->line);
-	if (x->pos != y->pos)
-		return (x->pos > y->pos) - (x->pos < y->pos);
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/* Below this many points a round is sorted by comparison. */
-#define RADIX_MIN 512
-#define RADIX_BITS 11
-
-/* pt_cmp's order: line, then position, then insertion.  Large rounds (a
- * WSE-2 ring step: 1.5 M points, two rounds; the tree: 40) by a stable
- * LSD radix sort on line x kmax + position, which keeps insertion order
- * among equal keys as the seq comparison does: the same order, element for
- * element (tests/unit/test_sweep.c, dorsum_radix_order).  The comparison
- * merge sort took a fifth of explore's collectives on a WSE-2. */
-void fx_dorsum_sort(fx_dorsum *s)
+/*
+ * Sorts the round's points by (line, position), stably (a position's
+ * entries stay in insertion order, route.c's order): a least-significant-
+ * digit radix sort on line * kmax + position, 11 bits a pass and as many
+ * passes as the largest key needs.  O(points) a pass; the generic merge
+ * sort it replaces spent most of a 16x16x16 pairwise all-to-all (10 of its
+ * 11 s) moving points with memcpy.
+ */
+static void sort_points(fx_dorsum *s)
 {
 	size_t n = s->npt;
-	if (n < RADIX_MIN) {
-		fx_sort_r(s->pt, n, sizeof *s->pt, pt_cmp, NULL);
+	if (n < 2)
 		return;
+	uint64_t maxkey = 0;
+	for (size_t a = 0; a < n; a++) {
+		uint64_t key = (uint64_t)s->pt[a].line * s->kmax + (uint64_t)s->pt[a].pos;
+		if (key > maxkey)
+			maxkey = key;
 	}
 	s->tmp = fx_xgrow(s->tmp, &s->captmp, n, sizeof *s->tmp);
-	uint64_t maxkey = (uint64_t)(2 * s->f->ndims) * (uint64_t)s->f->ndev * s->kmax;
-	size_t cnt[1u << RADIX_BITS];
-	dorsum_pt *a = s->pt, *b = s->tmp;
-	for (unsigned sh = 0; sh < 64 && (maxkey >> sh) != 0; sh += RADIX_BITS) {
-		memset(cnt, 0, sizeof cnt);
-		for (size_t i = 0; i < n; i++)
-			cnt[(((uint64_t)a[i].line * s->kmax + (uint64_t)a[i].pos) >> sh) &
-			    ((1u << RADIX_BITS) - 1)]++;
-		size_t sum = 0;
-		for (size_t d = 0; d < (1u << RADIX_BITS); d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
+	dorsum_pt *from = s->pt, *to = s->tmp;
+	enum { BITS = 11, BUCKETS = 1 << BITS };
+	size_t count[BUCKETS];
+	for (unsigned shift = 0; shift < 64 && (maxkey >> shift) != 0; shift += BITS) {
+		memset(count, 0, sizeof count);
+		for (size_t a = 0; a < n; a++)
+			count[(((uint64_t)from[a].line * s->kmax + (uint64_t)from[a].pos) >> shift) &
+			      (BUCKETS - 1)]++;
+		size_t at = 0;
+		for (size_t b = 0; b < BUCKETS; b++) {
+			size_t c = count[b];
+			count[b] = at;
+			at += c;
 		}
-		for (size_t i = 0; i < n; i++)
-			b[cnt[(((uint64_t)a[i].line * s->kmax + (uint64_t)a[i].pos) >> sh) &
-			      ((1u << RADIX_BITS) - 1)]++] = a[i];
-		dorsum_pt *t = a;
-		a = b;
-		b = t;
+		for (size_t a = 0; a < n; a++)
+			to[count[(((uint64_t)from[a].line * s->kmax + (uint64_t)from[a].pos) >> shift) &
+				 (BUCKETS - 1)]++] = from[a];
+		dorsum_pt *t = from;
+		from = to;
+		to = t;
 	}
-	if (a != s->pt) {  /* the sorted half becomes pt */
-		size_t c = s->cappt;
+	if (from != s->pt) {  /* an odd number of passes: the points are in tmp */
 		s->tmp = s->pt;
-		s->pt = a;
+		s->pt = from;
+		size_t c = s->cappt;
 		s->cappt = s->captmp;
 		s->captmp = c;
 	}
+}
+
+void fx_dorsum_sort(fx_dorsum *s)
+{
+	sort_points(s);
 }
 
 size_t fx_dorsum_npoints(const fx_dorsum *s)
@@ -195,7 +192,7 @@ void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *to
 {
 	const fx_fabric *f = s->f;
 	int64_t N = f->ndev;
-	fx_dorsum_sort(s);
+	sort_points(s);
 	double mx = 0, tot = 0;
 	for (size_t a = 0; a < s->npt;) {
 		int64_t line = s->pt[a].line;

@@ -11,6 +11,8 @@ void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, doub
 /* Room for n more flows in r at once (a round of a known size grown
  * flow by flow copies itself as it doubles). */
 void fx_sched_reserve(fx_round *r, size_t n);
+/* Adds an all-to-all of bytes per ordered pair among all of q's ranks. */
+void fx_sched_among(fx_round *r, const fx_coll_req *q, double bytes);
 /* 1 if n is a power of two. */
 int fx_is_pow2(int64_t n);
 int fx_log2(int64_t n);
@@ -112,6 +114,20 @@ void fx_dorsum_finish(fx_dorsum *s, double *link_bytes, double *link_busy);
  * fx_router_add feeds it instead of loads. */
 fx_dorsum *fx_router_summary(fx_router *r);
 void fx_router_summarise(fx_router *r, int on);
+
+/* Every rank to every other under dimension order (routing/dor_pairs.c):
+ * line loads from per-line rank counts instead of n(n-1) flows.  dev NULL:
+ * every device.  emit receives each loaded directed link and its bytes
+ * (once per link per dimension); returns the longest route in hops.
+ * Time complexity: O(N D) with meshes, O(N k) on rings, plus emit calls. */
+typedef enum fx_dor_tie {
+	FX_DOR_TIE_SPLIT,   /* even rings: half each way (the default) */
+	FX_DOR_TIE_PLUS,    /* always + */
+	FX_DOR_TIE_HASH     /* by the destination coordinate's parity */
+} fx_dor_tie;
+typedef void (*fx_dor_emit)(void *ctx, int64_t dirlink, double bytes);
+int64_t fx_dor_pairs(const fx_fabric *f, const int64_t *dev, int64_t n, fx_dor_tie tie,
+		     double bytes, fx_dor_emit emit, void *ctx);
 
 /* generators, one file per family */
 extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_torus,

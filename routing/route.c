@@ -31,6 +31,8 @@ typedef struct router_kind {
 	/* Adds bytes between every ordered pair of devices; NULL: one
 	 * destination at a time through add. */
 	int (*all_pairs)(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d);
+	/* Adds an all-to-all among a rank set; NULL: its flows, listed. */
+	int (*among)(fx_router *r, const fx_among *a, double *load, fx_path_stats *st, fx_diag *d);
 } router_kind;
 
 struct fx_router {
@@ -224,84 +226,42 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 	return 0;
 }
 
-/* Adds s to positions [from, from + len) of a ring of k, as differences. */
-static void ring_range(double *d, int k, int from, int len, double s)
+/* ---- every pair at once, from line counts (routing/dor_pairs.c) ---- */
+
+typedef struct bump_ctx {
+	fx_router *r;
+	double *load;
+} bump_ctx;
+
+static void bump_emit(void *ctx, int64_t l, double bytes)
 {
-	from = ((from % k) + k) % k;
-	d[from] += s;
-	if (from + len <= k) {
-		d[from + len] -= s;
-	} else {
-		d[k] -= s;
-		d[0] += s;
-		d[from + len - k] -= s;
-	}
+	bump_ctx *c = ctx;
+	bump(c->r, c->load, l, bytes);
 }
 
-/*
- * All pairs on a lattice: in dimension-order routing a flow's segment in
- * dimension i runs on the line whose coordinates below i are the
- * destination's and above i the source's, so every line of dimension i sees
- * the same traffic: N/k_i times that of all pairs of one line of k_i.  The
- * 1-D loads add each pair's path as a range of a difference array (the
- * same tie rule as dor_flow), so a line costs O(k^2), not O(k^3): a 4000x2
- * mesh went from 150 s to milliseconds.  The values are the per-flow
- * routing's exactly (shares are halves and ones, exact in a double);
- * tests/unit/test_routing.c checks them against it.
- */
+static fx_dor_tie dor_tie(const fx_router *r)
+{
+	return r->hash ? FX_DOR_TIE_HASH : r->tie_plus ? FX_DOR_TIE_PLUS : FX_DOR_TIE_SPLIT;
+}
+
+/* Every device: each line of dimension i carries N/k_i times the all-pairs
+ * load of one line (a 4000x2 mesh went from 150 s to milliseconds). */
 static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d)
 {
-	const fx_fabric *f = r->f;
-	int D = f->ndims, far = 0;
 	(void)d;
-	for (int i = 0; i < D; i++) {
-		int k = f->dims[i];
-		double *line = fx_xcalloc((size_t)(2 * k + 2), sizeof *line);  /* [dir][position] */
-		double *plus = line, *minus = line + k + 1;
-		for (int a = 0; a < k; a++)
-			for (int b = 0; b < k; b++) {
-				int fwd = ((b - a) % k + k) % k;
-				if (fwd == 0)
-					continue;
-				double share[2] = {0, 0};  /* + way, - way */
-				if (!f->wrap[i])
-					share[b > a ? 0 : 1] = 1;
-				else if (2 * fwd == k && r->hash)
-					share[b % 2] = 1;
-				else if (2 * fwd == k && !r->tie_plus)
-					share[0] = share[1] = 0.5;
-				else if (fwd <= k - fwd)
-					share[0] = 1;
-				else
-					share[1] = 1;
-				int h0 = f->wrap[i] ? fwd : b - a, h1 = f->wrap[i] ? k - fwd : a - b;
-				if (share[0] > 0)  /* links a, a+1, .., a+h0-1 going + */
-					ring_range(plus, k, a, h0, share[0]);
-				if (share[1] > 0)  /* links a-1, .., a-h1 going - */
-					ring_range(minus, k, a - h1, h1, share[1]);
-			}
-		for (int p = 1; p < k; p++) {  /* differences into loads */
-			plus[p] += plus[p - 1];
-			minus[p] += minus[p - 1];
-		}
-		int dmax = f->wrap[i] ? k / 2 : k - 1;
-		far += dmax;
-		double scale = bytes * (double)(f->ndev / k);
-		int64_t stride = 1;
-		for (int j = 0; j < i; j++)
-			stride *= f->dims[j];
-		for (int64_t v = 0; v < f->ndev; v++) {
-			int p = (int)((v / stride) % k);
-			int64_t e = f->plus_edge[v * D + i];
-			if (e < 0)
-				continue;
-			bump(r, load, fx_fabric_dirlink(f, e, v), scale * plus[p]);
-			bump(r, load, fx_fabric_dirlink(f, e, fx_fabric_other(f, e, v)), scale * minus[p]);
-		}
-		free(line);
-	}
-	st->max_hops = far;
-	st->max_latency = far * r->hop_lat;
+	bump_ctx c = {r, load};
+	st->max_hops = fx_dor_pairs(r->f, NULL, 0, dor_tie(r), bytes, bump_emit, &c);
+	st->max_latency = (double)st->max_hops * r->hop_lat;
+	return 0;
+}
+
+/* A rank subset: line loads from the counts of ranks per line. */
+static int dor_among(fx_router *r, const fx_among *a, double *load, fx_path_stats *st, fx_diag *d)
+{
+	(void)d;
+	bump_ctx c = {r, load};
+	st->max_hops = fx_dor_pairs(r->f, a->dev, a->n, dor_tie(r), a->bytes, bump_emit, &c);
+	st->max_latency = (double)st->max_hops * r->hop_lat;
 	return 0;
 }
 
@@ -637,6 +597,7 @@ static const router_kind dor = {
 	.init = dor_init,
 	.add = dor_add,
 	.all_pairs = dor_all_pairs,
+	.among = dor_among,
 };
 static const router_kind ecmp = {
 	.name = "ecmp",
@@ -663,7 +624,9 @@ const char *fx_router_family_name(fx_router_family fam)
 	return k ? k->name : NULL;
 }
 
-fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
+/* The one fallback decision: a router without a way round failed elements
+ * gives way to ECMP on the degraded graph. */
+static const router_kind *router_for(const fx_fabric *f, int *fallback)
 {
 	const router_kind *kind = family_router(f->builder->router);
 	if (!kind) {  /* a registry bug, caught by the registry test */
@@ -671,16 +634,23 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 			f->builder->kind);
 		abort();
 	}
+	*fallback = fx_fabric_degraded(f) && kind != &ecmp;
+	return *fallback ? &ecmp : kind;
+}
+
+int fx_route_among_aggregated(const fx_fabric *f)
+{
+	int fallback;
+	return router_for(f, &fallback)->among != NULL;
+}
+
+fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
+{
 	fx_router *r = fx_xcalloc(1, sizeof *r);
 	r->f = f;
 	r->tie_plus = tie_plus;
-	/* the one fallback decision: a router without a way round failed
-	 * elements gives way to ECMP on the degraded graph */
 	r->degraded = fx_fabric_degraded(f);
-	if (r->degraded && kind != &ecmp) {
-		kind = &ecmp;
-		r->fallback = 1;
-	}
+	const router_kind *kind = router_for(f, &r->fallback);
 	r->kind = kind;
 	kind->init(r);
 	return r;
@@ -815,6 +785,24 @@ int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_st
 	if (r->kind->all_pairs)
 		return r->kind->all_pairs(r, bytes, load, st, d);
 	return each_destination(r, bytes, load, st, d);
+}
+
+int fx_router_add_among(fx_router *r, const fx_among *a, double *load, fx_path_stats *st,
+			fx_diag *d)
+{
+	st->max_hops = 0;
+	st->max_latency = 0;
+	if (r->kind->among && !r->reference)
+		return r->kind->among(r, a, load, st, d);
+	size_t m = 0;
+	fx_flow *fl = fx_xmalloc((size_t)(a->n > 1 ? a->n * (a->n - 1) : 1) * sizeof *fl);
+	for (int64_t i = 0; i < a->n; i++)
+		for (int64_t j = 0; j < a->n; j++)
+			if (i != j)
+				fl[m++] = (fx_flow){a->dev[i], a->dev[j], a->bytes};
+	int rc = r->kind->add(r, fl, m, load, st, d);
+	free(fl);
+	return rc;
 }
 
 /* one destination at a time keeps the flow list at n - 1 */

@@ -148,6 +148,22 @@ size_t fx_router_used(fx_router *r, const int64_t **links);
 int fx_router_add_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st,
 			    fx_diag *d);
 
+/* `bytes` from each of n devices to each other one (dev[i] to dev[j] for
+ * i != j; a device listed twice sends itself nothing): an all-to-all among
+ * a rank subset. */
+typedef struct fx_among {
+	int64_t *dev;
+	int64_t n;
+	double bytes;
+} fx_among;
+/* 1 when the router fx_router_new builds for f adds an fx_among from line
+ * counts (dimension order, no failed elements) instead of its n(n-1) flows. */
+int fx_route_among_aggregated(const fx_fabric *f);
+/* Adds an fx_among: aggregated where fx_route_among_aggregated says so,
+ * otherwise listed as flows and added as fx_router_add does. */
+int fx_router_add_among(fx_router *r, const fx_among *a, double *load, fx_path_stats *st,
+			fx_diag *d);
+
 /* ---- collectives ---- */
 
 /* A round: flows that run at the same time, repeated `repeat` times
@@ -157,6 +173,8 @@ typedef struct fx_round {
 	size_t n, cap;
 	double all_pairs;     /* > 0: also this many bytes from every device to
 			       * every other (uniform all-to-all, not listed) */
+	fx_among *among;      /* also all-to-alls among these rank sets (owned) */
+	size_t namong;
 	int64_t stages;       /* software routing stages on the round's critical
 			       * path (wafer meshes: beta each, WaferLLM §3.2) */
 	int64_t repeat;

@@ -450,9 +450,12 @@ START_TEST(every_algorithm_everywhere)
 			}
 			/* the size estimate (the memory check) bounds what gen listed,
 			 * and not by so much that it refuses what would fit */
-			double listed = 0;
-			for (size_t i = 0; i < s.n; i++)
+			double listed = 0;  /* rank sets count as their pairs where listed */
+			for (size_t i = 0; i < s.n; i++) {
 				listed += (double)s.r[i].n;
+				for (size_t k = 0; k < s.r[i].namong && !fx_route_among_aggregated(f); k++)
+					listed += (double)s.r[i].among[k].n * (double)(s.r[i].among[k].n - 1);
+			}
 			double est = (*a)->flows(f, &q);
 			ck_assert_msg(listed <= est && est <= 6 * listed + 16, "%s %s/%s lists %g flows, "
 				      "estimated %g", specs[si], (*a)->pattern, (*a)->name, listed, est);
@@ -467,6 +470,14 @@ START_TEST(every_algorithm_everywhere)
 					ck_assert_int_eq(fx_router_add_all_pairs(rt, s.r[i].all_pairs, load, &st,
 										 &fx.d), 0);
 					round += s.r[i].all_pairs * (double)f->ndev * (double)(f->ndev - 1);
+				}
+				for (size_t k = 0; k < s.r[i].namong; k++) {  /* a rank set */
+					const fx_among *am = &s.r[i].among[k];
+					fx_path_stats st2;
+					ck_assert_int_eq(fx_router_add_among(rt, am, load, &st2, &fx.d), 0);
+					/* distinct ranks each inject and take (n-1) x bytes,
+					 * so the links alone must balance at every vertex */
+					round += am->bytes * (double)am->n * (double)(am->n - 1);
 				}
 				for (size_t k = 0; k < s.r[i].n; k++) {
 					const fx_flow *fl = &s.r[i].flows[k];

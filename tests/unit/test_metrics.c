@@ -298,6 +298,57 @@ START_TEST(device_cut_equals_maxflow)
 }
 END_TEST
 
+/* A w x h torus (h = 1: a path of w) written out as a custom graph. */
+static char *custom_grid(int64_t w, int64_t h)
+{
+	size_t cap = 256 + (size_t)(w * h) * 96, len = 0;
+	char *y = malloc(cap);
+	len += (size_t)snprintf(y + len, cap - len, "name: g\nfabric:\n  kind: custom\n"
+				"  link: {bandwidth: 10 GB/s, latency: 100 ns}\n  nodes:\n");
+	for (int64_t i = 0; i < w * h; i++)
+		len += (size_t)snprintf(y + len, cap - len, "  - {name: v%lld, type: device}\n",
+					(long long)i);
+	len += (size_t)snprintf(y + len, cap - len, "  links:\n");
+	for (int64_t i = 0; i < w * h; i++) {
+		int64_t x = i % w, r = i / w;
+		if (h == 1 ? x + 1 < w : 1)
+			len += (size_t)snprintf(y + len, cap - len, "  - {a: v%lld, b: v%lld}\n",
+						(long long)i, (long long)(r * w + (x + 1) % w));
+		if (h > 1)
+			len += (size_t)snprintf(y + len, cap - len, "  - {a: v%lld, b: v%lld}\n",
+						(long long)i, (long long)(((r + 1) % h) * w + x));
+	}
+	return y;
+}
+
+/* Explicit graphs: the spectral seed runs up to routing/cut.c's
+ * SPECTRAL_LIMIT (20,000 vertices + edges) and the method says which seeds
+ * ran.  Hand counts: an 8x6 torus halves across its 8-rings, 2 links on
+ * each of 6 rings = 12; a path of 10,001 devices (20,001 vertices + edges)
+ * is cut by one link. */
+START_TEST(spectral_limit)
+{
+	static const struct { int64_t w, h; double links; const char *how; } cases[] = {
+		{8, 6, 12, "spectral +"}, {10001, 1, 1, "breadth-first +"}};
+	for (size_t i = 0; i < 2; i++) {
+		char *y = custom_grid(cases[i].w, cases[i].h);
+		fixture fx;
+		ck_assert_msg(fixture_load(&fx, "g.yaml", y, NULL) == 0, "%s", fx.msg);
+		fx_diag d;
+		fx_diag_init(&d);
+		fx_cut c;
+		ck_assert_int_eq(fx_route_bisection(&fx.f, &c, &d), 0);
+		ck_assert_double_eq(c.links, cases[i].links);
+		ck_assert_int_eq(c.side[0], cases[i].w * cases[i].h / 2);
+		ck_assert_msg(strncmp(c.how, cases[i].how, strlen(cases[i].how)) == 0, "%lldx%lld: %s",
+			      (long long)cases[i].w, (long long)cases[i].h, c.how);
+		fx_diag_release(&d);
+		fixture_release(&fx);
+		free(y);
+	}
+}
+END_TEST
+
 /* --cut: user-given partitions by coordinate and by node. */
 START_TEST(user_cuts)
 {
@@ -341,6 +392,7 @@ Suite *suite_metrics(void)
 	tcase_add_test(tc, heuristic_bisection);
 	tcase_add_test(tc, user_cuts);
 	tcase_add_test(tc, device_cut_equals_maxflow);
+	tcase_add_test(tc, spectral_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }

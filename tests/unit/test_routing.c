@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../core/xalloc.h"
-#include "../../routing/routing.h"
+#include "../../routing/internal.h"  /* fx_router_set_reference */
 #include "helpers.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -619,6 +619,71 @@ START_TEST(lattice_all_pairs_equals_per_flow)
 }
 END_TEST
 
+/* An all-to-all among a rank subset, aggregated from per-line rank counts
+ * (routing/dor_pairs.c), equals its n(n-1) flows routed one by one (the
+ * reference path): every link's load to 1e-12 (the flows add the bytes one
+ * at a time), the longest route and its latency exactly.  Subsets: the
+ * first n devices, every other one, random ones, a repeated device, one
+ * rank, on even and odd tori, meshes and mixed wrap, split, plus and hash. */
+START_TEST(among_equals_flows)
+{
+	static const char *const shapes[] = {"[5]", "[6]", "[4, 3]", "[3, 4]", "[2, 5, 2]",
+					     "[6, 4]", "[4, 4, 4]", "[7, 3]"};
+	static const char *const kinds[] = {"torus", "mesh"};
+	uint64_t seed = 12345;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+			for (int mode = 0; mode < 3; mode++) {  /* split, --tie plus, hash */
+				char y[256];
+				snprintf(y, sizeof y, "name: l\nfabric:\n  kind: %s\n  dims: %s\n"
+					 "  link: {bandwidth: 10 GB/s, latency: 100 ns}\n", kinds[k], shapes[s]);
+				fixture a;
+				ck_assert_msg(fixture_load(&a, "l.yaml", y, NULL) == 0, "%s", a.msg);
+				const fx_fabric *f = &a.f;
+				size_t nl = (size_t)(2 * f->ne);
+				int64_t N = f->ndev, *dev = malloc((size_t)(N + 1) * sizeof *dev);
+				for (int sub = 0; sub < 6; sub++) {
+					int64_t n = 0;
+					if (sub == 0)       /* the first N-1 (--ranks N-1) */
+						for (; n < N - 1; n++)
+							dev[n] = n;
+					else if (sub == 1)  /* every other device, backwards */
+						for (int64_t v = N - 1; v >= 0; v -= 2)
+							dev[n++] = v;
+					else if (sub == 5)  /* one rank: no pairs */
+						dev[n++] = N / 2;
+					else {              /* random, a device may repeat */
+						int64_t want = 2 + (int64_t)(seed % (uint64_t)N);
+						for (; n < want; n++) {
+							seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+							dev[n] = (int64_t)((seed >> 33) % (uint64_t)N);
+						}
+					}
+					fx_among am = {dev, n, 3.0 + sub};
+					double *fast = calloc(nl, sizeof *fast), *slow = calloc(nl, sizeof *slow);
+					fx_router *r = fx_router_new(f, mode == 1);
+					if (mode == 2)
+						fx_router_set_policy(r, FX_ROUTE_HASH);
+					fx_path_stats sf, ss;
+					ck_assert_int_eq(fx_router_add_among(r, &am, fast, &sf, &a.d), 0);
+					fx_router_set_reference(r, 1);  /* lists the n(n-1) flows */
+					ck_assert_int_eq(fx_router_add_among(r, &am, slow, &ss, &a.d), 0);
+					for (size_t l = 0; l < nl; l++)
+						ck_assert_msg(fabs(fast[l] - slow[l]) <= 1e-12 * slow[l],
+							      "%s %s mode %d subset %d link %zu: %.17g vs %.17g",
+							      kinds[k], shapes[s], mode, sub, l, fast[l], slow[l]);
+					ck_assert_int_eq(sf.max_hops, ss.max_hops);
+					ck_assert(sf.max_latency == ss.max_latency);
+					fx_router_free(r);
+					free(fast);
+					free(slow);
+				}
+				free(dev);
+				fixture_release(&a);
+			}
+}
+END_TEST
+
 /* Every kind in the builder registry is complete, and routes with the
  * router pinned here: a kind added without a router, or moved to another,
  * fails this test rather than falling back to shortest paths silently. */
@@ -682,6 +747,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, dgx1_tree_over_links);
 	tcase_add_test(tc, dgx1_rhd_over_links);
 	tcase_add_test(tc, lattice_all_pairs_equals_per_flow);
+	tcase_add_test(tc, among_equals_flows);
 	tcase_add_test(tc, registry_routers);
 	suite_add_tcase(s, tc);
 	return s;

@@ -336,8 +336,8 @@ END_TEST
 
 /* The summary's radix sort (routing/dor_sum.c) against the comparison it
  * replaced: line, then position, then insertion order, element for
- * element, on rounds with many equal keys, below and above the switch
- * to the radix sort, and on a wafer whose keys need three passes. */
+ * element, on rounds with many equal keys, small and large, on a wafer
+ * whose keys need two passes and one whose keys need three. */
 typedef struct ref_pt {
 	int64_t line;
 	int pos;
