@@ -349,7 +349,6 @@ static int check_ports(const fx_fabric *f, const fx_snode *fab, fx_diag *d)
 	return rc;
 }
 
-/* Every device must reach every other, or hop counts and cuts mean nothing. */
 /* Whether f is a whole lattice: its vertices are the lattice's and every
  * position but a line's last has its + link, so the odometer order is a
  * path through all of them.  O(N D), where igraph's search over a WSE-2
@@ -369,6 +368,7 @@ static int lattice_whole(const fx_fabric *f)
 	return 1;
 }
 
+/* Every device must reach every other, or hop counts and cuts mean nothing. */
 static int check_connected(const fx_fabric *f, const fx_snode *fab, fx_diag *d)
 {
 	igraph_bool_t conn = 1;

@@ -147,11 +147,6 @@ static int popcount(int64_t i)
 	return k;
 }
 
-/* The binomial tree as edges: rank i's parent is i with its lowest set bit
- * cleared; i sends up at step tz(i) (its subtree of height tz(i) is then
- * reduced), and receives from above at L + popcount(i) - 1, one step per
- * level below the root (which sends to all its children at once at L =
- * ceil(log2 n)).  The caller frees the array. */
 /* ceil(log2 n): the tree's depth, which alone sets its chunks. */
 static int binomial_depth(int64_t n)
 {
@@ -161,6 +156,11 @@ static int binomial_depth(int64_t n)
 	return L;
 }
 
+/* The binomial tree as edges: rank i's parent is i with its lowest set bit
+ * cleared; i sends up at step tz(i) (its subtree of height tz(i) is then
+ * reduced), and receives from above at L + popcount(i) - 1, one step per
+ * level below the root (which sends to all its children at once at L =
+ * ceil(log2 n)).  The caller frees the array. */
 static tedge *binomial_edges(int64_t n, size_t *ne, int64_t *depth)
 {
 	int L = binomial_depth(n);
