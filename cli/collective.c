@@ -443,20 +443,21 @@ int fx_report_collectives(fx_cli *c)
 		q.size = w[i].size;
 		int passes = strcmp(q.pattern, "all-to-all") == 0 ? 2 : 1;
 		fx_coll_result first;  /* pass 0's figures, without its arrays */
-		int first_bad = 0;
+		int first_bad = 0, first_too_big = 0;
 		memset(&first, 0, sizeof first);
 		for (int pass = 0; pass < passes && rc == 0; pass++) {
 			fx_coll_time tm = c->design.coll;
 			if (pass == 1)  /* the other end of ECMP */
 				tm.policy = tm.policy == FX_ROUTE_HASH ? FX_ROUTE_SPLIT : FX_ROUTE_HASH;
 			fx_coll_result res;
-			int bad;
+			int bad, too_big;
 			if (pass == 1 && !fx_router_policy_matters(r)) {
 				/* no tie for the policy to break (a mesh, a wafer, odd
 				 * rings): the first run's figures, not a second run of
 				 * a WSE-2's 3 M links */
 				res = first;
 				bad = first_bad;
+				too_big = first_too_big;
 			} else {
 				fx_diag quiet;  /* a power-of-two algorithm on other rank counts: say so in the row */
 				fx_diag_init(&quiet);
@@ -466,11 +467,14 @@ int fx_report_collectives(fx_cli *c)
 					fclose(quiet.out);
 				if (quiet.status == FX_EXIT_INTERNAL)
 					rc = fx_diag_internal(&c->d, "collective %s/%s failed", q.pattern, q.algo);
+				/* refused as too much routing work, not inapplicable */
+				too_big = bad && quiet.last && strstr(quiet.last, "past fabricx's limit");
 				fx_diag_release(&quiet);
 				first = res;
 				first.per_round = NULL;
 				first.link_bytes = first.link_busy = NULL;
 				first_bad = bad;
+				first_too_big = too_big;
 			}
 			fx_table_cell(t, "%s", q.pattern);
 			fx_table_cell(t, "%s", q.algo);
@@ -479,7 +483,7 @@ int fx_report_collectives(fx_cli *c)
 			fx_table_cell(t, "%s", fx_route_policy_name(tm.policy));
 			if (bad) {
 				fx_table_null(t, "-");
-				fx_table_null(t, "not applicable");
+				fx_table_null(t, too_big ? "past the work limit" : "not applicable");
 				fx_table_null(t, "-");
 				fx_table_null(t, "-");
 				continue;

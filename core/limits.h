@@ -34,6 +34,11 @@
 /* Vertex and edge visits a collective may cost on an explicit graph
  * before it is refused (about 10 s; routing/collective.c). */
 #define FX_MAX_ROUTE_WORK 2.5e8
+/* The same for the hash policy's flows on any ECMP fabric: a search and a
+ * merged push per destination (routing/route.c hash_push), measured at
+ * about 1.3e8 vertex and edge visits a second (a k=32 fat-tree's
+ * all-to-all: 2.8e8 in 2.2 s), so about 15 s. */
+#define FX_MAX_HASH_WORK 2e9
 
 /* A limit as text, for help strings: FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT). */
 #define FX_LIMIT_TEXT_(x) #x

@@ -17,24 +17,17 @@ typedef struct step {
 	int ag;
 } step;
 
-static int ar_torus(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
+/* Each part's steps, parts x len of them (st[p * len + t]); the caller frees. */
+static step *steps(const fx_fabric *f, double size, int64_t *plen)
 {
-	int D = f->ndims;
-	if (D == 0 || q->n != f->ndev)
-		return fx_diag_error(d, NULL, "allreduce/torus needs a torus or mesh fabric with every "
-				     "device a rank (%lld ranks of %lld devices)",
-				     (long long)q->n, (long long)f->ndev);
-	for (int64_t i = 0; i < q->n; i++)
-		if (q->ranks[i] != i)
-			return fx_diag_error(d, NULL, "allreduce/torus needs the ranks in device order");
+	int D = f->ndims, parts = 2 * D;
 	int64_t len = 0;
 	for (int i = 0; i < D; i++)
 		len += 2 * (f->dims[i] - 1);
-	int parts = 2 * D;
 	step *st = fx_xmalloc((size_t)(parts * len + 1) * sizeof *st);
 	for (int p = 0; p < parts; p++) {
 		int first = p / 2, dir = p % 2;
-		double held = q->size / parts;
+		double held = size / parts;
 		int64_t k = 0;
 		step *mine = st + (size_t)p * (size_t)len;
 		for (int j = 0; j < D; j++) {  /* reduce-scatter, dims from `first` on */
@@ -50,8 +43,44 @@ static int ar_torus(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_di
 			held *= f->dims[dim];
 		}
 	}
+	*plen = len;
+	return st;
+}
+
+/* 1 when at step t every part repeats its step t-1: the same flows again,
+ * so one round repeated and routed once (a 32^3 torus: 186 steps, 6
+ * rounds to route). */
+static int repeats(const step *st, int parts, int64_t len, int64_t t)
+{
+	if (t == 0)
+		return 0;
+	for (int p = 0; p < parts; p++) {
+		const step *a = &st[(size_t)p * (size_t)len + (size_t)t], *b = a - 1;
+		if (a->dim != b->dim || a->dir != b->dir || a->bytes != b->bytes || a->ag != b->ag)
+			return 0;
+	}
+	return 1;
+}
+
+static int ar_torus(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_diag *d)
+{
+	int D = f->ndims;
+	if (D == 0 || q->n != f->ndev)
+		return fx_diag_error(d, NULL, "allreduce/torus needs a torus or mesh fabric with every "
+				     "device a rank (%lld ranks of %lld devices)",
+				     (long long)q->n, (long long)f->ndev);
+	for (int64_t i = 0; i < q->n; i++)
+		if (q->ranks[i] != i)
+			return fx_diag_error(d, NULL, "allreduce/torus needs the ranks in device order");
+	int parts = 2 * D;
+	int64_t len;
+	step *st = steps(f, q->size, &len);
 	int x[FX_MAX_DIMS];
 	for (int64_t t = 0; t < len; t++) {
+		if (repeats(st, parts, len, t)) {
+			s->r[s->n - 1].repeat++;
+			continue;
+		}
 		fx_round *r = fx_sched_round(s, 1, st[t].ag ? "all-gather" : "reduce-scatter");
 		for (int p = 0; p < parts; p++) {
 			const step *e = &st[(size_t)p * (size_t)len + (size_t)t];
@@ -75,13 +104,18 @@ static double twice(const fx_coll_req *q)
 	return 2.0 * (double)(q->n - 1) * q->size / (double)q->n;
 }
 
-/* 2 sum(k-1) rounds, each moving every part (2D of them) on every device */
+/* one round per run of repeated steps, each moving every part (2D of
+ * them) on every device */
 static double flows_torus(const fx_fabric *f, const fx_coll_req *q)
 {
-	double len = 0;
-	for (int i = 0; i < f->ndims; i++)
-		len += 2.0 * (f->dims[i] - 1);
-	return len * 2.0 * f->ndims * (double)q->n;
+	if (f->ndims == 0)
+		return 0;
+	int64_t len, rounds = 0;
+	step *st = steps(f, q->size, &len);
+	for (int64_t t = 0; t < len; t++)
+		rounds += !repeats(st, 2 * f->ndims, len, t);
+	free(st);
+	return (double)rounds * 2.0 * f->ndims * (double)q->n;
 }
 
 const fx_coll_algo fx_ar_torus = {"allreduce", "torus", "ring reduce-scatter/all-gather along each dimension, 2D parts at once",

@@ -234,13 +234,17 @@ void fx_coll_result_release(fx_coll_result *res)
  */
 
 static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
-		      int64_t n, fx_diag *d)
+		      int64_t n, int hash, fx_diag *d)
 {
 	(void)r;
 	/* a lattice with failed elements routes by searches too (its
 	 * dimension order gave way to ECMP, routing/route.c) */
 	int fallback = fx_fabric_degraded(f) && f->builder->router == FX_ROUTER_DOR;
-	if ((!fx_fabric_is(f, FX_KIND_EXPLICIT) && !fallback) || f->nv == 0)
+	/* the hash policy searches and pushes per destination on every ECMP
+	 * fabric (split ECMP on structured ones goes by pods and homes) */
+	int per_dst = hash && (f->builder->router == FX_ROUTER_ECMP || fallback);
+	double limit = per_dst ? FX_MAX_HASH_WORK : FX_MAX_ROUTE_WORK;
+	if ((!fx_fabric_is(f, FX_KIND_EXPLICIT) && !fallback && !per_dst) || f->nv == 0)
 		return 0;
 	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
 	double searches = 0, per = (double)f->nv + (double)f->ne;
@@ -265,13 +269,13 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 			searches = (double)f->ndev;
 	}
 	free(seen);
-	if (searches * per <= FX_MAX_ROUTE_WORK)
+	if (searches * per <= limit)
 		return 0;
 	return fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on %s: %.3g searches over %.3g vertices and edges, about %.3g steps, "
 			     "past fabricx's limit of %.3g (fewer ranks, or an algorithm with fewer "
 			     "rounds)", pattern, (long long)n,
-			     fallback ? "the degraded graph" : "an explicit graph", searches, per, searches * per,
-			     FX_MAX_ROUTE_WORK);
+			     fallback ? "the degraded graph" : per_dst ? "every destination (hash policy)"
+			     : "an explicit graph", searches, per, searches * per, limit);
 }
 
 /* Raises st's longest path and slowest latency to more's. */
@@ -297,7 +301,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
-	int rc = route_work(f, r, &s, pattern, n, d);
+	int rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
 	/* lattices: rounds of listed flows summarised from their breakpoints
 	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
 	fx_dorsum *sum = fx_router_summary(r);

@@ -194,7 +194,15 @@ START_TEST(torus_dimensionwise)
 	run r = coll("specs/tpu-v4-cube.yaml", NULL, "allreduce", "torus", 0, 6 * MIB, 0);
 	ck_assert_int_eq(r.res.rounds, 2 * 3 * 3);
 	ck_assert_double_eq_tol(r.res.sent_bytes, 64 * 2 * 63.0 / 64 * 6 * MIB, 1);
-	/* all 384 directed links busy in the first round */
+	/* all 384 directed links busy in the first round, one part each: 6 MiB
+	 * in 6 parts of 1 MiB, reduce-scattered over 4 then 4 then 4 (3 steps
+	 * each of 256, 64, 16 KiB) and gathered back: 2 x 3 x 336 KiB per link
+	 * at 50 GB/s = 41.28768 us by hand (alpha 0 here stands for the path
+	 * latency).  The repeated steps run as 6 rounds of 3
+	 * (routing/coll_torus.c). */
+	ck_assert_double_eq_tol(r.res.per_round[0].total_link_bytes, 384 * 262144.0, 1e-3);
+	ck_assert_int_eq((int)r.res.nround, 6);
+	ck_assert_double_eq_tol(r.res.time, 2 * 3 * 336 * 1024 / 50e9, 1e-15);
 	fx_coll_result_release(&r.res);
 }
 END_TEST

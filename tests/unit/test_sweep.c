@@ -12,12 +12,17 @@
 #include "../../routing/internal.h"
 #include "helpers.h"
 
+/* 1: both paths under the hash policy (the per-flow walk is the reference,
+ * the merged push per destination the fast path); 0: split ECMP. */
+static int policy_hash;
+
 /* Loads of one batch (or of all pairs when flows is NULL) under one path. */
 static int loads_of(const fx_fabric *f, int reference, const fx_flow *flows, size_t n,
 		    double bytes, double *load, fx_path_stats *st, char *msg, size_t msglen)
 {
 	fx_router *r = fx_router_new(f, 0);
 	fx_router_set_reference(r, reference);
+	fx_router_set_policy(r, policy_hash ? FX_ROUTE_HASH : FX_ROUTE_SPLIT);
 	fx_diag d;
 	fx_diag_init(&d);
 	FILE *err = tmpfile();
@@ -400,6 +405,43 @@ START_TEST(dorsum_radix_order)
 }
 END_TEST
 
+/* The hash policy's flows to one destination travel merged by (vertex,
+ * divided destination number) (routing/route.c hash_push): the same loads
+ * (to 1e-12: amounts add before they load a link), hop counts and
+ * latencies as walking every flow, on the switched fabrics and the corner
+ * graph. */
+START_TEST(hash_push_equals_walk)
+{
+	static const struct {
+		const char *path;
+		const char *const *sets;
+	} cases[] = {
+		{"specs/fat-tree-k8.yaml", k4},
+		{"specs/fat-tree-k8.yaml", NULL},
+		{"tests/specs/leaf-spine-custom.yaml", NULL},
+		{"specs/cm384.yaml", NULL},
+		{"specs/nvl72.yaml", NULL},
+		{"tests/specs/hgx-custom.yaml", NULL},
+		{"specs/dgx-h100-256.yaml", NULL},
+		{"specs/dgx1.yaml", NULL},
+	};
+	policy_hash = 1;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		load_ok(&a, cases[i].path, cases[i].sets);
+		check_fabric(&a.f, cases[i].path);
+		fixture_release(&a);
+	}
+	char *y = corner_graph();
+	fixture c;
+	ck_assert_msg(fixture_load(&c, "corners.yaml", y, NULL) == 0, "%s", c.msg);
+	check_fabric(&c.f, "corners");
+	fixture_release(&c);
+	free(y);
+	policy_hash = 0;
+}
+END_TEST
+
 Suite *suite_sweep(void)
 {
 	Suite *s = suite_create("sweep");
@@ -410,6 +452,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, sweep_no_route_same_message);
 	tcase_add_test(tc, lattice_summary_equals_per_link);
 	tcase_add_test(tc, dorsum_radix_order);
+	tcase_add_test(tc, hash_push_equals_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }
