@@ -305,32 +305,47 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	/* lattices: rounds of listed flows summarised from their breakpoints
 	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
 	fx_dorsum *sum = fx_router_summary(r);
+	/* a round that repeats an earlier one takes its loads (the summary
+	 * keeps its own per-round state, so not with it) */
+	fx_twins *twins = sum || rc ? NULL : fx_twins_new(&s);
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];
 		fx_round_result *rr = &out->per_round[i];
 		fx_path_stats st;
 		int summed = sum && rd->all_pairs == 0 && rd->namong == 0;
-		fx_router_summarise(r, summed);
-		rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
-		fx_router_summarise(r, 0);
-		fx_path_stats st2;
-		if (rc == 0 && rd->all_pairs > 0) {
-			rc = fx_router_add_all_pairs(r, rd->all_pairs, load, &st2, d);
-			stats_raise(&st, &st2);
+		const int64_t *used;
+		const double *kept;
+		size_t nused;
+		if (twins && fx_twins_get(twins, i, &used, &kept, &nused, &st)) {
+			for (size_t u = 0; u < nused; u++)
+				load[used[u]] = kept[u];
+		} else {
+			fx_router_summarise(r, summed);
+			rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
+			fx_router_summarise(r, 0);
+			fx_path_stats st2;
+			if (rc == 0 && rd->all_pairs > 0) {
+				rc = fx_router_add_all_pairs(r, rd->all_pairs, load, &st2, d);
+				stats_raise(&st, &st2);
+			}
+			for (size_t k = 0; k < rd->namong && rc == 0; k++) {
+				rc = fx_router_add_among(r, &rd->among[k], load, &st2, d);
+				stats_raise(&st, &st2);
+			}
+			nused = fx_router_used(r, &used);
+			if (rc)
+				break;
+			if (twins)
+				fx_twins_put(twins, i, used, nused, load, &st);
+		}
+		if (rd->all_pairs > 0)
 			out->sent_bytes += rd->all_pairs * (double)f->ndev * (double)(f->ndev - 1) *
 					   (double)rd->repeat;
-		}
-		for (size_t k = 0; k < rd->namong && rc == 0; k++) {
+		for (size_t k = 0; k < rd->namong; k++) {
 			const fx_among *a = &rd->among[k];
-			rc = fx_router_add_among(r, a, load, &st2, d);
-			stats_raise(&st, &st2);
 			out->sent_bytes += a->bytes * (double)a->n * (double)(a->n - 1) *
 					   (double)rd->repeat;
 		}
-		const int64_t *used;
-		size_t nused = fx_router_used(r, &used);
-		if (rc)
-			break;
 		double worst = 0;  /* seconds the busiest link needs */
 		if (summed)
 			fx_dorsum_round(sum, rd->repeat, &rr->max_link_bytes, &rr->total_link_bytes,
@@ -367,6 +382,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		out->rounds += rd->repeat;
 		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;
 	}
+	fx_twins_free(twins);
 	if (sum)
 		fx_dorsum_finish(sum, out->link_bytes, out->link_busy);
 	for (size_t l = 0; l < nl; l++)

@@ -12,8 +12,12 @@
  * 1,024 hosts), pushed once per group down u's DAG, and the last hop u -> d
  * gets the bytes addressed to d.  The DAG of each target is cached as a
  * bitmask of next-hop incidence positions per vertex (degree up to 64;
- * wider vertices are scanned), so a push visits only DAG links; explicit
- * graphs without homes (hypercubes) gain that cache alone.
+ * wider vertices are scanned), so a push visits only DAG links.  Explicit
+ * graphs whose devices are mostly their own targets (hypercubes, tori
+ * written out) take every target's distances from one table instead,
+ * searched 64 targets at once (routing/dist_table.c: a byte a vertex and
+ * target, where the masks took 24), and a push reads a vertex's next hops
+ * from its neighbours' distances.
  *
  * The split at every vertex is the reference's expression, in the same
  * incidence order, so one flow gives bit-identical loads; grouped flows
@@ -24,7 +28,8 @@
  * as the search from d would reach u.
  *
  * Time complexity: O(flows + sum over groups of the DAG links reached) per
- * round; all pairs O(groups x (V + E)).
+ * round (with the table, the degree of every vertex reached); all pairs
+ * O(groups x (V + E)).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +80,16 @@ struct fx_sweep {
 	double *into;         /* per device: bytes addressed to it in the group */
 	int64_t **used;       /* the router's list of links loaded from zero, */
 	size_t *nused, *capused;  /* for the call in progress */
+	/* small shallow graphs: every target's distances from one table
+	 * (routing/dist_table.c) instead of the cached searches */
+	int tab_mode;         /* -1: when it pays, 0: never, 1: whenever exact */
+	int tab_tried;
+	fx_dtab *tab;
+	int32_t *nbr;         /* per incidence position: the other end */
+	uint8_t *relays;      /* per vertex: forwards */
+	int lat_uniform;      /* every link has latency lat_link */
+	double lat_link;
+	double *latv;         /* per vertex: worst latency to the group's target */
 };
 
 /* Adds bytes to directed link l, listing it when it was empty (as the
@@ -155,7 +170,55 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const int64_t *inc_off, const int64_t
 	s->amount = fx_xcalloc(nv, sizeof *s->amount);
 	s->queued = fx_xcalloc(nv, 1);
 	s->into = fx_xcalloc(nd, sizeof *s->into);
+	s->tab_mode = -1;
 	return s;
+}
+
+void fx_sweep_set_table(fx_sweep *s, int mode)
+{
+	if (mode == s->tab_mode)
+		return;
+	s->tab_mode = mode;
+	s->tab_tried = 0;
+	fx_dtab_free(s->tab);
+	s->tab = NULL;
+}
+
+/* The distance table, when it applies: graphs of up to 16,384 vertices
+ * (its full size, nv^2 bytes, is then within half the cache budget) whose
+ * probe search is at most 32 hops deep (each block of 64 targets costs
+ * depth x E; a 4,096-vertex ring would cost more than its searches), and
+ * where most devices are their own targets (hypercubes, tori written out):
+ * devices under switches are grouped by home, few targets whose cached
+ * next-hop masks push faster than a row's scan (a k=20 fat-tree's
+ * pairwise all-to-all: 10-20 % slower by the table). */
+static void table_try(fx_sweep *s)
+{
+	const fx_fabric *f = s->f;
+	s->tab_tried = 1;
+	int64_t homed = 0;
+	for (int64_t d = 0; d < f->ndev; d++)
+		homed += s->home[d] >= 0;
+	if (s->tab_mode == 0 || f->nv <= 0 ||
+	    (s->tab_mode < 0 && ((double)f->nv * (double)f->nv > FX_ECMP_CACHE_BYTES / 2 ||
+				 2 * homed > f->ndev)))
+		return;
+	int64_t ni = s->inc_off[f->nv];
+	if (!s->nbr) {
+		s->nbr = fx_xmalloc((size_t)(ni ? ni : 1) * sizeof *s->nbr);
+		s->relays = fx_xmalloc((size_t)f->nv);
+		s->latv = fx_xmalloc((size_t)f->nv * sizeof *s->latv);
+	}
+	s->lat_uniform = 1;
+	for (int64_t t = 0; t < ni; t++) {
+		s->nbr[t] = (int32_t)s->slot[t].nbr;
+		if (s->slot[t].lat != s->slot[0].lat)
+			s->lat_uniform = 0;
+	}
+	s->lat_link = ni ? s->slot[0].lat : 0;
+	for (int64_t v = 0; v < f->nv; v++)
+		s->relays[v] = fx_fabric_relays(f, v) != 0;  /* 0 or 1: the push ANDs it */
+	s->tab = fx_dtab_new(f->nv, s->inc_off, s->nbr, s->relays, s->tab_mode < 0 ? 32 : -1);
 }
 
 static void dag_free(sweep_dag *g)
@@ -188,6 +251,10 @@ void fx_sweep_free(fx_sweep *s)
 	free(s->bucket_len);
 	free(s->bucket_cap);
 	free(s->slot);
+	fx_dtab_free(s->tab);
+	free(s->nbr);
+	free(s->relays);
+	free(s->latv);
 	free(s);
 }
 
@@ -287,38 +354,34 @@ static sweep_dag *dag_get(fx_sweep *s, int64_t target, double l0)
 	return g;
 }
 
-static inline int lowest_bit(uint64_t m)
+/* Appends v to bucket dd, making room (out of line: the push's hot path
+ * is inject's test and store). */
+static void bucket_append(fx_sweep *s, int64_t v, int32_t dd)
 {
-#if defined(__GNUC__)
-	return __builtin_ctzll(m);
-#else
-	int b = 0;
-	while (!(m & 1)) {
-		m >>= 1;
-		b++;
+	if (dd >= s->bucket_dists) {
+		int32_t n = 2 * dd + 2;
+		s->bucket = fx_xrealloc(s->bucket, (size_t)n * sizeof *s->bucket);
+		s->bucket_len = fx_xrealloc(s->bucket_len, (size_t)n * sizeof *s->bucket_len);
+		s->bucket_cap = fx_xrealloc(s->bucket_cap, (size_t)n * sizeof *s->bucket_cap);
+		for (int32_t k = s->bucket_dists; k < n; k++) {
+			s->bucket[k] = NULL;
+			s->bucket_len[k] = s->bucket_cap[k] = 0;
+		}
+		s->bucket_dists = n;
 	}
-	return b;
-#endif
+	s->bucket[dd] = fx_xgrow(s->bucket[dd], &s->bucket_cap[dd], s->bucket_len[dd] + 1,
+				 sizeof **s->bucket);
+	s->bucket[dd][s->bucket_len[dd]++] = v;
 }
 
 /* Queues amount m at v (distance dd from the target). */
 static inline void inject(fx_sweep *s, int64_t v, int32_t dd, double m)
 {
 	if (s->amount[v] == 0 && !s->queued[v]) {
-		if (dd >= s->bucket_dists) {
-			int32_t n = 2 * dd + 2;
-			s->bucket = fx_xrealloc(s->bucket, (size_t)n * sizeof *s->bucket);
-			s->bucket_len = fx_xrealloc(s->bucket_len, (size_t)n * sizeof *s->bucket_len);
-			s->bucket_cap = fx_xrealloc(s->bucket_cap, (size_t)n * sizeof *s->bucket_cap);
-			for (int32_t k = s->bucket_dists; k < n; k++) {
-				s->bucket[k] = NULL;
-				s->bucket_len[k] = s->bucket_cap[k] = 0;
-			}
-			s->bucket_dists = n;
-		}
-		s->bucket[dd] = fx_xgrow(s->bucket[dd], &s->bucket_cap[dd], s->bucket_len[dd] + 1,
-					 sizeof **s->bucket);
-		s->bucket[dd][s->bucket_len[dd]++] = v;
+		if (dd < s->bucket_dists && s->bucket_len[dd] < s->bucket_cap[dd])
+			s->bucket[dd][s->bucket_len[dd]++] = v;
+		else
+			bucket_append(s, v, dd);
 		s->queued[v] = 1;
 	}
 	s->amount[v] += m;
@@ -338,13 +401,38 @@ static void buckets_clear(fx_sweep *s)
 	}
 }
 
-/* Pushes the queued amounts down g's DAG to target, farthest first, with
- * the reference's split (same expression, same incidence order). */
-static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double *load,
-		 double *arr)
+/* v's share of m over one of its next-hop links sl (of weight total), to
+ * the link and on to the next vertex, or to arr when it is the target of
+ * a search from several vertices (dd: v's distance). */
+static inline void share_out(fx_sweep *s, const sweep_slot *sl, double m, double total,
+			     int32_t dd, double *load, double *arr)
 {
-	const fx_fabric *f = s->f;
-	const int32_t *dist = g->dist;
+	double share = m * sl->cnt * sl->bw / total;
+	bump(s, load, sl->dl, share);
+	if (dd > 1)
+		inject(s, sl->nbr, dd - 1, share);
+	else if (arr)
+		arr[sl->nbr] += share;
+}
+
+/* Whether w, a neighbour of a vertex at distance dd, is one of its next
+ * hops: the reference's condition, on g's distances or on a table row. */
+static inline int is_next(const fx_sweep *s, const sweep_dag *g, const uint8_t *row, int64_t w,
+			  int32_t dd, int64_t target)
+{
+	if (row)
+		return row[w] == dd - 1 && (dd == 1 || s->relays[w]);
+	return g->dist[w] == dd - 1 && relays_or(s->f, w, target);
+}
+
+/* Pushes the queued amounts down the DAG to target, farthest first, with
+ * the reference's split (same expression, same incidence order).  The
+ * next hops are g's cached masks, or with a table row (g NULL) read from
+ * the distances.  With keep, the buckets stay listed for the latency pass
+ * (every vertex the push reached, by distance). */
+static void push(fx_sweep *s, const sweep_dag *g, const uint8_t *row, int64_t target, int32_t top,
+		 double *load, double *arr, int keep)
+{
 	/* buckets past bucket_dists were never made: nothing was queued there
 	 * (two devices on one switch queue nothing at all) */
 	if (top >= s->bucket_dists)
@@ -356,43 +444,65 @@ static void push(fx_sweep *s, sweep_dag *g, int64_t target, int32_t top, double 
 			s->amount[v] = 0;
 			s->queued[v] = 0;
 			int64_t t0 = s->inc_off[v], t1 = s->inc_off[v + 1];
-			uint64_t mask = g->next[v];
+			uint64_t mask = SWEEP_SCAN;
+			if (!row) {
+				mask = g->next[v];
+			} else if (t1 - t0 <= 64) {  /* is_next's test, without branches */
+				mask = 0;
+				int near = dd == 1;
+				for (int64_t t = t0; t < t1; t++) {
+					int32_t w = s->nbr[t];
+					uint64_t hit = (row[w] == dd - 1) & (near | s->relays[w]);
+					mask |= hit << (t - t0);
+				}
+			}
 			if (mask == SWEEP_SCAN) {  /* the reference's scan */
 				double total = 0;
-				for (int64_t t = t0; t < t1; t++) {
-					const sweep_slot *sl = &s->slot[t];
-					if (dist[sl->nbr] == dd - 1 && relays_or(f, sl->nbr, target))
-						total += sl->cnt * sl->bw;
-				}
-				for (int64_t t = t0; t < t1; t++) {
-					const sweep_slot *sl = &s->slot[t];
-					int64_t w = sl->nbr;
-					if (dist[w] != dd - 1 || !relays_or(f, w, target))
-						continue;
-					double share = m * sl->cnt * sl->bw / total;
-					bump(s, load, sl->dl, share);
-					if (dist[w] > 0)
-						inject(s, w, dd - 1, share);
-					else if (arr)
-						arr[w] += share;
-				}
+				for (int64_t t = t0; t < t1; t++)
+					if (is_next(s, g, row, s->slot[t].nbr, dd, target))
+						total += s->slot[t].cnt * s->slot[t].bw;
+				for (int64_t t = t0; t < t1; t++)
+					if (is_next(s, g, row, s->slot[t].nbr, dd, target))
+						share_out(s, &s->slot[t], m, total, dd, load, arr);
 				continue;
 			}
 			double total = 0;
 			for (uint64_t b = mask; b; b &= b - 1) {
-				const sweep_slot *sl = &s->slot[t0 + lowest_bit(b)];
+				const sweep_slot *sl = &s->slot[t0 + fx_lowest_bit(b)];
 				total += sl->cnt * sl->bw;
 			}
-			for (uint64_t b = mask; b; b &= b - 1) {
-				const sweep_slot *sl = &s->slot[t0 + lowest_bit(b)];
-				int64_t w = sl->nbr;
-				double share = m * sl->cnt * sl->bw / total;
-				bump(s, load, sl->dl, share);
-				if (dist[w] > 0)
-					inject(s, w, dd - 1, share);
-				else if (arr)
-					arr[w] += share;
+			for (uint64_t b = mask; b; b &= b - 1)
+				share_out(s, &s->slot[t0 + fx_lowest_bit(b)], m, total, dd, load, arr);
+		}
+		if (!keep)
+			s->bucket_len[dd] = 0;
+	}
+}
+
+/* After a push with keep: the worst latency of a shortest path from every
+ * vertex it reached to target (latv; l0 at the target), nearest first,
+ * as the search from the target sets it (the max over next hops of their
+ * latency plus the link's); empties the buckets. */
+static void latencies(fx_sweep *s, const uint8_t *row, int64_t target, int32_t top, double l0)
+{
+	if (top >= s->bucket_dists)
+		top = s->bucket_dists - 1;
+	s->latv[target] = l0;
+	for (int32_t dd = 1; dd <= top; dd++) {
+		for (size_t k = 0; k < s->bucket_len[dd]; k++) {
+			int64_t v = s->bucket[dd][k];
+			double lv = 0;
+			int first = 1;
+			for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++) {
+				int32_t w = s->nbr[t];
+				if (!(row[w] == dd - 1 && (dd == 1 || s->relays[w])))
+					continue;
+				double l = s->latv[w] + s->slot[t].lat;
+				if (first || l > lv)
+					lv = l;
+				first = 0;
 			}
+			s->latv[v] = lv;
 		}
 		s->bucket_len[dd] = 0;
 	}
@@ -462,19 +572,24 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 		keys[i] = key_of(s, flows[i].dst);
 	}
 	fx_sort_r(ord, n, sizeof *ord, key_cmp, keys);
+	if (!s->tab_tried)
+		table_try(s);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0;) {
 		sweep_key key = keys[ord[i]];
 		int home = key.target < 0;
 		int64_t target = home ? -key.target - 1 : key.target;
-		sweep_dag *g = dag_get(s, target, key.l0);
+		/* the target's distances: a table row, or the cached search */
+		const uint8_t *row = s->tab ? fx_dtab_row(s->tab, target, 0) : NULL;
+		sweep_dag *g = row ? NULL : dag_get(s, target, key.l0);
 		int32_t top = 0, off = home ? 1 : 0;
 		size_t j = i;
 		for (; j < n && same_key(&keys[ord[j]], &key); j++) {  /* how deep to search */
 			const fx_flow *fl = &flows[ord[j]];
 			if (fl->src == fl->dst || fl->bytes == 0)
 				continue;
-			int32_t dd = dag_dist(s, g, target, fl->src);
+			int32_t dd = row ? fx_dtab_dist(s->tab, target, fl->src)
+					 : dag_dist(s, g, target, fl->src);
 			if (dd < 0) {
 				rc = -1;  /* the reference reports it */
 				break;
@@ -484,22 +599,41 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 		}
 		if (rc)
 			break;
-		dag_grow(s, g, target, -1, top);
+		if (g)
+			dag_grow(s, g, target, -1, top);
+		else
+			fx_dtab_row(s->tab, target, top);
+		/* a table's latencies: by distance when every link has one
+		 * latency (the search adds it once a hop), else after the push */
+		double chain[FX_DTAB_NONE];
+		int later = row && !s->lat_uniform;
+		for (int32_t k = 0; row && !later && k <= top; k++)
+			chain[k] = k == 0 ? key.l0 : chain[k - 1] + s->lat_link;
 		for (size_t k = i; k < j; k++) {
 			const fx_flow *fl = &flows[ord[k]];
 			if (fl->src == fl->dst || fl->bytes == 0)
 				continue;
-			int32_t dd = g->dist[fl->src];
+			int32_t dd = row ? row[fl->src] : g->dist[fl->src];
 			if (dd + off > st->max_hops)
 				st->max_hops = dd + off;
-			if (g->lat[fl->src] > st->max_latency)
-				st->max_latency = g->lat[fl->src];
+			double l = later ? 0 : row ? chain[dd] : g->lat[fl->src];
+			if (l > st->max_latency)
+				st->max_latency = l;
 			if (home)
 				s->into[fl->dst] += fl->bytes;
 			if (dd > 0)
 				inject(s, fl->src, dd, fl->bytes);
 		}
-		push(s, g, target, top, load, NULL);
+		push(s, g, row, target, top, load, NULL, later);
+		if (later) {
+			latencies(s, row, target, top, key.l0);
+			for (size_t k = i; k < j; k++) {
+				const fx_flow *fl = &flows[ord[k]];
+				if (fl->src != fl->dst && fl->bytes != 0 &&
+				    s->latv[fl->src] > st->max_latency)
+					st->max_latency = s->latv[fl->src];
+			}
+		}
 		for (size_t k = i; home && k < j; k++) {
 			int64_t d = flows[ord[k]].dst;
 			if (s->into[d] != 0) {
@@ -649,7 +783,7 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 			top = g->dist[x];
 	}
 	if (rc == 0) {
-		push(s, g, -1, top, load, arr);
+		push(s, g, NULL, -1, top, load, arr, 0);
 		/* T_1's up split, as a unit: every sibling's is the same */
 		double total = 0;
 		for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++)
@@ -809,7 +943,7 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 				top = dd;
 		}
 		if (rc == 0) {
-			push(s, g, target, top, load, NULL);
+			push(s, g, NULL, target, top, load, NULL, 0);
 			for (int64_t k = i; home && k < j; k++)
 				last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load);
 		}

@@ -65,6 +65,40 @@ double fx_fm_pass(fx_fm *m);
  * settled after each. */
 void fx_fm_refine(fx_fm *m);
 
+/* The index of m's lowest set bit (m != 0). */
+static inline int fx_lowest_bit(uint64_t m)
+{
+#if defined(__GNUC__)
+	return __builtin_ctzll(m);
+#else
+	int b = 0;
+	while (!(m & 1)) {
+		m >>= 1;
+		b++;
+	}
+	return b;
+#endif
+}
+
+/* Hop distances to every target, 64 targets searched at once
+ * (routing/dist_table.c), for split ECMP on small shallow graphs.  nbr:
+ * the other end of each incidence position (inc_off as the router's),
+ * relays: per vertex, whether it forwards; both borrowed. */
+typedef struct fx_dtab fx_dtab;
+#define FX_DTAB_NONE 255  /* no route */
+/* NULL when some finite distance might not fit a byte, or (max_depth >= 0)
+ * when a probe search from the best-connected relaying vertex is deeper
+ * than max_depth (each block of 64 targets costs depth x E). */
+fx_dtab *fx_dtab_new(int64_t nv, const int64_t *inc_off, const int32_t *nbr,
+		     const uint8_t *relays, int max_depth);
+void fx_dtab_free(fx_dtab *t);
+/* nv bytes: each vertex's distance to target, exact up to depth (the
+ * search goes on as deep as asked; farther vertices may read
+ * FX_DTAB_NONE until then). */
+const uint8_t *fx_dtab_row(fx_dtab *t, int64_t target, int depth);
+/* v's distance to target, searching deeper if need be; -1: no route. */
+int fx_dtab_dist(fx_dtab *t, int64_t target, int64_t v);
+
 /* ECMP split by destination groups (routing/ecmp_sweep.c): flows to the
  * devices hanging off one switch share one push down its cached DAG.  The
  * router's own reference path (route.c) stays for the hash policy, for
@@ -80,12 +114,33 @@ void fx_sweep_free(fx_sweep *s);
  * reference for its message). */
 int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		 int64_t **used, size_t *nused, size_t *capused);
+/* Whether fx_sweep_add reads distances from a table (fx_dtab): -1 when it
+ * pays (small shallow graphs, the default), 0 never (the cached searches),
+ * 1 whenever it is exact (tests compare the three paths). */
+void fx_sweep_set_table(fx_sweep *s, int mode);
 /* bytes between every ordered pair of devices; returns as fx_sweep_add. */
 int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
 		       int64_t **used, size_t *nused, size_t *capused);
 /* 1: the router takes the per-destination reference paths (tests compare
  * the two); 0: the fast paths (the default). */
 void fx_router_set_reference(fx_router *r, int on);
+/* The sweep's distance table mode (fx_sweep_set_table), -1 by default. */
+void fx_router_set_dist_table(fx_router *r, int mode);
+
+/* Rounds that repeat an earlier round's listed flows byte for byte
+ * (routing/round_twin.c): the repeat takes the earlier round's loads
+ * instead of being routed. */
+typedef struct fx_twins fx_twins;
+fx_twins *fx_twins_new(const fx_sched *s);
+void fx_twins_free(fx_twins *t);
+/* 1 with the links, their bytes and the path figures round i repeats
+ * (kept by fx_twins_put), or 0: route it. */
+int fx_twins_get(const fx_twins *t, size_t i, const int64_t **links, const double **bytes,
+		 size_t *n, fx_path_stats *st);
+/* After routing round i: keeps load on the links it loaded when a later
+ * round repeats it (within a memory bound). */
+void fx_twins_put(fx_twins *t, size_t i, const int64_t *links, size_t n, const double *load,
+		  const fx_path_stats *st);
 
 /* Rounds on lattices summarised from load breakpoints (routing/dor_sum.c):
  * route.c's dimension-order router hands it each segment's difference-array

@@ -74,6 +74,7 @@ struct fx_router {
 	fx_dorsum *sum;         /* dimension-order: round summaries, when */
 	int sum_tried, sum_on;  /* sum_on (routing/dor_sum.c) */
 	int reference;          /* 1: per-destination reference paths only */
+	int tab_mode;           /* the sweep's distance table (fx_sweep_set_table) */
 };
 
 /* Adds bytes to directed link l, remembering links that were empty so the
@@ -563,6 +564,7 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 					   * route, the reference below reports it */
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(f, r->inc_off, r->inc_edge);
+		fx_sweep_set_table(r->sweep, r->tab_mode);
 		if (fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
 			return 0;
 	}
@@ -758,6 +760,7 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 	fx_router *r = fx_xcalloc(1, sizeof *r);
 	r->f = f;
 	r->tie_plus = tie_plus;
+	r->tab_mode = -1;
 	r->degraded = fx_fabric_degraded(f);
 	const router_kind *kind = router_for(f, &r->fallback);
 	r->kind = kind;
@@ -805,6 +808,11 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
 void fx_router_set_reference(fx_router *r, int on)
 {
 	r->reference = on;
+}
+
+void fx_router_set_dist_table(fx_router *r, int mode)
+{
+	r->tab_mode = mode;
 }
 
 /* The summary bypasses the per-link bookkeeping of dor_add: anything that

@@ -126,8 +126,9 @@ const char *fx_router_family_name(fx_router_family fam);
  * lattices (difference arrays per line); under split ECMP O(n) plus the
  * DAG links reached per destination group (the devices hanging off one
  * switch share one push; one search per group, cached and grown only as
- * deep as the sources need: routing/ecmp_sweep.c); O(hops x degree) per
- * flow under the hash policy. */
+ * deep as the sources need: routing/ecmp_sweep.c, or on small shallow
+ * graphs of unhomed devices 64 searches at once: routing/dist_table.c);
+ * O(hops x degree) per flow under the hash policy. */
 int fx_router_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
 		  fx_path_stats *st, fx_diag *d);
 /* Routes flows to find how long the busiest link takes: its seconds (1e300

@@ -2,7 +2,9 @@
  * per-destination reference path it replaces (route.c ecmp_add, selected
  * by fx_router_set_reference): the same link loads to 1e-12 relative (the
  * only difference is the order of additions), the same longest path and
- * latency exactly, the same message for a pair with no route. */
+ * latency exactly, the same message for a pair with no route.  The push
+ * runs twice, its next hops from the cached searches and from the
+ * distance table (routing/dist_table.c, forced on whatever the size). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +19,14 @@
 static int policy_hash;
 
 /* Loads of one batch (or of all pairs when flows is NULL) under one path. */
-static int loads_of(const fx_fabric *f, int reference, const fx_flow *flows, size_t n,
+enum { PATH_REFERENCE, PATH_SEARCHES, PATH_TABLE };
+
+static int loads_of(const fx_fabric *f, int path, const fx_flow *flows, size_t n,
 		    double bytes, double *load, fx_path_stats *st, char *msg, size_t msglen)
 {
 	fx_router *r = fx_router_new(f, 0);
-	fx_router_set_reference(r, reference);
+	fx_router_set_reference(r, path == PATH_REFERENCE);
+	fx_router_set_dist_table(r, path == PATH_TABLE);
 	fx_router_set_policy(r, policy_hash ? FX_ROUTE_HASH : FX_ROUTE_SPLIT);
 	fx_diag d;
 	fx_diag_init(&d);
@@ -53,30 +58,48 @@ static double same_loads(const fx_fabric *f, const char *what, const fx_flow *fl
 {
 	size_t nl = (size_t)(2 * f->ne);
 	double *a = fx_xcalloc(nl, sizeof *a), *b = fx_xcalloc(nl, sizeof *b);
-	fx_path_stats sa = {0, 0}, sb = {0, 0};
+	double *c = fx_xcalloc(nl, sizeof *c);  /* the searches' loads */
+	fx_path_stats sa = {0, 0}, sc = {0, 0};
 	char ma[512], mb[512];
-	int ra = loads_of(f, 1, flows, n, bytes, a, &sa, ma, sizeof ma);
-	int rb = loads_of(f, 0, flows, n, bytes, b, &sb, mb, sizeof mb);
-	ck_assert_msg(ra == rb, "%s: reference %d, sweep %d", what, ra, rb);
-	ck_assert_str_eq(ma, mb);
+	int ra = loads_of(f, PATH_REFERENCE, flows, n, bytes, a, &sa, ma, sizeof ma);
 	double sum = -1;  /* no route: -1, and the message names the pair */
 	if (ra != 0)
 		ck_assert_msg(strstr(ma, "no route from '") != NULL, "%s: %s", what, ma);
-	if (ra == 0) {
+	for (int path = PATH_SEARCHES; path <= PATH_TABLE; path++) {
+		const char *how = path == PATH_TABLE ? "table" : "searches";
+		fx_path_stats sb = {0, 0};
+		memset(b, 0, nl * sizeof *b);
+		int rb = loads_of(f, path, flows, n, bytes, b, &sb, mb, sizeof mb);
+		ck_assert_msg(ra == rb, "%s (%s): reference %d, sweep %d", what, how, ra, rb);
+		ck_assert_str_eq(ma, mb);
+		if (ra != 0)
+			continue;
 		sum = 0;
-		ck_assert_msg(sa.max_hops == sb.max_hops, "%s: hops %lld vs %lld", what,
+		ck_assert_msg(sa.max_hops == sb.max_hops, "%s (%s): hops %lld vs %lld", what, how,
 			      (long long)sa.max_hops, (long long)sb.max_hops);
-		ck_assert_msg(sa.max_latency == sb.max_latency, "%s: latency %.17g vs %.17g", what,
-			      sa.max_latency, sb.max_latency);
+		ck_assert_msg(sa.max_latency == sb.max_latency, "%s (%s): latency %.17g vs %.17g",
+			      what, how, sa.max_latency, sb.max_latency);
 		for (size_t l = 0; l < nl; l++) {
 			double tol = 1e-12 * fmax(fabs(a[l]), fabs(b[l]));
-			ck_assert_msg(fabs(a[l] - b[l]) <= tol, "%s: link %zu: %.17g vs %.17g", what, l,
-				      a[l], b[l]);
+			ck_assert_msg(fabs(a[l] - b[l]) <= tol, "%s (%s): link %zu: %.17g vs %.17g",
+				      what, how, l, a[l], b[l]);
 			sum += a[l];
 		}
+		/* the table and the searches give the same next hops in the same
+		 * order: the same loads bit for bit */
+		if (path == PATH_SEARCHES) {
+			memcpy(c, b, nl * sizeof *c);
+			sc = sb;
+			continue;
+		}
+		ck_assert(sb.max_hops == sc.max_hops && sb.max_latency == sc.max_latency);
+		for (size_t l = 0; l < nl; l++)
+			ck_assert_msg(b[l] == c[l], "%s: link %zu: table %.17g, searches %.17g", what, l,
+				      b[l], c[l]);
 	}
 	free(a);
 	free(b);
+	free(c);
 	return sum;
 }
 
@@ -108,6 +131,18 @@ static void check_fabric(const fx_fabric *f, const char *name)
 			fl[i] = (fx_flow){i, (i + shifts[s]) % n, 1e6};
 		snprintf(what, sizeof what, "%s shift %lld", name, (long long)shifts[s]);
 		ck_assert(same_loads(f, what, fl, (size_t)n, 0) > 0);
+	}
+	/* swing's rounds: r + rho(s) for even r, r - rho(s) for odd, rho =
+	 * 1, -1, 3, -5, 11, ... (every target's partner several hops away) */
+	int64_t rho = 1;
+	for (int st = 0; st < 7 && (rho < 0 ? -rho : rho) < n; st++) {
+		for (int64_t i = 0; i < n; i++) {
+			int64_t o = i % 2 == 0 ? rho : -rho;
+			fl[i] = (fx_flow){i, ((i + o) % n + n) % n, (double)(1 << (st % 4)) * 1e6};
+		}
+		snprintf(what, sizeof what, "%s swing round %d", name, st);
+		ck_assert(same_loads(f, what, fl, (size_t)n, 0) > 0);
+		rho = 1 - 2 * rho;
 	}
 	for (int64_t i = 0; i < n; i++)
 		fl[i] = (fx_flow){i, 0, 3e5 + (double)i};
@@ -203,6 +238,72 @@ static char *hypercube(int dim)
 	return s;
 }
 
+/* A dx x dy x dz torus written as a custom graph (wrap-round links). */
+static char *custom_torus(int dx, int dy, int dz)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *s = fx_xmalloc(cap);
+	len += (size_t)snprintf(s + len, cap - len,
+		"name: torus\nfabric:\n  kind: custom\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n  nodes:\n");
+	int n = dx * dy * dz;
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: t%d, type: device}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	for (int i = 0; i < n; i++) {
+		int x = i % dx, y = i / dx % dy, z = i / (dx * dy);
+		int nb[3] = {(x + 1) % dx + dx * (y + dy * z), x + dx * ((y + 1) % dy + dy * z),
+			     x + dx * (y + dy * ((z + 1) % dz))};
+		int size[3] = {dx, dy, dz};
+		for (int k = 0; k < 3; k++)
+			if (size[k] > 2 || (size[k] == 2 && i < nb[k]))  /* a 2-ring: one link */
+				len += (size_t)snprintf(s + len, cap - len, "    - {a: t%d, b: t%d}\n", i,
+							nb[k]);
+	}
+	return s;
+}
+
+/* An irregular graph from seed: 6 switches in a ring with chords, 24
+ * devices each on one to three switches (some links doubled, of other
+ * bandwidths and latencies), a few device-device links; so relaying
+ * devices, parallel links, homes and unhomed devices, non-uniform
+ * latencies. */
+static char *irregular(uint64_t seed)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *s = fx_xmalloc(cap);
+	uint64_t x = seed;
+	len += (size_t)snprintf(s + len, cap - len,
+		"name: irregular\nfabric:\n  kind: custom\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n  nodes:\n");
+	for (int i = 0; i < 24; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: d%d, type: device}\n", i);
+	for (int i = 0; i < 6; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: s%d, type: switch}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	for (int i = 0; i < 6; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: s%d, b: s%d}\n", i, (i + 1) % 6);
+	for (int i = 0; i < 3; i++)  /* the diameters, shorter */
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: s%d, b: s%d, latency: %d ns}\n",
+					i, i + 3, 100 + (int)(lcg(&x) % 5) * 50);
+	for (int i = 0; i < 24; i++) {
+		int k = 1 + (int)(lcg(&x) % 3);
+		for (int j = 0; j < k; j++) {
+			int sw = (int)(lcg(&x) % 6), twice = lcg(&x) % 4 == 0;
+			len += (size_t)snprintf(s + len, cap - len, "    - {a: d%d, b: s%d}\n", i, sw);
+			if (twice)
+				len += (size_t)snprintf(s + len, cap - len,
+							"    - {a: s%d, b: d%d, bandwidth: %d GB/s, "
+							"latency: %d ns}\n", sw, i,
+							10 + (int)(lcg(&x) % 40), 100 + (int)(lcg(&x) % 400));
+		}
+		if (lcg(&x) % 5 == 0)
+			len += (size_t)snprintf(s + len, cap - len, "    - {a: d%d, b: d%d}\n", i,
+						(i + 1 + (int)(lcg(&x) % 23)) % 24);
+	}
+	return s;
+}
+
 START_TEST(sweep_equals_reference_custom)
 {
 	/* and two devices joined only to each other by two links (a fuzzer's
@@ -211,12 +312,24 @@ START_TEST(sweep_equals_reference_custom)
 		"  link: {bandwidth: 25 GB/s, latency: 200 ns}\n  nodes:\n"
 		"    - {name: gpu0, type: device}\n    - {name: gpu1, type: device}\n"
 		"  links:\n    - {a: gpu0, b: gpu1}\n    - {a: gpu0, b: gpu1}\n";
-	char *texts[] = {corner_graph(), hypercube(5), fx_xstrdup(pair)};
-	static const char *const names[] = {"corners", "hypercube", "pair"};
-	for (int i = 0; i < 3; i++) {
+	char *texts[] = {corner_graph(), hypercube(3), hypercube(4), hypercube(5), hypercube(6),
+			 hypercube(7), fx_xstrdup(pair), custom_torus(6, 5, 4), custom_torus(8, 2, 3),
+			 irregular(1), irregular(2), irregular(3)};
+	static const char *const names[] = {"corners", "hypercube 2^3", "hypercube 2^4",
+					    "hypercube 2^5", "hypercube 2^6", "hypercube 2^7",
+					    "pair", "torus 6x5x4", "torus 8x2x3", "irregular 1",
+					    "irregular 2", "irregular 3"};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
 		fixture a;
-		ck_assert_msg(fixture_load(&a, "g.yaml", texts[i], NULL) == 0, "%s", a.msg);
+		ck_assert_msg(fixture_load(&a, "g.yaml", texts[i], NULL) == 0, "%s: %s", names[i],
+			      a.msg);
 		check_fabric(&a.f, names[i]);
+		if (strncmp(names[i], "irregular", 9) == 0) {  /* devices that do not relay */
+			char what[64];
+			snprintf(what, sizeof what, "%s, devices not relaying", names[i]);
+			a.f.devices_forward = 0;
+			check_fabric(&a.f, what);
+		}
 		fixture_release(&a);
 		free(texts[i]);
 	}
@@ -244,6 +357,169 @@ START_TEST(sweep_no_route_same_message)
 	fx_flow fl[] = {{0, 1, 5}, {3, 2, 5}, {2, 0, 5}, {3, 1, 5}};
 	ck_assert(same_loads(&a.f, "no route", fl, 4, 0) == -1);
 	ck_assert(same_loads(&a.f, "no route, all pairs", NULL, 0, 5) == -1);
+	fixture_release(&a);
+}
+END_TEST
+
+/* The distance table alone: a hypercube's distances are the popcounts of
+ * v xor t; a ring of 200 is within a byte however deep; a chain of 300
+ * is refused (2 x its probe depth is past a byte), and a probe deeper than
+ * max_depth refuses it. */
+START_TEST(dist_table_distances)
+{
+	int dim = 7, n = 1 << dim;
+	int64_t *off = fx_xmalloc((size_t)(n + 1) * sizeof *off);
+	int32_t *nbr = fx_xmalloc((size_t)(n * dim) * sizeof *nbr);
+	uint8_t *relays = fx_xmalloc((size_t)n);
+	for (int v = 0; v <= n; v++)
+		off[v] = (int64_t)v * dim;
+	for (int v = 0; v < n; v++) {
+		relays[v] = 1;
+		for (int b = 0; b < dim; b++)
+			nbr[v * dim + b] = v ^ (1 << b);
+	}
+	ck_assert(fx_dtab_new(n, off, nbr, relays, dim - 1) == NULL);
+	fx_dtab *t = fx_dtab_new(n, off, nbr, relays, dim);
+	ck_assert(t != NULL);
+	const uint8_t *row = fx_dtab_row(t, 9, 2);  /* resumed: two layers, then v's */
+	for (int v = 0; v < n; v++) {
+		int d = __builtin_popcount((unsigned)(v ^ 9));
+		ck_assert_int_eq(row[v], d <= 2 ? d : FX_DTAB_NONE);
+	}
+	ck_assert_int_eq(fx_dtab_dist(t, 9, 9 ^ 0x70), 3);
+	ck_assert_int_eq(row[9 ^ 0x0f], FX_DTAB_NONE);  /* 4 hops: not yet */
+	for (int tg = n - 1; tg >= 0; tg -= 3) {
+		row = fx_dtab_row(t, tg, 255);
+		for (int v = 0; v < n; v++)
+			ck_assert_int_eq(row[v], __builtin_popcount((unsigned)(v ^ tg)));
+	}
+	fx_dtab_free(t);
+	relays[5] = 0;  /* 5 expands only as its own target */
+	t = fx_dtab_new(n, off, nbr, relays, -1);
+	ck_assert(t != NULL);
+	row = fx_dtab_row(t, 5, 255);
+	for (int v = 0; v < n; v++)
+		ck_assert_int_eq(row[v], __builtin_popcount((unsigned)(v ^ 5)));
+	row = fx_dtab_row(t, 7, 255);  /* 7 -> 5 -> 4 may not pass 5, but 7 -> 6 -> 4 does */
+	ck_assert_int_eq(row[4], 2);
+	fx_dtab_free(t);
+	free(off);
+	free(nbr);
+	free(relays);
+	for (int len = 200; len <= 300; len += 100) {  /* a ring of 200, a chain of 300 */
+		off = fx_xmalloc((size_t)(len + 1) * sizeof *off);
+		nbr = fx_xmalloc((size_t)(2 * len) * sizeof *nbr);
+		relays = fx_xmalloc((size_t)len);
+		int64_t k = 0;
+		for (int v = 0; v < len; v++) {
+			off[v] = k;
+			relays[v] = 1;
+			if (v > 0 || len == 200)
+				nbr[k++] = (v + len - 1) % len;
+			if (v < len - 1 || len == 200)
+				nbr[k++] = (v + 1) % len;
+		}
+		off[len] = k;
+		t = fx_dtab_new(len, off, nbr, relays, -1);
+		if (len == 300) {
+			ck_assert(t == NULL);
+		} else {
+			ck_assert(t != NULL);
+			row = fx_dtab_row(t, 13, 255);
+			for (int v = 0; v < len; v++) {
+				int d = v > 13 ? v - 13 : 13 - v;
+				ck_assert_int_eq(row[v], d < len - d ? d : len - d);
+			}
+			fx_dtab_free(t);
+		}
+		free(off);
+		free(nbr);
+		free(relays);
+	}
+}
+END_TEST
+
+/* Round twins (routing/round_twin.c): a round whose flows repeat an
+ * earlier round's byte for byte gets that round's links, bytes and path
+ * figures, and they are exactly what routing it again gives; rounds that
+ * differ (a flow's order, -0.0 for 0.0, all pairs, a rank set) are
+ * routed. */
+START_TEST(round_twins_equal_routing)
+{
+	char *text = hypercube(5);
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "g.yaml", text, NULL) == 0, "%s", a.msg);
+	free(text);
+	const fx_fabric *f = &a.f;
+	enum { NR = 8, NF = 32 };
+	static fx_flow fl[NR][NF];
+	for (int i = 0; i < NF; i++) {
+		fl[0][i] = (fx_flow){i, (i + 5) % NF, 1e6};
+		fl[1][i] = (fx_flow){i, i ^ 7, 3e5 + i};
+		fl[4][i] = (fx_flow){i, (i + 9) % NF, 0.0};
+		fl[6][i] = (fx_flow){i, (i + 9) % NF, 2.5e5};
+	}
+	memcpy(fl[2], fl[1], sizeof fl[1]);   /* twin of 1 */
+	memcpy(fl[3], fl[0], sizeof fl[0]);   /* twin of 0, but two flows swapped */
+	fx_flow tmp = fl[3][3];
+	fl[3][3] = fl[3][4];
+	fl[3][4] = tmp;
+	memcpy(fl[5], fl[4], sizeof fl[4]);   /* as 4 but -0.0: routed */
+	fl[5][2].bytes = -0.0;
+	fx_round rd[NR];
+	memset(rd, 0, sizeof rd);
+	for (int i = 0; i < NR; i++) {
+		rd[i].flows = fl[i];
+		rd[i].n = NF;
+		rd[i].repeat = 1;
+	}
+	memcpy(fl[6], fl[1], sizeof fl[1]);   /* flows of 1, with all pairs: routed */
+	rd[6].all_pairs = 10;
+	memcpy(fl[7], fl[1], sizeof fl[1]);   /* flows of 1, with a rank set: routed */
+	fx_among among = {0};
+	rd[7].among = &among;
+	rd[7].namong = 1;
+	fx_sched sc = {0};
+	sc.r = rd;
+	sc.n = NR;
+	fx_twins *tw = fx_twins_new(&sc);
+	fx_router *r = fx_router_new(f, 0);
+	size_t nl = (size_t)(2 * f->ne);
+	double *load = fx_xcalloc(nl, sizeof *load), *fresh = fx_xcalloc(nl, sizeof *fresh);
+	fx_diag d;
+	fx_diag_init(&d);
+	int hits = 0;
+	for (int i = 0; i < NR; i++) {
+		const int64_t *links;
+		const double *bytes;
+		size_t n;
+		fx_path_stats st, st2;
+		ck_assert_int_eq(fx_router_add(r, rd[i].flows, rd[i].n, fresh, &st2, &d), 0);
+		const int64_t *used;
+		size_t nused = fx_router_used(r, &used);
+		if (fx_twins_get(tw, i, &links, &bytes, &n, &st)) {
+			hits++;
+			ck_assert_int_eq(i, 2);
+			ck_assert(st.max_hops == st2.max_hops && st.max_latency == st2.max_latency);
+			ck_assert_uint_eq(n, nused);
+			for (size_t u = 0; u < n; u++) {
+				ck_assert_int_eq(links[u], used[u]);
+				load[links[u]] = bytes[u];
+			}
+			for (size_t l = 0; l < nl; l++)
+				ck_assert(load[l] == fresh[l]);
+		} else {
+			fx_twins_put(tw, i, used, nused, fresh, &st2);
+		}
+		memset(load, 0, nl * sizeof *load);
+		memset(fresh, 0, nl * sizeof *fresh);
+	}
+	ck_assert_int_eq(hits, 1);
+	fx_diag_release(&d);
+	free(load);
+	free(fresh);
+	fx_router_free(r);
+	fx_twins_free(tw);
 	fixture_release(&a);
 }
 END_TEST
@@ -450,6 +726,8 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, sweep_equals_reference_shipped);
 	tcase_add_test(tc, sweep_equals_reference_custom);
 	tcase_add_test(tc, sweep_no_route_same_message);
+	tcase_add_test(tc, dist_table_distances);
+	tcase_add_test(tc, round_twins_equal_routing);
 	tcase_add_test(tc, lattice_summary_equals_per_link);
 	tcase_add_test(tc, dorsum_radix_order);
 	tcase_add_test(tc, hash_push_equals_walk);
