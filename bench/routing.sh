@@ -13,12 +13,14 @@
 # all-to-all on fat-trees), swing and rhd (allreduce on custom hypercubes),
 # summa (SUMMA shifts on square wafer meshes; ranks = PEs), oddtorus
 # (metrics on odd tori), meshline (all-to-all on k x 2 meshes), subset
-# (all-to-all among all but one chip of a torus).
+# (all-to-all among all but one chip of a torus), explore (the whole
+# design report of WSE-2-shaped wafers, a sixteenth to all of its 757 x 996
+# PEs; ranks = PEs).
 # Nothing here is a test: speed is measured, not asserted.
 set -u
 FABRICX=${FABRICX:-./fabricx}
 REPEAT=${REPEAT:-3}
-SERIES=${SERIES:-pairwise direct swing rhd summa oddtorus meshline subset}
+SERIES=${SERIES:-pairwise direct swing rhd summa oddtorus meshline subset explore}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -92,6 +94,12 @@ for s in $SERIES; do
 			one "all-to-all 32 MiB, ${d}^3 torus, $((d * d * d - 1)) ranks" $((d * d * d - 1)) \
 				collective specs/torus-8x8x8.yaml --set "fabric.dims=[$d,$d,$d]" --set packaging.devices_per_node=1 \
 				--pattern all-to-all --size 32MiB --ranks $((d * d * d - 1))
+		done ;;
+	explore)
+		for g in "189,249" "378,498" "535,704" "757,996"; do
+			x=${g%,*} y=${g#*,}
+			one "explore, ${x}x$y wafer (wse2.yaml)" $((x * y)) \
+				explore specs/wse2.yaml --set "fabric.grid=[$g]" --out "$out/explore"
 		done ;;
 	esac
 	slope

@@ -1,9 +1,36 @@
+#define _DEFAULT_SOURCE  /* madvise, MADV_HUGEPAGE */
 #include "xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Large arrays (a WSE-2's 3 M links, 754k vertices: tens of MiB each) are
+ * asked to be backed by 2 MiB pages where the kernel allows it
+ * (transparent_hugepage=madvise): glibc maps each such block afresh, and
+ * first touching it 4 KiB at a time was a third of `explore wse2`'s time
+ * (184k page faults, 10x fewer this way).  Only a hint: contents, sizes
+ * and results are unchanged, and nothing happens where it is not
+ * supported. */
+#define HUGE_BYTES ((size_t)8 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+static void *huge_hint(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	if (n >= HUGE_BYTES) {
+		uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		uintptr_t b = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
+		if (b > a)
+			(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+	}
+#else
+	(void)n;
+#endif
+	return p;
+}
 
 static void die_oom(size_t n)
 {
@@ -16,7 +43,7 @@ void *fx_xmalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 	if (!p)
 		die_oom(n);
-	return p;
+	return huge_hint(p, n);
 }
 
 void *fx_xcalloc(size_t count, size_t size)
@@ -24,7 +51,7 @@ void *fx_xcalloc(size_t count, size_t size)
 	void *p = calloc(count ? count : 1, size ? size : 1);
 	if (!p)
 		die_oom(count * size);
-	return p;
+	return huge_hint(p, count * size);
 }
 
 void *fx_xrealloc(void *p, size_t n)
@@ -32,7 +59,7 @@ void *fx_xrealloc(void *p, size_t n)
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
 		die_oom(n);
-	return q;
+	return huge_hint(q, n);
 }
 
 void *fx_xgrow(void *p, size_t *cap, size_t need, size_t size)

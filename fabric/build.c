@@ -106,6 +106,21 @@ void fx_fb_lattice(fx_fabric *f, int ndims, const int64_t *dims, const int *wrap
 		f->wrap[i] = wrap[i] && dims[i] > 2;
 		n *= dims[i];
 	}
+	/* vertices and links sized once: a WSE-2's 754k and 1.5 M grown by
+	 * doubling were copied about twice over */
+	int64_t links = 0;
+	for (int i = 0; i < ndims; i++)
+		if (dims[i] > 0)
+			links += n / dims[i] * (dims[i] - 1 + f->wrap[i]);
+	if ((size_t)(f->nv + n) > f->capv) {
+		f->capv = (size_t)(f->nv + n);
+		f->v = fx_xrealloc(f->v, f->capv * sizeof *f->v);
+	}
+	if ((size_t)(f->ne + links) > f->cape) {
+		f->cape = (size_t)(f->ne + links);
+		f->e = fx_xrealloc(f->e, f->cape * sizeof *f->e);
+		f->ends = fx_xrealloc(f->ends, f->cape * 2 * sizeof *f->ends);
+	}
 	for (int64_t v = 0; v < n; v++)
 		fx_fb_vertex(f, FX_V_DEVICE, -1, -1, -1);
 	f->plus_edge = fx_xmalloc((size_t)(n * ndims) * sizeof *f->plus_edge);

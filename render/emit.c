@@ -869,6 +869,7 @@ static void legend_of(const emit *e, rd_legend *l)
 }
 
 static int wrap_stubs(const rd_model *m);
+static int straight_edges(const rd_model *m);
 
 /* The graph label: title, what is drawn, legend. */
 static void title(emit *e, sbuf *b)
@@ -994,8 +995,10 @@ static void graph_attrs(emit *e)
 		if (m->compound)
 			set(e, g, "compound", "true");
 	} else if (strcmp(m->engine, "neato") == 0) {
-		/* a grid's edges join neighbours: straight; wrap stubs stay short */
-		set(e, g, "splines", m->nedge <= 600 && !wrap_stubs(m) ? "true" : "false");
+		/* a grid's edges join neighbours: straight; wrap stubs stay short;
+		 * pinned neighbours need no router (straight_edges) */
+		set(e, g, "splines", m->nedge <= 600 && !wrap_stubs(m) && !straight_edges(m) ?
+			"true" : "false");
 		set(e, g, "overlap", "true");
 	} else if (strcmp(m->engine, "fdp") == 0) {
 		/* fdp's spline router and its default 600 iterations are what take
@@ -1060,6 +1063,27 @@ static int wrap_stubs(const rd_model *m)
 	for (int i = 0; i < m->f->ndims; i++)
 		eff += m->f->dims[i] > 2;
 	return m->lattice && !m->aggregated && eff >= 2;
+}
+
+/* Whether every box is pinned and every edge joins two neighbours of the
+ * drawing (grid or block neighbours, or a ring's chords): a straight line
+ * between them crosses no other box, which is all neato's spline router
+ * would find, at most of the time (WSE-2's 8 x 8 blocks: the 112 edges
+ * routed round 64 obstacles took 0.3-0.6 s per diagram).  A wraparound
+ * that jumps the grid keeps the router, to go round the boxes between. */
+static int straight_edges(const rd_model *m)
+{
+	if (!m->lattice)
+		return 0;
+	for (int64_t b = 0; b < m->nbox; b++)
+		if (!m->box[b].pinned)
+			return 0;
+	if (drawn_ring(m))
+		return 1;
+	for (int64_t i = 0; i < m->nedge; i++)
+		if (m->edge[i].wrap)
+			return 0;
+	return 1;
 }
 
 #define STUB_INCHES 0.32

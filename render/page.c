@@ -303,11 +303,7 @@ static int page_text(page *pg, GVC_t *gvc, char **text, fx_diag *d)
 int fx_render_page(const fx_render_panel *p, int n, const char *heading, const char *format,
 		   const char *path, fx_render_info *info, fx_diag *d)
 {
-	static const char *const formats[] = {"svg", "png", "pdf", "dot", "plain", NULL};
-	int known = 0;
-	for (int i = 0; formats[i]; i++)
-		known |= strcmp(formats[i], format) == 0;
-	if (!known)
+	if (!fx_render_format_known(format))
 		return fx_diag_error(d, NULL, "render: unknown format '%s' (expected svg, png, pdf or dot)",
 				     format);
 	if (n < 1 || n > FX_RENDER_MAX_PANELS)

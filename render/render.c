@@ -258,17 +258,22 @@ int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_rend
 	return rc;
 }
 
+int fx_render_format_known(const char *format)
+{
+	static const char *const formats[] = {"svg", "png", "pdf", "dot", "plain", NULL};
+	for (int i = 0; format && formats[i]; i++)
+		if (strcmp(formats[i], format) == 0)
+			return 1;
+	return 0;
+}
+
 int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
 		       const char *format, const char *path, fx_diag *d)
 {
 	if (!x)
 		x = &no_ext;
-	static const char *const formats[] = {"svg", "png", "pdf", "dot", "plain", NULL};
 	double t0 = now();
-	int known = 0;
-	for (int i = 0; formats[i]; i++)
-		known |= strcmp(formats[i], format) == 0;
-	if (!known)
+	if (!fx_render_format_known(format))
 		return fx_diag_error(d, NULL, "render: unknown format '%s' (expected svg, png, pdf or dot)",
 				     format);
 	rd_model m;

@@ -109,6 +109,9 @@ int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_rend
 		      char **dot, fx_diag *d);
 int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
 		       const char *format, const char *path, fx_diag *d);
+/* Whether fx_render_file and fx_render_page write format: "svg", "png",
+ * "pdf", "dot" or "plain" (the one list both check against). */
+int fx_render_format_known(const char *format);
 
 /* ---- several pictures on one page, to one scale ---- */
 

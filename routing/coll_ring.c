@@ -189,6 +189,7 @@ static void ring_phase(const fx_fabric *f, fx_sched *s, const fx_coll_req *q, do
 	int64_t *rings = fx_xmalloc((size_t)(RING_MAX * n) * sizeof *rings);
 	int64_t k = ring_layout(f, q, rings);
 	fx_round *r = fx_sched_round(s, n - 1, label);
+	fx_sched_reserve(r, (size_t)(k ? 2 * k * n : n));
 	if (k == 0 && mesh_snake(f, q, rings)) {
 		for (int64_t i = 0; i < n; i++)
 			fx_sched_flow(r, q, rings[i], rings[(i + 1) % n], bytes);

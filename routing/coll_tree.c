@@ -24,6 +24,7 @@ static void binomial_reduce(fx_sched *s, const fx_coll_req *q, double bytes)
 {
 	for (int64_t step = 1; step < q->n; step *= 2) {
 		fx_round *r = fx_sched_round(s, 1, "reduce");
+		fx_sched_reserve(r, (size_t)((q->n - step + 2 * step - 1) / (2 * step)));
 		for (int64_t i = step; i < q->n; i += 2 * step)
 			fx_sched_flow(r, q, i, i - step, bytes);
 	}
@@ -37,6 +38,7 @@ static void binomial_bcast(fx_sched *s, const fx_coll_req *q, double bytes)
 		top *= 2;
 	for (int64_t step = top / 2; step >= 1; step /= 2) {
 		fx_round *r = fx_sched_round(s, 1, "broadcast");
+		fx_sched_reserve(r, (size_t)((q->n - step + 2 * step - 1) / (2 * step)));
 		for (int64_t i = 0; i + step < q->n; i += 2 * step)
 			fx_sched_flow(r, q, i, i + step, bytes);
 	}
@@ -145,6 +147,15 @@ static int popcount(int64_t i)
 	return k;
 }
 
+/* ceil(log2 n): the tree's depth, which alone sets its chunks. */
+static int binomial_depth(int64_t n)
+{
+	int L = 0;
+	while (((int64_t)1 << L) < n)
+		L++;
+	return L;
+}
+
 /* The binomial tree as edges: rank i's parent is i with its lowest set bit
  * cleared; i sends up at step tz(i) (its subtree of height tz(i) is then
  * reduced), and receives from above at L + popcount(i) - 1, one step per
@@ -152,9 +163,7 @@ static int popcount(int64_t i)
  * ceil(log2 n)).  The caller frees the array. */
 static tedge *binomial_edges(int64_t n, size_t *ne, int64_t *depth)
 {
-	int L = 0;
-	while (((int64_t)1 << L) < n)
-		L++;
+	int L = binomial_depth(n);
 	tedge *e = fx_xmalloc((size_t)(n > 1 ? 2 * (n - 1) : 1) * sizeof *e);
 	size_t k = 0;
 	for (int64_t i = 1; i < n; i++) {
@@ -265,31 +274,33 @@ static int ar_tree(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 {
 	(void)f;
 	(void)d;
-	size_t ne;
-	int64_t depth;
-	tedge *e = binomial_edges(q->n, &ne, &depth);
-	int64_t c = chunks_of(q, q->size, depth);
+	int64_t c = chunks_of(q, q->size, binomial_depth(q->n));
 	if (c == 1) {  /* the chapter's tree: reduce, then broadcast largest step first */
 		binomial_reduce(s, q, q->size);
 		binomial_bcast(s, q, q->size);
 		s->chunks = 1;
 		s->chunk_bytes = q->size;
-	} else {
+	} else {  /* the edges only here: 2(n-1) of them (1.5 M on a WSE-2) */
+		size_t ne;
+		int64_t depth;
+		tedge *e = binomial_edges(q->n, &ne, &depth);
 		tree_map(f, q, e, ne, s->plan, sizeof s->plan);
 		pipeline(s, q, e, ne, c, q->size / (double)c);
+		free(e);
 	}
-	free(e);
 	return 0;
 }
 
 static double flows_tree(const fx_fabric *f, const fx_coll_req *q)
 {
 	(void)f;
+	int64_t c = chunks_of(q, q->size, binomial_depth(q->n));
+	if (c == 1)
+		return 2.0 * (double)q->n;
 	size_t ne;
 	int64_t depth;
 	tedge *e = binomial_edges(q->n, &ne, &depth);
-	int64_t c = chunks_of(q, q->size, depth);
-	double n = c == 1 ? 2.0 * (double)q->n : pipe_flows(e, ne, c);
+	double n = pipe_flows(e, ne, c);
 	free(e);
 	return n;
 }

@@ -55,6 +55,11 @@ fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label)
 	return r;
 }
 
+void fx_sched_reserve(fx_round *r, size_t n)
+{
+	r->flows = fx_xgrow(r->flows, &r->cap, r->n + n, sizeof *r->flows);
+}
+
 void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, double bytes)
 {
 	if (a == b || bytes <= 0)

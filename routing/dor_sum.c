@@ -170,6 +170,23 @@ static void sort_points(fx_dorsum *s)
 	}
 }
 
+void fx_dorsum_sort(fx_dorsum *s)
+{
+	sort_points(s);
+}
+
+size_t fx_dorsum_npoints(const fx_dorsum *s)
+{
+	return s->npt;
+}
+
+void fx_dorsum_point_at(const fx_dorsum *s, size_t i, int64_t *line, int *pos, double *delta)
+{
+	*line = s->pt[i].line;
+	*pos = s->pt[i].pos;
+	*delta = s->pt[i].delta;
+}
+
 void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *total,
 		     double *worst)
 {

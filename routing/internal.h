@@ -8,6 +8,9 @@
 fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label);
 /* Adds a flow of bytes from rank a to rank b (rank indexes into q->ranks). */
 void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, double bytes);
+/* Room for n more flows in r at once (a round of a known size grown
+ * flow by flow copies itself as it doubles). */
+void fx_sched_reserve(fx_round *r, size_t n);
 /* Adds an all-to-all of bytes per ordered pair among all of q's ranks. */
 void fx_sched_among(fx_round *r, const fx_coll_req *q, double bytes);
 /* 1 if n is a power of two. */
@@ -181,6 +184,11 @@ void fx_dorsum_point(fx_dorsum *s, int64_t line, int pos, double delta);
  * links' bytes, the busiest link's seconds. */
 void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *total,
 		     double *worst);
+/* Sorts the open round's points as fx_dorsum_round does first; with the
+ * two below, for tests (tests/unit/test_sweep.c). */
+void fx_dorsum_sort(fx_dorsum *s);
+size_t fx_dorsum_npoints(const fx_dorsum *s);
+void fx_dorsum_point_at(const fx_dorsum *s, size_t i, int64_t *line, int *pos, double *delta);
 /* Adds every link's repeat-weighted bytes and seconds over the rounds. */
 void fx_dorsum_finish(fx_dorsum *s, double *link_bytes, double *link_busy);
 /* The router's summary for its fabric, or NULL (not dimension-order, links

@@ -876,6 +876,16 @@ void fx_router_set_policy(fx_router *r, fx_route_policy p)
 	r->hash = p == FX_ROUTE_HASH;
 }
 
+int fx_router_policy_matters(const fx_router *r)
+{
+	if (r->kind != &dor)  /* ECMP, and the fallback of a degraded lattice */
+		return 1;
+	for (int i = 0; i < r->f->ndims; i++)
+		if (r->f->wrap[i] && r->f->dims[i] % 2 == 0)  /* a tie halfway round */
+			return 1;
+	return 0;
+}
+
 const char *fx_route_policy_name(fx_route_policy p)
 {
 	return p == FX_ROUTE_HASH ? "hash" : "split";

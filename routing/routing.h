@@ -109,6 +109,10 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
 void fx_router_free(fx_router *r);
 /* Sets the policy (default split); the next fx_router_add uses it. */
 void fx_router_set_policy(fx_router *r, fx_route_policy p);
+/* 0 when no policy can change what r routes: dimension order on a
+ * lattice without a ring of even length (the only ties it breaks); 1 for
+ * ECMP and everything else. */
+int fx_router_policy_matters(const fx_router *r);
 const char *fx_route_policy_name(fx_route_policy p);
 /* "split" or "hash" into *out; -1 for anything else. */
 int fx_route_policy_parse(const char *s, fx_route_policy *out);

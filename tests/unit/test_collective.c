@@ -571,6 +571,84 @@ START_TEST(ring_volume)
 }
 END_TEST
 
+/* explore's collectives table shows all-to-all under both ECMP policies
+ * and reuses the first run where fx_router_policy_matters says no policy
+ * can change the routes: there the two runs agree exactly, figure for
+ * figure and link for link; on an even ring the hash policy pins the ties
+ * and the loads differ (the predicate is not vacuous). */
+static void both_policies(const fx_fabric *f, const char *pattern, const char *algo,
+			  fx_coll_result res[2])
+{
+	int64_t *ranks = malloc((size_t)f->ndev * sizeof *ranks);
+	for (int64_t i = 0; i < f->ndev; i++)
+		ranks[i] = i;
+	fx_coll_req q = {pattern, algo, ranks, f->ndev, 3e6, 0};
+	fx_router *r = fx_router_new(f, 0);
+	for (int pol = 0; pol < 2; pol++) {
+		fx_coll_time tm = {1e-6, 0, pol ? FX_ROUTE_HASH : FX_ROUTE_SPLIT};
+		fx_diag d;
+		fx_diag_init(&d);
+		ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res[pol], &d), 0);
+		fx_diag_release(&d);
+	}
+	fx_router_free(r);
+	free(ranks);
+}
+
+START_TEST(policy_matters_only_with_ties)
+{
+	static const struct {
+		const char *spec;
+		const char *set[3];
+		int matters;
+	} cases[] = {
+		{"specs/wse2.yaml", {"fabric.grid=[9,7]", NULL}, 0},
+		{"specs/tpu-v4-cube.yaml", {"fabric.dims=[5,3,7]", "packaging.devices_per_node=1", NULL}, 0},
+		{"specs/tpu-v4-cube.yaml", {"fabric.dims=[4,3,2]", "fabric.wrap=[false,true,true]", NULL}, 0},
+		{"specs/tpu-v4-cube.yaml", {"fabric.dims=[6,3]", "packaging.devices_per_node=1", NULL}, 1},
+		{"specs/fat-tree-k8.yaml", {NULL}, 1},
+	};
+	static const char *const algos[][2] = {
+		{"all-to-all", "direct"}, {"all-to-all", "pairwise"}, {"allreduce", "ring"},
+		{"allreduce", "tree"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		fixture fx;
+		load_ok(&fx, cases[c].spec, cases[c].set[0] ? cases[c].set : NULL);
+		const fx_fabric *f = &fx.f;
+		fx_router *r = fx_router_new(f, 0);
+		ck_assert_int_eq(fx_router_policy_matters(r), cases[c].matters);
+		fx_router_free(r);
+		int differ = 0;
+		for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+			fx_coll_result res[2];
+			both_policies(f, algos[a][0], algos[a][1], res);
+			size_t nl = (size_t)(2 * f->ne);
+			int same = res[0].rounds == res[1].rounds && res[0].time == res[1].time &&
+				   res[0].busbw == res[1].busbw &&
+				   res[0].max_link_bytes == res[1].max_link_bytes &&
+				   res[0].total_link_bytes == res[1].total_link_bytes &&
+				   res[0].nround == res[1].nround &&
+				   memcmp(res[0].link_bytes, res[1].link_bytes, nl * sizeof(double)) == 0 &&
+				   memcmp(res[0].link_busy, res[1].link_busy, nl * sizeof(double)) == 0;
+			for (size_t i = 0; same && i < res[0].nround; i++)
+				same = res[0].per_round[i].max_link_bytes == res[1].per_round[i].max_link_bytes &&
+				       res[0].per_round[i].time == res[1].per_round[i].time;
+			if (!cases[c].matters)
+				ck_assert_msg(same, "%s %s: %s/%s differs between split and hash",
+					      cases[c].spec, cases[c].set[0] ? cases[c].set[0] : "",
+					      algos[a][0], algos[a][1]);
+			differ |= !same;
+			fx_coll_result_release(&res[0]);
+			fx_coll_result_release(&res[1]);
+		}
+		if (strstr(cases[c].set[0] ? cases[c].set[0] : "", "[6,3]"))
+			ck_assert_msg(differ, "an even ring: the policies should differ somewhere");
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
 Suite *suite_collective(void)
 {
 	Suite *s = suite_create("collective");
@@ -596,6 +674,7 @@ Suite *suite_collective(void)
 	tcase_add_test(tc, every_algorithm_everywhere);
 	tcase_add_test(tc, ring_volume);
 	tcase_add_test(tc, all_pairs_equals_flows);
+	tcase_add_test(tc, policy_matters_only_with_ties);
 	suite_add_tcase(s, tc);
 	return s;
 }

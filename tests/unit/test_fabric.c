@@ -1,5 +1,6 @@
 /* Builders: counts of every kind, checked against the chapter "Supernodes" and the sources
  * each spec cites, and the registry walked like git's t0012. */
+#include <stdio.h>
 #include <string.h>
 
 #include "helpers.h"
@@ -246,6 +247,71 @@ START_TEST(too_large_refused)
 }
 END_TEST
 
+/* Lattice names are written digit by digit; the reference is the
+ * snprintf("%s%d") chain they replaced, whole and cut to every length. */
+START_TEST(lattice_names_fast)
+{
+	static const char *const dims[] = {"fabric.dims=[13,1,1000]", "fabric.dims=[3]",
+					   "fabric.dims=[10,100,2]", NULL};
+	for (int c = 0; dims[c]; c++) {
+		fixture fx;
+		const char *sets[] = {dims[c], "packaging.devices_per_node=1", NULL};
+		load_ok(&fx, "specs/torus-8x8x8.yaml", sets);
+		const fx_fabric *f = &fx.f;
+		for (int64_t v = 0; v < f->ndev; v += 1 + v % 7) {
+			int x[FX_MAX_DIMS];
+			char ref[64], got[64];
+			size_t used = 0;
+			fx_fabric_coords(f, v, x);
+			for (int i = 0; i < f->ndims && used < sizeof ref; i++)
+				used += (size_t)snprintf(ref + used, sizeof ref - used, "%s%d", i ? "," : "(",
+							 x[i]);
+			snprintf(ref + used, sizeof ref - used, ")");
+			ck_assert_str_eq(fx_fabric_vertex_name(f, v, got, sizeof got), ref);
+			for (size_t len = 1; len <= strlen(ref) + 1; len++) {
+				char cut[64];
+				memset(cut, 'x', sizeof cut);
+				fx_fabric_vertex_name(f, v, cut, len);
+				ck_assert_int_eq(strlen(cut), len - 1);
+				ck_assert_int_eq(strncmp(cut, ref, len - 1), 0);
+			}
+		}
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
+/* A whole lattice skips igraph's connectivity search at build
+ * (fabric.c, lattice_whole): the search agrees on every shape tried. */
+START_TEST(lattice_connected_without_search)
+{
+	static const char *const dims[] = {"fabric.dims=[1,1,5]", "fabric.dims=[2,2,2]",
+					   "fabric.dims=[3,1,4]", "fabric.dims=[7]", NULL};
+	for (int c = 0; dims[c]; c++) {
+		fixture fx;
+		const char *sets[] = {dims[c], "packaging.devices_per_node=1", "fabric.kind=mesh", NULL};
+		for (int mesh = 0; mesh < 2; mesh++) {
+			if (mesh == 0)
+				sets[2] = NULL;
+			else
+				sets[2] = "fabric.kind=mesh";
+			load_ok(&fx, "specs/torus-8x8x8.yaml", sets);
+			igraph_bool_t conn = 0;
+			ck_assert_int_eq(igraph_is_connected(&fx.f.g, &conn, IGRAPH_WEAK), IGRAPH_SUCCESS);
+			ck_assert_msg(conn, "%s: not connected", dims[c]);
+			fixture_release(&fx);
+		}
+	}
+	fixture fx;
+	const char *wafer[] = {"fabric.grid=[9,4]", NULL};
+	load_ok(&fx, "specs/wse2.yaml", wafer);
+	igraph_bool_t conn = 0;
+	ck_assert_int_eq(igraph_is_connected(&fx.f.g, &conn, IGRAPH_WEAK), IGRAPH_SUCCESS);
+	ck_assert(conn);
+	fixture_release(&fx);
+}
+END_TEST
+
 Suite *suite_fabric(void)
 {
 	Suite *s = suite_create("fabric");
@@ -259,6 +325,8 @@ Suite *suite_fabric(void)
 	tcase_add_test(tc, wafer_and_custom);
 	tcase_add_test(tc, registry_walk);
 	tcase_add_test(tc, too_large_refused);
+	tcase_add_test(tc, lattice_names_fast);
+	tcase_add_test(tc, lattice_connected_without_search);
 	suite_add_tcase(s, tc);
 	return s;
 }

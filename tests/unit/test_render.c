@@ -2,6 +2,7 @@
  * counts match the fabric, every shipped spec renders in every view, and
  * the loads and placement views colour what they should. */
 #include <cgraph.h>
+#include <gvc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "../../core/xalloc.h"
 #include "../../placement/placement.h"
 #include "../../render/render.h"
+#include "../../render/render_internal.h"
 #include "../../routing/routing.h"
 #include "helpers.h"
 
@@ -651,6 +653,116 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* ---- pinned lattices: straight edges are what the router drew ---- */
+
+/* The edge lines of g laid out by neato under splines (Graphviz's
+ * "plain": "edge tail head n x1 y1 .. xn yn [label xl yl] style color"). */
+static char *plain_edges(Agraph_t *g, const char *splines)
+{
+	GVC_t *gvc = rd_gv_context();
+	ck_assert_ptr_nonnull(gvc);
+	agsafeset(g, "splines", (char *)splines, "");
+	ck_assert_int_eq(gvLayout(gvc, g, "neato"), 0);
+	char *data = NULL;
+	unsigned int len = 0;
+	ck_assert_int_eq(gvRenderData(gvc, g, "plain", &data, &len), 0);
+	char *s = fx_xmalloc(len + 1), *o = s;
+	for (char *p = data, *end = data + len; p < end;) {  /* keep the edge lines */
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p + 1) : (size_t)(end - p);
+		if (n > 5 && strncmp(p, "edge ", 5) == 0) {
+			memcpy(o, p, n);
+			o += n;
+		}
+		p += n;
+	}
+	*o = '\0';
+	gvFreeRenderData(data);
+	gvFreeLayout(gvc, g);
+	return s;
+}
+
+/* Compares two plain edge lists word by word: names and styles exactly,
+ * numbers within tol inches (the label positions are rounded apart). */
+static void same_edges(const char *a, const char *b, double tol)
+{
+	char *x = fx_xstrdup(a), *y = fx_xstrdup(b), *sx, *sy;
+	int64_t words = 0;
+	for (char *p = strtok_r(x, " \n", &sx), *q = strtok_r(y, " \n", &sy); p || q;
+	     p = strtok_r(NULL, " \n", &sx), q = strtok_r(NULL, " \n", &sy), words++) {
+		ck_assert_msg(p && q, "one layout has more words (%lld)", (long long)words);
+		char *ep, *eq;
+		double u = strtod(p, &ep), v = strtod(q, &eq);
+		if (*ep == '\0' && *eq == '\0' && ep != p && eq != q)
+			ck_assert_msg(fabs(u - v) <= tol, "word %lld: %s vs %s", (long long)words, p, q);
+		else
+			ck_assert_str_eq(p, q);
+	}
+	ck_assert_int_gt(words, 0);
+	free(x);
+	free(y);
+}
+
+START_TEST(test_pinned_straight)
+{
+	static const struct {
+		const char *spec, *set, *splines;
+	} cases[] = {
+		{"specs/wse2.yaml", NULL, "false"},                          /* 8 x 8 blocks */
+		{"specs/wse2.yaml", "fabric.grid=[40,24]", "false"},
+		{"specs/torus-8x8x8.yaml", NULL, "false"},                   /* a ring of racks */
+		{"specs/torus-8x8x8.yaml", "fabric.dims=[12]", "false"},     /* a ring, whole */
+		/* wrap stubs (not compared: their points touch the boxes, and
+		 * neato falls back to straight lines under splines=true too) */
+		{"specs/tpu-v4-cube.yaml", NULL, "false"},
+		/* 40 x 40 in 8 x 8 blocks: wraparounds jump the grid, the
+		 * router takes them round the boxes between */
+		{"specs/torus-8x8x8.yaml", "fabric.dims=[40,40]", "true"},
+	};
+	fx_render_opts o = {FX_VIEW_PHYSICAL, 0, NULL, NULL, NULL};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fixture fx;
+		const char *sets[] = {cases[i].set, NULL};
+		load_ok(&fx, cases[i].spec, cases[i].set ? sets : NULL);
+		char *dot = NULL;
+		ck_assert_int_eq(fx_render_dot(&fx.f, &o, &dot, &fx.d), 0);
+		Agraph_t *g = agmemread(dot);
+		ck_assert_ptr_nonnull(g);
+		ck_assert_msg(strcmp(get(g, "splines"), cases[i].splines) == 0, "%s %s: splines=%s",
+			      cases[i].spec, cases[i].set ? cases[i].set : "", get(g, "splines"));
+		if (strcmp(cases[i].splines, "false") == 0 && !strstr(cases[i].spec, "tpu")) {
+			char *fast = plain_edges(g, "false"), *routed = plain_edges(g, "true");
+			same_edges(fast, routed, 1e-3);
+			free(fast);
+			free(routed);
+		}
+		agclose(g);
+		free(dot);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
+START_TEST(test_format_known)
+{
+	static const char *const yes[] = {"svg", "png", "pdf", "dot", "plain"};
+	static const char *const no[] = {"SVG", "jpg", "", "svg ", "gif"};
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert(fx_render_format_known(yes[i]));
+		ck_assert(!fx_render_format_known(no[i]));
+	}
+	ck_assert(!fx_render_format_known(NULL));
+	/* the page checks against the same list */
+	fixture fx;
+	load_ok(&fx, "specs/dgx1.yaml", NULL);
+	fx_render_panel p = {.f = &fx.f, .o = {FX_VIEW_PHYSICAL, 0, NULL, NULL, NULL}};
+	ck_assert_int_ne(fx_render_page(&p, 1, NULL, "jpg", "/nonexistent/x.jpg", NULL, &fx.d), 0);
+	fixture_messages(&fx);
+	ck_assert_msg(strstr(fx.msg, "unknown format 'jpg'"), "%s", fx.msg);
+	fixture_release(&fx);
+}
+END_TEST
+
 Suite *suite_render(void)
 {
 	Suite *s = suite_create("render");
@@ -664,12 +776,14 @@ Suite *suite_render(void)
 	tcase_add_test(tc, test_loads_colours);
 	tcase_add_test(tc, test_placement_colours);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_format_known);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("files");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_every_spec_every_view);
 	tcase_add_test(tc, test_tiers_in_order);
 	tcase_add_test(tc, test_loads_taper);
+	tcase_add_test(tc, test_pinned_straight);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -827,6 +827,72 @@ START_TEST(lattice_summary_equals_per_link)
 }
 END_TEST
 
+/* The summary's radix sort (routing/dor_sum.c) against the comparison it
+ * replaced: line, then position, then insertion order, element for
+ * element, on rounds with many equal keys, small and large, on a wafer
+ * whose keys need two passes and one whose keys need three. */
+typedef struct ref_pt {
+	int64_t line;
+	int pos;
+	size_t seq;
+} ref_pt;
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const ref_pt *x = a, *y = b;
+	if (x->line != y->line)
+		return (x->line > y->line) - (x->line < y->line);
+	if (x->pos != y->pos)
+		return (x->pos > y->pos) - (x->pos < y->pos);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+START_TEST(dorsum_radix_order)
+{
+	static const char *const small[] = {"fabric.grid=[12,7]", NULL};
+	static const char *const big[] = {"fabric.grid=[900,700]", NULL};
+	const char *const *sets[] = {small, big};
+	const size_t sizes[] = {5, 511, 512, 4000, 200000};
+	uint64_t x = 88172645463325252ULL;
+	for (int c = 0; c < 2; c++) {
+		fixture a;
+		if (fixture_load(&a, "specs/wse2.yaml", NULL, sets[c]) != 0)
+			ck_abort_msg("%s", a.msg);
+		const fx_fabric *f = &a.f;
+		int64_t lines = 2 * f->ndims * f->ndev;
+		int kmax = f->dims[0] > f->dims[1] ? f->dims[0] : f->dims[1];
+		for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+			size_t n = sizes[z];
+			fx_dorsum *s = fx_dorsum_new(f);
+			ck_assert_ptr_nonnull(s);
+			ref_pt *ref = fx_xmalloc(n * sizeof *ref);
+			for (size_t i = 0; i < n; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				/* few distinct lines and positions in half the cases: ties */
+				int64_t line = (int64_t)(x % (uint64_t)(i % 2 ? lines : 7));
+				int pos = (int)((x >> 32) % (uint64_t)(i % 3 ? kmax : 3));
+				ref[i] = (ref_pt){line, pos, i};
+				fx_dorsum_point(s, line, pos, (double)i);
+			}
+			qsort(ref, n, sizeof *ref, ref_cmp);
+			fx_dorsum_sort(s);
+			ck_assert_int_eq(fx_dorsum_npoints(s), n);
+			for (size_t i = 0; i < n; i++) {
+				int64_t line;
+				int pos;
+				double delta;
+				fx_dorsum_point_at(s, i, &line, &pos, &delta);
+				ck_assert_msg(line == ref[i].line && pos == ref[i].pos &&
+					      delta == (double)ref[i].seq, "n=%zu: point %zu", n, i);
+			}
+			free(ref);
+			fx_dorsum_free(s);
+		}
+		fixture_release(&a);
+	}
+}
+END_TEST
+
 /* The hash policy's flows to one destination travel merged by (vertex,
  * divided destination number) (routing/route.c hash_push): the same loads
  * (to 1e-12: amounts add before they load a link), hop counts and
@@ -876,6 +942,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, round_twins_equal_routing);
 	tcase_add_test(tc, updown_equals_reference);
 	tcase_add_test(tc, lattice_summary_equals_per_link);
+	tcase_add_test(tc, dorsum_radix_order);
 	tcase_add_test(tc, hash_push_equals_walk);
 	suite_add_tcase(s, tc);
 	return s;
