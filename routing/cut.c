@@ -25,7 +25,7 @@ static double live_links(const fx_fabric *f, int64_t e)
 
 /* igraph's push-relabel max-flow grows faster than linearly on large grids
  * (1.6 s at 256k vertices + edges, 4.1 s at 442k, 83 s at 1M: a 64^3
- * torus), so a cut asked for by --cut is refused past MAXFLOW_LIMIT, and a
+ * torus), so a cut asked for by --cut is not decided past MAXFLOW_LIMIT, and a
  * bisection past MAXFLOW_CONFIRM_LIMIT uses its closed form, or else the
  * edge cut of a split found in linear time. */
 #define MAXFLOW_CONFIRM_LIMIT 250000
@@ -66,11 +66,13 @@ int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *
 			}
 		return 0;
 	}
+	/* a valid question fabricx will not spend minutes deciding: exit 4,
+	 * as for a placement model too large to solve, not bad input */
 	if ((double)f->nv + (double)f->ne > MAXFLOW_LIMIT)
-		return fx_diag_error(d, NULL, "the cut needs a max-flow over %lld vertices and %lld "
-				     "edges, past fabricx's limit of %d in all (minutes of igraph "
-				     "push-relabel); measure a smaller fabric", (long long)f->nv,
-				     (long long)f->ne, MAXFLOW_LIMIT);
+		return fx_diag_undecided(d, "the cut needs a max-flow over %lld vertices and %lld "
+					 "edges, past fabricx's limit of %d in all (minutes of igraph "
+					 "push-relabel); measure a smaller fabric",
+					 (long long)f->nv, (long long)f->ne, MAXFLOW_LIMIT);
 	int64_t s = f->nv, t = f->nv + 1;
 	double total = 1;
 	for (int64_t e = 0; e < f->ne; e++)

@@ -65,9 +65,17 @@ if jq -e '.bisection_method=="bound" and .bisection_links==8066' "$tmp/out" >/de
 expect 0 "--cut of every vertex past the max-flow limit" -- "$FABRICX" metrics "$tmp/big.yaml" --cut x=0-31:rest --json
 [ "$(jq '.cut.min_cut_links // .min_cut_links' "$tmp/out")" = 8192 ] && ok || bad "64^3 half cut: $(jq -c '.cut // {}' "$tmp/out" | head -c 300)"
 # one with free vertices needs a max-flow over a million vertices and
-# edges, which takes minutes: refused
-expect 2 "--cut past the max-flow limit" -- "$FABRICX" metrics "$tmp/big.yaml" --cut x=0-15:x=32-47 --out "$tmp/o"
+# edges, which takes minutes: a valid question not decided (exit 4, as a
+# placement model too large to solve), never bad input
+expect 4 "--cut past the max-flow limit" -- "$FABRICX" metrics "$tmp/big.yaml" --cut x=0-15:x=32-47 --out "$tmp/o"
 has "the cut needs a max-flow over 262144 vertices and 786432 edges" "max-flow limit message"
+# failures measure the max-flow across the split with switches free: a
+# k=96 fat-tree has 221,184 hosts + 11,520 switches = 232,704 vertices and
+# 3 x 221,184 = 663,552 links, 896,256 in all, past 600,000
+expect 4 "failures past the max-flow limit" -- "$FABRICX" failures specs/fat-tree-k8.yaml --set fabric.k=96 --out "$tmp/o"
+has "max-flow over 232704 vertices and 663552 edges, past fabricx's limit of 600000" "failures max-flow limit message"
+expect 4 "failures past the max-flow limit, --json" -- "$FABRICX" failures specs/fat-tree-k8.yaml --set fabric.k=96 --json --out "$tmp/o"
+jq -e '.error.status==4' "$tmp/out" >/dev/null 2>&1 && ok || bad "failures --json error object: $(head -c 300 "$tmp/out")"
 expect 2 "detail full past the drawing limit" -- "$FABRICX" render "$tmp/big.yaml" --detail full --out "$tmp/o"
 
 expect 2 "past 32-bit device numbers" -- "$FABRICX" metrics specs/torus-8x8x8.yaml --set 'fabric.dims=[4096,4096,4096]' --out "$tmp/o"
