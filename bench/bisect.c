@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "../core/diag.h"
+#include "../design/design.h"
 #include "../fabric/fabric.h"
 #include "../routing/routing.h"
-#include "../spec/spec.h"
 
 int main(int argc, char **argv)
 {
@@ -21,26 +21,24 @@ int main(int argc, char **argv)
 	fx_igraph_quiet();  /* as the CLI: ARPACK may not converge */
 	fx_diag d;
 	fx_diag_init(&d);
-	fx_spec s;
-	fx_fabric f;
-	int rc = fx_spec_load(&s, argv[1], &d);
-	for (int i = 2; rc == 0 && i < argc; i++)
-		rc = fx_spec_set(&s, argv[i], &d);
-	if (rc == 0 && fx_fabric_build(&f, &s, 8e9, &d) == 0) {
+	fx_design ds;
+	const fx_design_limits lim = {.max_memory = 8e9};
+	int rc = fx_design_load(&ds, argv[1], (const char *const *)argv + 2, (size_t)argc - 2, &lim, &d);
+	if (rc == 0) {
+		const fx_fabric *f = &ds.fab;
 		struct timespec t0, t1;
 		fx_cut c;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		rc = fx_route_bisection(&f, &c, &d);
+		rc = fx_route_bisection(f, &c, &d);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rc == 0)
 			printf("%.3f %.17g %s (%s)\n",
 			       (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
 			       c.links, c.method, c.how);
-		fx_fabric_release(&f);
 	} else {
 		rc = 1;
 	}
-	fx_spec_release(&s);
+	fx_design_free(&ds);
 	fx_diag_release(&d);
 	return rc ? 1 : 0;
 }

@@ -5,12 +5,8 @@
 # (bench/custom-clos.sh).  Median of REPEAT runs.
 # Run from the repository root after `make`:  sh bench/bisect.sh
 set -eu
-REPEAT=${REPEAT:-3}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(pkg-config --cflags igraph yaml-0.1) \
-	-o "$out/bisect" bench/bisect.c build/libfabricx.a \
-	$(pkg-config --libs igraph yaml-0.1 libcgraph libgvc) -lglpk -lm
+. bench/lib.sh
+compile bisect
 
 run() {  # NAME SPEC: median seconds, links, method
 	name=$1

@@ -4,10 +4,7 @@
 # runs (default 3).  Run from the repository root: sh bench/place.sh.
 # Figures go into docs/performance.md by hand.  Nothing here is a test.
 set -u
-FABRICX=${FABRICX:-./fabricx}
-REPEAT=${REPEAT:-3}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. bench/lib.sh
 
 # bench NAME -- ARGS...: NAME, median seconds and MiB, exit, status, gap
 bench() {

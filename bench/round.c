@@ -14,9 +14,9 @@
 #include <time.h>
 
 #include "../core/diag.h"
+#include "../design/design.h"
 #include "../fabric/fabric.h"
 #include "../routing/internal.h"
-#include "../spec/spec.h"
 
 #define SHIFTS 64
 
@@ -70,19 +70,17 @@ int main(int argc, char **argv)
 	fx_igraph_quiet();
 	fx_diag d;
 	fx_diag_init(&d);
-	fx_spec s;
-	fx_fabric f;
-	int rc = fx_spec_load(&s, argv[1], &d);
-	for (int i = 2; rc == 0 && i < argc; i++)
-		rc = fx_spec_set(&s, argv[i], &d);
-	if (rc == 0 && fx_fabric_build(&f, &s, 8e9, &d) == 0) {
-		double fa, fb, a = per_round(&f, 1, &d, &fa), b = per_round(&f, 0, &d, &fb);
-		printf("%lld %.6f %.6f %.6f %.6f\n", (long long)f.ndev, a, b, fa, fb);
-		fx_fabric_release(&f);
+	fx_design ds;
+	const fx_design_limits lim = {.max_memory = 8e9};
+	int rc = fx_design_load(&ds, argv[1], (const char *const *)argv + 2, (size_t)argc - 2, &lim, &d);
+	if (rc == 0) {
+		const fx_fabric *f = &ds.fab;
+		double fa, fb, a = per_round(f, 1, &d, &fa), b = per_round(f, 0, &d, &fb);
+		printf("%lld %.6f %.6f %.6f %.6f\n", (long long)f->ndev, a, b, fa, fb);
 	} else {
 		rc = 1;
 	}
-	fx_spec_release(&s);
+	fx_design_free(&ds);
 	fx_diag_release(&d);
 	return rc ? 1 : 0;
 }

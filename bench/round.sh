@@ -8,12 +8,8 @@
 # Run from the repository root after `make`:  sh bench/round.sh
 #   ROUND_K="12 16 20 24 32 40" picks the fat-trees.
 set -eu
-REPEAT=${REPEAT:-3}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(pkg-config --cflags igraph yaml-0.1) \
-	-o "$out/round" bench/round.c build/libfabricx.a \
-	$(pkg-config --libs igraph yaml-0.1 libcgraph libgvc) -lglpk -lm
+. bench/lib.sh
+compile round
 
 echo "| fat-tree | ranks | up/down ms a round | grouped push ms a round | first round ms, up/down / push |"
 echo "|---|---|---|---|---|"

@@ -18,43 +18,11 @@
 # PEs; ranks = PEs).
 # Nothing here is a test: speed is measured, not asserted.
 set -u
-FABRICX=${FABRICX:-./fabricx}
-REPEAT=${REPEAT:-3}
 SERIES=${SERIES:-pairwise direct swing rhd summa oddtorus meshline subset explore}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-
-# one NAME RANKS ARGS...: a table row; appends "ranks seconds" to $out/fit
-one() {
-	name=$1 ranks=$2
-	shift 2
-	: > "$out/t"
-	i=0
-	while [ $i -lt "$REPEAT" ]; do
-		/usr/bin/time -f "%e %U %S %M" -o "$out/one" "$FABRICX" "$@" >/dev/null 2>"$out/err" ||
-			{ echo "| $name | failed |"; cat "$out/err"; return; }
-		cat "$out/one" >> "$out/t"
-		i=$((i + 1))
-	done
-	awk '{ print $2 + $3, $1, $4 }' "$out/t" | sort -n | awk -v n="$name" -v r="$ranks" \
-		-v fit="$out/fit" '{ c[NR] = $1; t[NR] = $2; m[NR] = $3 }
-		END { k = int((NR + 1) / 2)
-		      printf "| %s | %d | %.2f | %.2f | %.0f |\n", n, r, t[k], c[k], m[k] / 1024
-		      printf "%d %s\n", r, c[k] >> fit }'
-}
-
-# slope: the exponent of CPU time over the series in $out/fit (times under
-# 0.05 s are start-up and left out)
-slope() {
-	awk '$2 >= 0.05 { x = log($1); y = log($2); n++; sx += x; sy += y; sxx += x * x; sxy += x * y }
-		END { if (n >= 2) printf "| exponent (%d sizes, CPU) | | | %.2f | |\n", n,
-		      (n * sxy - sx * sy) / (n * sxx - sx * sx) }' "$out/fit"
-	: > "$out/fit"
-}
+. bench/lib.sh
 
 echo "| command | ranks | wall s | CPU s | peak MiB |"
 echo "|---|---|---|---|---|"
-: > "$out/fit"
 FT=specs/fat-tree-k8.yaml
 for s in $SERIES; do
 	case $s in

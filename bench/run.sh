@@ -5,10 +5,7 @@
 # Figures go into docs/performance.md by hand, with the machine they came
 # from.  Nothing here is a test: speed is measured, not asserted.
 set -u
-FABRICX=${FABRICX:-./fabricx}
-REPEAT=${REPEAT:-3}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. bench/lib.sh
 
 if [ ! -x /usr/bin/time ]; then
 	echo "bench needs /usr/bin/time (Debian package 'time')" >&2

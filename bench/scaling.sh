@@ -8,47 +8,14 @@
 # Run from the repository root after `make`:  sh bench/scaling.sh
 # TORUS="16 32 64 100" FATTREE="16 32 64 100" override the sizes.
 set -u
-FABRICX=${FABRICX:-./fabricx}
 REPEAT=${REPEAT:-1}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-
-# one NAME DEVICES ARGS...: prints a row, appends "devices cpu" to $out/fit
-one() {
-	name=$1 dev=$2
-	shift 2
-	: > "$out/t"
-	i=0
-	while [ $i -lt "$REPEAT" ]; do
-		/usr/bin/time -f "%e %U %S %M" -o "$out/one" "$FABRICX" "$@" >/dev/null 2>"$out/err"
-		rc=$?
-		if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then
-			echo "| $name | $dev | exit $rc: $(head -c 120 "$out/err" | tr '\n' ' ') |"
-			return
-		fi
-		cat "$out/one" >> "$out/t"
-		i=$((i + 1))
-	done
-	awk '{ print $2 + $3, $1, $4 }' "$out/t" | sort -n | awk -v n="$name" -v d="$dev" \
-		-v fit="$out/fit" '{ c[NR] = $1; t[NR] = $2; m[NR] = $3 }
-		END { k = int((NR + 1) / 2)
-		      printf "| %s | %d | %.2f | %.2f | %.0f |\n", n, d, t[k], c[k], m[k] / 1024
-		      printf "%d %s\n", d, c[k] >> fit }'
-}
-
-slope() {
-	awk '$2 >= 0.05 { x = log($1); y = log($2); n++; sx += x; sy += y; sxx += x * x; sxy += x * y }
-		END { if (n >= 2) printf "| exponent (%d sizes, CPU) | | | %.2f | |\n", n,
-		      (n * sxy - sx * sy) / (n * sxx - sx * sx); else print "| exponent | | | (too fast to fit) | |" }' "$out/fit"
-	: > "$out/fit"
-}
+. bench/lib.sh
 
 T=specs/torus-8x8x8.yaml
 P='--set packaging.devices_per_node=1 --set packaging.nodes_per_rack=64'
 F=specs/fat-tree-k8.yaml
 echo "| command | devices | wall s | CPU s | peak MiB |"
 echo "|---|---|---|---|---|"
-: > "$out/fit"
 for cmd in "metrics " "power " "collective --pattern all-to-all --size 32MiB" \
 	   "collective --pattern allreduce --algo ring --size 64MiB" \
 	   "collective --pattern allreduce --algo torus --size 64MiB" \

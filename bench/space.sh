@@ -7,11 +7,8 @@
 # runs (default 3).  Run from the repository root: sh bench/space.sh.
 # Figures go into docs/performance.md by hand.  Nothing here is a test.
 set -u
-FABRICX=${FABRICX:-./fabricx}
-REPEAT=${REPEAT:-3}
 BUDGET=${BUDGET:-1000}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. bench/lib.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 # 1,000 points: 10 link bandwidths x 10 latencies x 10 device powers
