@@ -23,16 +23,22 @@ static double live_links(const fx_fabric *f, int64_t e)
 	return fx_fabric_edge_up(f, e) ? f->e[e].count : 0;
 }
 
-/* igraph's push-relabel max-flow grows faster than linearly on large grids
- * (1.6 s at 256k vertices + edges, 4.1 s at 442k, 83 s at 1M: a 64^3
- * torus), so a cut asked for by --cut is not decided past MAXFLOW_LIMIT, and a
- * bisection past MAXFLOW_CONFIRM_LIMIT uses its closed form, or else the
- * edge cut of a split found in linear time. */
+/* A bisection past MAXFLOW_CONFIRM_LIMIT vertices + edges uses its closed
+ * form, or else the edge cut of a split found in linear time: igraph's
+ * push-relabel on the whole graph, each device tied to a terminal by an
+ * infinite edge, took 1.6 s at 256k, 4.1 s at 442k and 83 s at 1M (a
+ * 64^3 torus). */
 #define MAXFLOW_CONFIRM_LIMIT 250000
 /* Degraded fabrics past this many vertices + edges skip the spectral split
  * when they have a canonical one (see degraded_bisection). */
 #define DEGRADED_SPECTRAL_LIMIT 20000
-#define MAXFLOW_LIMIT 600000
+/* A cut (--cut, failures) whose flow graph, each set contracted into one
+ * terminal, is larger than this many vertices + edges is not decided.
+ * Measured (docs/performance.md, "Max-flow on the contracted graph"): the
+ * cut x=0:x=50 of a 100^3 torus, 980,000 free vertices and 2.97M links,
+ * 3.9 s of CPU for the whole command; a k=128 fat-tree's failures, four
+ * max-flows over 20,480 switches and 1.05M links, 6 s. */
+#define MAXFLOW_LIMIT 4000000
 /* The spectral seeds (ARPACK's Lanczos iterations for the Laplacian's
  * smallest eigenvectors) cost more than everything else a bisection does
  * past this many vertices + edges: ARPACK needs its 1,000-3,000 iterations
@@ -45,7 +51,121 @@ static double live_links(const fx_fabric *f, int64_t e)
  * matter: a 3,000-device cubic graph, 398 links with it, 532 without. */
 #define SPECTRAL_LIMIT 20000
 
+/*
+ * The max-flow between the sets side[] marks, on the flow graph with each
+ * set contracted into one terminal: a vertex of set A would be tied to the
+ * source by an infinite edge, so it may as well be the source, and no cut
+ * changes.  Links from a terminal to one free vertex merge into one edge
+ * (capacities and link counts summed) and links joining the sets into one
+ * source-sink edge, which every cut cuts.  What is left for igraph's
+ * push-relabel is the free vertices that forward: a k=96 fat-tree's
+ * failures measure 11,520 switches in place of 232,704 vertices.  The
+ * size limit is on that graph.  igraph reports the cut whose sink side is
+ * what can still reach the sink, which no contraction of the sets
+ * changes, so the links counted are those of the whole graph's cut.
+ */
+static int contracted_maxflow(const fx_fabric *f, const uint8_t *side, double limit, fx_cut *out,
+			      fx_diag *d)
+{
+	for (int64_t v = 0; v < f->nv; v++)
+		if (side[v] < 2 && f->v[v].type == FX_V_DEVICE)
+			out->side[side[v]]++;
+	/* vertex ids: 0 the source (set A), 1 the sink (set B), then the
+	 * free vertices that forward; -1 for those that do not */
+	int64_t *id = fx_xmalloc(((size_t)f->nv + 1) * sizeof *id);
+	int64_t nid = 2;
+	for (int64_t v = 0; v < f->nv; v++)
+		id[v] = side[v] < 2 ? side[v] : fx_fabric_relays(f, v) ? nid++ : -1;
+	/* per id, capacity and links to each terminal ([2 * id + set]) */
+	double *term = fx_xcalloc(2 * (size_t)nid, sizeof *term);
+	double *tlinks = fx_xcalloc(2 * (size_t)nid, sizeof *tlinks);
+	int64_t inner = 0;  /* links between free vertices: kept one for one */
+	for (int64_t e = 0; e < f->ne; e++) {
+		int64_t a = id[f->ends[2 * e]], b = id[f->ends[2 * e + 1]];
+		if (a < 0 || b < 0 || !fx_fabric_edge_up(f, e) || (a < 2 && a == b))
+			continue;
+		if (a >= 2 && b >= 2) {
+			inner++;
+			continue;
+		}
+		if (a < 2 && b < 2)  /* joins the sets: the source-sink edge */
+			out->direct_links += f->e[e].count;
+		int64_t w = a < 2 ? b : a, set = a < 2 ? a : b;
+		term[2 * w + set] += capacity(f, e);
+		tlinks[2 * w + set] += f->e[e].count;
+	}
+	int64_t m = inner;
+	for (int64_t w = 0; w < nid; w++)
+		m += (tlinks[2 * w] > 0) + (tlinks[2 * w + 1] > 0);
+	if ((double)nid + (double)m > limit) {
+		free(id);
+		free(term);
+		free(tlinks);
+		/* a valid question fabricx will not spend minutes deciding:
+		 * exit 4, as for a placement model too large to solve */
+		return fx_diag_undecided(d, "the cut needs a max-flow over %lld vertices and %lld "
+					 "edges (each set counted as one vertex), past fabricx's limit of "
+					 "%.3g in all (minutes of igraph push-relabel); measure a smaller "
+					 "fabric", (long long)nid, (long long)m, limit);
+	}
+	igraph_integer_t *ends = fx_xmalloc(2 * ((size_t)m + 1) * sizeof *ends);
+	double *links = fx_xmalloc(((size_t)m + 1) * sizeof *links);
+	igraph_vector_t c;
+	fx_igraph_alloc(igraph_vector_init(&c, (igraph_integer_t)m));
+	int64_t k = 0;
+	for (int64_t e = 0; e < f->ne; e++) {
+		int64_t a = id[f->ends[2 * e]], b = id[f->ends[2 * e + 1]];
+		if (a < 2 || b < 2 || !fx_fabric_edge_up(f, e))
+			continue;
+		ends[2 * k] = a;
+		ends[2 * k + 1] = b;
+		links[k] = f->e[e].count;
+		VECTOR(c)[k++] = capacity(f, e);
+	}
+	for (int64_t w = 0; w < nid; w++)
+		for (int set = 0; set < 2; set++)
+			if (tlinks[2 * w + set] > 0) {
+				/* w < 2 is a link joining the sets: source to sink */
+				ends[2 * k] = set == 0 ? 0 : w;
+				ends[2 * k + 1] = set == 0 ? w : 1;
+				links[k] = tlinks[2 * w + set];
+				VECTOR(c)[k++] = term[2 * w + set];
+			}
+	free(id);
+	free(term);
+	free(tlinks);
+	igraph_vector_int_t ev, cut;
+	igraph_vector_int_view(&ev, ends, 2 * m);
+	fx_igraph_alloc(igraph_vector_int_init(&cut, 0));
+	igraph_t g;
+	int rc = 0;
+	igraph_real_t value = 0;
+	if (igraph_create(&g, &ev, nid, IGRAPH_UNDIRECTED) != IGRAPH_SUCCESS) {
+		rc = fx_diag_internal(d, "igraph could not build the flow graph");
+	} else {
+		if (igraph_st_mincut(&g, &value, &cut, NULL, NULL, 0, 1, &c) != IGRAPH_SUCCESS)
+			rc = fx_diag_internal(d, "igraph max-flow failed");
+		igraph_destroy(&g);
+	}
+	if (rc == 0) {
+		out->bandwidth = value;
+		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&cut); i++)
+			out->links += links[VECTOR(cut)[i]];
+	}
+	igraph_vector_int_destroy(&cut);
+	igraph_vector_destroy(&c);
+	free(ends);
+	free(links);
+	return rc;
+}
+
 int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *d)
+{
+	return fx_route_cut_within(f, side, MAXFLOW_LIMIT, out, d);
+}
+
+int fx_route_cut_within(const fx_fabric *f, const uint8_t *side, double limit, fx_cut *out,
+			fx_diag *d)
 {
 	memset(out, 0, sizeof *out);
 	out->formula = -1;
@@ -66,78 +186,7 @@ int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *
 			}
 		return 0;
 	}
-	/* a valid question fabricx will not spend minutes deciding: exit 4,
-	 * as for a placement model too large to solve, not bad input */
-	if ((double)f->nv + (double)f->ne > MAXFLOW_LIMIT)
-		return fx_diag_undecided(d, "the cut needs a max-flow over %lld vertices and %lld "
-					 "edges, past fabricx's limit of %d in all (minutes of igraph "
-					 "push-relabel); measure a smaller fabric",
-					 (long long)f->nv, (long long)f->ne, MAXFLOW_LIMIT);
-	int64_t s = f->nv, t = f->nv + 1;
-	double total = 1;
-	for (int64_t e = 0; e < f->ne; e++)
-		total += capacity(f, e);
-	for (int64_t v = 0; v < f->nv; v++)
-		if (side[v] < 2 && f->v[v].type == FX_V_DEVICE)
-			out->side[side[v]]++;
-
-	/* the flow graph: fabric edges that may carry traffic, plus "infinite"
-	 * edges from a super-source to set A and from set B to a super-sink */
-	size_t cap = (size_t)(f->ne + f->nv);
-	igraph_integer_t *ends = fx_xmalloc(2 * cap * sizeof *ends);
-	int64_t *orig = fx_xmalloc(cap * sizeof *orig);
-	igraph_vector_t c;
-	fx_igraph_alloc(igraph_vector_init(&c, (igraph_integer_t)cap));
-	int64_t m = 0;
-	for (int64_t e = 0; e < f->ne; e++) {
-		int64_t a = f->ends[2 * e], b = f->ends[2 * e + 1];
-		if ((side[a] == 2 && !fx_fabric_relays(f, a)) || (side[b] == 2 && !fx_fabric_relays(f, b)) ||
-		    !fx_fabric_edge_up(f, e))
-			continue;
-		if (side[a] < 2 && side[b] < 2 && side[a] != side[b])
-			out->direct_links += f->e[e].count;
-		ends[2 * m] = a;
-		ends[2 * m + 1] = b;
-		orig[m] = e;
-		VECTOR(c)[m++] = capacity(f, e);
-	}
-	for (int64_t v = 0; v < f->nv; v++) {
-		if (side[v] > 1)
-			continue;
-		ends[2 * m] = side[v] == 0 ? s : v;
-		ends[2 * m + 1] = side[v] == 0 ? v : t;
-		orig[m] = -1;
-		VECTOR(c)[m++] = total;
-	}
-	fx_igraph_alloc(igraph_vector_resize(&c, (igraph_integer_t)m));
-	igraph_vector_int_t ev, cut;
-	igraph_vector_int_view(&ev, ends, 2 * m);
-	fx_igraph_alloc(igraph_vector_int_init(&cut, 0));
-	igraph_t g;
-	int rc = 0;
-	igraph_real_t value = 0;
-	if (igraph_create(&g, &ev, f->nv + 2, IGRAPH_UNDIRECTED) != IGRAPH_SUCCESS) {
-		rc = fx_diag_internal(d, "igraph could not build the flow graph");
-	} else {
-		if (igraph_st_mincut(&g, &value, &cut, NULL, NULL, s, t, &c) != IGRAPH_SUCCESS)
-			rc = fx_diag_internal(d, "igraph max-flow failed");
-		igraph_destroy(&g);
-	}
-	if (rc == 0) {
-		out->bandwidth = value;
-		for (igraph_integer_t i = 0; i < igraph_vector_int_size(&cut); i++) {
-			int64_t e = orig[VECTOR(cut)[i]];
-			if (e >= 0)
-				out->links += f->e[e].count;
-		}
-		if (value >= total)
-			rc = fx_diag_internal(d, "the two sets share a vertex");
-	}
-	igraph_vector_int_destroy(&cut);
-	igraph_vector_destroy(&c);
-	free(ends);
-	free(orig);
-	return rc;
+	return contracted_maxflow(f, side, limit, out, d);
 }
 
 /* ---- heuristic bisection for fabrics without a canonical split ---- */

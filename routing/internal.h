@@ -36,6 +36,12 @@ int64_t fx_swing_rho(int s);
 /* Reports that algo needs a power-of-two rank count. */
 int fx_need_pow2(const fx_coll_req *q, fx_diag *d);
 
+/* fx_route_cut with the size limit on the contracted flow graph given
+ * (vertices + edges; fx_route_cut's is MAXFLOW_LIMIT in routing/cut.c):
+ * past it, exit 4 through d.  For the tests of the limit. */
+int fx_route_cut_within(const fx_fabric *f, const uint8_t *side, double limit, fx_cut *out,
+			fx_diag *d);
+
 /* Fiduccia-Mattheyses refinement of a balanced split (routing/cut_fm.c).
  * Fill side[] (every vertex 0 or 1), then fx_fm_refine; the caller owns
  * the struct and frees its arrays with fx_fm_release. */

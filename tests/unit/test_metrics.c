@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../routing/internal.h"
 #include "../../routing/routing.h"
 #include "helpers.h"
 
@@ -349,6 +350,147 @@ START_TEST(spectral_limit)
 }
 END_TEST
 
+/* The max-flow on the whole graph, each vertex of a set tied to its
+ * terminal by an "infinite" edge (fx_route_cut before it contracted the
+ * sets): the reference for contracted_maxflow. */
+static void whole_graph_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out)
+{
+	memset(out, 0, sizeof *out);
+	int64_t s = f->nv, t = f->nv + 1, m = 0;
+	double total = 1;
+	for (int64_t e = 0; e < f->ne; e++)
+		total += fx_fabric_edge_up(f, e) ? f->e[e].count * f->e[e].bw : 0;
+	igraph_vector_int_t ev, cut;
+	igraph_vector_t c;
+	int64_t *orig = malloc((size_t)(f->ne + f->nv) * sizeof *orig);
+	igraph_vector_int_init(&ev, 0);
+	igraph_vector_init(&c, 0);
+	for (int64_t e = 0; e < f->ne; e++) {
+		int64_t a = f->ends[2 * e], b = f->ends[2 * e + 1];
+		if ((side[a] == 2 && !fx_fabric_relays(f, a)) || (side[b] == 2 && !fx_fabric_relays(f, b)) ||
+		    !fx_fabric_edge_up(f, e))
+			continue;
+		if (side[a] < 2 && side[b] < 2 && side[a] != side[b])
+			out->direct_links += f->e[e].count;
+		igraph_vector_int_push_back(&ev, a);
+		igraph_vector_int_push_back(&ev, b);
+		igraph_vector_push_back(&c, f->e[e].count * f->e[e].bw);
+		orig[m++] = e;
+	}
+	for (int64_t v = 0; v < f->nv; v++) {
+		if (side[v] > 1)
+			continue;
+		out->side[side[v]] += f->v[v].type == FX_V_DEVICE;
+		igraph_vector_int_push_back(&ev, side[v] == 0 ? s : v);
+		igraph_vector_int_push_back(&ev, side[v] == 0 ? v : t);
+		igraph_vector_push_back(&c, total);
+		orig[m++] = -1;
+	}
+	igraph_t g;
+	ck_assert_int_eq(igraph_create(&g, &ev, f->nv + 2, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+	igraph_vector_int_init(&cut, 0);
+	ck_assert_int_eq(igraph_st_mincut(&g, &out->bandwidth, &cut, NULL, NULL, s, t, &c),
+			 IGRAPH_SUCCESS);
+	for (igraph_integer_t i = 0; i < igraph_vector_int_size(&cut); i++)
+		if (orig[VECTOR(cut)[i]] >= 0)
+			out->links += f->e[orig[VECTOR(cut)[i]]].count;
+	igraph_destroy(&g);
+	igraph_vector_int_destroy(&cut);
+	igraph_vector_int_destroy(&ev);
+	igraph_vector_destroy(&c);
+	free(orig);
+}
+
+/* fx_route_cut contracts each set into its terminal before the max-flow:
+ * the same bandwidth, cut links, direct links and device counts as the
+ * max-flow on the whole graph, over random three-way splits (A, B, free)
+ * of switched fabrics (bundles, planes, CPUs that do not forward), a
+ * torus with free chips, and a fat-tree with a failed switch and link. */
+START_TEST(contracted_cut_equals_whole)
+{
+	static const struct {
+		const char *spec, *set, *fail;
+	} cases[] = {
+		{"specs/fat-tree-k8.yaml", "fabric.k=4", NULL},
+		{"specs/fat-tree-k8.yaml", NULL, "switch=40"},
+		{"specs/fat-tree-k8.yaml", NULL, "device=0~switch=0"},
+		{"specs/cm384.yaml", NULL, NULL},
+		{"specs/nvl72.yaml", NULL, NULL},
+		{"specs/dgx-h100-256.yaml", NULL, NULL},
+		{"specs/tpu-v4-cube.yaml", NULL, NULL},
+		{"specs/switched-64.yaml", NULL, NULL},
+		{"specs/dgx1.yaml", NULL, NULL},
+	};
+	uint64_t x = 12345;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *sets[] = {cases[i].set, NULL};
+		fixture fx;
+		load_ok(&fx, cases[i].spec, cases[i].set ? sets : NULL);
+		if (cases[i].fail)
+			ck_assert_int_eq(fx_fabric_fail(&fx.f, cases[i].fail, "--fail", &fx.d), 0);
+		uint8_t *side = malloc((size_t)fx.f.nv);
+		for (int trial = 0; trial < 6; trial++) {
+			/* trial 0: the canonical halves, switches free; then
+			 * devices to A, B or free and a few switches to a side */
+			int canon = trial == 0 && fx.f.builder->halves &&
+				    fx.f.builder->halves(&fx.f, side) > 0;
+			for (int64_t v = 0; v < fx.f.nv && !canon; v++) {
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				unsigned r = (unsigned)(x >> 33) % 16;
+				side[v] = fx.f.v[v].type == FX_V_DEVICE ? (uint8_t)(r % 3)
+					  : r == 0 ? 0 : r == 1 ? 1 : 2;
+			}
+			for (int64_t v = fx.f.ndev; v < fx.f.nv && canon; v++)
+				side[v] = 2;
+			side[0] = 0;  /* both sets non-empty */
+			side[fx.f.ndev - 1] = 1;
+			fx_cut fast, slow;
+			ck_assert_int_eq(fx_route_cut(&fx.f, side, &fast, &fx.d), 0);
+			whole_graph_cut(&fx.f, side, &slow);
+			ck_assert_msg(fabs(fast.bandwidth - slow.bandwidth) <= 1e-9 * slow.bandwidth,
+				      "%s trial %d: %.17g vs %.17g", cases[i].spec, trial, fast.bandwidth,
+				      slow.bandwidth);
+			ck_assert_double_eq(fast.links, slow.links);
+			ck_assert_double_eq(fast.direct_links, slow.direct_links);
+			ck_assert_int_eq(fast.side[0], slow.side[0]);
+			ck_assert_int_eq(fast.side[1], slow.side[1]);
+		}
+		free(side);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
+/* The size limit is on the contracted graph.  A k=4 fat-tree's canonical
+ * split, by hand: the source, the sink and the 20 switches (8 edge, 8
+ * aggregation, 4 core) are 22 vertices; 16 edge-aggregation and 16
+ * aggregation-core links stay, and each edge switch's 2 hosts (one side)
+ * merge into one terminal edge: 32 + 8 = 40 edges, 62 in all.  A limit of
+ * 62 decides (the k^3/8 = 8 links of a k=4 fat-tree's bisection); 61
+ * leaves it not decided, exit 4. */
+START_TEST(cut_limit_on_contracted_graph)
+{
+	const char *sets[] = {"fabric.k=4", NULL};
+	fixture fx;
+	load_ok(&fx, "specs/fat-tree-k8.yaml", sets);
+	uint8_t *side = malloc((size_t)fx.f.nv);
+	ck_assert_int_gt(fx.f.builder->halves(&fx.f, side), 0);
+	for (int64_t v = fx.f.ndev; v < fx.f.nv; v++)
+		side[v] = 2;
+	fx_cut c;
+	ck_assert_int_eq(fx_route_cut_within(&fx.f, side, 62, &c, &fx.d), 0);
+	ck_assert_double_eq(c.links, 8);
+	ck_assert_int_eq(fx.d.status, 0);
+	ck_assert_int_eq(fx_route_cut_within(&fx.f, side, 61, &c, &fx.d), -1);
+	ck_assert_int_eq(fx.d.status, FX_EXIT_UNDECIDED);
+	fixture_messages(&fx);
+	ck_assert_ptr_nonnull(strstr(fx.msg, "max-flow over 22 vertices and 40 edges (each set counted "
+					     "as one vertex), past fabricx's limit of 61"));
+	free(side);
+	fixture_release(&fx);
+}
+END_TEST
+
 /* --cut: user-given partitions by coordinate and by node. */
 START_TEST(user_cuts)
 {
@@ -393,6 +535,8 @@ Suite *suite_metrics(void)
 	tcase_add_test(tc, user_cuts);
 	tcase_add_test(tc, device_cut_equals_maxflow);
 	tcase_add_test(tc, spectral_limit);
+	tcase_add_test(tc, contracted_cut_equals_whole);
+	tcase_add_test(tc, cut_limit_on_contracted_graph);
 	suite_add_tcase(s, tc);
 	return s;
 }
