@@ -105,6 +105,7 @@ typedef struct ud_front {
 
 struct fx_updown {
 	const fx_fabric *f;
+	const fx_inc *inc;
 	const int64_t *inc_off;
 	ud_slot *slot;
 	int32_t *lev, ltop;
@@ -123,7 +124,7 @@ struct fx_updown {
 	/* scratch */
 	int32_t *dist;
 	double *lat;
-	int64_t *queue;
+	int32_t *queue;
 	uint64_t *mark, gen; /* stamps: mark[v] == gen */
 	int64_t *pos;        /* per vertex: an index, valid under its stamp */
 	uint64_t *tmark;     /* per vertex, as a target: stamp of pos_t */
@@ -155,40 +156,39 @@ static int inert(const fx_fabric *f, int64_t v)
 	return v >= f->ndev && !fx_fabric_relays(f, v);
 }
 
-fx_updown *fx_updown_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge)
+fx_updown *fx_updown_new(const fx_fabric *f, const fx_inc *inc)
 {
 	if (f->ndev < 2)
 		return NULL;
+	const int64_t *inc_off = inc->off, *inc_edge = inc->edge;
 	size_t nv = (size_t)f->nv, np = (size_t)(inc_off[f->nv] ? inc_off[f->nv] : 1);
-	int32_t *lev = fx_xmalloc(nv * sizeof *lev);
-	int64_t *q = fx_xmalloc(nv * sizeof *q), head = 0, tail = 0;
-	for (int64_t v = 0; v < f->nv; v++)
-		lev[v] = v < f->ndev ? 0 : -1;
+	/* levels: distance from the devices, every device a seed; a vertex
+	 * that is no device and does not relay is reached but has none */
+	int32_t *lev = fx_xmalloc(nv * sizeof *lev), *q = fx_xmalloc(nv * sizeof *q);
+	fx_bfs b = {.dist = lev, .queue = q};
+	fx_bfs_start(&b, f->nv);
 	for (int64_t v = 0; v < f->ndev; v++)
-		q[tail++] = v;
+		fx_bfs_seed(&b, v, 0);
+	fx_bfs_grow(&b, inc, -1, INT32_MAX);
 	int32_t ltop = 0;
-	while (head < tail) {  /* levels: distance from the devices */
-		int64_t u = q[head++];
-		for (int64_t t = inc_off[u]; t < inc_off[u + 1]; t++) {
-			int64_t w = fx_fabric_other(f, inc_edge[t], u);
-			if (lev[w] < 0 && !inert(f, w)) {
-				lev[w] = lev[u] + 1;
-				ltop = lev[w] > ltop ? lev[w] : ltop;
-				q[tail++] = w;
-			}
-		}
+	for (int64_t v = 0; v < f->nv; v++) {
+		if (inert(f, v))
+			lev[v] = -1;
+		ltop = lev[v] > ltop ? lev[v] : ltop;
 	}
-	free(q);
 	int ok = ltop >= 1;
 	for (int64_t v = 0; v < f->nv && ok; v++)
 		ok = lev[v] >= 0 || inert(f, v);
 	if (!ok) {
 		free(lev);
+		free(q);
 		return NULL;
 	}
 	fx_updown *s = fx_xcalloc(1, sizeof *s);
 	s->f = f;
+	s->inc = inc;
 	s->inc_off = inc_off;
+	s->queue = q;
 	s->lev = lev;
 	s->ltop = ltop;
 	s->slot = fx_xmalloc(np * sizeof *s->slot);
@@ -250,7 +250,6 @@ fx_updown *fx_updown_new(const fx_fabric *f, const int64_t *inc_off, const int64
 		s->cls_first[v] = -1;
 	s->dist = fx_xmalloc(nv * sizeof *s->dist);
 	s->lat = fx_xmalloc(nv * sizeof *s->lat);
-	s->queue = fx_xmalloc(nv * sizeof *s->queue);
 	s->mark = fx_xcalloc(nv, sizeof *s->mark);
 	s->pos = fx_xmalloc(nv * sizeof *s->pos);
 	s->tmark = fx_xcalloc(nv, sizeof *s->tmark);
@@ -324,31 +323,8 @@ void fx_updown_free(fx_updown *s)
  * latency table starting at l0. */
 static void search(fx_updown *s, int64_t T, double l0)
 {
-	const fx_fabric *f = s->f;
-	int32_t *dist = s->dist;
-	double *lat = s->lat;
-	int64_t *q = s->queue, head = 0, tail = 0;
-	memset(dist, 0xff, (size_t)f->nv * sizeof *dist);  /* -1 */
-	dist[T] = 0;
-	lat[T] = l0;
-	q[tail++] = T;
-	while (head < tail) {
-		int64_t u = q[head++];
-		if (u != T && !fx_fabric_relays(f, u))
-			continue;
-		for (int64_t t = s->inc_off[u]; t < s->inc_off[u + 1]; t++) {
-			const ud_slot *sl = &s->slot[t];
-			int64_t w = sl->nbr;
-			double l = lat[u] + sl->lat;
-			if (dist[w] < 0) {
-				dist[w] = dist[u] + 1;
-				lat[w] = l;
-				q[tail++] = w;
-			} else if (dist[w] == dist[u] + 1 && l > lat[w]) {
-				lat[w] = l;
-			}
-		}
-	}
+	fx_bfs b = {.dist = s->dist, .lat = s->lat, .queue = s->queue};
+	fx_bfs_from(&b, s->inc, T, l0);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -403,9 +379,10 @@ static int build_target(fx_updown *s, int64_t T)
 		return -1;
 	/* the cone: up from T through vertices that may pass bytes on */
 	uint64_t g = ++s->gen;
-	int64_t *q = s->queue, head = 0, tail = 0;
+	int32_t *q = s->queue;
+	int64_t head = 0, tail = 0;
 	s->mark[T] = g;
-	q[tail++] = T;
+	q[tail++] = (int32_t)T;
 	while (head < tail) {
 		int64_t v = q[head++];
 		if (v != T && !fx_fabric_relays(f, v))
@@ -414,7 +391,7 @@ static int build_target(fx_updown *s, int64_t T)
 			int64_t w = s->slot[t].nbr;
 			if (lev[w] == lev[v] + 1 && s->mark[w] != g) {
 				s->mark[w] = g;
-				q[tail++] = w;
+				q[tail++] = (int32_t)w;
 			}
 		}
 	}
@@ -619,7 +596,7 @@ static void over_top(fx_updown *s, ud_front *fr, int64_t i, double *load)
 				if (s->mark[a] != hstamp) {
 					s->mark[a] = hstamp;
 					s->hw[a] = 0;
-					s->queue[nh++] = a;  /* borrowed: the vertices reached */
+					s->queue[nh++] = (int32_t)a;  /* borrowed: the vertices reached */
 				}
 				s->hw[a] += fu * (dn->w / c->tot[ti]);
 			}
@@ -795,7 +772,7 @@ int fx_updown_add(fx_updown *s, const fx_flow *flows, size_t n, double *load, fx
 				int64_t w = s->slot[t].nbr;
 				if (s->lev[w] == l + 1 && s->mark[w] != wstamp) {
 					s->mark[w] = wstamp;
-					s->queue[nw++] = w;
+					s->queue[nw++] = (int32_t)w;
 				}
 			}
 		}
