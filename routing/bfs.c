@@ -52,6 +52,33 @@ void fx_inc_build(fx_inc *g, const fx_fabric *f)
 	*g = (fx_inc){f->nv, off, edge, nbr, lat, twin, relays};
 }
 
+void fx_inc_homes(const fx_inc *g, int64_t ndev, int64_t *home, double *home_lat)
+{
+	for (int64_t d = 0; d < ndev; d++) {
+		int64_t u = -1;
+		double l = 0;
+		int ok = g->off[d + 1] > g->off[d];
+		for (int64_t t = g->off[d]; t < g->off[d + 1] && ok; t++) {
+			int64_t w = g->nbr[t];
+			if (w == d || (u >= 0 && w != u))
+				ok = 0;
+			u = w;
+			if (t == g->off[d] || g->lat[t] > l)  /* as the search from d: max */
+				l = 0 + g->lat[t];
+		}
+		home[d] = ok && g->relays[u] ? u : -1;
+		home_lat[d] = l;
+	}
+	/* two devices each other's only neighbour (a pair joined alone): each
+	 * would reach the other both as its home and as its member, counting
+	 * the link twice; they are routed as unhomed devices instead */
+	for (int64_t d = 0; d < ndev; d++) {
+		int64_t u = home[d];
+		if (u >= 0 && u < ndev && home[u] == d)
+			home[d] = home[u] = -1;
+	}
+}
+
 void fx_inc_release(fx_inc *g)
 {
 	free((void *)g->off);

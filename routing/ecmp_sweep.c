@@ -119,29 +119,7 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc)
 	size_t nd = (size_t)(f->ndev ? f->ndev : 1), nv = (size_t)(f->nv ? f->nv : 1);
 	s->home = fx_xmalloc(nd * sizeof *s->home);
 	s->home_lat = fx_xcalloc(nd, sizeof *s->home_lat);
-	for (int64_t d = 0; d < f->ndev; d++) {
-		int64_t u = -1;
-		double l = 0;
-		int ok = inc_off[d + 1] > inc_off[d];
-		for (int64_t t = inc_off[d]; t < inc_off[d + 1] && ok; t++) {
-			int64_t e = inc_edge[t], w = fx_fabric_other(f, e, d);
-			if (w == d || (u >= 0 && w != u))
-				ok = 0;
-			u = w;
-			if (t == inc_off[d] || f->e[e].lat > l)  /* as the search from d: max */
-				l = 0 + f->e[e].lat;
-		}
-		s->home[d] = ok && fx_fabric_relays(f, u) ? u : -1;
-		s->home_lat[d] = l;
-	}
-	/* two devices each other's only neighbour (a pair joined alone): each
-	 * would reach the other both as its home and as its member, counting
-	 * the link twice; they are routed as unhomed devices instead */
-	for (int64_t d = 0; d < f->ndev; d++) {
-		int64_t u = s->home[d];
-		if (u >= 0 && u < f->ndev && s->home[u] == d)
-			s->home[d] = s->home[u] = -1;
-	}
+	fx_inc_homes(inc, f->ndev, s->home, s->home_lat);
 	s->slot = fx_xmalloc((size_t)(inc_off[f->nv] ? inc_off[f->nv] : 1) * sizeof *s->slot);
 	for (int64_t v = 0; v < f->nv; v++)
 		for (int64_t t = inc_off[v]; t < inc_off[v + 1]; t++) {

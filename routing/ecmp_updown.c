@@ -208,26 +208,7 @@ fx_updown *fx_updown_new(const fx_fabric *f, const fx_inc *inc)
 	size_t nd = (size_t)f->ndev;
 	s->home = fx_xmalloc(nd * sizeof *s->home);
 	s->home_lat = fx_xcalloc(nd, sizeof *s->home_lat);
-	for (int64_t d = 0; d < f->ndev; d++) {
-		int64_t u = -1;
-		double l = 0;
-		int one = inc_off[d + 1] > inc_off[d];
-		for (int64_t t = inc_off[d]; t < inc_off[d + 1] && one; t++) {
-			int64_t w = s->slot[t].nbr;
-			if (w == d || (u >= 0 && w != u))
-				one = 0;
-			u = w;
-			if (t == inc_off[d] || s->slot[t].lat > l)
-				l = 0 + s->slot[t].lat;
-		}
-		s->home[d] = one && fx_fabric_relays(f, u) ? u : -1;
-		s->home_lat[d] = l;
-	}
-	for (int64_t d = 0; d < f->ndev; d++) {
-		int64_t u = s->home[d];
-		if (u >= 0 && u < f->ndev && s->home[u] == d)
-			s->home[d] = s->home[u] = -1;
-	}
+	fx_inc_homes(inc, f->ndev, s->home, s->home_lat);
 	s->kid = fx_xmalloc(nv * sizeof *s->kid);
 	for (int64_t v = 0; v < f->nv; v++)
 		s->kid[v] = -1;

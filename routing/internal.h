@@ -95,6 +95,11 @@ typedef struct fx_inc {
 } fx_inc;
 void fx_inc_build(fx_inc *g, const fx_fabric *f);
 void fx_inc_release(fx_inc *g);
+/* Per device d < ndev: its home, the one relaying neighbour all its links
+ * go to (-1: none, or two devices each other's only neighbour), and the
+ * worst latency of those links (ecmp_sweep.c and ecmp_updown.c group
+ * flows by it). */
+void fx_inc_homes(const fx_inc *g, int64_t ndev, int64_t *home, double *home_lat);
 
 /* The relay-aware breadth-first search, the one every ECMP path shares
  * (routing/bfs.c): a vertex that does not relay is reached but expanded
