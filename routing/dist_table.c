@@ -3,7 +3,7 @@
  * a time (issue #15).
  *
  * Split ECMP needs, for each destination t, every vertex's distance to t
- * under the reference's relay-aware search (route.c ecmp_prepare: the
+ * under the reference's relay-aware search (routing/bfs.c: the
  * target and relaying vertices expand, the rest are only reached).  One
  * search per target costs O(V + E); on a 4,096-vertex hypercube whose
  * swing partners are 5.4 hops apart every search runs to the whole graph,

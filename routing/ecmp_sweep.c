@@ -50,12 +50,13 @@ typedef struct sweep_dag {
 	double l0;       /* latency the table starts at (the last hop's) */
 } sweep_dag;
 
-/* One incidence position (vertex v, link e), laid out for the search and
- * the push, which visit them in order (the link table is far bigger). */
+/* One incidence position (vertex v, link e), laid out for the push, which
+ * visits them in order (the link table is far bigger; its latency is the
+ * incidence's, inc->lat). */
 typedef struct sweep_slot {
 	int64_t nbr;     /* the other end */
 	int64_t dl;      /* directed link out of v */
-	double lat, cnt, bw;  /* e's latency, link count (as a double), bandwidth */
+	double cnt, bw;  /* e's link count (as a double), bandwidth */
 } sweep_slot;
 
 struct fx_sweep {
@@ -127,7 +128,6 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc)
 			sweep_slot *sl = &s->slot[t];
 			sl->nbr = fx_fabric_other(f, e, v);
 			sl->dl = fx_fabric_dirlink(f, e, v);
-			sl->lat = f->e[e].lat;
 			sl->cnt = f->e[e].count;
 			sl->bw = f->e[e].bw;
 		}
@@ -176,9 +176,9 @@ static void table_try(fx_sweep *s)
 		s->latv = fx_xmalloc((size_t)f->nv * sizeof *s->latv);
 	s->lat_uniform = 1;
 	for (int64_t t = 0; t < ni; t++)
-		if (s->slot[t].lat != s->slot[0].lat)
+		if (s->inc->lat[t] != s->inc->lat[0])
 			s->lat_uniform = 0;
-	s->lat_link = ni ? s->slot[0].lat : 0;
+	s->lat_link = ni ? s->inc->lat[0] : 0;
 	s->tab = fx_dtab_new(f->nv, s->inc_off, s->nbr, s->relays, s->tab_mode < 0 ? 32 : -1);
 }
 
@@ -231,7 +231,7 @@ static void dag_reset(sweep_dag *g, size_t nv)
 	fx_bfs_start(&g->b, (int64_t)nv);
 }
 
-/* Starts the reference's relay-aware search (route.c ecmp_prepare) from
+/* Starts the reference's relay-aware search (routing/bfs.c) from
  * target, with latency l0 at the target. */
 static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
 {
@@ -423,7 +423,7 @@ static void latencies(fx_sweep *s, const uint8_t *row, int64_t target, int32_t t
 				int32_t w = s->nbr[t];
 				if (!(row[w] == dd - 1 && (dd == 1 || s->relays[w])))
 					continue;
-				double l = s->latv[w] + s->slot[t].lat;
+				double l = s->latv[w] + s->inc->lat[t];
 				if (first || l > lv)
 					lv = l;
 				first = 0;
@@ -613,11 +613,12 @@ static int up_links_cmp(const sib_ctx *c, int64_t x, int64_t y)
 		if (ex || ey)
 			return ex && ey ? 0 : (ex ? -1 : 1);
 		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
+		double ul = s->inc->lat[px], vl = s->inc->lat[py];
 		if (u->nbr != v->nbr)
 			return u->nbr < v->nbr ? -1 : 1;
-		if (u->cnt != v->cnt || u->bw != v->bw || u->lat != v->lat)
+		if (u->cnt != v->cnt || u->bw != v->bw || ul != vl)
 			return u->cnt != v->cnt ? (u->cnt < v->cnt ? -1 : 1)
-			       : u->bw != v->bw ? (u->bw < v->bw ? -1 : 1) : (u->lat < v->lat ? -1 : 1);
+			       : u->bw != v->bw ? (u->bw < v->bw ? -1 : 1) : (ul < vl ? -1 : 1);
 		px++;
 		py++;
 	}
@@ -667,7 +668,7 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 		int64_t a = s->slot[t].nbr;
 		if (!is_up(s, T[0], a))
 			continue;
-		if (fx_bfs_seed(&g->b, a, l0 + s->slot[t].lat))
+		if (fx_bfs_seed(&g->b, a, l0 + s->inc->lat[t]))
 			arr[a] = 0;
 	}
 	dag_grow(s, g, -1, INT32_MAX);
@@ -687,8 +688,8 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 		if (in_s[x]) {  /* under a sibling: to its own leaf's devices too */
 			double lv = 0;
 			for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
-				if (t == s->inc_off[v] || l0 + s->slot[t].lat > lv)
-					lv = l0 + s->slot[t].lat;
+				if (t == s->inc_off[v] || l0 + s->inc->lat[t] > lv)
+					lv = l0 + s->inc->lat[t];
 			if (lv > st->max_latency)
 				st->max_latency = lv;
 			continue;

@@ -14,8 +14,8 @@
  * and are left out).  A link from level l to l+1 is an up link.  The
  * cone of a target T is T and every vertex with a path of down links to T
  * (relaying on the way).  The property, checked for every target from its
- * own relay-aware search (the reference's distances, route.c
- * ecmp_prepare) the first time a round asks for it: at every vertex v
+ * own relay-aware search (the reference's distances, routing/bfs.c)
+ * the first time a round asks for it: at every vertex v
  * that reaches T, the reference's next hops towards T are exactly
  *   - v's up links, when v is outside T's cone;
  *   - the down links into T's cone (to T or a relaying vertex), inside.
@@ -59,7 +59,6 @@ typedef struct ud_slot {
 	int64_t nbr;  /* the other end */
 	int64_t dl;   /* directed link out of v */
 	double w;     /* count x bandwidth: the reference's split weight */
-	double lat;
 } ud_slot;
 
 /* Per target vertex, built from its search on first use. */
@@ -200,7 +199,6 @@ fx_updown *fx_updown_new(const fx_fabric *f, const fx_inc *inc)
 			sl->nbr = fx_fabric_other(f, e, v);
 			sl->dl = fx_fabric_dirlink(f, e, v);
 			sl->w = f->e[e].count * f->e[e].bw;
-			sl->lat = f->e[e].lat;
 			if (lev[v] >= 0 && lev[sl->nbr] == lev[v] + 1)
 				s->up_tot[v] += sl->w;
 		}
@@ -298,14 +296,6 @@ void fx_updown_free(fx_updown *s)
 	front_free(&s->fr[0]);
 	front_free(&s->fr[1]);
 	free(s);
-}
-
-/* The reference's relay-aware search from T (route.c ecmp_prepare), the
- * latency table starting at l0. */
-static void search(fx_updown *s, int64_t T, double l0)
-{
-	fx_bfs b = {.dist = s->dist, .lat = s->lat, .queue = s->queue};
-	fx_bfs_from(&b, s->inc, T, l0);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -441,7 +431,8 @@ static ud_rec *rec_get(fx_updown *s, int64_t T, double l0, int off)
 	for (ud_rec *r = s->rec[T]; r; r = r->next)
 		if (r->l0 == l0 && r->off == off)
 			return r;
-	search(s, T, l0);
+	fx_bfs b = {.dist = s->dist, .lat = s->lat, .queue = s->queue};
+	fx_bfs_from(&b, s->inc, T, l0);  /* the reference's search */
 	if (!s->tg[T].state && build_target(s, T) < 0)
 		return NULL;
 	ud_rec *r = fx_xmalloc(sizeof *r);
@@ -635,8 +626,8 @@ int fx_updown_add(fx_updown *s, const fx_flow *flows, size_t n, double *load, fx
 		if (hs >= 0) {  /* src hangs off hs: one hop more, its slowest link */
 			double best = 0;
 			for (int64_t t = s->inc_off[src]; t < s->inc_off[src + 1]; t++)
-				if (t == s->inc_off[src] || l + s->slot[t].lat > best)
-					best = l + s->slot[t].lat;
+				if (t == s->inc_off[src] || l + s->inc->lat[t] > best)
+					best = l + s->inc->lat[t];
 			l = best;
 			dd++;
 		}

@@ -278,13 +278,7 @@ static int dor_among(fx_router *r, const fx_among *a, double *load, fx_path_stat
 static void incidence(fx_router *r);
 
 /* Relay-aware breadth-first distances to dst, and the worst latency of any
- * shortest path to dst (ECMP may send a share down any of them). */
-static void ecmp_prepare(fx_router *r, int64_t dst, int32_t *dist, double *lat)
-{
-	fx_bfs b = {.dist = dist, .lat = lat, .queue = r->queue};
-	fx_bfs_from(&b, &r->inc, dst, 0);
-}
-
+ * shortest path to dst (ECMP may send a share down any of them), cached. */
 static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const double **lat)
 {
 	if (!r->dist[dst]) {
@@ -300,12 +294,9 @@ static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const d
 		incidence(r);
 		r->dist[dst] = fx_xmalloc((size_t)r->f->nv * sizeof **r->dist);
 		r->lat[dst] = fx_xmalloc((size_t)r->f->nv * sizeof **r->lat);
-		ecmp_prepare(r, dst, r->dist[dst], r->lat[dst]);
+		fx_bfs b = {.dist = r->dist[dst], .lat = r->lat[dst], .queue = r->queue};
+		int32_t far = fx_bfs_from(&b, &r->inc, dst, 0);
 		r->ncached++;
-		int32_t far = 0;
-		for (int64_t v = 0; v < r->f->nv; v++)
-			if (r->dist[dst][v] > far)
-				far = r->dist[dst][v];
 		if (far + 1 > r->bucket_dists) {
 			r->bucket_dists = far + 1;
 			r->bucket = fx_xrealloc(r->bucket, (size_t)(r->bucket_dists * r->f->nv) *
