@@ -2,12 +2,13 @@
  * The router's incidence lists and its one breadth-first search.
  *
  * Every ECMP path (route.c's reference, ecmp_sweep.c's grouped push,
- * ecmp_updown.c's sweeps, dist_table.c's probe) needs the same
- * distances: hops to a target where a vertex that does not forward
- * (fx_fabric_relays: CPUs, and devices outside direct fabrics) is
- * reached but not passed through, unless it is where the search starts.
- * The split shares depend on them, and on the worst latency among the
- * shortest paths, so they are computed here once, in one order.
+ * ecmp_updown.c's sweeps, dist_table.c's probe) and hops.c need the
+ * same distances: hops to a target where a vertex that does not forward
+ * (fx_fabric_relays: a device outside direct fabrics, a CPU unless the
+ * fabric says so) is reached but not passed through, unless the search
+ * starts there.  The split shares depend on them, and on the worst
+ * latency among the shortest paths, so they are computed here once, in
+ * one order.
  */
 #include <stdlib.h>
 #include <string.h>
