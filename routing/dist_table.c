@@ -3,7 +3,7 @@
  * a time (issue #15).
  *
  * Split ECMP needs, for each destination t, every vertex's distance to t
- * under the reference's relay-aware search (route.c ecmp_prepare: the
+ * under the reference's relay-aware search (routing/bfs.c: the
  * target and relaying vertices expand, the rest are only reached).  One
  * search per target costs O(V + E); on a 4,096-vertex hypercube whose
  * swing partners are 5.4 hops apart every search runs to the whole graph,
@@ -50,25 +50,14 @@ struct fx_dtab {
 static int probe_depth(int64_t nv, const int64_t *inc_off, const int32_t *nbr,
 		       const uint8_t *relays, int64_t r)
 {
-	int32_t *dist = fx_xmalloc((size_t)nv * sizeof *dist);
-	int32_t *queue = fx_xmalloc((size_t)nv * sizeof *queue);
-	memset(dist, 0xff, (size_t)nv * sizeof *dist);
-	int64_t head = 0, tail = 0;
-	dist[r] = 0;
-	queue[tail++] = (int32_t)r;
-	while (head < tail) {
-		int64_t u = queue[head++];
-		if (u != r && !relays[u])
-			continue;
-		for (int64_t t = inc_off[u]; t < inc_off[u + 1]; t++)
-			if (dist[nbr[t]] < 0) {
-				dist[nbr[t]] = dist[u] + 1;
-				queue[tail++] = nbr[t];
-			}
-	}
-	int depth = tail < nv ? -1 : dist[queue[tail - 1]];
-	free(dist);
-	free(queue);
+	fx_inc g = {.nv = nv, .off = inc_off, .nbr = nbr, .relays = relays};
+	fx_bfs b = {.dist = fx_xmalloc((size_t)nv * sizeof *b.dist),
+		    .queue = fx_xmalloc((size_t)nv * sizeof *b.queue)};
+	int depth = fx_bfs_from(&b, &g, r, 0);
+	if (b.tail < nv)
+		depth = -1;
+	free(b.dist);
+	free(b.queue);
 	return depth;
 }
 

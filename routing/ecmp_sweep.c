@@ -39,32 +39,29 @@
 #include "../core/xalloc.h"
 #include "internal.h"
 
-#define SWEEP_SCAN UINT64_MAX  /* mask of a vertex wider than 64: scan it */
-
 /* The search from one target, resumable: layers are expanded only as deep
  * as the sources asked so far (a hypercube's recursive halving asks one
  * hop; its first round would otherwise pay a whole search per target). */
 typedef struct sweep_dag {
-	int32_t *dist;   /* links to the target, -1 unreachable or not reached yet */
-	double *lat;     /* worst latency of a shortest path, from the target's l0 */
-	uint64_t *next;  /* next-hop incidence positions (bit t - inc_off[v]) of a
-			  * discovered vertex whose layer above is expanded */
-	int32_t *queue;  /* discovered vertices in search order */
-	int64_t head, tail;  /* queue[0 .. head-1] expanded */
+	fx_bfs b;        /* dist: links to the target, -1 unreachable or not
+			  * reached yet; lat: from the target's l0; next: the
+			  * masks, complete for a vertex whose layer above is
+			  * expanded; queue: NULL once the search is complete */
 	double l0;       /* latency the table starts at (the last hop's) */
 } sweep_dag;
 
-/* One incidence position (vertex v, link e), laid out for the search and
- * the push, which visit them in order (the link table is far bigger). */
+/* One incidence position (vertex v, link e), laid out for the push, which
+ * visits them in order (the link table is far bigger; its latency is the
+ * incidence's, inc->lat). */
 typedef struct sweep_slot {
 	int64_t nbr;     /* the other end */
 	int64_t dl;      /* directed link out of v */
-	int64_t twin;    /* the position of e at the other end */
-	double lat, cnt, bw;  /* e's latency, link count (as a double), bandwidth */
+	double cnt, bw;  /* e's link count (as a double), bandwidth */
 } sweep_slot;
 
 struct fx_sweep {
 	const fx_fabric *f;
+	const fx_inc *inc;
 	const int64_t *inc_off, *inc_edge;
 	sweep_slot *slot;     /* per incidence position: the link as seen from its vertex */
 	int64_t *home;        /* per device: its one relaying neighbour, or -1 */
@@ -85,8 +82,8 @@ struct fx_sweep {
 	int tab_mode;         /* -1: when it pays, 0: never, 1: whenever exact */
 	int tab_tried;
 	fx_dtab *tab;
-	int32_t *nbr;         /* per incidence position: the other end */
-	uint8_t *relays;      /* per vertex: forwards */
+	const int32_t *nbr;   /* the incidence's: per position, the other end */
+	const uint8_t *relays;/* per vertex: forwards (0 or 1) */
 	int lat_uniform;      /* every link has latency lat_link */
 	double lat_link;
 	double *latv;         /* per vertex: worst latency to the group's target */
@@ -110,59 +107,30 @@ static int relays_or(const fx_fabric *f, int64_t w, int64_t target)
 	return w == target || fx_fabric_relays(f, w);
 }
 
-fx_sweep *fx_sweep_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge)
+fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc)
 {
 	fx_sweep *s = fx_xcalloc(1, sizeof *s);
+	const int64_t *inc_off = inc->off, *inc_edge = inc->edge;
 	s->f = f;
+	s->inc = inc;
 	s->inc_off = inc_off;
 	s->inc_edge = inc_edge;
+	s->nbr = inc->nbr;
+	s->relays = inc->relays;
 	size_t nd = (size_t)(f->ndev ? f->ndev : 1), nv = (size_t)(f->nv ? f->nv : 1);
 	s->home = fx_xmalloc(nd * sizeof *s->home);
 	s->home_lat = fx_xcalloc(nd, sizeof *s->home_lat);
-	for (int64_t d = 0; d < f->ndev; d++) {
-		int64_t u = -1;
-		double l = 0;
-		int ok = inc_off[d + 1] > inc_off[d];
-		for (int64_t t = inc_off[d]; t < inc_off[d + 1] && ok; t++) {
-			int64_t e = inc_edge[t], w = fx_fabric_other(f, e, d);
-			if (w == d || (u >= 0 && w != u))
-				ok = 0;
-			u = w;
-			if (t == inc_off[d] || f->e[e].lat > l)  /* as the search from d: max */
-				l = 0 + f->e[e].lat;
-		}
-		s->home[d] = ok && fx_fabric_relays(f, u) ? u : -1;
-		s->home_lat[d] = l;
-	}
-	/* two devices each other's only neighbour (a pair joined alone): each
-	 * would reach the other both as its home and as its member, counting
-	 * the link twice; they are routed as unhomed devices instead */
-	for (int64_t d = 0; d < f->ndev; d++) {
-		int64_t u = s->home[d];
-		if (u >= 0 && u < f->ndev && s->home[u] == d)
-			s->home[d] = s->home[u] = -1;
-	}
+	fx_inc_homes(inc, f->ndev, s->home, s->home_lat);
 	s->slot = fx_xmalloc((size_t)(inc_off[f->nv] ? inc_off[f->nv] : 1) * sizeof *s->slot);
-	int64_t *first = fx_xmalloc((size_t)(f->ne ? f->ne : 1) * sizeof *first);
-	for (int64_t e = 0; e < f->ne; e++)
-		first[e] = -1;
 	for (int64_t v = 0; v < f->nv; v++)
 		for (int64_t t = inc_off[v]; t < inc_off[v + 1]; t++) {
 			int64_t e = inc_edge[t];
 			sweep_slot *sl = &s->slot[t];
 			sl->nbr = fx_fabric_other(f, e, v);
 			sl->dl = fx_fabric_dirlink(f, e, v);
-			sl->lat = f->e[e].lat;
 			sl->cnt = f->e[e].count;
 			sl->bw = f->e[e].bw;
-			if (first[e] < 0) {
-				first[e] = t;
-			} else {
-				sl->twin = first[e];
-				s->slot[first[e]].twin = t;
-			}
 		}
-	free(first);
 	s->cache = fx_xcalloc(nv, sizeof *s->cache);
 	/* 24 bytes a vertex per target (fewer touched when the searches stay
 	 * shallow), within the reference's budget */
@@ -204,29 +172,22 @@ static void table_try(fx_sweep *s)
 				 2 * homed > f->ndev)))
 		return;
 	int64_t ni = s->inc_off[f->nv];
-	if (!s->nbr) {
-		s->nbr = fx_xmalloc((size_t)(ni ? ni : 1) * sizeof *s->nbr);
-		s->relays = fx_xmalloc((size_t)f->nv);
+	if (!s->latv)
 		s->latv = fx_xmalloc((size_t)f->nv * sizeof *s->latv);
-	}
 	s->lat_uniform = 1;
-	for (int64_t t = 0; t < ni; t++) {
-		s->nbr[t] = (int32_t)s->slot[t].nbr;
-		if (s->slot[t].lat != s->slot[0].lat)
+	for (int64_t t = 0; t < ni; t++)
+		if (s->inc->lat[t] != s->inc->lat[0])
 			s->lat_uniform = 0;
-	}
-	s->lat_link = ni ? s->slot[0].lat : 0;
-	for (int64_t v = 0; v < f->nv; v++)
-		s->relays[v] = fx_fabric_relays(f, v) != 0;  /* 0 or 1: the push ANDs it */
+	s->lat_link = ni ? s->inc->lat[0] : 0;
 	s->tab = fx_dtab_new(f->nv, s->inc_off, s->nbr, s->relays, s->tab_mode < 0 ? 32 : -1);
 }
 
 static void dag_free(sweep_dag *g)
 {
-	free(g->dist);
-	free(g->lat);
-	free(g->next);
-	free(g->queue);
+	free(g->b.dist);
+	free(g->b.lat);
+	free(g->b.next);
+	free(g->b.queue);
 }
 
 void fx_sweep_free(fx_sweep *s)
@@ -252,8 +213,6 @@ void fx_sweep_free(fx_sweep *s)
 	free(s->bucket_cap);
 	free(s->slot);
 	fx_dtab_free(s->tab);
-	free(s->nbr);
-	free(s->relays);
 	free(s->latv);
 	free(s);
 }
@@ -262,28 +221,22 @@ void fx_sweep_free(fx_sweep *s)
  * queue empty. */
 static void dag_reset(sweep_dag *g, size_t nv)
 {
-	if (!g->dist) {
-		g->dist = fx_xmalloc(nv * sizeof *g->dist);
-		g->lat = fx_xmalloc(nv * sizeof *g->lat);
-		g->next = fx_xmalloc(nv * sizeof *g->next);
+	if (!g->b.dist) {
+		g->b.dist = fx_xmalloc(nv * sizeof *g->b.dist);
+		g->b.lat = fx_xmalloc(nv * sizeof *g->b.lat);
+		g->b.next = fx_xmalloc(nv * sizeof *g->b.next);
 	}
-	if (!g->queue)
-		g->queue = fx_xmalloc(nv * sizeof *g->queue);
-	memset(g->dist, 0xff, nv * sizeof *g->dist);  /* -1 */
-	g->head = g->tail = 0;
+	if (!g->b.queue)
+		g->b.queue = fx_xmalloc(nv * sizeof *g->b.queue);
+	fx_bfs_start(&g->b, (int64_t)nv);
 }
 
-/* Starts the reference's relay-aware search (route.c ecmp_prepare) from
+/* Starts the reference's relay-aware search (routing/bfs.c) from
  * target, with latency l0 at the target. */
 static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
 {
 	dag_reset(g, (size_t)s->f->nv);
-	g->dist[target] = 0;
-	g->lat[target] = l0;
-	g->next[target] = 0;
-	g->queue[0] = (int32_t)target;
-	g->head = 0;
-	g->tail = 1;
+	fx_bfs_seed(&g->b, target, l0);
 	g->l0 = l0;
 }
 
@@ -292,48 +245,21 @@ static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
  * vertex `want` is discovered when want >= 0.  A vertex w's next hops are
  * the links on which a vertex one nearer expanded to it: the reference's
  * condition (nearer, and the target or relaying) read from the other side. */
-static void dag_grow(fx_sweep *s, sweep_dag *g, int64_t target, int64_t want, int32_t depth)
+static void dag_grow(fx_sweep *s, sweep_dag *g, int64_t want, int32_t depth)
 {
-	const fx_fabric *f = s->f;
-	int32_t *dist = g->dist;
-	double *lat = g->lat;
-	while (g->head < g->tail) {
-		int64_t u = g->queue[g->head];
-		if (want >= 0 ? dist[want] >= 0 : dist[u] >= depth)
-			return;
-		g->head++;
-		if (u != target && !fx_fabric_relays(f, u))
-			continue;
-		for (int64_t t = s->inc_off[u]; t < s->inc_off[u + 1]; t++) {
-			const sweep_slot *sl = &s->slot[t];
-			int64_t w = sl->nbr;
-			double l = lat[u] + sl->lat;
-			if (dist[w] < 0) {
-				dist[w] = dist[u] + 1;
-				lat[w] = l;
-				g->queue[g->tail++] = (int32_t)w;
-				g->next[w] = s->inc_off[w + 1] - s->inc_off[w] > 64 ? SWEEP_SCAN : 0;
-			} else if (dist[w] == dist[u] + 1) {
-				if (l > lat[w])
-					lat[w] = l;
-			} else {
-				continue;
-			}
-			if (g->next[w] != SWEEP_SCAN)
-				g->next[w] |= (uint64_t)1 << (sl->twin - s->inc_off[w]);
-		}
+	if (fx_bfs_grow(&g->b, s->inc, want, depth)) {
+		free(g->b.queue);  /* the search is complete: nothing to resume */
+		g->b.queue = NULL;
 	}
-	free(g->queue);  /* the search is complete: nothing to resume */
-	g->queue = NULL;
 }
 
 /* Distance of v from g's target, searching further if need be (-1: no
  * route). */
-static int32_t dag_dist(fx_sweep *s, sweep_dag *g, int64_t target, int64_t v)
+static int32_t dag_dist(fx_sweep *s, sweep_dag *g, int64_t v)
 {
-	if (g->dist[v] < 0)
-		dag_grow(s, g, target, v, 0);
-	return g->dist[v];
+	if (g->b.dist[v] < 0)
+		dag_grow(s, g, v, 0);
+	return g->b.dist[v];
 }
 
 /* The search to target with latency l0 there: cached, or in scratch when
@@ -422,7 +348,7 @@ static inline int is_next(const fx_sweep *s, const sweep_dag *g, const uint8_t *
 {
 	if (row)
 		return row[w] == dd - 1 && (dd == 1 || s->relays[w]);
-	return g->dist[w] == dd - 1 && relays_or(s->f, w, target);
+	return g->b.dist[w] == dd - 1 && relays_or(s->f, w, target);
 }
 
 /* Pushes the queued amounts down the DAG to target, farthest first, with
@@ -444,9 +370,9 @@ static void push(fx_sweep *s, const sweep_dag *g, const uint8_t *row, int64_t ta
 			s->amount[v] = 0;
 			s->queued[v] = 0;
 			int64_t t0 = s->inc_off[v], t1 = s->inc_off[v + 1];
-			uint64_t mask = SWEEP_SCAN;
+			uint64_t mask = FX_BFS_SCAN;
 			if (!row) {
-				mask = g->next[v];
+				mask = g->b.next[v];
 			} else if (t1 - t0 <= 64) {  /* is_next's test, without branches */
 				mask = 0;
 				int near = dd == 1;
@@ -456,7 +382,7 @@ static void push(fx_sweep *s, const sweep_dag *g, const uint8_t *row, int64_t ta
 					mask |= hit << (t - t0);
 				}
 			}
-			if (mask == SWEEP_SCAN) {  /* the reference's scan */
+			if (mask == FX_BFS_SCAN) {  /* the reference's scan */
 				double total = 0;
 				for (int64_t t = t0; t < t1; t++)
 					if (is_next(s, g, row, s->slot[t].nbr, dd, target))
@@ -497,7 +423,7 @@ static void latencies(fx_sweep *s, const uint8_t *row, int64_t target, int32_t t
 				int32_t w = s->nbr[t];
 				if (!(row[w] == dd - 1 && (dd == 1 || s->relays[w])))
 					continue;
-				double l = s->latv[w] + s->slot[t].lat;
+				double l = s->latv[w] + s->inc->lat[t];
 				if (first || l > lv)
 					lv = l;
 				first = 0;
@@ -519,7 +445,7 @@ static void last_hop(fx_sweep *s, int64_t d, double m, double *load)
 		total += s->slot[t].cnt * s->slot[t].bw;
 	for (int64_t t = s->inc_off[d]; t < s->inc_off[d + 1]; t++) {
 		const sweep_slot *sl = &s->slot[t];
-		bump(s, load, s->slot[sl->twin].dl, m * sl->cnt * sl->bw / total);
+		bump(s, load, s->slot[s->inc->twin[t]].dl, m * sl->cnt * sl->bw / total);
 	}
 }
 
@@ -589,7 +515,7 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			if (fl->src == fl->dst || fl->bytes == 0)
 				continue;
 			int32_t dd = row ? fx_dtab_dist(s->tab, target, fl->src)
-					 : dag_dist(s, g, target, fl->src);
+					 : dag_dist(s, g, fl->src);
 			if (dd < 0) {
 				rc = -1;  /* the reference reports it */
 				break;
@@ -600,7 +526,7 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 		if (rc)
 			break;
 		if (g)
-			dag_grow(s, g, target, -1, top);
+			dag_grow(s, g, -1, top);
 		else
 			fx_dtab_row(s->tab, target, top);
 		/* a table's latencies: by distance when every link has one
@@ -613,10 +539,10 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			const fx_flow *fl = &flows[ord[k]];
 			if (fl->src == fl->dst || fl->bytes == 0)
 				continue;
-			int32_t dd = row ? row[fl->src] : g->dist[fl->src];
+			int32_t dd = row ? row[fl->src] : g->b.dist[fl->src];
 			if (dd + off > st->max_hops)
 				st->max_hops = dd + off;
-			double l = later ? 0 : row ? chain[dd] : g->lat[fl->src];
+			double l = later ? 0 : row ? chain[dd] : g->b.lat[fl->src];
 			if (l > st->max_latency)
 				st->max_latency = l;
 			if (home)
@@ -687,11 +613,12 @@ static int up_links_cmp(const sib_ctx *c, int64_t x, int64_t y)
 		if (ex || ey)
 			return ex && ey ? 0 : (ex ? -1 : 1);
 		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
+		double ul = s->inc->lat[px], vl = s->inc->lat[py];
 		if (u->nbr != v->nbr)
 			return u->nbr < v->nbr ? -1 : 1;
-		if (u->cnt != v->cnt || u->bw != v->bw || u->lat != v->lat)
+		if (u->cnt != v->cnt || u->bw != v->bw || ul != vl)
 			return u->cnt != v->cnt ? (u->cnt < v->cnt ? -1 : 1)
-			       : u->bw != v->bw ? (u->bw < v->bw ? -1 : 1) : (u->lat < v->lat ? -1 : 1);
+			       : u->bw != v->bw ? (u->bw < v->bw ? -1 : 1) : (ul < vl ? -1 : 1);
 		px++;
 		py++;
 	}
@@ -734,53 +661,46 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 		GS += gsz[i];
 		in_s[T[i]] = 1;
 	}
-	/* the search from all of A (T_1's up links, in its order) */
+	/* the search from all of A (T_1's up links, in its order; they all
+	 * relay, as candidates' up neighbours, so they expand as seeds) */
 	dag_reset(g, (size_t)f->nv);
 	for (int64_t t = s->inc_off[T[0]]; t < s->inc_off[T[0] + 1]; t++) {
 		int64_t a = s->slot[t].nbr;
 		if (!is_up(s, T[0], a))
 			continue;
-		double l = l0 + s->slot[t].lat;
-		if (g->dist[a] < 0) {
-			g->dist[a] = 0;
-			g->lat[a] = l;
-			g->next[a] = 0;
-			g->queue[g->tail++] = (int32_t)a;
+		if (fx_bfs_seed(&g->b, a, l0 + s->inc->lat[t]))
 			arr[a] = 0;
-		} else if (l > g->lat[a]) {
-			g->lat[a] = l;
-		}
 	}
-	dag_grow(s, g, -1, -1, INT32_MAX);
+	dag_grow(s, g, -1, INT32_MAX);
 	int rc = 0;
 	int32_t top = 0;
 	for (int64_t v = 0; v < n; v++) {
 		int64_t x = s->home[v] >= 0 ? s->home[v] : v;
-		if (g->dist[v] < 0 || g->dist[x] < 0) {
+		if (g->b.dist[v] < 0 || g->b.dist[x] < 0) {
 			rc = -1;
 			break;
 		}
 		/* to the other siblings' devices (and every device, from outside) */
-		if (g->dist[v] + 2 > st->max_hops)
-			st->max_hops = g->dist[v] + 2;
-		if (g->lat[v] > st->max_latency)
-			st->max_latency = g->lat[v];
+		if (g->b.dist[v] + 2 > st->max_hops)
+			st->max_hops = g->b.dist[v] + 2;
+		if (g->b.lat[v] > st->max_latency)
+			st->max_latency = g->b.lat[v];
 		if (in_s[x]) {  /* under a sibling: to its own leaf's devices too */
 			double lv = 0;
 			for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
-				if (t == s->inc_off[v] || l0 + s->slot[t].lat > lv)
-					lv = l0 + s->slot[t].lat;
+				if (t == s->inc_off[v] || l0 + s->inc->lat[t] > lv)
+					lv = l0 + s->inc->lat[t];
 			if (lv > st->max_latency)
 				st->max_latency = lv;
 			continue;
 		}
-		if (g->dist[x] == 0) {
+		if (g->b.dist[x] == 0) {
 			arr[x] += bytes * (double)GS;
 			continue;
 		}
-		inject(s, x, g->dist[x], bytes * (double)GS);
-		if (g->dist[x] > top)
-			top = g->dist[x];
+		inject(s, x, g->b.dist[x], bytes * (double)GS);
+		if (g->b.dist[x] > top)
+			top = g->b.dist[x];
 	}
 	if (rc == 0) {
 		push(s, g, NULL, -1, top, load, arr, 0);
@@ -819,7 +739,7 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 					     bytes * (double)gsz[i] * (double)(GS - gsz[i]) * unit;
 				for (int64_t u = t; u < t1; u++)
 					if (s->slot[u].nbr == a)
-						bump(s, load, s->slot[s->slot[u].twin].dl,
+						bump(s, load, s->slot[s->inc->twin[u]].dl,
 						     amt * s->slot[u].cnt * s->slot[u].bw / ta);
 			}
 		}
@@ -917,21 +837,21 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 										    : &one;
 		if (g == &one)
 			dag_start(s, target, key.l0, g);
-		dag_grow(s, g, target, -1, INT32_MAX);
+		dag_grow(s, g, -1, INT32_MAX);
 		int32_t top = 0, off = home ? 1 : 0;
 		for (int64_t v = 0; v < n; v++) {  /* v sends to the group's members but itself */
 			int64_t c = size - in[v];
 			if (c == 0)
 				continue;
-			int32_t dd = g->dist[v];
+			int32_t dd = g->b.dist[v];
 			if (dd < 0) {
 				rc = -1;
 				break;
 			}
 			if (dd + off > st->max_hops)
 				st->max_hops = dd + off;
-			if (g->lat[v] > st->max_latency)
-				st->max_latency = g->lat[v];
+			if (g->b.lat[v] > st->max_latency)
+				st->max_latency = g->b.lat[v];
 			int64_t u = s->home[v];
 			if (u >= 0) {  /* its first hop is added once, after every group */
 				if (u != target)

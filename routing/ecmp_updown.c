@@ -14,8 +14,8 @@
  * and are left out).  A link from level l to l+1 is an up link.  The
  * cone of a target T is T and every vertex with a path of down links to T
  * (relaying on the way).  The property, checked for every target from its
- * own relay-aware search (the reference's distances, route.c
- * ecmp_prepare) the first time a round asks for it: at every vertex v
+ * own relay-aware search (the reference's distances, routing/bfs.c)
+ * the first time a round asks for it: at every vertex v
  * that reaches T, the reference's next hops towards T are exactly
  *   - v's up links, when v is outside T's cone;
  *   - the down links into T's cone (to T or a relaying vertex), inside.
@@ -59,7 +59,6 @@ typedef struct ud_slot {
 	int64_t nbr;  /* the other end */
 	int64_t dl;   /* directed link out of v */
 	double w;     /* count x bandwidth: the reference's split weight */
-	double lat;
 } ud_slot;
 
 /* Per target vertex, built from its search on first use. */
@@ -105,6 +104,7 @@ typedef struct ud_front {
 
 struct fx_updown {
 	const fx_fabric *f;
+	const fx_inc *inc;
 	const int64_t *inc_off;
 	ud_slot *slot;
 	int32_t *lev, ltop;
@@ -123,7 +123,7 @@ struct fx_updown {
 	/* scratch */
 	int32_t *dist;
 	double *lat;
-	int64_t *queue;
+	int32_t *queue;
 	uint64_t *mark, gen; /* stamps: mark[v] == gen */
 	int64_t *pos;        /* per vertex: an index, valid under its stamp */
 	uint64_t *tmark;     /* per vertex, as a target: stamp of pos_t */
@@ -155,40 +155,39 @@ static int inert(const fx_fabric *f, int64_t v)
 	return v >= f->ndev && !fx_fabric_relays(f, v);
 }
 
-fx_updown *fx_updown_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge)
+fx_updown *fx_updown_new(const fx_fabric *f, const fx_inc *inc)
 {
 	if (f->ndev < 2)
 		return NULL;
+	const int64_t *inc_off = inc->off, *inc_edge = inc->edge;
 	size_t nv = (size_t)f->nv, np = (size_t)(inc_off[f->nv] ? inc_off[f->nv] : 1);
-	int32_t *lev = fx_xmalloc(nv * sizeof *lev);
-	int64_t *q = fx_xmalloc(nv * sizeof *q), head = 0, tail = 0;
-	for (int64_t v = 0; v < f->nv; v++)
-		lev[v] = v < f->ndev ? 0 : -1;
+	/* levels: distance from the devices, every device a seed; a vertex
+	 * that is no device and does not relay is reached but has none */
+	int32_t *lev = fx_xmalloc(nv * sizeof *lev), *q = fx_xmalloc(nv * sizeof *q);
+	fx_bfs b = {.dist = lev, .queue = q};
+	fx_bfs_start(&b, f->nv);
 	for (int64_t v = 0; v < f->ndev; v++)
-		q[tail++] = v;
+		fx_bfs_seed(&b, v, 0);
+	fx_bfs_grow(&b, inc, -1, INT32_MAX);
 	int32_t ltop = 0;
-	while (head < tail) {  /* levels: distance from the devices */
-		int64_t u = q[head++];
-		for (int64_t t = inc_off[u]; t < inc_off[u + 1]; t++) {
-			int64_t w = fx_fabric_other(f, inc_edge[t], u);
-			if (lev[w] < 0 && !inert(f, w)) {
-				lev[w] = lev[u] + 1;
-				ltop = lev[w] > ltop ? lev[w] : ltop;
-				q[tail++] = w;
-			}
-		}
+	for (int64_t v = 0; v < f->nv; v++) {
+		if (inert(f, v))
+			lev[v] = -1;
+		ltop = lev[v] > ltop ? lev[v] : ltop;
 	}
-	free(q);
 	int ok = ltop >= 1;
 	for (int64_t v = 0; v < f->nv && ok; v++)
 		ok = lev[v] >= 0 || inert(f, v);
 	if (!ok) {
 		free(lev);
+		free(q);
 		return NULL;
 	}
 	fx_updown *s = fx_xcalloc(1, sizeof *s);
 	s->f = f;
+	s->inc = inc;
 	s->inc_off = inc_off;
+	s->queue = q;
 	s->lev = lev;
 	s->ltop = ltop;
 	s->slot = fx_xmalloc(np * sizeof *s->slot);
@@ -200,7 +199,6 @@ fx_updown *fx_updown_new(const fx_fabric *f, const int64_t *inc_off, const int64
 			sl->nbr = fx_fabric_other(f, e, v);
 			sl->dl = fx_fabric_dirlink(f, e, v);
 			sl->w = f->e[e].count * f->e[e].bw;
-			sl->lat = f->e[e].lat;
 			if (lev[v] >= 0 && lev[sl->nbr] == lev[v] + 1)
 				s->up_tot[v] += sl->w;
 		}
@@ -208,26 +206,7 @@ fx_updown *fx_updown_new(const fx_fabric *f, const int64_t *inc_off, const int64
 	size_t nd = (size_t)f->ndev;
 	s->home = fx_xmalloc(nd * sizeof *s->home);
 	s->home_lat = fx_xcalloc(nd, sizeof *s->home_lat);
-	for (int64_t d = 0; d < f->ndev; d++) {
-		int64_t u = -1;
-		double l = 0;
-		int one = inc_off[d + 1] > inc_off[d];
-		for (int64_t t = inc_off[d]; t < inc_off[d + 1] && one; t++) {
-			int64_t w = s->slot[t].nbr;
-			if (w == d || (u >= 0 && w != u))
-				one = 0;
-			u = w;
-			if (t == inc_off[d] || s->slot[t].lat > l)
-				l = 0 + s->slot[t].lat;
-		}
-		s->home[d] = one && fx_fabric_relays(f, u) ? u : -1;
-		s->home_lat[d] = l;
-	}
-	for (int64_t d = 0; d < f->ndev; d++) {
-		int64_t u = s->home[d];
-		if (u >= 0 && u < f->ndev && s->home[u] == d)
-			s->home[d] = s->home[u] = -1;
-	}
+	fx_inc_homes(inc, f->ndev, s->home, s->home_lat);
 	s->kid = fx_xmalloc(nv * sizeof *s->kid);
 	for (int64_t v = 0; v < f->nv; v++)
 		s->kid[v] = -1;
@@ -250,7 +229,6 @@ fx_updown *fx_updown_new(const fx_fabric *f, const int64_t *inc_off, const int64
 		s->cls_first[v] = -1;
 	s->dist = fx_xmalloc(nv * sizeof *s->dist);
 	s->lat = fx_xmalloc(nv * sizeof *s->lat);
-	s->queue = fx_xmalloc(nv * sizeof *s->queue);
 	s->mark = fx_xcalloc(nv, sizeof *s->mark);
 	s->pos = fx_xmalloc(nv * sizeof *s->pos);
 	s->tmark = fx_xcalloc(nv, sizeof *s->tmark);
@@ -320,37 +298,6 @@ void fx_updown_free(fx_updown *s)
 	free(s);
 }
 
-/* The reference's relay-aware search from T (route.c ecmp_prepare), the
- * latency table starting at l0. */
-static void search(fx_updown *s, int64_t T, double l0)
-{
-	const fx_fabric *f = s->f;
-	int32_t *dist = s->dist;
-	double *lat = s->lat;
-	int64_t *q = s->queue, head = 0, tail = 0;
-	memset(dist, 0xff, (size_t)f->nv * sizeof *dist);  /* -1 */
-	dist[T] = 0;
-	lat[T] = l0;
-	q[tail++] = T;
-	while (head < tail) {
-		int64_t u = q[head++];
-		if (u != T && !fx_fabric_relays(f, u))
-			continue;
-		for (int64_t t = s->inc_off[u]; t < s->inc_off[u + 1]; t++) {
-			const ud_slot *sl = &s->slot[t];
-			int64_t w = sl->nbr;
-			double l = lat[u] + sl->lat;
-			if (dist[w] < 0) {
-				dist[w] = dist[u] + 1;
-				lat[w] = l;
-				q[tail++] = w;
-			} else if (dist[w] == dist[u] + 1 && l > lat[w]) {
-				lat[w] = l;
-			}
-		}
-	}
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -403,9 +350,10 @@ static int build_target(fx_updown *s, int64_t T)
 		return -1;
 	/* the cone: up from T through vertices that may pass bytes on */
 	uint64_t g = ++s->gen;
-	int64_t *q = s->queue, head = 0, tail = 0;
+	int32_t *q = s->queue;
+	int64_t head = 0, tail = 0;
 	s->mark[T] = g;
-	q[tail++] = T;
+	q[tail++] = (int32_t)T;
 	while (head < tail) {
 		int64_t v = q[head++];
 		if (v != T && !fx_fabric_relays(f, v))
@@ -414,7 +362,7 @@ static int build_target(fx_updown *s, int64_t T)
 			int64_t w = s->slot[t].nbr;
 			if (lev[w] == lev[v] + 1 && s->mark[w] != g) {
 				s->mark[w] = g;
-				q[tail++] = w;
+				q[tail++] = (int32_t)w;
 			}
 		}
 	}
@@ -483,7 +431,8 @@ static ud_rec *rec_get(fx_updown *s, int64_t T, double l0, int off)
 	for (ud_rec *r = s->rec[T]; r; r = r->next)
 		if (r->l0 == l0 && r->off == off)
 			return r;
-	search(s, T, l0);
+	fx_bfs b = {.dist = s->dist, .lat = s->lat, .queue = s->queue};
+	fx_bfs_from(&b, s->inc, T, l0);  /* the reference's search */
 	if (!s->tg[T].state && build_target(s, T) < 0)
 		return NULL;
 	ud_rec *r = fx_xmalloc(sizeof *r);
@@ -619,7 +568,7 @@ static void over_top(fx_updown *s, ud_front *fr, int64_t i, double *load)
 				if (s->mark[a] != hstamp) {
 					s->mark[a] = hstamp;
 					s->hw[a] = 0;
-					s->queue[nh++] = a;  /* borrowed: the vertices reached */
+					s->queue[nh++] = (int32_t)a;  /* borrowed: the vertices reached */
 				}
 				s->hw[a] += fu * (dn->w / c->tot[ti]);
 			}
@@ -677,8 +626,8 @@ int fx_updown_add(fx_updown *s, const fx_flow *flows, size_t n, double *load, fx
 		if (hs >= 0) {  /* src hangs off hs: one hop more, its slowest link */
 			double best = 0;
 			for (int64_t t = s->inc_off[src]; t < s->inc_off[src + 1]; t++)
-				if (t == s->inc_off[src] || l + s->slot[t].lat > best)
-					best = l + s->slot[t].lat;
+				if (t == s->inc_off[src] || l + s->inc->lat[t] > best)
+					best = l + s->inc->lat[t];
 			l = best;
 			dd++;
 		}
@@ -795,7 +744,7 @@ int fx_updown_add(fx_updown *s, const fx_flow *flows, size_t n, double *load, fx
 				int64_t w = s->slot[t].nbr;
 				if (s->lev[w] == l + 1 && s->mark[w] != wstamp) {
 					s->mark[w] = wstamp;
-					s->queue[nw++] = w;
+					s->queue[nw++] = (int32_t)w;
 				}
 			}
 		}

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
-#include "routing.h"
+#include "internal.h"
 
 /* Searching from every device costs D x (V + E); past this many steps we
  * sample sources instead (and say so). */
@@ -105,50 +105,8 @@ static void lattice_hops(const fx_fabric *f, fx_hops *h)
 	h->sources = 0;
 }
 
-typedef struct bfs {
-	const fx_fabric *f;
-	igraph_inclist_t inc;
-	int64_t *queue;
-	int32_t *dist;
-	double *lat;
-} bfs;
-
-/* Breadth-first search from src; among shortest paths keeps the least
- * latency (all of a vertex's parents are settled before it is expanded). */
-static void bfs_run(bfs *b, int64_t src)
-{
-	const fx_fabric *f = b->f;
-	for (int64_t v = 0; v < f->nv; v++)
-		b->dist[v] = -1;
-	int64_t head = 0, tail = 0;
-	b->dist[src] = 0;
-	b->lat[src] = 0;
-	b->queue[tail++] = src;
-	while (head < tail) {
-		int64_t u = b->queue[head++];
-		if (u != src && !fx_fabric_relays(f, u))
-			continue;
-		igraph_vector_int_t *es = igraph_inclist_get(&b->inc, u);
-		igraph_integer_t n = igraph_vector_int_size(es);
-		for (igraph_integer_t i = 0; i < n; i++) {
-			igraph_integer_t e = VECTOR(*es)[i];
-			if (!fx_fabric_edge_up(f, e))
-				continue;
-			int64_t w = fx_fabric_other(f, e, u);
-			double l = b->lat[u] + f->e[e].lat;
-			if (b->dist[w] < 0) {
-				b->dist[w] = b->dist[u] + 1;
-				b->lat[w] = l;
-				b->queue[tail++] = w;
-			} else if (b->dist[w] == b->dist[u] + 1 && l < b->lat[w]) {
-				b->lat[w] = l;
-			}
-		}
-	}
-}
-
 /* Adds the distances from one source to the histogram, weighted. */
-static int tally(const fx_fabric *f, const bfs *b, int64_t src, double weight, fx_hops *h,
+static int tally(const fx_fabric *f, const fx_bfs *b, int64_t src, double weight, fx_hops *h,
 		 const uint8_t *reach, fx_diag *d)
 {
 	for (int64_t v = 0; v < f->ndev; v++) {
@@ -202,18 +160,15 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 		lattice_hops(f, h);
 		return 0;
 	}
-	bfs b = {f, {0}, NULL, NULL, NULL};
-	if (igraph_inclist_init(&f->g, &b.inc, IGRAPH_ALL, IGRAPH_LOOPS_TWICE) != IGRAPH_SUCCESS) {
-		free(reach);
-		return fx_diag_internal(d, "igraph could not build the incidence list");
-	}
-	b.queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue);
-	b.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist);
-	b.lat = fx_xmalloc((size_t)f->nv * sizeof *b.lat);
+	fx_inc g;  /* live bundles only; among shortest paths the least latency */
+	fx_inc_build(&g, f);
+	fx_bfs b = {.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist),
+		    .lat = fx_xmalloc((size_t)f->nv * sizeof *b.lat), .least = 1,
+		    .queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue)};
 	int rc = 0;
 	h->diameter = -1;
 	if (f->device_transitive && !reach) {
-		bfs_run(&b, 0);
+		fx_bfs_from(&b, &g, 0, 0);
 		rc = tally(f, &b, 0, (double)f->ndev, h, NULL, d);
 		h->sources = 1;
 		h->method = "exact: one search (every device is alike)";
@@ -227,7 +182,7 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 		for (int64_t s = 0; s < f->ndev && rc == 0; s += step) {
 			if (reach && !reach[s])
 				continue;
-			bfs_run(&b, s);
+			fx_bfs_from(&b, &g, s, 0);
 			rc = tally(f, &b, s, (double)step, h, reach, d);
 			h->sources++;
 		}
@@ -235,7 +190,7 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 			    : reach ? "exact: one search per device on the degraded graph"
 				    : "exact: one search per device";
 	}
-	igraph_inclist_destroy(&b.inc);
+	fx_inc_release(&g);
 	free(b.queue);
 	free(b.dist);
 	free(b.lat);

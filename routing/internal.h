@@ -86,6 +86,60 @@ static inline int fx_lowest_bit(uint64_t m)
 #endif
 }
 
+/* Incident links per vertex in edge order (CSR), live bundles only
+ * (routing/bfs.c): the positions of v are off[v] .. off[v+1]-1, each one
+ * bundle seen from v.  Built once by the router; every ECMP path borrows
+ * it. */
+typedef struct fx_inc {
+	int64_t nv;
+	const int64_t *off;     /* [nv + 1] */
+	const int64_t *edge;    /* the bundle at each position */
+	const int32_t *nbr;     /* its other end */
+	const double *lat;      /* its latency */
+	const int64_t *twin;    /* the same bundle's position at the other end */
+	const uint8_t *relays;  /* per vertex: 1 when it forwards (fx_fabric_relays) */
+} fx_inc;
+void fx_inc_build(fx_inc *g, const fx_fabric *f);
+void fx_inc_release(fx_inc *g);
+/* Per device d < ndev: its home, the one relaying neighbour all its links
+ * go to (-1: none, or two devices each other's only neighbour), and the
+ * worst latency of those links (ecmp_sweep.c and ecmp_updown.c group
+ * flows by it). */
+void fx_inc_homes(const fx_inc *g, int64_t ndev, int64_t *home, double *home_lat);
+
+/* The relay-aware breadth-first search, the one every ECMP path shares
+ * (routing/bfs.c): a vertex that does not relay is reached but expanded
+ * only when it is a seed (distance 0).  Vertices are expanded in queue
+ * (discovery) order, positions in incidence order; lat keeps, per vertex,
+ * the worst latency over its shortest paths from the seeds (the least
+ * with least set: routing/hops.c's farthest pair).  The caller
+ * owns the arrays (nv each): dist and queue always, lat and next when not
+ * NULL. */
+#define FX_BFS_SCAN UINT64_MAX  /* next of a vertex wider than 64: scan it */
+typedef struct fx_bfs {
+	int32_t *dist;      /* hops from the nearest seed, -1 not reached (yet) */
+	double *lat;        /* NULL: hops only */
+	int least;          /* lat keeps the least latency, not the worst (no next) */
+	uint64_t *next;     /* NULL, or per reached vertex w the positions of w
+			     * (bit t - off[w]) on which a vertex one hop
+			     * nearer expanded to it: its next hops towards the
+			     * seeds; FX_BFS_SCAN when w has more than 64 */
+	int32_t *queue;     /* reached vertices in order; queue[0 .. head-1] expanded */
+	int64_t head, tail;
+} fx_bfs;
+/* Every distance -1, the queue empty. */
+void fx_bfs_start(fx_bfs *b, int64_t nv);
+/* v at distance 0 with latency l0 (the larger when seeded twice); 1 when
+ * v is new. */
+int fx_bfs_seed(fx_bfs *b, int64_t v, double l0);
+/* Expands queued vertices until vertex want is reached (want >= 0) or the
+ * next one is depth or more hops out; 1 when the search is complete, 0
+ * when it stopped early (call again to resume). */
+int fx_bfs_grow(fx_bfs *b, const fx_inc *g, int64_t want, int32_t depth);
+/* A whole search from src alone; returns its depth (the last vertex
+ * reached: b->tail < nv when some vertex is not). */
+int32_t fx_bfs_from(fx_bfs *b, const fx_inc *g, int64_t src, double l0);
+
 /* Hop distances to every target, 64 targets searched at once
  * (routing/dist_table.c), for split ECMP on small shallow graphs.  nbr:
  * the other end of each incidence position (inc_off as the router's),
@@ -110,8 +164,8 @@ int fx_dtab_dist(fx_dtab *t, int64_t target, int64_t v);
  * router's own reference path (route.c) stays for the hash policy, for
  * reporting a pair with no route, and for tests (fx_router_set_reference). */
 typedef struct fx_sweep fx_sweep;
-/* inc_off/inc_edge: incident edges per vertex in edge order, borrowed. */
-fx_sweep *fx_sweep_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge);
+/* inc: the router's incidence, borrowed. */
+fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc);
 void fx_sweep_free(fx_sweep *s);
 /* As the reference's split ECMP; raises st's maxima; links loaded from
  * zero are appended to the router's list *used (*nused of *capused).
@@ -155,8 +209,8 @@ void fx_twins_put(fx_twins *t, size_t i, const int64_t *links, size_t n, const d
  * router tries it before fx_sweep_add. */
 typedef struct fx_updown fx_updown;
 /* NULL when the fabric has no levels to go by (no switches, a vertex no
- * device reaches); inc_off/inc_edge are borrowed, as fx_sweep_new's. */
-fx_updown *fx_updown_new(const fx_fabric *f, const int64_t *inc_off, const int64_t *inc_edge);
+ * device reaches); inc is borrowed, as fx_sweep_new's. */
+fx_updown *fx_updown_new(const fx_fabric *f, const fx_inc *inc);
 void fx_updown_free(fx_updown *s);
 /* As fx_sweep_add; returns 0, -1 when some flow has no route, 1 when some
  * target fails the property (for good: later calls return 1 at once).

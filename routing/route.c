@@ -44,8 +44,8 @@ struct fx_router {
 	int fallback;           /* ... whose own router could not avoid them */
 	double hop_lat;         /* dimension-order: seconds per hop, the slowest
 				 * link class's (tori with rack_link) */
-	int64_t *inc_off;       /* hash: incident edges of v, in edge order, are */
-	int64_t *inc_edge;      /* inc_edge[inc_off[v] .. inc_off[v+1]-1] */
+	fx_inc inc;             /* ecmp: incident edges per vertex (routing/bfs.c) */
+	int32_t *queue;         /* ecmp: the searches' queue */
 	int64_t *used;          /* directed links loaded since fx_router_used() */
 	size_t nused, capused;
 	/* dimension-order: difference arrays per (dimension, direction), over
@@ -278,38 +278,7 @@ static int dor_among(fx_router *r, const fx_among *a, double *load, fx_path_stat
 static void incidence(fx_router *r);
 
 /* Relay-aware breadth-first distances to dst, and the worst latency of any
- * shortest path to dst (ECMP may send a share down any of them). */
-static void ecmp_prepare(fx_router *r, int64_t dst, int32_t *dist, double *lat)
-{
-	const fx_fabric *f = r->f;
-	int64_t *q = r->bucket;  /* borrowed as a plain queue */
-	int64_t head = 0, tail = 0;
-	for (int64_t v = 0; v < f->nv; v++)
-		dist[v] = -1;
-	dist[dst] = 0;
-	lat[dst] = 0;
-	q[tail++] = dst;
-	/* the cached incidence list, not igraph_incident (which allocates per
-	 * call: 16 % of swing on a 4,096-node hypercube); the distances and
-	 * the maximum latency do not depend on the order edges are seen in */
-	while (head < tail) {
-		int64_t u = q[head++];
-		if (u != dst && !fx_fabric_relays(f, u))
-			continue;
-		for (int64_t t = r->inc_off[u]; t < r->inc_off[u + 1]; t++) {
-			int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, u);
-			double l = lat[u] + f->e[e].lat;
-			if (dist[w] < 0) {
-				dist[w] = dist[u] + 1;
-				lat[w] = l;
-				q[tail++] = w;
-			} else if (dist[w] == dist[u] + 1 && l > lat[w]) {
-				lat[w] = l;
-			}
-		}
-	}
-}
-
+ * shortest path to dst (ECMP may send a share down any of them), cached. */
 static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const double **lat)
 {
 	if (!r->dist[dst]) {
@@ -325,12 +294,9 @@ static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const d
 		incidence(r);
 		r->dist[dst] = fx_xmalloc((size_t)r->f->nv * sizeof **r->dist);
 		r->lat[dst] = fx_xmalloc((size_t)r->f->nv * sizeof **r->lat);
-		ecmp_prepare(r, dst, r->dist[dst], r->lat[dst]);
+		fx_bfs b = {.dist = r->dist[dst], .lat = r->lat[dst], .queue = r->queue};
+		int32_t far = fx_bfs_from(&b, &r->inc, dst, 0);
 		r->ncached++;
-		int32_t far = 0;
-		for (int64_t v = 0; v < r->f->nv; v++)
-			if (r->dist[dst][v] > far)
-				far = r->dist[dst][v];
 		if (far + 1 > r->bucket_dists) {
 			r->bucket_dists = far + 1;
 			r->bucket = fx_xrealloc(r->bucket, (size_t)(r->bucket_dists * r->f->nv) *
@@ -371,29 +337,10 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
  * there, allocating per call, was most of a pairwise all-to-all's time). */
 static void incidence(fx_router *r)
 {
-	const fx_fabric *f = r->f;
-	if (r->inc_off)
+	if (r->inc.off)
 		return;
-	r->inc_off = fx_xcalloc((size_t)f->nv + 1, sizeof *r->inc_off);
-	r->inc_edge = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *r->inc_edge);
-	/* failed bundles are left out: every ECMP use goes through here */
-	for (int64_t e = 0; e < f->ne; e++) {
-		if (!fx_fabric_edge_up(f, e))
-			continue;
-		r->inc_off[f->ends[2 * e] + 1]++;
-		r->inc_off[f->ends[2 * e + 1] + 1]++;
-	}
-	for (int64_t v = 0; v < f->nv; v++)
-		r->inc_off[v + 1] += r->inc_off[v];
-	int64_t *at = fx_xmalloc((size_t)(f->nv ? f->nv : 1) * sizeof *at);
-	memcpy(at, r->inc_off, (size_t)f->nv * sizeof *at);
-	for (int64_t e = 0; e < f->ne; e++) {
-		if (!fx_fabric_edge_up(f, e))
-			continue;
-		r->inc_edge[at[f->ends[2 * e]]++] = e;
-		r->inc_edge[at[f->ends[2 * e + 1]]++] = e;
-	}
-	free(at);
+	fx_inc_build(&r->inc, r->f);
+	r->queue = fx_xmalloc((size_t)(r->f->nv ? r->f->nv : 1) * sizeof *r->queue);
 }
 
 /*
@@ -419,8 +366,8 @@ static int64_t hash_port(const fx_router *r, int64_t v, int64_t dst, const int32
 {
 	const fx_fabric *f = r->f;
 	int64_t k = 0, c = 0, pick = -1;  /* k physical links, the widest bundle c */
-	for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
-		int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+	for (int64_t t = r->inc.off[v]; t < r->inc.off[v + 1]; t++) {
+		int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
 		if (dist[w] == dist[v] - 1 && (w == dst || fx_fabric_relays(f, w))) {
 			k += f->e[e].count;
 			if (f->e[e].count > c)
@@ -429,8 +376,8 @@ static int64_t hash_port(const fx_router *r, int64_t v, int64_t dst, const int32
 	}
 	int64_t want = key % k;
 	for (int64_t j = 0; j < c && pick < 0; j++)
-		for (int64_t t = r->inc_off[v]; t < r->inc_off[v + 1]; t++) {
-			int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+		for (int64_t t = r->inc.off[v]; t < r->inc.off[v + 1]; t++) {
+			int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
 			if (dist[w] != dist[v] - 1 || !(w == dst || fx_fabric_relays(f, w)) ||
 			    f->e[e].count <= j)
 				continue;
@@ -572,7 +519,7 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 		if (ud && fx_updown_add(ud, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
 			return 0;
 		if (!r->sweep)
-			r->sweep = fx_sweep_new(f, r->inc_off, r->inc_edge);
+			r->sweep = fx_sweep_new(f, &r->inc);
 		fx_sweep_set_table(r->sweep, r->tab_mode);
 		if (fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
 			return 0;
@@ -628,15 +575,15 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 				double m = r->amount[v];
 				r->amount[v] = 0;
 				r->queued[v] = 0;
-				int64_t t0 = r->inc_off[v], t1 = r->inc_off[v + 1];
+				int64_t t0 = r->inc.off[v], t1 = r->inc.off[v + 1];
 				double total = 0;
 				for (int64_t t = t0; t < t1; t++) {
-					int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+					int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
 					if (dist[w] == dd - 1 && (w == dst || fx_fabric_relays(f, w)))
 						total += f->e[e].count * f->e[e].bw;
 				}
 				for (int64_t t = t0; t < t1; t++) {
-					int64_t e = r->inc_edge[t], w = fx_fabric_other(f, e, v);
+					int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
 					if (dist[w] != dd - 1 || !(w == dst || fx_fabric_relays(f, w)))
 						continue;
 					double share = m * f->e[e].count * f->e[e].bw / total;
@@ -669,7 +616,7 @@ static int ecmp_all_pairs(fx_router *r, double bytes, double *load, fx_path_stat
 	if (!r->hash && !r->reference) {
 		incidence(r);
 		if (!r->sweep)
-			r->sweep = fx_sweep_new(r->f, r->inc_off, r->inc_edge);
+			r->sweep = fx_sweep_new(r->f, &r->inc);
 		if (fx_sweep_all_pairs(r->sweep, bytes, load, st, &r->used, &r->nused, &r->capused) == 0)
 			return 0;
 	}
@@ -799,8 +746,8 @@ void fx_router_free(fx_router *r)
 	free(r->hs_head);
 	free(r->bucket);
 	free(r->bucket_len);
-	free(r->inc_off);
-	free(r->inc_edge);
+	fx_inc_release(&r->inc);
+	free(r->queue);
 	fx_sweep_free(r->sweep);
 	fx_updown_free(r->updown);
 	fx_dorsum_free(r->sum);
@@ -830,7 +777,7 @@ fx_updown *fx_router_updown(fx_router *r)
 	if (!r->updown_tried) {
 		r->updown_tried = 1;
 		incidence(r);
-		r->updown = fx_updown_new(r->f, r->inc_off, r->inc_edge);
+		r->updown = fx_updown_new(r->f, &r->inc);
 	}
 	if (r->updown && r->updown_mode == 0 && r->flows_seen < fx_updown_check_steps(r->updown) / 64)
 		return NULL;

@@ -930,6 +930,92 @@ START_TEST(hash_push_equals_walk)
 }
 END_TEST
 
+/* The one relay-aware search (routing/bfs.c) on a hand-built graph:
+ * devices a, m, b (0-2, not relaying) and switches s1..s5 (3-7); a - s1 -
+ * m - s2 - b, with s2 also 3 hops from s1 through relays only: s1 - s3 -
+ * s4 - s2 (latencies 2, 2, 2) and s1 - s3 - s5 - s2 (2, 1, 1).  m is
+ * reached but not passed through, unless the search starts there. */
+START_TEST(bfs_relay_aware)
+{
+	enum { NV = 8, NE = 9 };
+	static const int ends[NE][2] = {{0, 3}, {3, 1}, {1, 4}, {4, 2}, {3, 5},
+					{5, 6}, {6, 4}, {5, 7}, {7, 4}};
+	static const double elat[NE] = {1, 1, 1, 1, 2, 2, 2, 1, 1};
+	int64_t off[NV + 1] = {0}, twin[2 * NE], at[NV];
+	int32_t nbr[2 * NE];
+	double lat[2 * NE];
+	uint8_t relays[NV] = {0, 0, 0, 1, 1, 1, 1, 1};
+	for (int e = 0; e < NE; e++) {
+		off[ends[e][0] + 1]++;
+		off[ends[e][1] + 1]++;
+	}
+	for (int v = 0; v < NV; v++)
+		at[v] = off[v + 1] += off[v];
+	for (int v = NV - 1; v >= 0; v--)
+		at[v] = off[v];
+	for (int e = 0; e < NE; e++) {  /* positions in edge order, as fx_inc_build's */
+		int64_t ta = at[ends[e][0]]++, tb = at[ends[e][1]]++;
+		nbr[ta] = ends[e][1];
+		nbr[tb] = ends[e][0];
+		lat[ta] = lat[tb] = elat[e];
+		twin[ta] = tb;
+		twin[tb] = ta;
+	}
+	fx_inc g = {NV, off, NULL, nbr, lat, twin, relays};
+	int32_t dist[NV], queue[NV];
+	double dl[NV];
+	uint64_t next[NV];
+	fx_bfs b = {.dist = dist, .lat = dl, .next = next, .queue = queue};
+	/* from a, resumed: the first two layers, then until b, then the rest */
+	fx_bfs_start(&b, NV);
+	ck_assert_int_eq(fx_bfs_seed(&b, 0, 0), 1);
+	ck_assert_int_eq(fx_bfs_grow(&b, &g, -1, 2), 0);
+	ck_assert_int_eq(dist[3], 1);
+	ck_assert_int_eq(dist[5], 2);
+	ck_assert_int_eq(dist[6], -1);  /* s3 not expanded yet */
+	ck_assert_int_eq(fx_bfs_grow(&b, &g, 2, 0), 0);
+	ck_assert_int_eq(fx_bfs_grow(&b, &g, -1, INT32_MAX), 1);
+	static const int32_t from_a[NV] = {0, 2, 5, 1, 4, 2, 3, 3};
+	static const double worst_a[NV] = {0, 2, 8, 1, 7, 3, 5, 4};
+	for (int v = 0; v < NV; v++) {
+		ck_assert_int_eq(dist[v], from_a[v]);
+		ck_assert(dl[v] == worst_a[v]);
+	}
+	ck_assert(next[4] == 0xc);  /* s2 towards a: from s4 and s5, not m */
+	ck_assert(next[2] == 0x1 && next[1] == 0x1 && next[3] == 0x1);
+	/* the least latency instead (routing/hops.c) */
+	fx_bfs h = {.dist = dist, .lat = dl, .least = 1, .queue = queue};
+	ck_assert_int_eq(fx_bfs_from(&h, &g, 0, 0), 5);
+	ck_assert(dl[4] == 5 && dl[2] == 6);
+	/* from m: the seed expands though it does not relay */
+	static const int32_t from_m[NV] = {2, 0, 2, 1, 1, 2, 2, 2};
+	static const double worst_m[NV] = {12, 10, 12, 11, 11, 13, 13, 12};
+	ck_assert_int_eq(fx_bfs_from(&b, &g, 1, 10), 2);
+	for (int v = 0; v < NV; v++) {
+		ck_assert_int_eq(dist[v], from_m[v]);
+		ck_assert(dl[v] == worst_m[v]);
+	}
+	/* seeds a and b, b's latency the larger of two */
+	fx_bfs_start(&b, NV);
+	fx_bfs_seed(&b, 0, 0);
+	fx_bfs_seed(&b, 2, 1);
+	ck_assert_int_eq(fx_bfs_seed(&b, 2, 3), 0);
+	ck_assert_int_eq(fx_bfs_grow(&b, &g, -1, INT32_MAX), 1);
+	static const int32_t from_ab[NV] = {0, 2, 0, 1, 1, 2, 2, 2};
+	static const double worst_ab[NV] = {0, 5, 3, 1, 4, 3, 6, 5};
+	for (int v = 0; v < NV; v++) {
+		ck_assert_int_eq(dist[v], from_ab[v]);
+		ck_assert(dl[v] == worst_ab[v]);
+	}
+	/* hops only; with m relaying, s2 and b come a hop nearer a */
+	relays[1] = 1;
+	fx_bfs p = {.dist = dist, .queue = queue};
+	ck_assert_int_eq(fx_bfs_from(&p, &g, 0, 0), 4);
+	ck_assert_int_eq(dist[4], 3);
+	ck_assert_int_eq(dist[2], 4);
+}
+END_TEST
+
 Suite *suite_sweep(void)
 {
 	Suite *s = suite_create("sweep");
@@ -939,6 +1025,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, sweep_equals_reference_custom);
 	tcase_add_test(tc, sweep_no_route_same_message);
 	tcase_add_test(tc, dist_table_distances);
+	tcase_add_test(tc, bfs_relay_aware);
 	tcase_add_test(tc, round_twins_equal_routing);
 	tcase_add_test(tc, updown_equals_reference);
 	tcase_add_test(tc, lattice_summary_equals_per_link);
