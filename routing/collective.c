@@ -231,12 +231,27 @@ void fx_coll_result_release(fx_coll_result *res)
  * is refused (about 10 s at the measured 2.6e7 visits a second of the
  * searches), whatever the memory estimate allows.  Structured fabrics route in closed form and are
  * not counted.
+ *
+ * Small shallow graphs of unhomed devices (hypercubes, tori written out)
+ * route from the distance table (routing/dist_table.c): 64 targets'
+ * searches in one pass of words, grown only as deep as the flows ask, and
+ * a push per target over its shortest-path DAG; a round that repeats an
+ * earlier one is not routed at all (round_twin.c).  Counting a whole
+ * search per destination there refused a 2^13 hypercube's swing (5e8
+ * "visits") that routes in 4.5e8 steps, 4.3 s; and it did not count the
+ * pushes, which are what grows (a pairwise all-to-all on 2^11 took 15 s,
+ * allowed).  So there the router counts its own steps as it goes
+ * (fx_router_work: per layer of a block 2V plus the incidences expanded,
+ * per push the incidences of each vertex pushed from) and the run stops
+ * past FX_MAX_TABLE_WORK, about 10 s at the slowest measured rate (1.1e8
+ * steps a second, a 2^14 hypercube's pushes out of cache).  What the
+ * count cannot know before routing (how deep each block goes, how wide
+ * each DAG is) it therefore never guesses.
  */
 
 static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
 		      int64_t n, int hash, fx_diag *d)
 {
-	(void)r;
 	/* a lattice with failed elements routes by searches too (its
 	 * dimension order gave way to ECMP, routing/route.c) */
 	int fallback = fx_fabric_degraded(f) && f->builder->router == FX_ROUTER_DOR;
@@ -246,18 +261,22 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 	double limit = per_dst ? FX_MAX_HASH_WORK : FX_MAX_ROUTE_WORK;
 	if ((!fx_fabric_is(f, FX_KIND_EXPLICIT) && !fallback && !per_dst) || f->nv == 0)
 		return 0;
+	/* listed flows routed from the distance table are counted as they
+	 * are routed, steps the router takes (run_sched sets the bound);
+	 * only all-pairs rounds are counted here */
+	int table = !per_dst && !fallback && fx_router_takes_table(r);
 	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
 	double searches = 0, per = (double)f->nv + (double)f->ne;
 	for (size_t i = 0; i < s->n; i++) {
 		const fx_round *rd = &s->r[i];
-		for (size_t k = 0; k < rd->n; k++) {
+		for (size_t k = 0; k < rd->n && !table; k++) {
 			int64_t dst = rd->flows[k].dst;
 			if (dst >= 0 && dst < f->nv && !seen[dst]) {
 				seen[dst] = 1;
 				searches++;
 			}
 		}
-		for (size_t k = 0; k < rd->namong; k++)
+		for (size_t k = 0; k < rd->namong && !table; k++)
 			for (int64_t j = 0; j < rd->among[k].n; j++) {
 				int64_t dst = rd->among[k].dev[j];
 				if (dst >= 0 && dst < f->nv && !seen[dst]) {
@@ -302,6 +321,13 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
+	/* the distance table's routing is bounded as it goes (route_work) */
+	int bounded = rc == 0 && tm->policy != FX_ROUTE_HASH && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
+		      fx_router_takes_table(r);
+	double work0 = fx_router_work(r);
+	if (bounded)
+		fx_router_set_work_limit(r, work0 + FX_MAX_TABLE_WORK);
+	size_t at = 0;  /* the round being routed */
 	/* lattices: rounds of listed flows summarised from their breakpoints
 	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
 	fx_dorsum *sum = fx_router_summary(r);
@@ -333,8 +359,10 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 				stats_raise(&st, &st2);
 			}
 			nused = fx_router_used(r, &used);
-			if (rc)
+			if (rc) {
+				at = i;
 				break;
+			}
 			if (twins)
 				fx_twins_put(twins, i, used, nused, load, &st);
 		}
@@ -383,6 +411,13 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;
 	}
 	fx_twins_free(twins);
+	if (bounded)
+		fx_router_set_work_limit(r, 0);
+	if (rc == FX_SWEEP_OVER)
+		rc = fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on an explicit "
+				   "graph: its distance table and pushes passed fabricx's limit of "
+				   "%.3g steps in round %zu of %zu (fewer ranks, or an algorithm with "
+				   "fewer rounds)", pattern, (long long)n, FX_MAX_TABLE_WORK, at + 1, s.n);
 	if (sum)
 		fx_dorsum_finish(sum, out->link_bytes, out->link_busy);
 	for (size_t l = 0; l < nl; l++)

@@ -90,6 +90,8 @@ struct fx_sweep {
 	int lat_uniform;      /* every link has latency lat_link */
 	double lat_link;
 	double *latv;         /* per vertex: worst latency to the group's target */
+	double work;          /* the pushes' steps so far (fx_sweep_work) */
+	double budget;        /* fx_sweep_add stops past this many steps (0: never) */
 };
 
 /* Adds bytes to directed link l, listing it when it was empty (as the
@@ -219,6 +221,23 @@ static void table_try(fx_sweep *s)
 	for (int64_t v = 0; v < f->nv; v++)
 		s->relays[v] = fx_fabric_relays(f, v) != 0;  /* 0 or 1: the push ANDs it */
 	s->tab = fx_dtab_new(f->nv, s->inc_off, s->nbr, s->relays, s->tab_mode < 0 ? 32 : -1);
+}
+
+int fx_sweep_uses_table(fx_sweep *s)
+{
+	if (!s->tab_tried)
+		table_try(s);
+	return s->tab != NULL;
+}
+
+double fx_sweep_work(const fx_sweep *s)
+{
+	return s->work + fx_dtab_work(s->tab);
+}
+
+void fx_sweep_set_budget(fx_sweep *s, double steps)
+{
+	s->budget = steps;
 }
 
 static void dag_free(sweep_dag *g)
@@ -444,6 +463,7 @@ static void push(fx_sweep *s, const sweep_dag *g, const uint8_t *row, int64_t ta
 			s->amount[v] = 0;
 			s->queued[v] = 0;
 			int64_t t0 = s->inc_off[v], t1 = s->inc_off[v + 1];
+			s->work += (double)(t1 - t0);
 			uint64_t mask = SWEEP_SCAN;
 			if (!row) {
 				mask = g->next[v];
@@ -642,6 +662,8 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			}
 		}
 		i = j;
+		if (s->budget > 0 && fx_sweep_work(s) > s->budget)
+			rc = FX_SWEEP_OVER;
 	}
 	if (rc) {  /* leave the scratch state clean for the reference's rerun */
 		buckets_clear(s);
