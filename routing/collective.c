@@ -42,6 +42,7 @@ void fx_sched_release(fx_sched *s)
 		free(s->r[i].among);
 	}
 	free(s->r);
+	free(s->ranks);
 	memset(s, 0, sizeof *s);
 }
 
@@ -53,6 +54,48 @@ fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label)
 	r->repeat = repeat;
 	snprintf(r->label, sizeof r->label, "%s", label);
 	return r;
+}
+
+void fx_sched_shift(fx_sched *s, fx_round *r, const fx_coll_req *q, int64_t k, double bytes)
+{
+	if (!s->ranks) {
+		s->ranks = fx_xmalloc((size_t)(q->n ? q->n : 1) * sizeof *s->ranks);
+		memcpy(s->ranks, q->ranks, (size_t)q->n * sizeof *s->ranks);
+	}
+	r->shift_ranks = s->ranks;
+	r->shift_n = q->n;
+	r->shift = k;
+	r->shift_bytes = bytes;
+}
+
+/* As fx_sched_flow lists them: rank indexes equal or no bytes, no flow. */
+const fx_flow *fx_round_flows(const fx_round *rd, fx_flow **buf, size_t *cap, size_t *n)
+{
+	if (!rd->shift_ranks) {
+		*n = rd->n;
+		return rd->flows;
+	}
+	int64_t m = rd->shift_n;
+	*buf = fx_xgrow(*buf, cap, (size_t)(m ? m : 1), sizeof **buf);
+	size_t c = 0;
+	for (int64_t i = 0; i < m && rd->shift_bytes > 0; i++) {
+		int64_t b = (i + rd->shift) % m;
+		if (b == i)
+			continue;
+		(*buf)[c].src = rd->shift_ranks[i];
+		(*buf)[c].dst = rd->shift_ranks[b];
+		(*buf)[c++].bytes = rd->shift_bytes;
+	}
+	*n = c;
+	return *buf;
+}
+
+double fx_sched_nflows(const fx_sched *s)
+{
+	double n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += (double)(s->r[i].shift_ranks ? s->r[i].shift_n : (int64_t)s->r[i].n);
+	return n;
 }
 
 void fx_sched_reserve(fx_round *r, size_t n)
@@ -117,8 +160,13 @@ double fx_flows_6n(const fx_fabric *f, const fx_coll_req *q)
 static double sched_link_time(fx_router *r, const fx_sched *s, double *load)
 {
 	double sum = 0;
-	for (size_t i = 0; i < s->n; i++)
-		sum += fx_router_busiest(r, s->r[i].flows, s->r[i].n, load, NULL) * (double)s->r[i].repeat;
+	fx_flow *buf = NULL;
+	size_t cap = 0, nf;
+	for (size_t i = 0; i < s->n; i++) {
+		const fx_flow *fl = fx_round_flows(&s->r[i], &buf, &cap, &nf);
+		sum += fx_router_busiest(r, fl, nf, load, NULL) * (double)s->r[i].repeat;
+	}
+	free(buf);
 	return sum;
 }
 
@@ -267,10 +315,14 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 	int table = !per_dst && !fallback && fx_router_takes_table(r);
 	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
 	double searches = 0, per = (double)f->nv + (double)f->ne;
+	fx_flow *buf = NULL;
+	size_t cap = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const fx_round *rd = &s->r[i];
-		for (size_t k = 0; k < rd->n && !table; k++) {
-			int64_t dst = rd->flows[k].dst;
+		size_t nf = 0;
+		const fx_flow *fl = table ? NULL : fx_round_flows(rd, &buf, &cap, &nf);
+		for (size_t k = 0; k < nf; k++) {
+			int64_t dst = fl[k].dst;
 			if (dst >= 0 && dst < f->nv && !seen[dst]) {
 				seen[dst] = 1;
 				searches++;
@@ -288,6 +340,7 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 			searches = (double)f->ndev;
 	}
 	free(seen);
+	free(buf);
 	if (searches * per <= limit)
 		return 0;
 	return fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on %s: %.3g searches over %.3g vertices and edges, about %.3g steps, "
@@ -334,8 +387,12 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	/* a round that repeats an earlier one takes its loads (the summary
 	 * keeps its own per-round state, so not with it) */
 	fx_twins *twins = sum || rc ? NULL : fx_twins_new(&s);
+	fx_flow *buf = NULL;  /* a shift round's flows, listed in turn */
+	size_t cap = 0;
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];
+		size_t nf;
+		const fx_flow *flows = fx_round_flows(rd, &buf, &cap, &nf);
 		fx_round_result *rr = &out->per_round[i];
 		fx_path_stats st;
 		int summed = sum && rd->all_pairs == 0 && rd->namong == 0;
@@ -347,7 +404,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 				load[used[u]] = kept[u];
 		} else {
 			fx_router_summarise(r, summed);
-			rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
+			rc = fx_router_add(r, flows, nf, load, &st, d);
 			fx_router_summarise(r, 0);
 			fx_path_stats st2;
 			if (rc == 0 && rd->all_pairs > 0) {
@@ -397,8 +454,8 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 			out->link_busy[l] += busy * (double)rd->repeat;
 			load[l] = 0;
 		}
-		for (size_t k = 0; k < rd->n; k++)
-			out->sent_bytes += rd->flows[k].bytes * (double)rd->repeat;
+		for (size_t k = 0; k < nf; k++)
+			out->sent_bytes += flows[k].bytes * (double)rd->repeat;
 		rr->repeat = rd->repeat;
 		snprintf(rr->label, sizeof rr->label, "%s", rd->label);
 		rr->max_hops = st.max_hops;
@@ -411,6 +468,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;
 	}
 	fx_twins_free(twins);
+	free(buf);
 	if (bounded)
 		fx_router_set_work_limit(r, 0);
 	if (rc == FX_SWEEP_OVER)
@@ -456,6 +514,21 @@ static int check_size(const fx_fabric *f, const fx_coll_req *q, double nflow, do
 			     need, have);
 }
 
+/* Refuses a schedule that routes more than FX_MAX_SCHED_FLOWS flows in
+ * all: shift rounds are listed only when routed, so memory no longer
+ * bounds how many there are (a pairwise all-to-all over 262,144 ranks:
+ * 6.9e10 flows, hours). */
+static int check_total(const fx_coll_req *q, const fx_sched *s, fx_diag *d)
+{
+	double total = fx_sched_nflows(s);
+	if (total <= FX_MAX_SCHED_FLOWS)
+		return 0;
+	return fx_diag_error(d, NULL, "%s/%s over %lld ranks lists about %.3g flows over its "
+			     "rounds, past fabricx's limit of %.3g (fewer ranks, or an algorithm "
+			     "with fewer rounds)", q->pattern, q->algo ? q->algo : "(default)",
+			     (long long)q->n, total, FX_MAX_SCHED_FLOWS);
+}
+
 int fx_route_policy_parse(const char *s, fx_route_policy *out)
 {
 	if (strcmp(s, "split") == 0)
@@ -479,7 +552,7 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 	if (check_size(f, q, a->flows(f, q), 1, d))
 		return -1;
 	fx_sched s = {0};
-	if (a->gen(f, q, &s, d)) {
+	if (a->gen(f, q, &s, d) || check_total(q, &s, d)) {
 		fx_sched_release(&s);
 		return -1;
 	}
@@ -489,10 +562,14 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 /* Appends round `rd` (its flows) to merged round m. */
 static void merge_flows(fx_round *m, const fx_round *rd)
 {
-	for (size_t k = 0; k < rd->n; k++) {
+	fx_flow *buf = NULL;
+	size_t cap = 0, nf;
+	const fx_flow *fl = fx_round_flows(rd, &buf, &cap, &nf);
+	for (size_t k = 0; k < nf; k++) {
 		m->flows = fx_xgrow(m->flows, &m->cap, m->n + 1, sizeof *m->flows);
-		m->flows[m->n++] = rd->flows[k];
+		m->flows[m->n++] = fl[k];
 	}
+	free(buf);
 	m->all_pairs += rd->all_pairs;
 	for (size_t k = 0; k < rd->namong; k++)
 		round_among(m, rd->among[k].dev, rd->among[k].n, rd->among[k].bytes);
@@ -526,6 +603,17 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 		if (each[g].n)
 			left[g] = each[g].r[0].repeat;
 	}
+	/* shift rounds are listed here, in the merged copy: their flows in
+	 * all must fit (the estimate above counted one round of each) */
+	int shifts = 0;
+	double listed = 0;
+	for (size_t g = 0; g < ngroups && rc == 0; g++) {
+		shifts |= each[g].ranks != NULL;
+		listed += fx_sched_nflows(&each[g]);
+		rc = check_total(&groups[g], &each[g], d);
+	}
+	if (rc == 0 && shifts)
+		rc = check_size(f, &groups[0], listed, 2, d);
 	fx_sched m = {0};
 	fx_router_set_policy(r, tm->policy);
 	while (rc == 0) {

@@ -8,6 +8,11 @@
 fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label);
 /* Adds a flow of bytes from rank a to rank b (rank indexes into q->ranks). */
 void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, double bytes);
+/* Makes r a shift round (fx_round.shift_*): rank i sends bytes to rank
+ * (i + k) mod q->n, its flows listed only when routed, exactly as
+ * fx_sched_flow(r, q, i, (i + k) % q->n, bytes) for i = 0 .. n-1 would
+ * list them.  s keeps one copy of q->ranks for all its shift rounds. */
+void fx_sched_shift(fx_sched *s, fx_round *r, const fx_coll_req *q, int64_t k, double bytes);
 /* Room for n more flows in r at once (a round of a known size grown
  * flow by flow copies itself as it doubles). */
 void fx_sched_reserve(fx_round *r, size_t n);

@@ -31,7 +31,9 @@ has "over the limit of 1 MiB (see --max-memory)" "fabric limit follows --max-mem
 # 65,536 destinations x (70,656 vertices + 196,608 links) = 1.75e10 steps, past 2e9
 expect 2 "hash all-to-all on a k=64 fat-tree" -- "$FABRICX" collective specs/fat-tree-k8.yaml --set fabric.k=64 --pattern all-to-all --size 32MiB --routing hash --out "$tmp/o"
 has "6.55e+04 searches over 2.67e+05 vertices and edges, about 1.75e+10 steps, past fabricx's limit of 2e+09" "hash work estimate"
-# 262144 ranks x 262143 rounds = 6.9e10 flows (1.5 TiB) would run for hours
+# 262144 ranks x 262143 rounds = 6.9e10 flows would run for hours: the
+# rounds are listed one at a time (6 MiB each), so it is their count in all
+# that is refused (past 5e8), after the schedule's 262,143 shift rounds
 expect 2 "pairwise all-to-all on 64^3" -- "$FABRICX" collective "$tmp/big.yaml" --pattern all-to-all --algo pairwise --size 1MiB --out "$tmp/o"
 has "all-to-all/pairwise over 262144 ranks lists about 6.87e+10 flows" "flow estimate"
 # 2 x 63 x 3 steps run as 6 rounds of repeated steps, x 6 parts x 262144
