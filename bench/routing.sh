@@ -7,7 +7,9 @@
 #   sh bench/routing.sh            (every series)
 #   SERIES=pairwise sh bench/routing.sh
 # DIRECT_K="16 24 32 40 48 64" adds the 65,536-host fat-tree (30 s a run);
-# PAIRWISE_K="12 16 20 24 28" the 5,488-host one (12 s of CPU, 730 MiB).
+# PAIRWISE_K="12 16 20 24 28" the 5,488-host one (12 s of CPU, 730 MiB
+# before its rounds were listed on demand); HC_D="10 11 12 13 14" the
+# hypercubes of 2^13 and 2^14 (swing at 2^14 passes the route-work bound).
 # bench/round.sh times the pairwise rounds' routing alone.
 # Series: pairwise (pairwise all-to-all on fat-trees), direct (direct
 # all-to-all on fat-trees), swing and rhd (allreduce on custom hypercubes),
@@ -37,7 +39,7 @@ for s in $SERIES; do
 				collective $FT --set fabric.k=$k --pattern all-to-all --size 32MiB
 		done ;;
 	swing|rhd)
-		for d in 9 10 11 12; do
+		for d in ${HC_D:-9 10 11 12}; do
 			sh bench/hypercube.sh $d > "$out/hc$d.yaml"
 			one "$s allreduce 64 MiB, hypercube 2^$d (custom)" $((1 << d)) \
 				collective "$out/hc$d.yaml" --pattern allreduce --algo $s --size 64MiB

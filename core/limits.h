@@ -34,6 +34,19 @@
 /* Vertex and edge visits a collective may cost on an explicit graph
  * before it is refused (about 10 s; routing/collective.c). */
 #define FX_MAX_ROUTE_WORK 2.5e8
+/* Steps a collective's listed flows may take where split ECMP routes
+ * them from the distance table (routing/dist_table.c: per layer of 64
+ * targets' searches 2 V plus the incidences expanded; per push, the
+ * incidences of every vertex pushed from), counted as they are routed
+ * (routing/collective.c run_sched). */
+#define FX_MAX_TABLE_WORK 1e9
+/* Flows a collective's rounds may list in all (each round once): rounds
+ * listed on demand (fx_sched_shift: a pairwise all-to-all) hold one round
+ * at a time, so the memory limit no longer bounds them.  5e8 is what the
+ * default memory limit let a 24 GB machine hold listed (24 bytes a flow),
+ * so nothing refused before runs now: about 2 minutes at the 4.5e6 flows
+ * a second measured for a pairwise all-to-all on a 16^3 torus. */
+#define FX_MAX_SCHED_FLOWS 5e8
 /* The same for the hash policy's flows on any ECMP fabric: a search and a
  * merged push per destination (routing/route.c hash_push), measured at
  * about 1.3e8 vertex and edge visits a second (a k=32 fat-tree's

@@ -28,11 +28,10 @@ static int pairwise(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_di
 	(void)f;
 	(void)d;
 	double b = q->size / (double)(q->n - 1);
-	for (int64_t k = 1; k < q->n; k++) {
-		fx_round *r = fx_sched_round(s, 1, "all-to-all");
-		for (int64_t i = 0; i < q->n; i++)
-			fx_sched_flow(r, q, i, (i + k) % q->n, b);
-	}
+	/* round k's flows are listed when it is routed: n - 1 rounds of n
+	 * flows held at once were 723 MB at 5,488 ranks */
+	for (int64_t k = 1; k < q->n; k++)
+		fx_sched_shift(s, fx_sched_round(s, 1, "all-to-all"), q, k, b);
 	return 0;
 }
 
@@ -51,10 +50,11 @@ static double direct_flows(const fx_fabric *f, const fx_coll_req *q)
 	return every || fx_route_among_aggregated(f) ? 0 : (double)q->n * (double)(q->n - 1);
 }
 
+/* one round's flows at a time (fx_sched_shift) */
 static double pairwise_flows(const fx_fabric *f, const fx_coll_req *q)
 {
 	(void)f;
-	return (double)q->n * (double)(q->n - 1);
+	return (double)q->n;
 }
 
 const fx_coll_algo fx_a2a_direct = {"all-to-all", "direct", "every rank sends M/(n-1) to every other at once", direct, all, NULL, direct_flows};

@@ -42,6 +42,7 @@ void fx_sched_release(fx_sched *s)
 		free(s->r[i].among);
 	}
 	free(s->r);
+	free(s->ranks);
 	memset(s, 0, sizeof *s);
 }
 
@@ -53,6 +54,48 @@ fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label)
 	r->repeat = repeat;
 	snprintf(r->label, sizeof r->label, "%s", label);
 	return r;
+}
+
+void fx_sched_shift(fx_sched *s, fx_round *r, const fx_coll_req *q, int64_t k, double bytes)
+{
+	if (!s->ranks) {
+		s->ranks = fx_xmalloc((size_t)(q->n ? q->n : 1) * sizeof *s->ranks);
+		memcpy(s->ranks, q->ranks, (size_t)q->n * sizeof *s->ranks);
+	}
+	r->shift_ranks = s->ranks;
+	r->shift_n = q->n;
+	r->shift = k;
+	r->shift_bytes = bytes;
+}
+
+/* As fx_sched_flow lists them: rank indexes equal or no bytes, no flow. */
+const fx_flow *fx_round_flows(const fx_round *rd, fx_flow **buf, size_t *cap, size_t *n)
+{
+	if (!rd->shift_ranks) {
+		*n = rd->n;
+		return rd->flows;
+	}
+	int64_t m = rd->shift_n;
+	*buf = fx_xgrow(*buf, cap, (size_t)(m ? m : 1), sizeof **buf);
+	size_t c = 0;
+	for (int64_t i = 0; i < m && rd->shift_bytes > 0; i++) {
+		int64_t b = (i + rd->shift) % m;
+		if (b == i)
+			continue;
+		(*buf)[c].src = rd->shift_ranks[i];
+		(*buf)[c].dst = rd->shift_ranks[b];
+		(*buf)[c++].bytes = rd->shift_bytes;
+	}
+	*n = c;
+	return *buf;
+}
+
+double fx_sched_nflows(const fx_sched *s)
+{
+	double n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += (double)(s->r[i].shift_ranks ? s->r[i].shift_n : (int64_t)s->r[i].n);
+	return n;
 }
 
 void fx_sched_reserve(fx_round *r, size_t n)
@@ -117,8 +160,13 @@ double fx_flows_6n(const fx_fabric *f, const fx_coll_req *q)
 static double sched_link_time(fx_router *r, const fx_sched *s, double *load)
 {
 	double sum = 0;
-	for (size_t i = 0; i < s->n; i++)
-		sum += fx_router_busiest(r, s->r[i].flows, s->r[i].n, load, NULL) * (double)s->r[i].repeat;
+	fx_flow *buf = NULL;
+	size_t cap = 0, nf;
+	for (size_t i = 0; i < s->n; i++) {
+		const fx_flow *fl = fx_round_flows(&s->r[i], &buf, &cap, &nf);
+		sum += fx_router_busiest(r, fl, nf, load, NULL) * (double)s->r[i].repeat;
+	}
+	free(buf);
 	return sum;
 }
 
@@ -231,12 +279,27 @@ void fx_coll_result_release(fx_coll_result *res)
  * is refused (about 10 s at the measured 2.6e7 visits a second of the
  * searches), whatever the memory estimate allows.  Structured fabrics route in closed form and are
  * not counted.
+ *
+ * Small shallow graphs of unhomed devices (hypercubes, tori written out)
+ * route from the distance table (routing/dist_table.c): 64 targets'
+ * searches in one pass of words, grown only as deep as the flows ask, and
+ * a push per target over its shortest-path DAG; a round that repeats an
+ * earlier one is not routed at all (round_twin.c).  Counting a whole
+ * search per destination there refused a 2^13 hypercube's swing (5e8
+ * "visits") that routes in 4.5e8 steps, 4.3 s; and it did not count the
+ * pushes, which are what grows (a pairwise all-to-all on 2^11 took 15 s,
+ * allowed).  So there the router counts its own steps as it goes
+ * (fx_router_work: per layer of a block 2V plus the incidences expanded,
+ * per push the incidences of each vertex pushed from) and the run stops
+ * past FX_MAX_TABLE_WORK, about 10 s at the slowest measured rate (1.1e8
+ * steps a second, a 2^14 hypercube's pushes out of cache).  What the
+ * count cannot know before routing (how deep each block goes, how wide
+ * each DAG is) it therefore never guesses.
  */
 
 static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
 		      int64_t n, int hash, fx_diag *d)
 {
-	(void)r;
 	/* a lattice with failed elements routes by searches too (its
 	 * dimension order gave way to ECMP, routing/route.c) */
 	int fallback = fx_fabric_degraded(f) && f->builder->router == FX_ROUTER_DOR;
@@ -246,18 +309,26 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 	double limit = per_dst ? FX_MAX_HASH_WORK : FX_MAX_ROUTE_WORK;
 	if ((!fx_fabric_is(f, FX_KIND_EXPLICIT) && !fallback && !per_dst) || f->nv == 0)
 		return 0;
+	/* listed flows routed from the distance table are counted as they
+	 * are routed, steps the router takes (run_sched sets the bound);
+	 * only all-pairs rounds are counted here */
+	int table = !per_dst && !fallback && fx_router_takes_table(r);
 	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
 	double searches = 0, per = (double)f->nv + (double)f->ne;
+	fx_flow *buf = NULL;
+	size_t cap = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const fx_round *rd = &s->r[i];
-		for (size_t k = 0; k < rd->n; k++) {
-			int64_t dst = rd->flows[k].dst;
+		size_t nf = 0;
+		const fx_flow *fl = table ? NULL : fx_round_flows(rd, &buf, &cap, &nf);
+		for (size_t k = 0; k < nf; k++) {
+			int64_t dst = fl[k].dst;
 			if (dst >= 0 && dst < f->nv && !seen[dst]) {
 				seen[dst] = 1;
 				searches++;
 			}
 		}
-		for (size_t k = 0; k < rd->namong; k++)
+		for (size_t k = 0; k < rd->namong && !table; k++)
 			for (int64_t j = 0; j < rd->among[k].n; j++) {
 				int64_t dst = rd->among[k].dev[j];
 				if (dst >= 0 && dst < f->nv && !seen[dst]) {
@@ -269,6 +340,7 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 			searches = (double)f->ndev;
 	}
 	free(seen);
+	free(buf);
 	if (searches * per <= limit)
 		return 0;
 	return fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on %s: %.3g searches over %.3g vertices and edges, about %.3g steps, "
@@ -302,14 +374,25 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
+	/* the distance table's routing is bounded as it goes (route_work) */
+	int bounded = rc == 0 && tm->policy != FX_ROUTE_HASH && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
+		      fx_router_takes_table(r);
+	double work0 = fx_router_work(r);
+	if (bounded)
+		fx_router_set_work_limit(r, work0 + FX_MAX_TABLE_WORK);
+	size_t at = 0;  /* the round being routed */
 	/* lattices: rounds of listed flows summarised from their breakpoints
 	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
 	fx_dorsum *sum = fx_router_summary(r);
 	/* a round that repeats an earlier one takes its loads (the summary
 	 * keeps its own per-round state, so not with it) */
 	fx_twins *twins = sum || rc ? NULL : fx_twins_new(&s);
+	fx_flow *buf = NULL;  /* a shift round's flows, listed in turn */
+	size_t cap = 0;
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];
+		size_t nf;
+		const fx_flow *flows = fx_round_flows(rd, &buf, &cap, &nf);
 		fx_round_result *rr = &out->per_round[i];
 		fx_path_stats st;
 		int summed = sum && rd->all_pairs == 0 && rd->namong == 0;
@@ -321,7 +404,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 				load[used[u]] = kept[u];
 		} else {
 			fx_router_summarise(r, summed);
-			rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
+			rc = fx_router_add(r, flows, nf, load, &st, d);
 			fx_router_summarise(r, 0);
 			fx_path_stats st2;
 			if (rc == 0 && rd->all_pairs > 0) {
@@ -333,8 +416,10 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 				stats_raise(&st, &st2);
 			}
 			nused = fx_router_used(r, &used);
-			if (rc)
+			if (rc) {
+				at = i;
 				break;
+			}
 			if (twins)
 				fx_twins_put(twins, i, used, nused, load, &st);
 		}
@@ -369,8 +454,8 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 			out->link_busy[l] += busy * (double)rd->repeat;
 			load[l] = 0;
 		}
-		for (size_t k = 0; k < rd->n; k++)
-			out->sent_bytes += rd->flows[k].bytes * (double)rd->repeat;
+		for (size_t k = 0; k < nf; k++)
+			out->sent_bytes += flows[k].bytes * (double)rd->repeat;
 		rr->repeat = rd->repeat;
 		snprintf(rr->label, sizeof rr->label, "%s", rd->label);
 		rr->max_hops = st.max_hops;
@@ -383,6 +468,14 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		out->total_link_bytes += rr->total_link_bytes * (double)rd->repeat;
 	}
 	fx_twins_free(twins);
+	free(buf);
+	if (bounded)
+		fx_router_set_work_limit(r, 0);
+	if (rc == FX_SWEEP_OVER)
+		rc = fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on an explicit "
+				   "graph: its distance table and pushes passed fabricx's limit of "
+				   "%.3g steps in round %zu of %zu (fewer ranks, or an algorithm with "
+				   "fewer rounds)", pattern, (long long)n, FX_MAX_TABLE_WORK, at + 1, s.n);
 	if (sum)
 		fx_dorsum_finish(sum, out->link_bytes, out->link_busy);
 	for (size_t l = 0; l < nl; l++)
@@ -421,6 +514,21 @@ static int check_size(const fx_fabric *f, const fx_coll_req *q, double nflow, do
 			     need, have);
 }
 
+/* Refuses a schedule that routes more than FX_MAX_SCHED_FLOWS flows in
+ * all: shift rounds are listed only when routed, so memory no longer
+ * bounds how many there are (a pairwise all-to-all over 262,144 ranks:
+ * 6.9e10 flows, hours). */
+static int check_total(const fx_coll_req *q, const fx_sched *s, fx_diag *d)
+{
+	double total = fx_sched_nflows(s);
+	if (total <= FX_MAX_SCHED_FLOWS)
+		return 0;
+	return fx_diag_error(d, NULL, "%s/%s over %lld ranks lists about %.3g flows over its "
+			     "rounds, past fabricx's limit of %.3g (fewer ranks, or an algorithm "
+			     "with fewer rounds)", q->pattern, q->algo ? q->algo : "(default)",
+			     (long long)q->n, total, FX_MAX_SCHED_FLOWS);
+}
+
 int fx_route_policy_parse(const char *s, fx_route_policy *out)
 {
 	if (strcmp(s, "split") == 0)
@@ -444,7 +552,7 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 	if (check_size(f, q, a->flows(f, q), 1, d))
 		return -1;
 	fx_sched s = {0};
-	if (a->gen(f, q, &s, d)) {
+	if (a->gen(f, q, &s, d) || check_total(q, &s, d)) {
 		fx_sched_release(&s);
 		return -1;
 	}
@@ -454,10 +562,14 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 /* Appends round `rd` (its flows) to merged round m. */
 static void merge_flows(fx_round *m, const fx_round *rd)
 {
-	for (size_t k = 0; k < rd->n; k++) {
+	fx_flow *buf = NULL;
+	size_t cap = 0, nf;
+	const fx_flow *fl = fx_round_flows(rd, &buf, &cap, &nf);
+	for (size_t k = 0; k < nf; k++) {
 		m->flows = fx_xgrow(m->flows, &m->cap, m->n + 1, sizeof *m->flows);
-		m->flows[m->n++] = rd->flows[k];
+		m->flows[m->n++] = fl[k];
 	}
+	free(buf);
 	m->all_pairs += rd->all_pairs;
 	for (size_t k = 0; k < rd->namong; k++)
 		round_among(m, rd->among[k].dev, rd->among[k].n, rd->among[k].bytes);
@@ -491,6 +603,17 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 		if (each[g].n)
 			left[g] = each[g].r[0].repeat;
 	}
+	/* shift rounds are listed here, in the merged copy: their flows in
+	 * all must fit (the estimate above counted one round of each) */
+	int shifts = 0;
+	double listed = 0;
+	for (size_t g = 0; g < ngroups && rc == 0; g++) {
+		shifts |= each[g].ranks != NULL;
+		listed += fx_sched_nflows(&each[g]);
+		rc = check_total(&groups[g], &each[g], d);
+	}
+	if (rc == 0 && shifts)
+		rc = check_size(f, &groups[0], listed, 2, d);
 	fx_sched m = {0};
 	fx_router_set_policy(r, tm->policy);
 	while (rc == 0) {

@@ -43,6 +43,7 @@ struct fx_dtab {
 	const uint8_t *relays;
 	dtab_block *block;       /* per 64 targets, rows NULL until asked */
 	uint64_t *next;          /* scratch: bits arriving at each vertex */
+	double work;             /* steps so far (fx_dtab_work) */
 };
 
 /* The relay-aware search from r alone: its depth, or -1 when some vertex
@@ -133,6 +134,7 @@ static void block_grow(fx_dtab *t, int64_t b)
 		front[u] = 0;
 		if (!out)
 			continue;
+		t->work += (double)(t->inc_off[u + 1] - t->inc_off[u]);
 		for (int64_t e = t->inc_off[u]; e < t->inc_off[u + 1]; e++)
 			next[t->nbr[e]] |= out;
 	}
@@ -147,6 +149,9 @@ static void block_grow(fx_dtab *t, int64_t b)
 		for (; fresh; fresh &= fresh - 1)
 			rows[(int64_t)fx_lowest_bit(fresh) * nv + w] = (uint8_t)layer;
 	}
+	/* the layer's steps: both scans of the vertices and the incidences
+	 * of the expanding ones (counted in the scan above) */
+	t->work += 2 * (double)nv;
 	if (!any) {
 		free(k->reach);
 		free(k->front);
@@ -172,4 +177,9 @@ int fx_dtab_dist(fx_dtab *t, int64_t target, int64_t v)
 	while (row[v] == FX_DTAB_NONE && k->reach)
 		block_grow(t, target / 64);
 	return row[v] == FX_DTAB_NONE ? -1 : row[v];
+}
+
+double fx_dtab_work(const fx_dtab *t)
+{
+	return t ? t->work : 0;
 }

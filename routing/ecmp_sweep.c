@@ -87,6 +87,8 @@ struct fx_sweep {
 	int lat_uniform;      /* every link has latency lat_link */
 	double lat_link;
 	double *latv;         /* per vertex: worst latency to the group's target */
+	double work;          /* the pushes' steps so far (fx_sweep_work) */
+	double budget;        /* fx_sweep_add stops past this many steps (0: never) */
 };
 
 /* Adds bytes to directed link l, listing it when it was empty (as the
@@ -180,6 +182,23 @@ static void table_try(fx_sweep *s)
 			s->lat_uniform = 0;
 	s->lat_link = ni ? s->inc->lat[0] : 0;
 	s->tab = fx_dtab_new(f->nv, s->inc_off, s->nbr, s->relays, s->tab_mode < 0 ? 32 : -1);
+}
+
+int fx_sweep_uses_table(fx_sweep *s)
+{
+	if (!s->tab_tried)
+		table_try(s);
+	return s->tab != NULL;
+}
+
+double fx_sweep_work(const fx_sweep *s)
+{
+	return s->work + fx_dtab_work(s->tab);
+}
+
+void fx_sweep_set_budget(fx_sweep *s, double steps)
+{
+	s->budget = steps;
 }
 
 static void dag_free(sweep_dag *g)
@@ -370,6 +389,7 @@ static void push(fx_sweep *s, const sweep_dag *g, const uint8_t *row, int64_t ta
 			s->amount[v] = 0;
 			s->queued[v] = 0;
 			int64_t t0 = s->inc_off[v], t1 = s->inc_off[v + 1];
+			s->work += (double)(t1 - t0);
 			uint64_t mask = FX_BFS_SCAN;
 			if (!row) {
 				mask = g->b.next[v];
@@ -568,6 +588,8 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			}
 		}
 		i = j;
+		if (s->budget > 0 && fx_sweep_work(s) > s->budget)
+			rc = FX_SWEEP_OVER;
 	}
 	if (rc) {  /* leave the scratch state clean for the reference's rerun */
 		buckets_clear(s);

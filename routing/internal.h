@@ -8,6 +8,11 @@
 fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label);
 /* Adds a flow of bytes from rank a to rank b (rank indexes into q->ranks). */
 void fx_sched_flow(fx_round *r, const fx_coll_req *q, int64_t a, int64_t b, double bytes);
+/* Makes r a shift round (fx_round.shift_*): rank i sends bytes to rank
+ * (i + k) mod q->n, its flows listed only when routed, exactly as
+ * fx_sched_flow(r, q, i, (i + k) % q->n, bytes) for i = 0 .. n-1 would
+ * list them.  s keeps one copy of q->ranks for all its shift rounds. */
+void fx_sched_shift(fx_sched *s, fx_round *r, const fx_coll_req *q, int64_t k, double bytes);
 /* Room for n more flows in r at once (a round of a known size grown
  * flow by flow copies itself as it doubles). */
 void fx_sched_reserve(fx_round *r, size_t n);
@@ -158,6 +163,10 @@ void fx_dtab_free(fx_dtab *t);
 const uint8_t *fx_dtab_row(fx_dtab *t, int64_t target, int depth);
 /* v's distance to target, searching deeper if need be; -1: no route. */
 int fx_dtab_dist(fx_dtab *t, int64_t target, int64_t v);
+/* Steps the searches took so far: per layer of a block, 2 V (the scans
+ * of every vertex's front and arrivals) plus the incidences of the
+ * vertices that expanded (the route-work guard counts them). */
+double fx_dtab_work(const fx_dtab *t);
 
 /* ECMP split by destination groups (routing/ecmp_sweep.c): flows to the
  * devices hanging off one switch share one push down its cached DAG.  The
@@ -169,15 +178,26 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc);
 void fx_sweep_free(fx_sweep *s);
 /* As the reference's split ECMP; raises st's maxima; links loaded from
  * zero are appended to the router's list *used (*nused of *capused).
- * Returns 0, or -1
- * when some flow has no route (nothing reported: the caller reruns the
- * reference for its message). */
+ * Returns 0, -1 when some flow has no route (nothing reported: the caller
+ * reruns the reference for its message), or FX_SWEEP_OVER past the
+ * budget (fx_sweep_set_budget). */
 int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		 int64_t **used, size_t *nused, size_t *capused);
 /* Whether fx_sweep_add reads distances from a table (fx_dtab): -1 when it
  * pays (small shallow graphs, the default), 0 never (the cached searches),
  * 1 whenever it is exact (tests compare the three paths). */
 void fx_sweep_set_table(fx_sweep *s, int mode);
+/* Whether fx_sweep_add takes distances from the table (decided now if
+ * not yet: a probe search, O(V + E)). */
+int fx_sweep_uses_table(fx_sweep *s);
+/* Steps fx_sweep_add has taken so far: the table's (fx_dtab_work) plus,
+ * per push, the incidences of every vertex it pushed from. */
+double fx_sweep_work(const fx_sweep *s);
+/* With steps > 0, fx_sweep_add returns FX_SWEEP_OVER after the first
+ * destination group that takes fx_sweep_work past steps (the loads then
+ * hold part of the round: the caller gives up on it). */
+void fx_sweep_set_budget(fx_sweep *s, double steps);
+#define FX_SWEEP_OVER (-2)
 /* bytes between every ordered pair of devices; returns as fx_sweep_add. */
 int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
 		       int64_t **used, size_t *nused, size_t *capused);
@@ -186,6 +206,16 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 void fx_router_set_reference(fx_router *r, int on);
 /* The sweep's distance table mode (fx_sweep_set_table), -1 by default. */
 void fx_router_set_dist_table(fx_router *r, int mode);
+/* 1 when split ECMP will route r's listed flows by the sweep's distance
+ * table (small shallow explicit graphs of unhomed devices, no up/down
+ * sweep; decides it now: a probe search).  Only then are the two below
+ * in force. */
+int fx_router_takes_table(fx_router *r);
+/* The steps the sweep took so far (fx_sweep_work), 0 without one. */
+double fx_router_work(const fx_router *r);
+/* With steps > 0, fx_router_add returns FX_SWEEP_OVER (nothing reported)
+ * once fx_router_work passes steps; 0: no bound (the default). */
+void fx_router_set_work_limit(fx_router *r, double steps);
 
 /* Rounds that repeat an earlier round's listed flows byte for byte
  * (routing/round_twin.c): the repeat takes the earlier round's loads

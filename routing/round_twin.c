@@ -38,26 +38,38 @@ struct fx_twins {
 	double bytes;     /* kept so far */
 };
 
+/* Scratch for listing shift rounds' flows (fx_round_flows). */
+typedef struct twin_buf {
+	fx_flow *f;
+	size_t cap;
+} twin_buf;
+
 /* A hash of the flows' bits (a filter: equal rounds are compared whole). */
-static uint64_t round_hash(const fx_round *rd)
+static uint64_t round_hash(const fx_round *rd, twin_buf *buf)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ rd->n;
-	for (size_t k = 0; k < rd->n; k++) {
+	size_t n;
+	const fx_flow *fl = fx_round_flows(rd, &buf->f, &buf->cap, &n);
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	for (size_t k = 0; k < n; k++) {
 		uint64_t b;
-		memcpy(&b, &rd->flows[k].bytes, sizeof b);
-		h = (h ^ (uint64_t)rd->flows[k].src) * 0xff51afd7ed558ccdULL;
-		h = (h ^ (uint64_t)rd->flows[k].dst) * 0xc4ceb9fe1a85ec53ULL;
+		memcpy(&b, &fl[k].bytes, sizeof b);
+		h = (h ^ (uint64_t)fl[k].src) * 0xff51afd7ed558ccdULL;
+		h = (h ^ (uint64_t)fl[k].dst) * 0xc4ceb9fe1a85ec53ULL;
 		h = (h ^ b) * 0x100000001b3ULL;
 		h ^= h >> 29;
 	}
 	return h;
 }
 
-static int same_round(const fx_round *a, const fx_round *b)
+/* The flows of both, listed (a shift round's in turn), byte for byte. */
+static int same_round(const fx_round *a, const fx_round *b, twin_buf *buf)
 {
-	return a->n == b->n && a->all_pairs == 0 && b->all_pairs == 0 && a->namong == 0 &&
-	       b->namong == 0 &&
-	       (a->n == 0 || memcmp(a->flows, b->flows, a->n * sizeof *a->flows) == 0);
+	if (a->all_pairs != 0 || b->all_pairs != 0 || a->namong != 0 || b->namong != 0)
+		return 0;
+	size_t na, nb;
+	const fx_flow *fa = fx_round_flows(a, &buf[0].f, &buf[0].cap, &na);
+	const fx_flow *fb = fx_round_flows(b, &buf[1].f, &buf[1].cap, &nb);
+	return na == nb && (na == 0 || memcmp(fa, fb, na * sizeof *fa) == 0);
 }
 
 static int by_hash(const void *a, const void *b, void *ctx)
@@ -79,8 +91,9 @@ fx_twins *fx_twins_new(const fx_sched *s)
 	t->keep = fx_xcalloc(n, sizeof *t->keep);
 	uint64_t *h = fx_xmalloc(n * sizeof *h);
 	size_t *ord = fx_xmalloc(n * sizeof *ord);
+	twin_buf buf[2] = {{NULL, 0}, {NULL, 0}};
 	for (size_t i = 0; i < s->n; i++) {
-		h[i] = round_hash(&s->r[i]);
+		h[i] = round_hash(&s->r[i], &buf[0]);
 		ord[i] = i;
 		t->first[i] = i;
 	}
@@ -94,7 +107,7 @@ fx_twins *fx_twins_new(const fx_sched *s)
 		for (size_t i = a + 1; i < b; i++)
 			for (size_t j = a; j < i; j++) {
 				size_t x = ord[i], y = ord[j];
-				if (t->first[y] == y && same_round(&s->r[x], &s->r[y])) {
+				if (t->first[y] == y && same_round(&s->r[x], &s->r[y], buf)) {
 					t->first[x] = y;
 					t->wanted[y] = 1;
 					break;
@@ -104,6 +117,8 @@ fx_twins *fx_twins_new(const fx_sched *s)
 	}
 	free(h);
 	free(ord);
+	free(buf[0].f);
+	free(buf[1].f);
 	return t;
 }
 

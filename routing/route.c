@@ -521,8 +521,9 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(f, &r->inc);
 		fx_sweep_set_table(r->sweep, r->tab_mode);
-		if (fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused) == 0)
-			return 0;
+		int rc = fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused);
+		if (rc == 0 || rc == FX_SWEEP_OVER)
+			return rc;
 	}
 	size_t *ord = order_flows(flows, n, 1);
 	int rc = 0;
@@ -797,6 +798,35 @@ void fx_router_set_reference(fx_router *r, int on)
 void fx_router_set_dist_table(fx_router *r, int mode)
 {
 	r->tab_mode = mode;
+}
+
+int fx_router_takes_table(fx_router *r)
+{
+	if (r->hash || r->reference || r->kind->add != ecmp_add)
+		return 0;
+	incidence(r);
+	fx_router_updown(r);  /* made on first use: tried before the sweep */
+	if (r->updown && r->updown_mode >= 0)
+		return 0;
+	if (!r->sweep)
+		r->sweep = fx_sweep_new(r->f, &r->inc);
+	fx_sweep_set_table(r->sweep, r->tab_mode);
+	return fx_sweep_uses_table(r->sweep);
+}
+
+double fx_router_work(const fx_router *r)
+{
+	return r->sweep ? fx_sweep_work(r->sweep) : 0;
+}
+
+void fx_router_set_work_limit(fx_router *r, double steps)
+{
+	if (!r->sweep && steps > 0 && r->kind->add == ecmp_add) {
+		incidence(r);
+		r->sweep = fx_sweep_new(r->f, &r->inc);
+	}
+	if (r->sweep)
+		fx_sweep_set_budget(r->sweep, steps);
 }
 
 /* The summary bypasses the per-link bookkeeping of dor_add: anything that

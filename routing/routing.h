@@ -180,6 +180,14 @@ typedef struct fx_round {
 			       * path (wafer meshes: beta each, WaferLLM §3.2) */
 	int64_t repeat;
 	char label[32];       /* e.g. "reduce-scatter", "broadcast" */
+	/* a shift round, listed on demand (fx_round_flows) rather than held:
+	 * rank i sends shift_bytes to rank (i + shift) mod shift_n, ranks
+	 * being devices shift_ranks[] (the schedule's copy); flows stays
+	 * empty.  A pairwise all-to-all holds n - 1 of these, not n(n-1)
+	 * flows. */
+	const int64_t *shift_ranks;
+	int64_t shift_n, shift;
+	double shift_bytes;
 } fx_round;
 
 typedef struct fx_sched {
@@ -189,9 +197,17 @@ typedef struct fx_sched {
 	double chunk_bytes;   /* bytes per chunk per flow */
 	char plan[512];       /* how the algorithm laid itself out, for people
 			       * (e.g. the rings it found), or "" */
+	int64_t *ranks;       /* the shift rounds' ranks (owned), or NULL */
 } fx_sched;
 
 void fx_sched_release(fx_sched *s);
+/* The flows of round rd, in the order its generator lists them: rd->flows,
+ * or a shift round's written into *buf (grown as needed; *cap its room,
+ * the caller frees *buf); *n their number.  O(n) for a shift round. */
+const fx_flow *fx_round_flows(const fx_round *rd, fx_flow **buf, size_t *cap, size_t *n);
+/* The flows a schedule routes in all, listed and shift rounds alike
+ * (each round once, whatever its repeat). */
+double fx_sched_nflows(const fx_sched *s);
 
 /* A collective to run: pattern x algorithm over ranks (device ids, in rank
  * order) with `size` bytes per rank (for all-to-all, what each rank sends
@@ -230,7 +246,8 @@ typedef struct fx_coll_algo {
 	int (*plmr)(const fx_fabric *f, const fx_coll_req *q, fx_plmr *out, fx_diag *d);
 	/* An upper bound on the flows gen lists, known before it runs, so a
 	 * schedule too large for the memory limit is refused up front
-	 * (tests/unit/test_collective.c checks it against gen). */
+	 * (tests/unit/test_collective.c checks it against gen).  Shift rounds
+	 * count once, the one round routing lists at a time. */
 	double (*flows)(const fx_fabric *f, const fx_coll_req *q);
 } fx_coll_algo;
 

@@ -31,7 +31,9 @@ has "over the limit of 1 MiB (see --max-memory)" "fabric limit follows --max-mem
 # 65,536 destinations x (70,656 vertices + 196,608 links) = 1.75e10 steps, past 2e9
 expect 2 "hash all-to-all on a k=64 fat-tree" -- "$FABRICX" collective specs/fat-tree-k8.yaml --set fabric.k=64 --pattern all-to-all --size 32MiB --routing hash --out "$tmp/o"
 has "6.55e+04 searches over 2.67e+05 vertices and edges, about 1.75e+10 steps, past fabricx's limit of 2e+09" "hash work estimate"
-# 262144 ranks x 262143 rounds = 6.9e10 flows (1.5 TiB) would run for hours
+# 262144 ranks x 262143 rounds = 6.9e10 flows would run for hours: the
+# rounds are listed one at a time (6 MiB each), so it is their count in all
+# that is refused (past 5e8), after the schedule's 262,143 shift rounds
 expect 2 "pairwise all-to-all on 64^3" -- "$FABRICX" collective "$tmp/big.yaml" --pattern all-to-all --algo pairwise --size 1MiB --out "$tmp/o"
 has "all-to-all/pairwise over 262144 ranks lists about 6.87e+10 flows" "flow estimate"
 # 2 x 63 x 3 steps run as 6 rounds of repeated steps, x 6 parts x 262144
@@ -327,6 +329,15 @@ awk 'BEGIN { n = 20000; print "name: ring\nfabric:\n  kind: custom\n  link: {ban
 	for (i = 0; i < n; i++) printf "    - {a: d%d, b: d%d}\n", i, (i + 1) % n }' >"$tmp/ring.yaml"
 expect 2 "allreduce on a 20,000-device custom ring" -- "$FABRICX" collective "$tmp/ring.yaml" --pattern allreduce --algo ring --size 1MiB --out "$tmp/o"
 has "routes by shortest paths on an explicit graph" "explicit-graph work message"
+# small shallow explicit graphs route from the distance table, whose steps
+# (the 64-target searches' layers and every push) are counted as they are
+# routed: a pairwise all-to-all on a 2^11 hypercube would take about 2.2e9
+# (15 s); it stops past 1e9, in round 579 of 2,047, about 4 s in
+awk 'BEGIN { d = 11; n = 2^d; print "name: hc\nfabric:\n  kind: custom\n  link: {bandwidth: 50 GB/s, latency: 200 ns}\n  nodes:";
+	for (i = 0; i < n; i++) printf "    - {name: v%d, type: device}\n", i; print "  links:";
+	for (i = 0; i < n; i++) for (b = 0; b < d; b++) { p = 2^b; if (int(i / p) % 2 == 0) printf "    - {a: v%d, b: v%d}\n", i, i + p } }' >"$tmp/hc11.yaml"
+expect 2 "pairwise all-to-all on a 2^11 custom hypercube" -- "$FABRICX" collective "$tmp/hc11.yaml" --pattern all-to-all --algo pairwise --size 1MiB --out "$tmp/o"
+has "all-to-all over 2048 ranks routes by shortest paths on an explicit graph: its distance table and pushes passed fabricx's limit of 1e+09 steps in round 579 of 2047" "table work message"
 # the session model's work is bounded by the keys' ranges; integers that
 # would overflow are refused or saturate (UBSan checks this under san-check)
 expect 2 "sessions.steps=2147483647" -- "$FABRICX" place specs/hgx-h100.yaml --set workload.sessions.steps=2147483647 --out "$tmp/o"

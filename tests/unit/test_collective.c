@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../routing/routing.h"
+#include "../../core/xalloc.h"
+#include "../../routing/internal.h"
 #include "helpers.h"
 
 typedef struct run {
@@ -457,22 +458,30 @@ START_TEST(every_algorithm_everywhere)
 				continue;
 			}
 			/* the size estimate (the memory check) bounds what gen listed,
-			 * and not by so much that it refuses what would fit */
-			double listed = 0;  /* rank sets count as their pairs where listed */
+			 * and not by so much that it refuses what would fit; shift
+			 * rounds are listed one at a time, when routed */
+			double listed = 0, shift = 0;  /* rank sets count as their pairs where listed */
 			for (size_t i = 0; i < s.n; i++) {
 				listed += (double)s.r[i].n;
+				if (s.r[i].shift_ranks && (double)s.r[i].shift_n > shift)
+					shift = (double)s.r[i].shift_n;
 				for (size_t k = 0; k < s.r[i].namong && !fx_route_among_aggregated(f); k++)
 					listed += (double)s.r[i].among[k].n * (double)(s.r[i].among[k].n - 1);
 			}
+			listed += shift;
 			double est = (*a)->flows(f, &q);
 			ck_assert_msg(listed <= est && est <= 6 * listed + 16, "%s %s/%s lists %g flows, "
 				      "estimated %g", specs[si], (*a)->pattern, (*a)->name, listed, est);
 			double sent = 0;
+			fx_flow *buf = NULL;
+			size_t cap = 0;
 			for (size_t i = 0; i < s.n; i++) {
 				fx_path_stats st;
+				size_t nf;
+				const fx_flow *flows = fx_round_flows(&s.r[i], &buf, &cap, &nf);
 				memset(load, 0, (size_t)(2 * f->ne) * sizeof *load);
 				memset(net, 0, (size_t)f->nv * sizeof *net);
-				ck_assert_int_eq(fx_router_add(rt, s.r[i].flows, s.r[i].n, load, &st, &fx.d), 0);
+				ck_assert_int_eq(fx_router_add(rt, flows, nf, load, &st, &fx.d), 0);
 				double round = 0;
 				if (s.r[i].all_pairs > 0) {  /* every device sends to every other */
 					ck_assert_int_eq(fx_router_add_all_pairs(rt, s.r[i].all_pairs, load, &st,
@@ -487,8 +496,8 @@ START_TEST(every_algorithm_everywhere)
 					 * so the links alone must balance at every vertex */
 					round += am->bytes * (double)am->n * (double)(am->n - 1);
 				}
-				for (size_t k = 0; k < s.r[i].n; k++) {
-					const fx_flow *fl = &s.r[i].flows[k];
+				for (size_t k = 0; k < nf; k++) {
+					const fx_flow *fl = &flows[k];
 					round += fl->bytes;
 					net[fl->src] -= fl->bytes;  /* injected */
 					net[fl->dst] += fl->bytes;  /* delivered */
@@ -508,6 +517,7 @@ START_TEST(every_algorithm_everywhere)
 				ck_assert_msg(fabs(sent - (*a)->sent_per_rank(&q) * (double)q.n) <= 1e-6 * (1 + sent),
 					      "%s %s/%s sends %g, expected %g", specs[si], (*a)->pattern,
 					      (*a)->name, sent, (*a)->sent_per_rank(&q) * (double)q.n);
+			free(buf);
 			fx_sched_release(&s);
 		}
 		free(load);
@@ -649,6 +659,137 @@ START_TEST(policy_matters_only_with_ties)
 }
 END_TEST
 
+/* Pairwise all-to-all lists each round when it is routed (shift rounds,
+ * fx_sched_shift) instead of holding all n(n-1) flows.  The reference is
+ * the old materialised path: fx_coll_run_groups with one group merges the
+ * rounds into listed flows (in the generator's order) and routes those,
+ * so the two runs differ only in how the flows are held; every figure
+ * must be the same bit for bit (one router each): time, rounds, each
+ * round's figures, every link's bytes and busy time.  And each shift
+ * round's flows are what the old generator listed (fx_sched_flow over
+ * i -> (i + k) mod n), byte for byte.  Rank sets: every device, every
+ * third device backwards, two ranks, and devices 0,1 repeated (rounds 1
+ * and n-1 are then equal, so round_twin.c reuses one: both paths). */
+static void pairwise_same(const fx_fabric *f, const int64_t *ranks, int64_t n, double size,
+			  const char *what)
+{
+	fx_coll_req q = {"all-to-all", "pairwise", ranks, n, size, 0};
+	fx_coll_time tm = {1e-6, 0, FX_ROUTE_SPLIT};
+	fx_coll_result res[2];
+	for (int listed = 0; listed < 2; listed++) {
+		fx_router *r = fx_router_new(f, 0);
+		fx_diag d;
+		fx_diag_init(&d);
+		int rc = listed ? fx_coll_run_groups(f, r, &q, 1, &tm, &res[1], &d)
+				: fx_coll_run(f, r, &q, &tm, &res[0], &d);
+		ck_assert_msg(rc == 0, "%s: %s", what, d.last ? d.last : "");
+		fx_diag_release(&d);
+		fx_router_free(r);
+	}
+	fx_coll_result *a = &res[0], *b = &res[1];
+	ck_assert_msg(a->nround == b->nround && a->rounds == b->rounds, "%s: rounds", what);
+	ck_assert_msg(a->time == b->time, "%s: time %.17g vs %.17g", what, a->time, b->time);
+	ck_assert_msg(a->max_link_bytes == b->max_link_bytes && a->total_link_bytes ==
+		      b->total_link_bytes && a->sent_bytes == b->sent_bytes && a->algbw == b->algbw &&
+		      a->busbw == b->busbw, "%s: totals", what);
+	for (size_t i = 0; i < a->nround; i++) {
+		const fx_round_result *x = &a->per_round[i], *y = &b->per_round[i];
+		ck_assert_msg(x->repeat == y->repeat && strcmp(x->label, y->label) == 0 &&
+			      x->max_link_bytes == y->max_link_bytes &&
+			      x->total_link_bytes == y->total_link_bytes && x->max_hops == y->max_hops &&
+			      x->stages == y->stages && x->latency == y->latency && x->time == y->time,
+			      "%s: round %zu", what, i);
+	}
+	for (int64_t l = 0; l < 2 * f->ne; l++)
+		ck_assert_msg(a->link_bytes[l] == b->link_bytes[l] && a->link_busy[l] == b->link_busy[l],
+			      "%s: link %lld", what, (long long)l);
+	fx_coll_result_release(a);
+	fx_coll_result_release(b);
+	/* the rounds themselves against the old generator's listing */
+	fx_sched s = {0};
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_a2a_pairwise.gen(f, &q, &s, &d), 0);
+	fx_diag_release(&d);
+	ck_assert_uint_eq(s.n, (size_t)(n > 1 ? n - 1 : 0));
+	fx_flow *buf = NULL;
+	size_t cap = 0;
+	for (int64_t k = 1; k < n; k++) {
+		fx_round old = {0};
+		for (int64_t i = 0; i < n; i++)
+			fx_sched_flow(&old, &q, i, (i + k) % n, size / (double)(n - 1));
+		size_t nf;
+		const fx_flow *fl = fx_round_flows(&s.r[k - 1], &buf, &cap, &nf);
+		ck_assert_msg(s.r[k - 1].n == 0 && s.r[k - 1].shift_ranks, "%s: held", what);
+		ck_assert_msg(nf == old.n && (nf == 0 || memcmp(fl, old.flows, nf * sizeof *fl) == 0),
+			      "%s: round %lld's flows", what, (long long)k);
+		free(old.flows);
+	}
+	free(buf);
+	fx_sched_release(&s);
+}
+
+static char *hypercube_text(int dim)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *t = fx_xmalloc(cap);
+	len += (size_t)snprintf(t + len, cap - len, "name: hc\nfabric:\n  kind: custom\n"
+				"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n  nodes:\n");
+	for (int i = 0; i < (1 << dim); i++)
+		len += (size_t)snprintf(t + len, cap - len, "    - {name: v%d, type: device}\n", i);
+	len += (size_t)snprintf(t + len, cap - len, "  links:\n");
+	for (int i = 0; i < (1 << dim); i++)
+		for (int b = 0; b < dim; b++)
+			if (!(i & (1 << b)))
+				len += (size_t)snprintf(t + len, cap - len, "    - {a: v%d, b: v%d}\n",
+							i, i | (1 << b));
+	return t;
+}
+
+START_TEST(pairwise_on_demand_equals_listed)
+{
+	static const char *const k4[] = {"fabric.k=4", NULL};
+	static const char *const t444[] = {"fabric.dims=[4,4,3]", "packaging.devices_per_node=1", NULL};
+	static const char *const grid[] = {"fabric.grid=[6,4]", NULL};
+	struct {
+		const char *spec;
+		const char *const *sets;
+	} cases[] = {
+		{"specs/fat-tree-k8.yaml", k4}, {"specs/fat-tree-k8.yaml", NULL},
+		{"specs/torus-8x8x8.yaml", t444}, {"specs/cm384.yaml", NULL},
+		{"specs/nvl72.yaml", NULL}, {"specs/switched-64.yaml", NULL},
+		{"specs/wse2.yaml", grid}, {"specs/dgx1.yaml", NULL}, {NULL, NULL},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		fixture fx;
+		char *text = NULL;
+		if (cases[c].spec) {
+			load_ok(&fx, cases[c].spec, cases[c].sets);
+		} else {  /* a custom graph: the distance table's path */
+			text = hypercube_text(5);
+			ck_assert_msg(fixture_load(&fx, "hc.yaml", text, NULL) == 0, "%s", fx.msg);
+		}
+		const fx_fabric *f = &fx.f;
+		const char *name = cases[c].spec ? cases[c].spec : "hypercube 2^5";
+		int64_t nd = f->ndev, *ranks = fx_xmalloc((size_t)(nd + 8) * sizeof *ranks);
+		for (int64_t i = 0; i < nd; i++)
+			ranks[i] = i;
+		pairwise_same(f, ranks, nd, 32.0 * 1024 * 1024, name);
+		int64_t m = 0;
+		for (int64_t i = nd - 1; i >= 0; i -= 3)
+			ranks[m++] = i;
+		pairwise_same(f, ranks, m, 7e6, name);
+		pairwise_same(f, ranks, 2, 1e6, name);
+		for (int64_t i = 0; i < 6; i++)
+			ranks[i] = i % 2;
+		pairwise_same(f, ranks, 6, 5e6, name);
+		free(ranks);
+		free(text);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
 Suite *suite_collective(void)
 {
 	Suite *s = suite_create("collective");
@@ -674,6 +815,7 @@ Suite *suite_collective(void)
 	tcase_add_test(tc, every_algorithm_everywhere);
 	tcase_add_test(tc, ring_volume);
 	tcase_add_test(tc, all_pairs_equals_flows);
+	tcase_add_test(tc, pairwise_on_demand_equals_listed);
 	tcase_add_test(tc, policy_matters_only_with_ties);
 	suite_add_tcase(s, tc);
 	return s;

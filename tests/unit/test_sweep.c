@@ -736,6 +736,75 @@ START_TEST(round_twins_equal_routing)
 }
 END_TEST
 
+/* The route-work guard's count on the distance-table path (route.c
+ * fx_router_work; routing/collective.c bounds it by FX_MAX_TABLE_WORK),
+ * by hand on the 2^3 hypercube (V = 8, degree d = 3; all devices relay):
+ * - the table: a layer of a 64-target block costs 2V (its two scans of
+ *   the vertices) plus d for every vertex that expands in it: 2*8 + 8*3 =
+ *   40 a layer (every vertex expands at layers 1-3 of the one block);
+ * - a push: d for every vertex it pushes from; a flow h hops apart pushes
+ *   from its whole 2^h-vertex subcube but the target: d (2^h - 1).
+ * Round i -> i^1 (h = 1): the table to layer 1, 40, and 8 pushes of 3:
+ * 64.  Round i -> i^7 (h = 3): layers 2 and 3, 80, and 8 pushes of 21:
+ * 248.  The same round again: no table, 168.  A bound of exactly the
+ * count lets the round through; one step less stops it (FX_SWEEP_OVER,
+ * nothing reported), after the group that crossed it. */
+START_TEST(table_work_counted)
+{
+	char *text = hypercube(3);
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "g.yaml", text, NULL) == 0, "%s", a.msg);
+	free(text);
+	const fx_fabric *f = &a.f;
+	fx_flow near[8], far[8];
+	for (int i = 0; i < 8; i++) {
+		near[i] = (fx_flow){i, i ^ 1, 1e6};
+		far[i] = (fx_flow){i, i ^ 7, 1e6};
+	}
+	size_t nl = (size_t)(2 * f->ne);
+	double *load = fx_xcalloc(nl, sizeof *load);
+	fx_diag d;
+	fx_diag_init(&d);
+	fx_path_stats st;
+	const int64_t *used;
+	fx_router *r = fx_router_new(f, 0);
+	ck_assert_int_eq(fx_router_takes_table(r), 1);
+	ck_assert(fx_router_work(r) == 0);
+	ck_assert_int_eq(fx_router_add(r, near, 8, load, &st, &d), 0);
+	ck_assert_msg(fx_router_work(r) == 64, "%g", fx_router_work(r));
+	ck_assert_int_eq(fx_router_add(r, far, 8, load, &st, &d), 0);
+	ck_assert_msg(fx_router_work(r) == 64 + 248, "%g", fx_router_work(r));
+	ck_assert_int_eq(fx_router_add(r, far, 8, load, &st, &d), 0);
+	ck_assert_msg(fx_router_work(r) == 64 + 248 + 168, "%g", fx_router_work(r));
+	fx_router_used(r, &used);
+	fx_router_free(r);
+	for (int over = 0; over < 2; over++) {
+		r = fx_router_new(f, 0);
+		ck_assert_int_eq(fx_router_takes_table(r), 1);
+		fx_router_set_work_limit(r, 64);
+		ck_assert_int_eq(fx_router_add(r, near, 8, load, &st, &d), 0);
+		fx_router_set_work_limit(r, 64 + 248 - over);
+		ck_assert_int_eq(fx_router_add(r, far, 8, load, &st, &d), over ? FX_SWEEP_OVER : 0);
+		ck_assert(fx_router_work(r) == 64 + 248);
+		fx_router_used(r, &used);
+		fx_router_free(r);
+	}
+	ck_assert_int_eq(d.nerr, 0);
+	/* the hash policy and the reference never take the table */
+	r = fx_router_new(f, 0);
+	fx_router_set_reference(r, 1);
+	ck_assert_int_eq(fx_router_takes_table(r), 0);
+	fx_router_free(r);
+	r = fx_router_new(f, 0);
+	fx_router_set_policy(r, FX_ROUTE_HASH);
+	ck_assert_int_eq(fx_router_takes_table(r), 0);
+	fx_router_free(r);
+	fx_diag_release(&d);
+	free(load);
+	fixture_release(&a);
+}
+END_TEST
+
 /* Lattice rounds summarised from breakpoints (routing/dor_sum.c) against
  * the per-link path (the router with the reference set): each round's
  * heaviest link and time exactly, totals and per-link figures to 1e-12. */
@@ -1027,6 +1096,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, dist_table_distances);
 	tcase_add_test(tc, bfs_relay_aware);
 	tcase_add_test(tc, round_twins_equal_routing);
+	tcase_add_test(tc, table_work_counted);
 	tcase_add_test(tc, updown_equals_reference);
 	tcase_add_test(tc, lattice_summary_equals_per_link);
 	tcase_add_test(tc, dorsum_radix_order);
