@@ -468,7 +468,7 @@ int fx_report_collectives(fx_cli *c)
 				if (quiet.status == FX_EXIT_INTERNAL)
 					rc = fx_diag_internal(&c->d, "collective %s/%s failed", q.pattern, q.algo);
 				/* refused as too much routing work, not inapplicable */
-				too_big = bad && quiet.last && strstr(quiet.last, "past fabricx's limit");
+				too_big = bad && quiet.status == FX_EXIT_UNDECIDED;
 				fx_diag_release(&quiet);
 				first = res;
 				first.per_round = NULL;

@@ -343,11 +343,15 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 	free(buf);
 	if (searches * per <= limit)
 		return 0;
-	return fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on %s: %.3g searches over %.3g vertices and edges, about %.3g steps, "
-			     "past fabricx's limit of %.3g (fewer ranks, or an algorithm with fewer "
-			     "rounds)", pattern, (long long)n,
-			     fallback ? "the degraded graph" : per_dst ? "every destination (hash policy)"
-			     : "an explicit graph", searches, per, searches * per, limit);
+	/* work limits leave a valid question not decided (exit 4); only the
+	 * memory limit refuses a schedule as input (check_size, exit 2) */
+	return fx_diag_undecided(d, "%s over %lld ranks routes by shortest paths on %s: %.3g "
+				 "searches over %.3g vertices and edges, about %.3g steps, past "
+				 "fabricx's limit of %.3g (fewer ranks, or an algorithm with fewer "
+				 "rounds)", pattern, (long long)n,
+				 fallback ? "the degraded graph"
+				 : per_dst ? "every destination (hash policy)" : "an explicit graph",
+				 searches, per, searches * per, limit);
 }
 
 /* Raises st's longest path and slowest latency to more's. */
@@ -472,10 +476,11 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	if (bounded)
 		fx_router_set_work_limit(r, 0);
 	if (rc == FX_SWEEP_OVER)
-		rc = fx_diag_error(d, NULL, "%s over %lld ranks routes by shortest paths on an explicit "
-				   "graph: its distance table and pushes passed fabricx's limit of "
-				   "%.3g steps in round %zu of %zu (fewer ranks, or an algorithm with "
-				   "fewer rounds)", pattern, (long long)n, FX_MAX_TABLE_WORK, at + 1, s.n);
+		rc = fx_diag_undecided(d, "%s over %lld ranks routes by shortest paths on an "
+				       "explicit graph: its distance table and pushes passed "
+				       "fabricx's limit of %.3g steps in round %zu of %zu (fewer "
+				       "ranks, or an algorithm with fewer rounds)", pattern,
+				       (long long)n, FX_MAX_TABLE_WORK, at + 1, s.n);
 	if (sum)
 		fx_dorsum_finish(sum, out->link_bytes, out->link_busy);
 	for (size_t l = 0; l < nl; l++)
@@ -523,10 +528,10 @@ static int check_total(const fx_coll_req *q, const fx_sched *s, fx_diag *d)
 	double total = fx_sched_nflows(s);
 	if (total <= FX_MAX_SCHED_FLOWS)
 		return 0;
-	return fx_diag_error(d, NULL, "%s/%s over %lld ranks lists about %.3g flows over its "
-			     "rounds, past fabricx's limit of %.3g (fewer ranks, or an algorithm "
-			     "with fewer rounds)", q->pattern, q->algo ? q->algo : "(default)",
-			     (long long)q->n, total, FX_MAX_SCHED_FLOWS);
+	return fx_diag_undecided(d, "%s/%s over %lld ranks lists about %.3g flows over its "
+				 "rounds, past fabricx's limit of %.3g (fewer ranks, or an algorithm "
+				 "with fewer rounds)", q->pattern, q->algo ? q->algo : "(default)",
+				 (long long)q->n, total, FX_MAX_SCHED_FLOWS);
 }
 
 int fx_route_policy_parse(const char *s, fx_route_policy *out)
