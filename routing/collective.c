@@ -305,9 +305,10 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	/* lattices: rounds of listed flows summarised from their breakpoints
 	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
 	fx_dorsum *sum = fx_router_summary(r);
-	/* a round that repeats an earlier one takes its loads (the summary
-	 * keeps its own per-round state, so not with it) */
-	fx_twins *twins = sum || rc ? NULL : fx_twins_new(&s);
+	/* a round that repeats an earlier one takes its loads, or with the
+	 * summary its kept breakpoint sums (an allreduce's all-gather repeats
+	 * its reduce-scatter) */
+	fx_twins *twins = rc ? NULL : fx_twins_new(&s);
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
 		const fx_round *rd = &s.r[i];
 		fx_round_result *rr = &out->per_round[i];
@@ -316,10 +317,17 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		const int64_t *used;
 		const double *kept;
 		size_t nused;
-		if (twins && fx_twins_get(twins, i, &used, &kept, &nused, &st)) {
+		double worst = 0;  /* seconds the busiest link needs */
+		int replayed = 0;  /* a summed round's figures came from its twin */
+		if (twins && fx_twins_get(twins, i, &used, &kept, &nused, &st) &&
+		    (!summed || (replayed = fx_dorsum_replay(sum, fx_twins_of(twins, i), rd->repeat,
+							     &rr->max_link_bytes,
+							     &rr->total_link_bytes, &worst)))) {
 			for (size_t u = 0; u < nused; u++)
 				load[used[u]] = kept[u];
 		} else {
+			if (summed)  /* at least one segment of two breakpoints a flow */
+				fx_dorsum_expect(sum, 2.0 * (double)rd->n);
 			fx_router_summarise(r, summed);
 			rc = fx_router_add(r, rd->flows, rd->n, load, &st, d);
 			fx_router_summarise(r, 0);
@@ -346,10 +354,12 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 			out->sent_bytes += a->bytes * (double)a->n * (double)(a->n - 1) *
 					   (double)rd->repeat;
 		}
-		double worst = 0;  /* seconds the busiest link needs */
-		if (summed)
+		if (summed && !replayed) {
+			if (twins && fx_twins_wanted(twins, i))
+				fx_dorsum_keep_next(sum, i);
 			fx_dorsum_round(sum, rd->repeat, &rr->max_link_bytes, &rr->total_link_bytes,
 					&worst);
+		}
 		/* visit only the links this round used, or all of them in order
 		 * when that is most of them (cheaper than jumping about) */
 		int dense = nused * 4 > nl;
