@@ -6,7 +6,10 @@
  * against its sorted rounds routed one by one: every figure of every
  * round and every link's totals bit for bit, in all four combinations;
  * and the default against the per-link reference path to 1e-12 relative
- * (the summary's totals add in another order, as before). */
+ * (the summary's totals add in another order, as before).
+ *
+ * fx_fabric_reachable's detours on lattices that lost links (fabric/
+ * fail.c) against a union-find of the live links: the same devices. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,12 +192,105 @@ START_TEST(dorsum_dense_and_replay)
 }
 END_TEST
 
+/* The reference: components of the live links (every lattice vertex
+ * relays), the largest kept, ties to the one found first in device order,
+ * failed devices out. */
+static int64_t uf_find(int64_t *p, int64_t v)
+{
+	while (p[v] != v)
+		v = p[v] = p[p[v]];
+	return v;
+}
+
+static int64_t reach_reference(const fx_fabric *f, uint8_t *reach)
+{
+	int64_t n = f->ndev, *p = fx_xmalloc((size_t)n * sizeof *p);
+	int64_t *size = fx_xcalloc((size_t)n, sizeof *size);
+	for (int64_t v = 0; v < n; v++)
+		p[v] = v;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (fx_fabric_edge_up(f, e) && fx_fabric_vertex_up(f, f->ends[2 * e]) &&
+		    fx_fabric_vertex_up(f, f->ends[2 * e + 1]))
+			p[uf_find(p, f->ends[2 * e])] = uf_find(p, f->ends[2 * e + 1]);
+	for (int64_t v = 0; v < n; v++)
+		if (fx_fabric_vertex_up(f, v))
+			size[uf_find(p, v)]++;
+	int64_t best = -1, bsize = 0;
+	for (int64_t v = 0; v < n; v++)
+		if (fx_fabric_vertex_up(f, v) && size[uf_find(p, v)] > bsize) {
+			bsize = size[uf_find(p, v)];
+			best = uf_find(p, v);
+		}
+	for (int64_t v = 0; v < n; v++)
+		reach[v] = fx_fabric_vertex_up(f, v) && uf_find(p, v) == best;
+	free(p);
+	free(size);
+	return bsize;
+}
+
+START_TEST(reachable_detours)
+{
+	static const char *const w7x5[] = {"fabric.grid=[7,5]", NULL};
+	static const char *const w6x6[] = {"fabric.grid=[6,6]", NULL};
+	static const char *const w9x1[] = {"fabric.grid=[9,1]", NULL};
+	static const char *const w2x2[] = {"fabric.grid=[2,2]", NULL};
+	static const char *const t453[] = {"fabric.dims=[4,5,3]", "packaging.devices_per_node=1", NULL};
+	static const char *const t33[] = {"fabric.dims=[3,3]", "packaging.devices_per_node=1", NULL};
+	static const char *const m34[] = {"fabric.dims=[3,4]", "fabric.kind=mesh",
+					  "packaging.devices_per_node=1", NULL};
+	static const struct {
+		const char *path;
+		const char *const *sets;
+	} fabrics[] = {
+		{"specs/wse2.yaml", w7x5}, {"specs/wse2.yaml", w6x6}, {"specs/wse2.yaml", w9x1},
+		{"specs/wse2.yaml", w2x2}, {"specs/torus-8x8x8.yaml", t453},
+		{"specs/torus-8x8x8.yaml", t33}, {"specs/torus-8x8x8.yaml", m34},
+	};
+	uint64_t x = 0x2545F4914F6CDD1DULL;
+	for (size_t i = 0; i < sizeof fabrics / sizeof *fabrics; i++) {
+		fixture a;
+		load_ok(&a, fabrics[i].path, fabrics[i].sets);
+		fx_fabric *f = &a.f;
+		uint8_t *dead = fx_xcalloc((size_t)f->ne + 1, 1), *sel = fx_xcalloc((size_t)f->nv, 1);
+		uint8_t *got = fx_xmalloc((size_t)f->ndev), *want = fx_xmalloc((size_t)f->ndev);
+		for (int trial = 0; trial < 300; trial++) {
+			/* 1 to 8 links, a corner's links (cut off) or a device now and then */
+			memset(dead, 0, (size_t)f->ne);
+			memset(sel, 0, (size_t)f->nv);
+			int k = 1 + trial % 8;
+			for (int j = 0; j < k; j++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				dead[x % (uint64_t)f->ne] = 1;
+			}
+			if (trial % 10 == 3)  /* every link of device 0 */
+				for (int64_t e = 0; e < f->ne; e++)
+					dead[e] |= f->ends[2 * e] == 0;
+			if (trial % 17 == 5)
+				sel[x % (uint64_t)f->nv] = 1;
+			fx_fabric_fail_clear(f);
+			fx_fabric_fail_mark(f, sel, dead);
+			int64_t n1 = fx_fabric_reachable(f, got), n2 = reach_reference(f, want);
+			ck_assert_msg(n1 == n2 && memcmp(got, want, (size_t)f->ndev) == 0,
+				      "%s %s trial %d: %lld vs %lld reached", fabrics[i].path,
+				      fabrics[i].sets[0], trial, (long long)n1, (long long)n2);
+		}
+		fx_fabric_fail_clear(f);
+		free(dead);
+		free(sel);
+		free(got);
+		free(want);
+		fixture_release(&a);
+	}
+}
+END_TEST
+
 Suite *suite_lattice_fast(void)
 {
 	Suite *s = suite_create("lattice_fast");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, dorsum_dense_and_replay);
+	tcase_add_test(tc, reachable_detours);
 	suite_add_tcase(s, tc);
 	return s;
 }
