@@ -297,7 +297,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
 	out->nround = s.n;
-	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+	double *load = NULL;  /* per-link loads of a round not summarised: made when one comes */
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
@@ -319,6 +319,8 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		size_t nused;
 		double worst = 0;  /* seconds the busiest link needs */
 		int replayed = 0;  /* a summed round's figures came from its twin */
+		if (!summed && !load)
+			load = fx_xcalloc(nl ? nl : 1, sizeof *load);
 		if (twins && fx_twins_get(twins, i, &used, &kept, &nused, &st) &&
 		    (!summed || (replayed = fx_dorsum_replay(sum, fx_twins_of(twins, i), rd->repeat,
 							     &rr->max_link_bytes,
