@@ -469,11 +469,14 @@ void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *to
 		k->n = s->kn;
 		k->at = fx_xmalloc((s->kn ? s->kn : 1) * sizeof *k->at);
 		k->here = fx_xmalloc((s->kn ? s->kn : 1) * sizeof *k->here);
-		memcpy(k->at, s->kat, s->kn * sizeof *k->at);
-		memcpy(k->here, s->khere, s->kn * sizeof *k->here);
+		if (s->kn) {  /* (a round of zero sums has none, and no arrays yet) */
+			memcpy(k->at, s->kat, s->kn * sizeof *k->at);
+			memcpy(k->here, s->khere, s->kn * sizeof *k->here);
+		}
 		k->nlines = s->knl;
 		k->lines = fx_xmalloc((s->knl ? s->knl : 1) * sizeof *k->lines);
-		memcpy(k->lines, s->klines, s->knl * sizeof *k->lines);
+		if (s->knl)
+			memcpy(k->lines, s->klines, s->knl * sizeof *k->lines);
 		k->mx = mx;
 		k->tot = tot;
 		s->kept_bytes += bytes;
