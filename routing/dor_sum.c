@@ -513,6 +513,17 @@ void fx_dorsum_finish(fx_dorsum *s, double *link_bytes, double *link_busy)
 	const fx_fabric *f = s->f;
 	int64_t N = f->ndev;
 	s->npt = 0;  /* a round left open by a failed add */
+	/* kept rounds are this collective's (ids are its round numbers): the
+	 * next collective on the router starts with none */
+	for (size_t k = 0; k < s->nkept; k++) {
+		free(s->kept[k].at);
+		free(s->kept[k].here);
+		free(s->kept[k].lines);
+	}
+	s->nkept = 0;
+	s->kept_bytes = 0;
+	s->keep_full = 0;
+	s->keep_on = 0;
 	if (s->dense_on) {
 		size_t n = (size_t)(2 * f->ndims) * (size_t)N;
 		memset(s->den, 0, n * sizeof *s->den);

@@ -193,7 +193,8 @@ void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *to
 void fx_dorsum_sort(fx_dorsum *s);
 size_t fx_dorsum_npoints(const fx_dorsum *s);
 void fx_dorsum_point_at(const fx_dorsum *s, size_t i, int64_t *line, int *pos, double *delta);
-/* Adds every link's repeat-weighted bytes and seconds over the rounds. */
+/* Adds every link's repeat-weighted bytes and seconds over the rounds,
+ * and forgets the kept rounds: the collective is over. */
 void fx_dorsum_finish(fx_dorsum *s, double *link_bytes, double *link_busy);
 /* Says about how many points the next round will add (before its first
  * fx_dorsum_point): enough of them, and its points go straight into a

@@ -284,6 +284,50 @@ START_TEST(reachable_detours)
 }
 END_TEST
 
+/* One router for several collectives (explore's table, --sizes sweeps):
+ * kept rounds are each collective's own, so a ring at one size and then
+ * at another gives what fresh routers give, bit for bit. */
+START_TEST(dorsum_router_reused)
+{
+	static const char *const w12[] = {"fabric.grid=[12,12]", NULL};
+	fixture a;
+	load_ok(&a, "specs/wse2.yaml", w12);
+	const fx_fabric *f = &a.f;
+	int64_t *ranks = fx_xmalloc((size_t)f->ndev * sizeof *ranks);
+	for (int64_t i = 0; i < f->ndev; i++)
+		ranks[i] = i;
+	static const char *const algos[][2] = {
+		{"allreduce", "ring"}, {"allreduce", "ring"}, {"allreduce", "tree"},
+		{"all-gather", "ring"}, {"allreduce", "ring"}, {"gemm-shift", "summa"},
+	};
+	fx_router *shared = fx_router_new(f, 0);
+	fx_coll_time tm = {1e-6, 0, FX_ROUTE_SPLIT};
+	size_t replays = 0;
+	for (size_t k = 0; k < sizeof algos / sizeof *algos; k++) {
+		fx_coll_req q = {algos[k][0], algos[k][1], ranks, f->ndev, 1e6 * (double)(k + 1), 0};
+		fx_coll_result x, y;
+		size_t d1, r1;
+		fx_diag d;
+		fx_diag_init(&d);
+		ck_assert_int_eq(fx_coll_run(f, shared, &q, &tm, &x, &d), 0);
+		fx_diag_release(&d);
+		ck_assert_int_eq(run_path(f, &q, FX_ROUTE_SPLIT, 0, 0, 0, &y, &d1, &r1), 0);
+		char what[64];
+		snprintf(what, sizeof what, "collective %zu (%s/%s)", k, algos[k][0], algos[k][1]);
+		same_result(f, &x, &y, 1, what);
+		fx_coll_result_release(&x);
+		fx_coll_result_release(&y);
+		size_t nd, nr;
+		fx_dorsum_counts(fx_router_summary(shared), &nd, &nr);
+		replays = nr;
+	}
+	ck_assert_msg(replays >= 3, "replays %zu", replays);
+	fx_router_free(shared);
+	free(ranks);
+	fixture_release(&a);
+}
+END_TEST
+
 Suite *suite_lattice_fast(void)
 {
 	Suite *s = suite_create("lattice_fast");
@@ -291,6 +335,7 @@ Suite *suite_lattice_fast(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, dorsum_dense_and_replay);
 	tcase_add_test(tc, reachable_detours);
+	tcase_add_test(tc, dorsum_router_reused);
 	suite_add_tcase(s, tc);
 	return s;
 }
