@@ -150,6 +150,9 @@ int fx_table_write_csv_file(const fx_table *t, const char *path);
 /* Writes one CSV field, quoted when it holds a comma, quote or line break
  * (RFC 4180), for files written row by row. */
 void fx_csv_text(FILE *f, const char *s);
+/* fx_csv_text's field into out (room for 2 strlen(s) + 2 bytes, not
+ * terminated); returns its length. */
+size_t fx_csv_text_buf(const char *s, char *out);
 /* Writes a number at full precision, as short as reads back the same. */
 void fx_csv_num(FILE *f, double v);
 /* fx_csv_num's text into buf (room for 40 bytes); returns its length. */

@@ -170,6 +170,24 @@ void fx_csv_text(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+size_t fx_csv_text_buf(const char *s, char *out)
+{
+	size_t k = 0;
+	if (!strpbrk(s, ",\"\r\n")) {
+		size_t n = strlen(s);
+		memcpy(out, s, n);
+		return n;
+	}
+	out[k++] = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			out[k++] = '"';
+		out[k++] = *s;
+	}
+	out[k++] = '"';
+	return k;
+}
+
 /* The shortest of %.15g, %.16g, %.17g that reads back as the same double:
  * full precision, without 7.6003200000000011e-05 for 7.60032e-05.
  * Integers below 10^15 in magnitude (link bytes, mostly) are what %.15g

@@ -373,7 +373,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
 	out->nround = s.n;
-	double *load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+	double *load = NULL;  /* per-link loads of a round not summarised: made when one comes */
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
@@ -388,9 +388,10 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	/* lattices: rounds of listed flows summarised from their breakpoints
 	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
 	fx_dorsum *sum = fx_router_summary(r);
-	/* a round that repeats an earlier one takes its loads (the summary
-	 * keeps its own per-round state, so not with it) */
-	fx_twins *twins = sum || rc ? NULL : fx_twins_new(&s);
+	/* a round that repeats an earlier one takes its loads, or with the
+	 * summary its kept breakpoint sums (an allreduce's all-gather repeats
+	 * its reduce-scatter) */
+	fx_twins *twins = rc ? NULL : fx_twins_new(&s);
 	fx_flow *buf = NULL;  /* a shift round's flows, listed in turn */
 	size_t cap = 0;
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
@@ -403,10 +404,19 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		const int64_t *used;
 		const double *kept;
 		size_t nused;
-		if (twins && fx_twins_get(twins, i, &used, &kept, &nused, &st)) {
+		double worst = 0;  /* seconds the busiest link needs */
+		int replayed = 0;  /* a summed round's figures came from its twin */
+		if (!summed && !load)
+			load = fx_xcalloc(nl ? nl : 1, sizeof *load);
+		if (twins && fx_twins_get(twins, i, &used, &kept, &nused, &st) &&
+		    (!summed || (replayed = fx_dorsum_replay(sum, fx_twins_of(twins, i), rd->repeat,
+							     &rr->max_link_bytes,
+							     &rr->total_link_bytes, &worst)))) {
 			for (size_t u = 0; u < nused; u++)
 				load[used[u]] = kept[u];
 		} else {
+			if (summed)  /* at least one segment of two breakpoints a flow */
+				fx_dorsum_expect(sum, 2.0 * (double)nf);
 			fx_router_summarise(r, summed);
 			rc = fx_router_add(r, flows, nf, load, &st, d);
 			fx_router_summarise(r, 0);
@@ -435,10 +445,12 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 			out->sent_bytes += a->bytes * (double)a->n * (double)(a->n - 1) *
 					   (double)rd->repeat;
 		}
-		double worst = 0;  /* seconds the busiest link needs */
-		if (summed)
+		if (summed && !replayed) {
+			if (twins && fx_twins_wanted(twins, i))
+				fx_dorsum_keep_next(sum, i);
 			fx_dorsum_round(sum, rd->repeat, &rr->max_link_bytes, &rr->total_link_bytes,
 					&worst);
+		}
 		/* visit only the links this round used, or all of them in order
 		 * when that is most of them (cheaper than jumping about) */
 		int dense = nused * 4 > nl;

@@ -223,6 +223,10 @@ void fx_router_set_work_limit(fx_router *r, double steps);
 typedef struct fx_twins fx_twins;
 fx_twins *fx_twins_new(const fx_sched *s);
 void fx_twins_free(fx_twins *t);
+/* The earliest round that round i repeats (i itself when none), and
+ * whether a later round repeats round i. */
+size_t fx_twins_of(const fx_twins *t, size_t i);
+int fx_twins_wanted(const fx_twins *t, size_t i);
 /* 1 with the links, their bytes and the path figures round i repeats
  * (kept by fx_twins_put), or 0: route it. */
 int fx_twins_get(const fx_twins *t, size_t i, const int64_t **links, const double **bytes,
@@ -279,8 +283,29 @@ void fx_dorsum_round(fx_dorsum *s, int64_t repeat, double *max_bytes, double *to
 void fx_dorsum_sort(fx_dorsum *s);
 size_t fx_dorsum_npoints(const fx_dorsum *s);
 void fx_dorsum_point_at(const fx_dorsum *s, size_t i, int64_t *line, int *pos, double *delta);
-/* Adds every link's repeat-weighted bytes and seconds over the rounds. */
+/* Adds every link's repeat-weighted bytes and seconds over the rounds,
+ * and forgets the kept rounds: the collective is over. */
 void fx_dorsum_finish(fx_dorsum *s, double *link_bytes, double *link_busy);
+/* Says about how many points the next round will add (before its first
+ * fx_dorsum_point): enough of them, and its points go straight into a
+ * dense array by (line, position) instead of being sorted. */
+void fx_dorsum_expect(fx_dorsum *s, double npoints);
+/* Rounds that go dense: -1 when fx_dorsum_expect's estimate says it pays
+ * (the default), 0 never, 1 every round announced by fx_dorsum_expect
+ * (tests compare the paths). */
+void fx_dorsum_set_dense(fx_dorsum *s, int mode);
+/* Keeps the next round closed (fx_dorsum_round) as round `id`, within a
+ * memory bound, for rounds that repeat it. */
+void fx_dorsum_keep_next(fx_dorsum *s, size_t id);
+/* Closes a round that repeats kept round id, as fx_dorsum_round would
+ * on its points (nothing listed: the open round's points are dropped);
+ * 0 when id was not kept (route the round instead). */
+int fx_dorsum_replay(fx_dorsum *s, size_t id, int64_t repeat, double *max_bytes, double *total,
+		     double *worst);
+/* 0: nothing kept, every round routed (tests compare); 1 (the default). */
+void fx_dorsum_set_replay(fx_dorsum *s, int on);
+/* Rounds closed dense and rounds replayed so far (tests). */
+void fx_dorsum_counts(const fx_dorsum *s, size_t *dense, size_t *replayed);
 /* The router's summary for its fabric, or NULL (not dimension-order, links
  * of several capacities, or the reference path is set); with on, the next
  * fx_router_add feeds it instead of loads. */

@@ -136,6 +136,16 @@ void fx_twins_free(fx_twins *t)
 	free(t);
 }
 
+size_t fx_twins_of(const fx_twins *t, size_t i)
+{
+	return t->first[i];
+}
+
+int fx_twins_wanted(const fx_twins *t, size_t i)
+{
+	return t->wanted[i];
+}
+
 int fx_twins_get(const fx_twins *t, size_t i, const int64_t **links, const double **bytes,
 		 size_t *n, fx_path_stats *st)
 {

@@ -109,7 +109,6 @@ static void dor_segment(fx_router *r, int i, int dir, int64_t base, int64_t stri
 	const fx_fabric *f = r->f;
 	int k = f->dims[i];
 	size_t slot = (size_t)(2 * i + dir) * (size_t)f->ndev;
-	double *df = r->diff + slot;
 	if (r->sum_on) {  /* the same entries, in the same order, to the summary */
 		int64_t line = (int64_t)(slot + (size_t)base);
 		int s0 = dir == 0 ? a : ((a - h) % k + k) % k, e0 = s0 + h;
@@ -123,6 +122,7 @@ static void dor_segment(fx_router *r, int i, int dir, int64_t base, int64_t stri
 		}
 		return;
 	}
+	double *df = r->diff + slot;
 	if (!r->touched[slot + (size_t)base]) {
 		r->touched[slot + (size_t)base] = 1;
 		r->lines = fx_xgrow(r->lines, &r->caplines, r->nlines + 1, sizeof *r->lines);
@@ -191,12 +191,16 @@ static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *h
 	}
 }
 
+static void dor_arrays(fx_router *r);
+
 static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		   fx_diag *d)
 {
 	const fx_fabric *f = r->f;
 	(void)d;
 	double lat = r->hop_lat;
+	if (!r->sum_on)
+		dor_arrays(r);
 	for (size_t q = 0; q < n; q++) {
 		if (flows[q].src == flows[q].dst || flows[q].bytes == 0)
 			continue;
@@ -632,6 +636,16 @@ static void dor_init(fx_router *r)
 	for (int64_t e = 0; e < f->ne; e++)
 		if (f->e[e].lat > r->hop_lat)
 			r->hop_lat = f->e[e].lat;
+}
+
+/* The per-link path's arrays, made when it first runs: rounds the summary
+ * takes (routing/dor_sum.c) and all-pairs rounds never need them, and on
+ * a WSE-2 the link table alone is 24 MB of fresh pages to fill. */
+static void dor_arrays(fx_router *r)
+{
+	const fx_fabric *f = r->f;
+	if (r->dl)
+		return;
 	r->diff = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, sizeof *r->diff);
 	r->touched = fx_xcalloc((size_t)(2 * f->ndims) * (size_t)f->ndev, 1);
 	/* link position v of a line: + runs v -> v+1, - runs v+1 -> v */

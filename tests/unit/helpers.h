@@ -59,5 +59,6 @@ Suite *suite_outfile(void);
 Suite *suite_space(void);
 Suite *suite_table(void);
 Suite *suite_fail(void);
+Suite *suite_lattice_fast(void);
 
 #endif

@@ -193,6 +193,26 @@ START_TEST(csv_num_fast)
 }
 END_TEST
 
+/* fx_csv_text_buf against fx_csv_text (links.csv's names go through the
+ * buffer): plain, quoted, doubled quotes, line breaks, empty. */
+START_TEST(csv_text_buf_same)
+{
+	static const char *const words[] = {"", "a", "(0,0)", "gpu0", "say \"hi\"", "\"", "a,b,c",
+					    "line\nbreak", "cr\r", "\"\"", ",", "x\",y\"z"};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		char *text = NULL, out[64];
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		fx_csv_text(m, words[i]);
+		fclose(m);
+		size_t n = fx_csv_text_buf(words[i], out);
+		ck_assert_msg(n == len && memcmp(out, text, n) == 0, "'%s'", words[i]);
+		ck_assert(n <= 2 * strlen(words[i]) + 2);
+		free(text);
+	}
+}
+END_TEST
+
 Suite *suite_table(void)
 {
 	Suite *s = suite_create("table");
@@ -204,6 +224,7 @@ Suite *suite_table(void)
 	tcase_add_test(tc, untyped);
 	tcase_add_test(tc, suffixes);
 	tcase_add_test(tc, csv_num_fast);
+	tcase_add_test(tc, csv_text_buf_same);
 	tcase_add_test_raise_signal(tc, wrong_suffix, SIGABRT);
 	suite_add_tcase(s, tc);
 	return s;
