@@ -91,17 +91,9 @@ struct fx_sweep {
 	double budget;        /* fx_sweep_add stops past this many steps (0: never) */
 };
 
-/* Adds bytes to directed link l, listing it when it was empty (as the
- * router's own bump in route.c). */
 static inline void bump(fx_sweep *s, double *load, int64_t l, double bytes)
 {
-	if (bytes == 0)
-		return;
-	if (load[l] == 0) {
-		*s->used = fx_xgrow(*s->used, s->capused, *s->nused + 1, sizeof **s->used);
-		(*s->used)[(*s->nused)++] = l;
-	}
-	load[l] += bytes;
+	fx_load_add(load, l, bytes, s->used, s->nused, s->capused);
 }
 
 static int relays_or(const fx_fabric *f, int64_t w, int64_t target)

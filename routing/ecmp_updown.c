@@ -141,13 +141,7 @@ struct fx_updown {
 
 static inline void bump(fx_updown *s, double *load, int64_t l, double bytes)
 {
-	if (bytes == 0)
-		return;
-	if (load[l] == 0) {
-		*s->used = fx_xgrow(*s->used, s->capused, *s->nused + 1, sizeof **s->used);
-		(*s->used)[(*s->nused)++] = l;
-	}
-	load[l] += bytes;
+	fx_load_add(load, l, bytes, s->used, s->nused, s->capused);
 }
 
 static int inert(const fx_fabric *f, int64_t v)

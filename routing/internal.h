@@ -3,6 +3,23 @@
 #define FX_ROUTING_INTERNAL_H
 
 #include "routing.h"
+#include "../core/xalloc.h"
+
+/* Adds bytes to directed link l, listing l in *used (*nused of *capused)
+ * when it was empty: a round's loaded links, so the caller visits only
+ * those.  Every path that loads links (route.c, the sweeps) adds through
+ * here. */
+static inline void fx_load_add(double *load, int64_t l, double bytes, int64_t **used,
+			       size_t *nused, size_t *capused)
+{
+	if (bytes == 0)
+		return;
+	if (load[l] == 0) {
+		*used = fx_xgrow(*used, capused, *nused + 1, sizeof **used);
+		(*used)[(*nused)++] = l;
+	}
+	load[l] += bytes;
+}
 
 /* Starts a new round (repeated `repeat` times) labelled `label`. */
 fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label);

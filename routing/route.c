@@ -85,13 +85,7 @@ struct fx_router {
  * caller can visit (and clear) only the links a round used. */
 static inline void bump(fx_router *r, double *load, int64_t l, double bytes)
 {
-	if (bytes == 0)
-		return;
-	if (load[l] == 0) {
-		r->used = fx_xgrow(r->used, &r->capused, r->nused + 1, sizeof *r->used);
-		r->used[r->nused++] = l;
-	}
-	load[l] += bytes;
+	fx_load_add(load, l, bytes, &r->used, &r->nused, &r->capused);
 }
 
 /* ---------------- dimension-order routing on lattices ---------------- */
