@@ -21,8 +21,8 @@ minutes=$2
 note=${3:-}
 case $target in
 spec) corpus=fuzz/corpus ;;
-args) corpus=fuzz/corpus-args ;;
-*) echo "fuzz/run.sh: unknown target '$target' (spec or args)" >&2; exit 2 ;;
+args | import) corpus=fuzz/corpus-$target ;;
+*) echo "fuzz/run.sh: unknown target '$target' (spec, args or import)" >&2; exit 2 ;;
 esac
 case $minutes in
 ''|*[!0-9]*) echo "fuzz/run.sh: MINUTES must be a whole number" >&2; exit 2 ;;
@@ -70,7 +70,7 @@ fi
 if [ "$found" -eq 0 ]; then
 	result="nothing"
 else
-	result="$found file(s) in $art: $(ls "$art" | sed 's/-[0-9a-f]*$//' | sort | uniq -c | awk '{printf "%s%d %s", NR > 1 ? ", " : "", $1, $2}')"
+	result="$found file(s) in $art: $(ls "$art" | sed 's/-[0-9a-f]*$//' | sort | uniq -c | awk '{printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2}')"
 fi
 [ -n "$note" ] && result="$result; $note"
 n=$(awk -F'|' '/^<!-- runs -->/ {on = 1; next} on && /^\| [0-9]+ \|/ {n = $2 + 0} END {print n + 1}' docs/reliability.md)
