@@ -3,7 +3,9 @@
  *
  * An input is two bytes and then NUL-separated arguments:
  *
- *   byte 0     the command (commands[] below, modulo its length)
+ *   byte 0     the command (commands[] below, modulo its length; import
+ *              reads the spec's own file as the format --from names, or
+ *              what "%N" names)
  *   byte 1     the spec (specs[] below, modulo its length, low 7 bits);
  *              its top bit runs the command with no gnuplot on PATH
  *   the rest   argv after the spec; an argument "--then" followed by a
@@ -58,7 +60,8 @@ static const struct {
 	{"render", fx_cmd_render, 0},         {"transport", fx_cmd_transport, 0},
 	{"pool", fx_cmd_pool, 0},             {"slice", fx_cmd_slice, 0},
 	{"reconfigure", fx_cmd_reconfigure, 0}, {"failures", fx_cmd_failures, 0},
-	{"merge", fx_cmd_merge, 0},
+	{"merge", fx_cmd_merge, 0},           {"export", fx_cmd_export, 0},
+	{"import", fx_cmd_import, 0},
 	/* kinds lives beside main() (cli/main.c), outside the objects a
 	 * fuzz target links; it takes no argument but --json */
 };
