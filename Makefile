@@ -10,7 +10,8 @@
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
-#   make fuzz-dict  regenerate fuzz/spec.dict from the sources (fuzz/gen-spec-dict.sh)
+#   make fuzz-dict  regenerate fuzz/spec.dict from the sources and fuzz/args.dict from
+#                   every command's --help (fuzz/gen-spec-dict.sh, fuzz/gen-args-dict.sh)
 #   make install    PREFIX=/usr/local DESTDIR=: binary, libraries (libfabricx.so.0), headers,
 #                   fabricx.pc, man page, bash completion; make uninstall
 #   make example    docs/example.c against the library (installed: EXAMPLE_PC)
@@ -195,8 +196,9 @@ $(BUILD)/fuzz/replay-args: $(BUILD)/fuzz/fuzz_args.o $(BUILD)/fuzz/replay.o $(CL
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
 
 # fuzz/spec.dict from the sources' keys, units and docs/output.md's fields
-fuzz-dict:
+fuzz-dict: $(BIN)
 	sh fuzz/gen-spec-dict.sh > fuzz/spec.dict.tmp && mv fuzz/spec.dict.tmp fuzz/spec.dict
+	sh fuzz/gen-args-dict.sh ./$(BIN) > fuzz/args.dict.tmp && mv fuzz/args.dict.tmp fuzz/args.dict
 
 fuzz-replay: $(BUILD)/fuzz/replay-spec $(BUILD)/fuzz/replay-args $(BUILD)/fuzz/replay-import
 	$(BUILD)/fuzz/replay-spec $(call FUZZ_DIRS,spec)
