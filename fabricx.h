@@ -7,6 +7,7 @@
  *   fx_coll_run()      link loads and time of a collective
  *   fx_power_*()       what a power budget buys (power/power.h)
  *   fx_place_*()       where a workload's groups go (placement/placement.h)
+ *   fx_step_eval()     a serving step's memory, time and throughput (step/step.h)
  *
  * Errors are reported through an fx_diag (core/diag.h), which collects
  * them and keeps the exit status; functions return 0 or -1.  See
@@ -23,5 +24,6 @@
 #include "power/power.h"
 #include "routing/routing.h"
 #include "spec/spec.h"
+#include "step/step.h"
 
 #endif
