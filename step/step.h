@@ -340,11 +340,13 @@ double fx_step_dispatch_bytes(double token_bytes, int64_t k, double cards_hit, i
 
 /* Reads `workload.inventory`, `workload.layout`, `workload.serve` and the
  * step keys of `workload.accelerator` over defaults from `shape` (may be
- * NULL) and `scheme` (tp, ep, pp, dp; may be NULL).  *have is 1 when the
- * spec gives a model or an inventory.  0, or -1 after reporting every
- * problem at its FILE:LINE:COL. */
+ * NULL), `scheme` (tp, ep, pp, dp; may be NULL), the accelerator and the
+ * sessions' context (each may be NULL).  *have is 1 when the spec gives a
+ * model or an inventory.  0, or -1 after reporting every problem at its
+ * FILE:LINE:COL. */
 int fx_step_parse(fx_diag *d, const fx_spec *spec, const fx_model *shape,
-		  const int64_t *scheme, const fx_accel *a, fx_step_model *m,
-		  fx_step_layout *lay, fx_step_load *ld, fx_step_hw *hw, int *have);
+		  const int64_t *scheme, const fx_accel *a, const fx_sessions *ses,
+		  fx_step_model *m, fx_step_layout *lay, fx_step_load *ld, fx_step_hw *hw,
+		  int *have);
 
 #endif
