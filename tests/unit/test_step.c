@@ -1031,6 +1031,83 @@ START_TEST(not_ok)
 }
 END_TEST
 
+
+/* §6.7.3's expert replicas and a separate expert pool, each in memory and
+ * time: r copies of every expert cost r times the expert memory and share
+ * the hot experts' rows; a pool of cards holds the experts, attention
+ * cards none, and every token's experts are remote. */
+START_TEST(replicas_and_pool)
+{
+	fx_step_model m = q235_moe_layer();
+	fx_step_hw h = h100();
+	fx_step_layout l = layout(1, 4);
+	l.ep_allreduce = 1;
+	fx_step_load d = decode(0, 64);
+	d.moe = FX_MOE_HOT;
+	d.hot_share = 1;
+	fx_step_result one, two;
+	fx_step_eval(&m, &h, &l, &d, NULL, NULL, &one);
+	l.expert_replicas = 2;
+	fx_step_eval(&m, &h, &l, &d, NULL, NULL, &two);
+	ck_assert_double_eq(two.weights, 2 * one.weights);
+	ck_assert_double_eq(one.weights, 32 * 36 * MIB);
+	ck_assert_double_eq(one.busiest_rows, 512);
+	ck_assert_double_eq(two.busiest_rows, 256);
+	/* a pool of 8 expert cards beside 4 attention cards */
+	l = layout(1, 4);
+	l.expert_pool = 8;
+	d = decode(0, 16);
+	rec rc = {.n = 0};
+	fx_step_result p;
+	fx_step_eval(&m, &h, &l, &d, record, &rc, &p);
+	ck_assert(p.ok);
+	ck_assert_double_eq(p.weights, 0);
+	ck_assert_double_eq(p.part_card[0], 0);
+	ck_assert_int_eq(p.cards, 12);
+	const fx_step_call *c = find_call(&rc, "all-to-all");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->n, 12);
+	ck_assert_double_eq(c->bytes, 16 * 8 * 8 * KIB);  /* all 8 copies leave the card */
+	/* the pool card reads its 16 experts, nearly all touched by 64 tokens */
+	ck_assert_double_eq(p.busiest_experts, 16);
+	ck_assert_double_eq(p.read_weights, 16 * 36 * MIB);
+}
+END_TEST
+
+/* Efficiency scales compute; state in host memory is read over its own
+ * path and takes no HBM (a batch must be given). */
+START_TEST(efficiency_and_host_state)
+{
+	fx_step_model m = q235_moe_layer();
+	fx_step_hw h = h100();
+	fx_step_layout l = layout(1, 1);
+	fx_step_load d = decode(0, 1);
+	d.phase = FX_PHASE_PREFILL;
+	d.prompt = 8192;
+	fx_step_result a, b;
+	fx_step_eval(&m, &h, &l, &d, NULL, NULL, &a);
+	h.efficiency = 0.5;
+	fx_step_eval(&m, &h, &l, &d, NULL, NULL, &b);
+	ck_assert_double_eq_tol(b.t_compute, 2 * a.t_compute, 1e-15);
+	fx_step_model s;
+	memset(&s, 0, sizeof s);
+	s.layers = 1;
+	s.kv = (fx_step_state){.per_session = 1e9, .read_per_step = -1, .units = 1, .layers = 1,
+			       .where = FX_WHERE_HOST};
+	h = h100();
+	h.host_bw = 64e9;
+	d = decode(0, 0);
+	fx_step_eval(&s, &h, &l, &d, NULL, NULL, &a);
+	ck_assert(!a.ok);
+	ck_assert_ptr_nonnull(strstr(a.why, "give the batch"));
+	d.batch = 10;
+	fx_step_eval(&s, &h, &l, &d, NULL, NULL, &a);
+	ck_assert(a.ok);
+	ck_assert_double_eq(a.t_state, 10 * 1e9 / 64e9);
+	ck_assert_double_eq(a.weights, 0);
+}
+END_TEST
+
 Suite *suite_step(void)
 {
 	Suite *s = suite_create("step");
@@ -1059,6 +1136,8 @@ Suite *suite_step(void)
 	tcase_add_test(tc, eq615_rom);
 	tcase_add_test(tc, cache_memo);
 	tcase_add_test(tc, not_ok);
+	tcase_add_test(tc, replicas_and_pool);
+	tcase_add_test(tc, efficiency_and_host_state);
 	suite_add_tcase(s, tc);
 	return s;
 }
