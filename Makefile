@@ -220,6 +220,7 @@ gallery: all
 bench: all
 	sh bench/run.sh
 	sh bench/place.sh
+	sh bench/step.sh
 
 # ---- install (README: "Installing") ----
 PREFIX     ?= /usr/local

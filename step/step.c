@@ -214,12 +214,12 @@ static void stage_memory(const ev *e, int stage, mem *o)
 		case FX_SPLIT_EP: {
 			double L = p->layers > 0 ? ceil((double)p->layers / (double)e->pp) : 0;
 			b = experts_held(e, p) * L * expert_bytes(p);
-			if (e->pool) {
+			if (e->pool) {  /* on the pool's cards, none on the attention side */
 				o->pool += b;
-				b = 0;
-			} else {
-				b /= (double)e->Te;
+				o->part[i] = b;
+				continue;
 			}
+			b /= (double)e->Te;
 			break;
 		}
 		case FX_SPLIT_TABLE:
@@ -235,7 +235,9 @@ static void stage_memory(const ev *e, int stage, mem *o)
 			o->sram_used += b;
 	}
 	const fx_step_state *k = &m->kv;
-	double ctx = (double)e->ld->context, u = kv_unit_ways(e);
+	/* a prefill's sessions keep their prompt's KV too */
+	double ctx = (double)e->ld->context + (e->prefill ? (double)e->ld->prompt : 0);
+	double u = kv_unit_ways(e);
 	o->state = (k->per_token * ctx / (u * (double)e->cp) + k->per_session / u) * state_share(e);
 	double tok = e->prefill ? (double)e->ld->prompt / (double)e->cp : 1;
 	o->act = m->act_bytes * tok / (e->l->sp ? (double)e->T : 1);
@@ -404,7 +406,8 @@ static void stage_time(ev *e, int stage, double sessions, pass *o)
 	double layer_share = m->layers > 0 && e->pp > 1 ? ceil((double)m->layers / (double)e->pp) /
 								 (double)m->layers : 1;
 	double moe_stage = moe_layers > 0 ? ceil((double)moe_layers / (double)e->pp) : 0;
-	double send_tok = e->prefill ? tok / (e->Tatt * (double)e->cp) : tok / (e->Tatt * (double)e->cp);
+	/* the unit's cards share the dispatch of its tokens */
+	double send_tok = tok / (e->Tatt * (double)e->cp);
 	if (e->T > 1) {
 		double red = tok_card * m->reduce_bytes, t = 0;
 		double count = e->Tatt > 1 ? (double)m->tp_reductions * layer_share : moe_stage;
@@ -570,6 +573,10 @@ int fx_step_eval(const fx_step_model *m, const fx_step_hw *hw, const fx_step_lay
 		     (long long)out->capacity);
 	}
 	out->batch = b;
+	out->pool_card = mm.pool;
+	if (e.pool && hw->a.hbm > 0 && mm.pool > hw->a.hbm - hw->a.reserve)
+		fail(&e, "the expert pool's cards hold %.4g GB of experts each, more than HBM less the "
+		     "reserve (%.4g GB)", mm.pool / 1e9, (hw->a.hbm - hw->a.reserve) / 1e9);
 	out->activations = mm.act * (double)b;
 	out->state_card = mm.state * (double)b;
 	if (mm.weights + out->state_card + (out->activations > hw->a.reserve ? out->activations

@@ -236,8 +236,10 @@ typedef struct fx_step_result {
 	int ok;                  /* 0: the layout cannot run the model (why says why) */
 	char why[160];
 	/* memory of the busiest card (Eq. 6-1), bytes */
-	double part_card[FX_STEP_PARTS];  /* each part on the card, wherever it lives */
+	double part_card[FX_STEP_PARTS];  /* each part on the card, wherever it lives (an
+					   * EP part with an expert pool: on a pool card) */
 	double weights;          /* W: weights in HBM */
+	double pool_card;        /* experts on one card of the expert pool */
 	double state_session;    /* K: one session's state on the card */
 	double activations;      /* A: the step's live activations */
 	double reserve;          /* U */

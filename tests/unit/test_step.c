@@ -1061,8 +1061,9 @@ START_TEST(replicas_and_pool)
 	fx_step_result p;
 	fx_step_eval(&m, &h, &l, &d, record, &rc, &p);
 	ck_assert(p.ok);
-	ck_assert_double_eq(p.weights, 0);
-	ck_assert_double_eq(p.part_card[0], 0);
+	ck_assert_double_eq(p.weights, 0);  /* the attention cards hold no expert */
+	ck_assert_double_eq(p.pool_card, 16 * 36 * MIB);
+	ck_assert_double_eq(p.part_card[0], p.pool_card);
 	ck_assert_int_eq(p.cards, 12);
 	const fx_step_call *c = find_call(&rc, "all-to-all");
 	ck_assert_ptr_nonnull(c);
