@@ -170,6 +170,12 @@ expect 0 "two HGX ring" -- "$FABRICX" collective specs/hgx-h100-x2.yaml --patter
 jq -e '(.time_s * 1e6 | round) == 113 and .rounds == 30' "$tmp/out" >/dev/null && ok || bad "two HGX ring: $(jq -c '[.time_s, .rounds]' "$tmp/out")"
 expect 0 "two HGX hier" -- "$FABRICX" collective specs/hgx-h100-x2.yaml --pattern allreduce --algo hier --size 10KiB --json
 jq -e '(.time_s * 1e6) > 18.5 and (.time_s * 1e6) < 19.5' "$tmp/out" >/dev/null && ok || bad "two HGX hier: $(jq .time_s "$tmp/out")"
+# TP16 of one 128K Qwen3-32B session over the two servers: 2.50 ms of local
+# reads (the chapter halves every weight, 2.48; the step model reads each
+# K/V head's projections on both cards holding it) + 128 ring reductions
+expect 0 "place TP16 over two HGX" -- "$FABRICX" place specs/hgx-h100-x2.yaml --json
+jq -e '(.step.local_s / 0.00250 - 1 | fabs) < 0.01 and (.step.tp_comm_s / (128 * 113.19e-6) - 1 | fabs) < 0.01
+       and .step.batch == 1' "$tmp/out" >/dev/null && ok || bad "TP16 over two HGX: $(jq -c .step "$tmp/out")"
 # an instance wider than two racks is placed (placement laid the widest
 # level's representative out as half in rack 0 and half in rack 1, so an
 # instance more than two racks wide was refused): DGX H100 SuperPOD, racks
