@@ -645,6 +645,23 @@ START_TEST(tp2_ep4)
 		sent += (rc.c[i].group == FX_STEP_TP ? 2 : 1) * 2.0 * (double)(rc.c[i].n - 1) /
 			(double)rc.c[i].n * rc.c[i].bytes;
 	ck_assert_double_eq(sent, 448 * MIB);
+	/* §6.1.2: one token reads about 43.1 GB of weights and 1.58 GB of KV,
+	 * about 13.3 ms on one card; "split evenly across eight cards", about
+	 * 5.79 GB and 1.73 ms a card.  The step model reads the router on
+	 * every card and the K/V projections, as the KV, only four ways (4 KV
+	 * heads): 5.97 GB, 1.78 ms, 3 % more than the even split */
+	fx_step_layout l1 = layout(1, 1);
+	fx_step_eval(&m, &h, &l1, &d, NULL, NULL, &r);
+	PRINTED(r.read_weights / GB, 43.1, 0.1);
+	PRINTED(r.read_state / GB, 1.58, 0.01);
+	PRINTED(r.t_local / MS, 13.3, 0.1);
+	PRINTED((fx_model_read_per_token(&qwen235) / 8 + 188 * KIB * 8193 / 4) / GB, 5.79, 0.01);
+	fx_step_eval(&m, &h, &l8, &d, NULL, NULL, &r);
+	WITHIN((r.read_weights + r.read_state) / GB, 5.79, 0.035);
+	WITHIN(r.t_local / MS, 1.73, 0.035);
+	double router = 94 * 4096.0 * 128 * 2, kvproj = 94 * 2 * 4096.0 * 4 * 128 * 2;
+	ck_assert_double_eq_tol(r.read_weights - fx_model_read_per_token(&qwen235) / 8,
+				router * 7 / 8 + kvproj * (1.0 / 4 - 1.0 / 8), 1);
 	/* §6.1.2, footnote 1: under TP8 each card holds at most 47 sessions of
 	 * 8192 tokens (weights 58.96 GB, KV 0.39 GB, 2 GiB reserved) */
 	fx_step_eval(&m, &h, &l8, &d, NULL, NULL, &r);
