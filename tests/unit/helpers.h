@@ -45,6 +45,7 @@ Suite *suite_metrics(void);
 Suite *suite_collective(void);
 Suite *suite_solver(void);
 Suite *suite_model(void);
+Suite *suite_step(void);
 Suite *suite_wafer(void);
 Suite *suite_power(void);
 Suite *suite_place(void);

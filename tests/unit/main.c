@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, suite_collective());
 	srunner_add_suite(sr, suite_solver());
 	srunner_add_suite(sr, suite_model());
+	srunner_add_suite(sr, suite_step());
 	srunner_add_suite(sr, suite_wafer());
 	srunner_add_suite(sr, suite_power());
 	srunner_add_suite(sr, suite_place());
