@@ -449,7 +449,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 		} else {
 			fx_lp *lp = fx_place_milp(&c, -1, &x);
 			if (fx_lp_write(lp, o->lp_path))
-				rc = fx_diag_error(d, NULL, "--lp: cannot write '%s'", o->lp_path);
+				rc = fx_diag_error(d, NULL, "--lp: %s", fx_lp_last_error());
 			fx_lp_free(lp);
 			free(x);
 		}
