@@ -296,7 +296,7 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 		if (rc == 0) {
 			rc = gvLayout(gvc, g, m.engine) != 0 ? -1 : 0;
 			rc |= rd_gv_check(d, "layout");
-			if (rc && d->nerr == 0)
+			if (rc && (!d || d->nerr == 0))
 				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
 			if (rc == 0)
 				rd_picture_size(g, o->detail_full, &px_w, &px_h);
@@ -310,7 +310,7 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 				unsigned int len = 0;
 				rc = gvRenderData(gvc, g, format, &data, &len) != 0 ? -1 : 0;
 				rc |= rd_gv_check(d, "output");
-				if (rc && d->nerr == 0)
+				if (rc && (!d || d->nerr == 0))
 					rc = fx_diag_internal(d, "render: Graphviz could not produce %s", format);
 				if (rc == 0 && fwrite(data, 1, len, out) != len)
 					rc = -1;  /* reported with the real errno at the close */
