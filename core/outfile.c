@@ -310,6 +310,12 @@ long fx_outfile_failures(void)
 	return failed_writes;
 }
 
+void fx_outfile_failures_add(long n)
+{
+	if (n > 0)
+		failed_writes += n;
+}
+
 FILE *fx_outfile_open(fx_outfile *o, const char *path)
 {
 	FILE *f = open_out(o, path);

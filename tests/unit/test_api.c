@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/isolate.h"
 #include "../../fabricx.h"
 #include "helpers.h"
 
@@ -386,6 +387,50 @@ START_TEST(api_spec_power_place_units)
 }
 END_TEST
 
+/* core/isolate.h: work in a child process comes back as if run here, and
+ * a crash in it is an internal error, not the end of the caller. */
+static int child_ok(void *arg, fx_diag *d)
+{
+	(void)d;
+	*(int *)arg = 7;  /* stays in the child */
+	return 0;
+}
+
+static int child_error(void *arg, fx_diag *d)
+{
+	(void)arg;
+	return fx_diag_error(d, NULL, "bad %s", "input");
+}
+
+static int child_abort(void *arg, fx_diag *d)
+{
+	(void)arg;
+	(void)d;
+	abort();
+}
+
+START_TEST(api_isolate)
+{
+	fx_diag d;
+	quiet(&d);
+	int x = 0;
+	ck_assert_int_eq(fx_isolate("ok", child_ok, &x, &d), 0);
+	ck_assert_int_eq(x, 0);
+	ck_assert_int_eq(d.nerr, 0);
+	ck_assert_int_eq(fx_isolate("error", child_error, NULL, &d), -1);
+	ck_assert_int_eq(d.nerr, 1);
+	ck_assert_int_eq(d.status, FX_EXIT_INPUT);
+	ck_assert_str_eq(d.last, "bad input");
+	ck_assert_str_eq(d.first, "bad input");
+	ck_assert_int_eq(fx_isolate("drawing x.svg", child_abort, NULL, &d), -1);
+	ck_assert_int_eq(d.nerr, 2);
+	ck_assert_int_eq(d.status, FX_EXIT_INTERNAL);
+	ck_assert_msg(strstr(d.last, "drawing x.svg: killed by signal 6"), "%s", d.last);
+	ck_assert_int_eq(fx_isolate("no diag", child_error, NULL, NULL), -1);
+	unquiet(&d);
+}
+END_TEST
+
 Suite *suite_api(void)
 {
 	Suite *s = suite_create("api");
@@ -394,6 +439,7 @@ Suite *suite_api(void)
 	tcase_add_test(t, api_design_load);
 	tcase_add_test(t, api_routing_fabric);
 	tcase_add_test(t, api_spec_power_place_units);
+	tcase_add_test(t, api_isolate);
 	suite_add_tcase(s, t);
 	return s;
 }
