@@ -146,6 +146,8 @@ unit: $(BUILD)/check_fabricx
 cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/run.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/hardening.sh
+	FABRICX=$(abspath $(BIN)) sh tests/hardening/tools.sh
+	FABRICX=$(abspath $(BIN)) sh tests/hardening/attack.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
 	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/output.sh
