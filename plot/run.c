@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -40,6 +41,32 @@ static void keep(errline *l, const char *buf, size_t n)
 			l->s[l->n++] = (char)c;
 	}
 	l->s[l->n] = '\0';
+}
+
+/* Whether an executable gnuplot is on PATH (as execvp would search it):
+ * posix_spawnp reports a missing program as ENOENT only where it can (not
+ * under valgrind, whose child then exits 127), so it is looked for first. */
+static int on_path(void)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char buf[4096];
+		if (n + sizeof "/gnuplot" <= sizeof buf) {
+			if (n)
+				snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)n, p);
+			else  /* an empty entry is the current folder, as for execvp */
+				snprintf(buf, sizeof buf, "./gnuplot");
+			if (access(buf, X_OK) == 0)
+				return 1;
+		}
+		if (!end)
+			return 0;
+		p = end;
+	}
 }
 
 static int start(pid_t *pid, int in, int out, int err)
@@ -86,7 +113,7 @@ int fx_plot_run(const char *script, size_t len, FILE *out, char *err, size_t err
 		return -1;
 	}
 	pid_t pid;
-	int rc = start(&pid, in[1], op[1], ep[1]);
+	int rc = on_path() ? start(&pid, in[1], op[1], ep[1]) : ENOENT;
 	close_fd(&in[1]);
 	close_fd(&op[1]);
 	close_fd(&ep[1]);
@@ -167,6 +194,11 @@ int fx_plot_run(const char *script, size_t len, FILE *out, char *err, size_t err
 	if (perr) {
 		snprintf(err, errlen, "cannot read from gnuplot: %s", strerror(perr));
 		return -1;
+	}
+	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && got == 0 && !el.n) {
+		snprintf(err, errlen, "gnuplot could not be started (exit status 127: not found or not "
+			 "executable; Debian package gnuplot-nox)");
+		return FX_PLOT_NO_GNUPLOT;
 	}
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char how[48];
