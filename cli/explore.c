@@ -141,7 +141,7 @@ static int sec_diagrams(explore *e)
 	int rc = 0;
 	fx_render_opts o = {FX_VIEW_PHYSICAL, 0, c->design.name, NULL, NULL};
 	char *path = fx_xasprintf("%s/fabric.svg", c->outdir);
-	rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
+	rc |= fx_render_file_isolated(&c->design.fab, &o, "svg", path, &c->d);
 	free(path);
 	fprintf(c->md, "- Fabric: ![fabric](fabric.svg)\n");
 	if (e->have_loads) {
@@ -151,7 +151,7 @@ static int sec_diagrams(explore *e)
 		o.view = FX_VIEW_LOADS;
 		o.utilisation = util;
 		path = fx_xasprintf("%s/loads.svg", c->outdir);
-		rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
+		rc |= fx_render_file_isolated(&c->design.fab, &o, "svg", path, &c->d);
 		free(path);
 		free(util);
 		fprintf(c->md, "- Link loads of a direct all-to-all of 32 MiB over all devices: "
@@ -169,7 +169,7 @@ static int sec_diagrams(explore *e)
 		o.utilisation = NULL;
 		o.instance = inst;
 		path = fx_xasprintf("%s/placement.svg", c->outdir);
-		rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
+		rc |= fx_render_file_isolated(&c->design.fab, &o, "svg", path, &c->d);
 		free(path);
 		free(inst);
 		fprintf(c->md, "- Placement of the workload's instances: ![placement](placement.svg)\n");

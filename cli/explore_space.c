@@ -228,7 +228,7 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 				fwrite(json, 1, jl, stdout);
 			else if (rc == 0)
 				printf("report: %s/report.md, points.csv, pareto.csv%s\n", c->outdir,
-				       diagrams ? ", plots (*.svg, *.png)" : "");
+				       diagrams && !r.plots_skipped[0] ? ", plots (*.svg, *.png)" : "");
 		}
 		if (md)
 			fclose(md);

@@ -3,6 +3,7 @@
  * link loads, power and placement.  The command table below is the table of
  * contents of the tool.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -120,9 +121,21 @@ static void alloc_policy(void)
 #endif
 }
 
+/*
+ * The program's signal policy (the library sets none): SIGPIPE is ignored,
+ * so a closed pipe is an EPIPE that every writer reports (standard output
+ * included, exit 2), never a silent kill half-way through a file.  Child
+ * programs (gnuplot) get the default back (plot/run.c).
+ */
+static void signal_policy(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+}
+
 int main(int argc, char **argv)
 {
 	alloc_policy();
+	signal_policy();
 	fx_stdout_wrap();
 	return finish_stdout(run(argc, argv));
 }

@@ -143,7 +143,7 @@ static int plot(fx_cli *c, double path, double lat, double q, const char *file)
 	char title[160], err[256], b1[32], b2[32];
 	snprintf(title, sizeof title, "Remote reads (Eq. 6-12): q = %s, L = %s",
 		 fx_unit_format(q, FX_UNIT_SIZE, b1, sizeof b1), fx_unit_format(lat, FX_UNIT_TIME, b2, sizeof b2));
-	fx_plot pl = {title, "transactions in flight u", 1, NULL, &p, 1};
+	fx_plot pl = {title, "transactions in flight u", 1, NULL, &p, 1, 0};
 	if (fx_plot_draw(&pl, file, err, sizeof err))
 		return fx_diag_error(&c->d, NULL, "--plot: %s", err);
 	return 0;

@@ -33,6 +33,7 @@ typedef struct fx_space_run {
 	double t0, t_shown;
 	size_t done_before;
 	int shown_any;
+	char plots_skipped[256];   /* why the report has no plots ("" when it has) */
 } fx_space_run;
 
 /* Chooses and evaluates the points (those already held are not

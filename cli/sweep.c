@@ -164,9 +164,9 @@ static int plot_sweep(fx_cli *c, const char *path, const fx_coll_req *q0,
 	char title[160], err[256];
 	snprintf(title, sizeof title, "%s over %lld ranks, %s", q0->pattern, (long long)q0->n,
 		 c->design.fab.name ? c->design.fab.name : "");
-	fx_plot pl = {title, "size per rank", 1,
-		      "'1 B' 1, '1 KiB' 1024, '1 MiB' 1048576, '1 GiB' 1073741824, '1 TiB' 1099511627776",
-		      panels, 2};
+	static const fx_plot_tic tics[] = {{"1 B", 1}, {"1 KiB", 1024}, {"1 MiB", 1048576},
+					   {"1 GiB", 1073741824}, {"1 TiB", 1099511627776}};
+	fx_plot pl = {title, "size per rank", 1, tics, panels, 2, sizeof tics / sizeof tics[0]};
 	int rc = fx_plot_draw(&pl, path, err, sizeof err);
 	free(ser);
 	free(ys);

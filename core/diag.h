@@ -14,6 +14,10 @@
  *
  * The caret line is printed when the source text was registered with
  * fx_diag_add_source().  fx_diag owns copies of registered source texts.
+ *
+ * Every library function that takes an fx_diag accepts NULL for it: the
+ * message then goes to stderr, counted nowhere (the return value still says
+ * it failed).
  */
 #ifndef FX_DIAG_H
 #define FX_DIAG_H

@@ -61,7 +61,10 @@ typedef struct fx_design_limits {
  * collective time model and `workload:`, builds the fabric and checks
  * `groups:`.  ds need not be initialised; after the call, whatever it
  * returned, fx_design_free() releases it.  0, or -1 after reporting
- * through d (d->status says why: bad input, too big, ...). */
+ * through d (d->status says why: bad input, too big, ...); a failed load
+ * leaves ds empty, so every later use of it fails rather than reads a
+ * half-built fabric.  NULL ds or path, NULL overrides when noverrides > 0
+ * and a negative limit are refused with -1. */
 int fx_design_load(fx_design *ds, const char *path, const char *const *overrides,
 		   size_t noverrides, const fx_design_limits *limits, fx_diag *d);
 /* The same from spec text in memory; `name` stands for the file in

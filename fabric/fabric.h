@@ -297,11 +297,16 @@ static inline void fx_igraph_alloc(igraph_error_t err)
 }
 
 /* Builds the fabric described by spec.  max_bytes > 0 refuses fabrics whose
- * estimated memory exceeds it. */
+ * estimated memory exceeds it.  On failure f is released (zeroed). */
 int fx_fabric_build(fx_fabric *f, const fx_spec *spec, double max_bytes, fx_diag *d);
 void fx_fabric_release(fx_fabric *f);
+/* 1 when f holds a whole fabric fx_fabric_build built; 0 for NULL, a
+ * zeroed, released or failed one.  Every function that takes a fabric
+ * checks this first and fails (-1 with a diagnostic) on 0. */
+int fx_fabric_built(const fx_fabric *f);
 
-/* Name of vertex v ("gpu3", "L2.p4.7", "(1,2,3)"). */
+/* Name of vertex v ("gpu3", "L2.p4.7", "(1,2,3)"); "?" when v is not one
+ * of f's vertices. */
 const char *fx_fabric_vertex_name(const fx_fabric *f, int64_t v, char *buf, size_t len);
 const char *fx_vtype_name(fx_vtype t);
 const char *fx_medium_name(fx_medium m);
@@ -313,7 +318,8 @@ int fx_fabric_shrink(const fx_fabric *f, const fx_spec *spec, int64_t max_device
 void fx_shrink_set(fx_shrink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Physical links (bundles weighted by count). */
 int64_t fx_fabric_links(const fx_fabric *f);
-/* Ports in use on vertex v (sum of link counts). */
+/* Ports in use on vertex v (sum of link counts); -1 when v is not one of
+ * f's vertices. */
 int64_t fx_fabric_ports(const fx_fabric *f, int64_t v);
 /* Ports and bandwidth of the busiest chip of a switch role, split down
  * (towards devices and lower tiers) and up. */

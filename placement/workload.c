@@ -22,6 +22,8 @@ const char *fx_group_kind_name(fx_group_kind k)
 
 int64_t fx_workload_devices(const fx_workload *w)
 {
+	if (!w)
+		return -1;
 	int64_t n = 1;
 	for (int k = 0; k < FX_GROUP_KINDS; k++)
 		n = fx_mul_sat(n, w->dims[k]);  /* 2^20 each overflowed */
@@ -132,10 +134,17 @@ int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_ses
 					    "fixed_per_layer", NULL};
 	static const char *const skeys[] = {"count", "context", "steps", "deadline", "min_on_time", NULL};
 	const fx_snode *wl, *n;
+	if (!a || !s)
+		return fx_diag_error(d, NULL, "fx_accel_sessions_parse: nothing to fill");
 	memset(a, 0, sizeof *a);
 	memset(s, 0, sizeof *s);
-	if (fx_spec_map(d, spec->root, "workload", 0, &wl) || !wl)
-		return wl ? 0 : (d->nerr ? -1 : 0);
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_accel_sessions_parse: no spec (NULL, or one that "
+				     "failed to load)");
+	if (fx_spec_map(d, spec->root, "workload", 0, &wl))
+		return -1;
+	if (!wl)
+		return 0;
 	int rc = 0;
 	if (fx_spec_map(d, wl, "accelerator", 0, &n))
 		return -1;
@@ -196,7 +205,12 @@ int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *
 		keys[nk++] = *other;
 	keys[nk] = NULL;
 
+	if (!w)
+		return fx_diag_error(d, NULL, "fx_workload_place_parse: no workload to fill");
 	memset(w, 0, sizeof *w);
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_workload_place_parse: no spec (NULL, or one that "
+				     "failed to load)");
 	for (int k = 0; k < FX_GROUP_KINDS; k++) {
 		w->dims[k] = 1;
 		w->keep[k] = FX_LEVEL_ANY;

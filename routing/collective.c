@@ -27,6 +27,8 @@ const fx_coll_algo *const fx_coll_algos[] = {
 
 const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo)
 {
+	if (!pattern)
+		return NULL;
 	for (const fx_coll_algo *const *a = fx_coll_algos; *a; a++)
 		if (strcmp((*a)->pattern, pattern) == 0 && (!algo || strcmp((*a)->name, algo) == 0))
 			return *a;
@@ -250,6 +252,8 @@ int fx_need_pow2(const fx_coll_req *q, fx_diag *d)
  * all-gather, all-to-all (n-1)/n; broadcast and reduce 1. */
 double fx_coll_bus_factor(const char *pattern, int64_t n)
 {
+	if (!pattern)
+		return NAN;
 	if (n < 2)
 		return 0;
 	if (strcmp(pattern, "allreduce") == 0)
@@ -262,6 +266,8 @@ double fx_coll_bus_factor(const char *pattern, int64_t n)
 
 void fx_coll_result_release(fx_coll_result *res)
 {
+	if (!res)
+		return;
 	free(res->per_round);
 	free(res->link_bytes);
 	free(res->link_busy);
@@ -557,10 +563,53 @@ int fx_route_policy_parse(const char *s, fx_route_policy *out)
 	return 0;
 }
 
+/* A request's ranks, size and pieces, checked before any algorithm reads
+ * them: every rank is a device of f (a rank of -1 or of ndev once wrote
+ * outside the per-device arrays, or ran as nothing in no time).  A device
+ * may be given twice: tests and the round-twin path rely on it. */
+static int check_req(const char *fn, const fx_fabric *f, const fx_coll_req *q, fx_diag *d)
+{
+	if (!q || !q->pattern)
+		return fx_diag_error(d, NULL, "%s: no collective (pattern) given", fn);
+	if (q->n < 1 || !q->ranks)
+		return fx_diag_error(d, NULL, "%s: %s needs one rank or more, got %lld%s", fn, q->pattern,
+				     (long long)q->n, q->ranks ? "" : " and no rank list");
+	if (!isfinite(q->size) || q->size < 0)
+		return fx_diag_error(d, NULL, "%s: size %g must be a finite number of bytes, 0 or more",
+				     fn, q->size);
+	if (q->chunks < 0)
+		return fx_diag_error(d, NULL, "%s: chunks %lld must be 0 (the algorithm's) or more", fn,
+				     (long long)q->chunks);
+	for (int64_t i = 0; i < q->n; i++)
+		if (q->ranks[i] < 0 || q->ranks[i] >= f->ndev)
+			return fx_diag_error(d, NULL, "%s: rank %lld is device %lld, not one of the "
+					     "fabric's %lld devices (0 to %lld)", fn, (long long)i,
+					     (long long)q->ranks[i], (long long)f->ndev,
+					     (long long)f->ndev - 1);
+	return 0;
+}
+
+/* What every collective entry needs besides its requests. */
+static int check_run(const char *fn, const fx_fabric *f, const fx_router *r, const fx_coll_time *tm,
+		     fx_coll_result *out, fx_diag *d)
+{
+	if (out)
+		memset(out, 0, sizeof *out);
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "%s: no fabric (NULL, or one whose load failed)", fn);
+	if (!r || fx_router_fabric(r) != f)
+		return fx_diag_error(d, NULL, "%s: %s", fn, r ? "the router was made for another fabric"
+				     : "no router (fx_router_new)");
+	if (!tm || !out)
+		return fx_diag_error(d, NULL, "%s: no %s", fn, tm ? "result to fill" : "time model");
+	return 0;
+}
+
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
-	memset(out, 0, sizeof *out);
+	if (check_run("fx_coll_run", f, r, tm, out, d) || check_req("fx_coll_run", f, q, d))
+		return -1;
 	fx_router_set_policy(r, tm->policy);
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	if (!a)
@@ -595,7 +644,13 @@ static void merge_flows(fx_round *m, const fx_round *rd)
 int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
 		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
 {
-	memset(out, 0, sizeof *out);
+	if (check_run("fx_coll_run_groups", f, r, tm, out, d))
+		return -1;
+	if (ngroups && !groups)
+		return fx_diag_error(d, NULL, "fx_coll_run_groups: %zu groups but no list of them", ngroups);
+	for (size_t g = 0; g < ngroups; g++)
+		if (check_req("fx_coll_run_groups", f, &groups[g], d))
+			return -1;
 	fx_sched *each = fx_xcalloc(ngroups ? ngroups : 1, sizeof *each);
 	size_t *at = fx_xcalloc(ngroups ? ngroups : 1, sizeof *at);  /* current round */
 	int64_t *left = fx_xcalloc(ngroups ? ngroups : 1, sizeof *left);  /* its repeats left */
@@ -673,9 +728,14 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", NULL};
 	const fx_snode *c;
 	const char *pol = NULL;
+	if (!tm)
+		return fx_diag_error(d, NULL, "fx_coll_time_parse: no time model to fill");
 	tm->alpha = 0;
 	tm->alpha_replaces_latency = 0;
 	tm->policy = FX_ROUTE_SPLIT;
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_coll_time_parse: no spec (NULL, or one that failed to "
+				     "load)");
 	if (fx_spec_map(d, spec->root, "collective", 0, &c))
 		return -1;
 	if (!c)
@@ -708,6 +768,12 @@ double fx_coll_crossover(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
 			 const char *algo_a, const char *algo_b, const fx_coll_time *tm,
 			 double lo, double hi, fx_diag *d)
 {
+	fx_coll_result res;
+	if (check_run("fx_coll_crossover", f, r, tm, &res, d) || check_req("fx_coll_crossover", f, q, d))
+		return -1;
+	if (!algo_a || !algo_b || !(lo >= 0) || !(hi >= lo) || !isfinite(hi))
+		return fx_diag_error(d, NULL, "fx_coll_crossover: needs two algorithms and sizes 0 <= lo "
+				     "<= hi, finite");
 	double dlo = time_of(f, r, q, algo_a, lo, tm, d) - time_of(f, r, q, algo_b, lo, tm, d);
 	double dhi = time_of(f, r, q, algo_a, hi, tm, d) - time_of(f, r, q, algo_b, hi, tm, d);
 	if (isnan(dlo) || isnan(dhi) || (dlo > 0) == (dhi > 0))

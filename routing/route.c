@@ -722,6 +722,8 @@ int fx_route_among_aggregated(const fx_fabric *f)
 
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 {
+	if (!fx_fabric_built(f))
+		return NULL;
 	fx_router *r = fx_xcalloc(1, sizeof *r);
 	r->f = f;
 	r->tie_plus = tie_plus;
@@ -731,6 +733,11 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 	r->kind = kind;
 	kind->init(r);
 	return r;
+}
+
+const fx_fabric *fx_router_fabric(const fx_router *r)
+{
+	return r ? r->f : NULL;
 }
 
 void fx_router_free(fx_router *r)
@@ -858,11 +865,14 @@ void fx_router_summarise(fx_router *r, int on)
 
 void fx_router_set_policy(fx_router *r, fx_route_policy p)
 {
-	r->hash = p == FX_ROUTE_HASH;
+	if (r)
+		r->hash = p == FX_ROUTE_HASH;
 }
 
 int fx_router_policy_matters(const fx_router *r)
 {
+	if (!r)
+		return 0;
 	if (r->kind != &dor)  /* ECMP, and the fallback of a degraded lattice */
 		return 1;
 	for (int i = 0; i < r->f->ndims; i++)
@@ -878,6 +888,8 @@ const char *fx_route_policy_name(fx_route_policy p)
 
 const char *fx_router_name(const fx_router *r)
 {
+	if (!r)
+		return "(no router)";
 	if (r->fallback)
 		return "ecmp over the degraded graph (dimension order cannot avoid failed elements)";
 	if (r->degraded)

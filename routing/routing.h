@@ -105,8 +105,11 @@ typedef struct fx_router fx_router;
  * coordinates, - for odd), the pessimistic end. */
 typedef enum fx_route_policy { FX_ROUTE_SPLIT = 0, FX_ROUTE_HASH } fx_route_policy;
 
+/* NULL when f is not a built fabric (fx_fabric_built). */
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
 void fx_router_free(fx_router *r);
+/* The fabric r routes on. */
+const fx_fabric *fx_router_fabric(const fx_router *r);
 /* Sets the policy (default split); the next fx_router_add uses it. */
 void fx_router_set_policy(fx_router *r, fx_route_policy p);
 /* 0 when no policy can change what r routes: dimension order on a
@@ -301,7 +304,10 @@ typedef struct fx_coll_result {
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 
 /* Generates and routes the collective (with tm->policy set on the router).
- * The result owns its arrays; free them with fx_coll_result_release(). */
+ * The result owns its arrays; free them with fx_coll_result_release().
+ * -1 with a diagnostic, before anything runs, for a fabric that is not
+ * built, a router of another fabric, no ranks, a rank that is not a
+ * device of f, a size that is negative or not finite, negative chunks. */
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d);
 void fx_coll_result_release(fx_coll_result *res);
@@ -314,8 +320,8 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
  * tree `depth` edges deep: 512 KiB chunks (4 MiB buffer / 8 steps), halved
  * to keep the pipeline >= 8 x depth chunks long (down to 128 KiB), 4 x
  * (64 KiB), 1 x (32 KiB); NCCL src/enqueue.cc. */
-int64_t fx_coll_tree_chunks(double bytes, int64_t depth);
-/* nccl-tests' bus bandwidth factor of a pattern for n ranks. */
+int64_t fx_coll_tree_chunks(double bytes, int64_t depth);  /* -1: bad bytes or depth */
+/* nccl-tests' bus bandwidth factor of a pattern for n ranks (NAN: no pattern). */
 double fx_coll_bus_factor(const char *pattern, int64_t n);
 /* The size at which algorithms a and b take equal time (bisection over
  * [lo, hi] bytes), or -1 if they do not cross there. */

@@ -241,6 +241,9 @@ static int zip_axes(fx_space *s, const fx_snode *zip, fx_diag *d)
 				return fx_snode_error(d, pn, "zip names '%s', which 'space.vary' does "
 						      "not vary (or another zip took)",
 						      pn->text ? pn->text : "(not a path)");
+			for (size_t q = 0; q < p; q++)  /* merged once, a second time it is gone */
+				if (strcmp(g->items[q]->text, pn->text) == 0)
+					return fx_snode_error(d, pn, "zip names '%s' twice", pn->text);
 			if (p && s->axes[i].nvals != nvals)
 				return fx_snode_error(d, pn, "'%s' has %zu values but '%s' has %zu: "
 						      "zipped paths vary together", pn->text,
