@@ -131,7 +131,9 @@ wait "$pid"
 st=$?
 leftover=$(leftovers "$tmp/o")
 [ -z "$leftover" ] && ok || bad "SIGINT left temporaries: $leftover"
-if [ "$st" -ne 0 ]; then
+# (a status of 4 is a whole run: the 400x400 wafer's failures are not
+# decided, tests/cli/fail.sh; a background job of sh ignores SIGINT)
+if [ "$st" -gt 128 ]; then
 	[ ! -e "$tmp/o/wse2/report.md" ] && ok || bad "interrupted explore left report.md"
 fi
 # a whole run leaves every file and no temporary
