@@ -282,7 +282,7 @@ static void report_date(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-void fx_explore_provenance(fx_cli *c, FILE *md)
+void fx_explore_provenance(fx_cli *c, FILE *md, const char *space_sha)
 {
 	char sha[65], date[32];
 	if (fx_sha256_file(c->spec_path, sha))
@@ -299,6 +299,8 @@ void fx_explore_provenance(fx_cli *c, FILE *md)
 	for (int i = 0; i < c->nsets; i++)
 		fx_json_str(&c->js, NULL, c->sets[i]);
 	fx_json_arr_end(&c->js);
+	if (space_sha)
+		fx_json_str(&c->js, "space_sha256", space_sha);
 	fx_json_obj_end(&c->js);
 	fprintf(md, "Made by fabricx %s on %s from `%s` (SHA-256 %s) with `%s`", fx_version(), date,
 		c->spec_path, sha, cmd);
@@ -474,7 +476,7 @@ int fx_cmd_explore(int argc, char **argv)
 	fx_json_str(&c.js, "name", c.design.name);
 	fx_json_str(&c.js, "spec", c.spec_path);
 	md_head(&c, md);
-	fx_explore_provenance(&c, md);
+	fx_explore_provenance(&c, md, NULL);
 	outcome out[NSECTIONS];
 	memset(out, 0, sizeof out);
 	long failed_writes = fx_outfile_failures();
