@@ -321,6 +321,17 @@ int fx_cli_outdir(fx_cli *c)
 		return fx_diag_error(&c->d, NULL, "cannot write into '%s': it is a symbolic link, "
 				     "which fabricx does not follow (remove it, or give --out the "
 				     "folder it points to)", c->outdir);
+	/* explore's report is one run's, whole: a table of another run beside
+	 * it would pass for part of it (metrics.csv at 3.168 TB/s beside a
+	 * report.md of 320 GB/s), and explore replacing its folder would
+	 * delete the table.  Refused, not mixed. */
+	char *rep = fx_xasprintf("%s/report.json", c->outdir);
+	int held = lstat(rep, &st) == 0;
+	free(rep);
+	if (held)
+		return fx_diag_error(&c->d, NULL, "'%s' holds explore's report (report.json), which "
+				     "%s's files would mix with another run's: give another --out%s",
+				     c->outdir, c->cmd, strcmp(c->cmd, "render") == 0 ? " or -o FILE" : "");
 	if (fx_mkdirs(c->outdir))
 		return fx_diag_error(&c->d, NULL, "cannot create output folder '%s': %s", c->outdir,
 				     strerror(errno));

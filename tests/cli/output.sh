@@ -86,4 +86,15 @@ assert rows[0] == ["src", "dst", "bytes", "busy_s", "utilisation"], rows[0]
 assert rows[1][0] == "(0,0,0)" and all(len(r) == 5 for r in rows), rows[1]
 PY
 
+# 3. A folder holds one run's files (issue 25): metrics --out into
+# explore's folder wrote metrics.csv of a 100 GB/s build (3.168 TB/s)
+# beside report.md of the 50 GB/s one.  Refused, the report left whole.
+expect 0 "explore hgx-h100" -- "$FABRICX" explore specs/hgx-h100.yaml --skip diagrams --out "$tmp/one"
+cp "$tmp/one/hgx-h100/metrics.csv" "$tmp/metrics-before.csv"
+expect 2 "metrics --out into explore's folder" -- "$FABRICX" metrics specs/hgx-h100.yaml --set fabric.link.bandwidth=50GB/s --out "$tmp/one"
+first "fabricx: error: '$tmp/one/hgx-h100' holds explore's report (report.json), which metrics's files would mix with another run's: give another --out" "mixing refused"
+cmp -s "$tmp/metrics-before.csv" "$tmp/one/hgx-h100/metrics.csv" && ok || bad "explore's metrics.csv was changed"
+expect 2 "render into explore's folder" -- "$FABRICX" render specs/hgx-h100.yaml --out "$tmp/one"
+# (explore replaces a folder whole, whoever wrote it: tests/cli/hardening.sh)
+
 summary "output tests"
