@@ -206,6 +206,23 @@ int fx_cli_count_opt(fx_cli *c, const char *name, int64_t lo, int64_t hi, double
 	return rc;
 }
 
+int fx_cli_list_check(fx_cli *c, const char *opt, const char *text)
+{
+	int k = 1;
+	for (const char *p = text, *start = text;; p++) {
+		if (*p != ',' && *p)
+			continue;
+		if (strspn(start, " \t") >= (size_t)(p - start))
+			return fx_diag_error(&c->d, NULL, "%s: '%s' has an empty entry (entry %d: %s)", opt,
+					     text, k, *p ? "two commas, or one at the start" : "a comma at "
+					     "the end, or no entry");
+		if (!*p)
+			return 0;
+		start = p + 1;
+		k++;
+	}
+}
+
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out)
 {
 	fx_unit_kind got = FX_UNIT_NONE;

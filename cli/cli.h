@@ -172,6 +172,10 @@ int fx_cli_time_limit(fx_cli *c, const char *text, double *out);
  * leaves *out as it was.  0, or -1 after reporting. */
 int fx_cli_qty_opt(fx_cli *c, const char *name, fx_unit_kind k, double *out);
 int fx_cli_count_opt(fx_cli *c, const char *name, int64_t lo, int64_t hi, double *out);
+/* A comma list given to option opt ("100GB,60GB"): an empty entry ("a,,b",
+ * a comma first or last) is an error, never dropped.  0, or -1 after
+ * reporting. */
+int fx_cli_list_check(fx_cli *c, const char *opt, const char *text);
 /* Parses a quantity given on the command line, e.g. --size "32 MiB". */
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out);
 

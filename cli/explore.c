@@ -339,6 +339,8 @@ static int skipped(fx_cli *c, int skip[NSECTIONS])
 		char *list = fx_xstrdup(vals[i]), *save = NULL;
 		if (strspn(list, ",") == strlen(list))
 			rc = fx_diag_error(&c->d, NULL, "--skip: '%s' names no section", vals[i]);
+		else if (fx_cli_list_check(c, "--skip", vals[i]))
+			rc = -1;
 		for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 			int k = 0;
 			while (k < NSECTIONS && strcmp(sections[k].name, w) != 0)
@@ -430,7 +432,8 @@ int fx_cmd_explore(int argc, char **argv)
 		{"budget-points", "N", "sample a larger space: N points at most (Latin hypercube, "
 				       "then around the Pareto front)"},
 		{"seed", "N", "the sample's seed (default 0)"},
-		{"max-points", "N", "refuse spaces of more points unsampled (default 100000)"},
+		{"max-points", "N", "refuse whole grids of more points (default 100000, at most "
+				    "10^7; a sample is any size)"},
 		{"resume", NULL, "keep the points already in out/NAME/points.csv"},
 		{"quiet", NULL, "no progress line on stderr"},
 		{"no-space", NULL, "the design report of the spec's base design, its space: aside"},
@@ -447,6 +450,14 @@ int fx_cmd_explore(int argc, char **argv)
 	if (rc == 0)
 		rc = fx_cli_load(&c);
 	int space = 0;  /* a spec with a space: or --vary explores the space */
+	/* --no-space reports the base design: an option that only a space run
+	 * reads would be ignored unseen (--vary most of all) */
+	static const char *const space_only[] = {"vary", "jobs", "shard", "budget-points", "seed",
+						 "max-points", "resume", NULL};
+	for (const char *const *o = space_only; rc == 0 && *o && fx_cli_opt(&c, "no-space"); o++)
+		if (fx_cli_opt(&c, *o))
+			rc = fx_diag_error(&c.d, NULL, "--no-space reports the base design, which --%s "
+					   "does not apply to: give one or the other", *o);
 	if (rc == 0 && !fx_cli_opt(&c, "no-space"))
 		rc = fx_explore_space(&c, e.diagrams && !skip[NSECTIONS - 1], &space);
 	if (space || rc)

@@ -126,16 +126,16 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 		     int mpi_size)
 {
 	uint64_t count = fx_space_count(s);
-	if (count == (uint64_t)-1 || (!o->budget && count > (uint64_t)o->max_points)) {
-		char n[32];
-		if (count == (uint64_t)-1)
-			snprintf(n, sizeof n, "more than %d", FX_SPACE_MAX_POINTS);
-		else
-			snprintf(n, sizeof n, "%llu", (unsigned long long)count);
-		return fx_diag_error(&c->d, NULL, "the space has %s points, over the limit of %lld: "
-				     "sample it with --budget-points N, or raise --max-points", n,
-				     (long long)o->max_points);
-	}
+	if (count == (uint64_t)-1)
+		return fx_diag_error(&c->d, NULL, "the space has more than 2^62 points, more than "
+				     "fabricx can number even to sample: vary fewer values");
+	/* a sample is any size; the whole grid up to --max-points */
+	if (!o->budget && count > (uint64_t)o->max_points)
+		return fx_diag_error(&c->d, NULL, "the space has %llu points, over the limit of %lld "
+				     "for the whole grid: sample it with --budget-points N%s",
+				     (unsigned long long)count, (long long)o->max_points,
+				     count <= FX_SPACE_MAX_POINTS ? ", or raise --max-points"
+				     : " (--max-points goes up to 10^7)");
 	if (o->budget && o->shard_n)
 		return fx_diag_error(&c->d, NULL, "--shard with --budget-points: refining around the "
 				     "front needs every point; run a sampled space on all cores "

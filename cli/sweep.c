@@ -83,6 +83,8 @@ static int parse_algos(fx_cli *c, const char *pattern, const char *text,
 				v[k++] = *a;
 			}
 	} else {
+		if (fx_cli_list_check(c, "--algo", text))
+			return -1;
 		char *copy = fx_xstrdup(text), *save = NULL;
 		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 			const fx_coll_algo *a = fx_coll_find(pattern, t);

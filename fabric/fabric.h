@@ -468,7 +468,8 @@ int fx_fabric_select_node(const fx_fabric *f, const fx_snode *n, uint8_t *sel, f
  * Slices (the chapter "Supernodes" §6.5.4): the most disjoint blocks of
  * shape[ndims] chips (any axis order; across the wrap on a torus) that fit
  * the idle devices of a lattice, up to `jobs`, written to out[] with their
- * count in *found.  The search is exhaustive: 0 when decided (fewer than
+ * count in *found.  It seeks at most the idle chips over a block's (a
+ * count no placement beats), and is exhaustive: 0 when decided (fewer than
  * `jobs` found is then proven), -1 when it ran out of max_steps first.
  */
 typedef struct fx_slice {
