@@ -322,6 +322,55 @@ int fx_cli_mkdirs(const char *path)
 	return fx_mkdirs(path);
 }
 
+/* The files of explore's report in c->outdir, when it holds one: what
+ * report.json's `files` lists, or with no list (a space's report) every
+ * file there (c->report_all). */
+static void report_files(fx_cli *c)
+{
+	char *rep = fx_xasprintf("%s/report.json", c->outdir);
+	struct stat st;
+	if (lstat(rep, &st) != 0) {
+		free(rep);
+		return;
+	}
+	fx_diag quiet;
+	fx_diag_init(&quiet);
+	quiet.max_shown = 0;
+	fx_spec js;
+	c->report_all = 1;
+	if (fx_spec_load(&js, rep, &quiet) == 0) {
+		const fx_snode *fl = fx_snode_get(js.root, "files");
+		if (fl && fl->kind == FX_SNODE_SEQ) {
+			c->report_all = 0;
+			c->report_files = fx_xcalloc(fl->n + 1, sizeof *c->report_files);
+			for (size_t i = 0; i < fl->n; i++)
+				if (fl->items[i]->kind == FX_SNODE_SCALAR)
+					c->report_files[c->nreport_files++] = fx_xstrdup(fl->items[i]->text);
+		}
+		fx_spec_release(&js);
+	}
+	fx_diag_release(&quiet);
+	free(rep);
+}
+
+int fx_cli_may_write(fx_cli *c, const char *file)
+{
+	int theirs = 0;
+	for (size_t i = 0; i < c->nreport_files && !theirs; i++)
+		theirs = strcmp(c->report_files[i], file) == 0;
+	if (c->report_all && !theirs) {
+		char *p = fx_xasprintf("%s/%s", c->outdir, file);
+		struct stat st;
+		theirs = lstat(p, &st) == 0;
+		free(p);
+	}
+	if (!theirs)
+		return 0;
+	return fx_diag_error(&c->d, NULL, "'%s/%s' is part of explore's report there (report.json): "
+			     "%s's %s would pass for the report's; give another --out%s", c->outdir,
+			     file, c->cmd, file, strcmp(c->cmd, "render") == 0 ? " or -o FILE" : "");
+}
+
 int fx_cli_outdir(fx_cli *c)
 {
 	size_t len = strlen(c->out_root) + 1 + strlen(c->design.name);
@@ -338,17 +387,7 @@ int fx_cli_outdir(fx_cli *c)
 		return fx_diag_error(&c->d, NULL, "cannot write into '%s': it is a symbolic link, "
 				     "which fabricx does not follow (remove it, or give --out the "
 				     "folder it points to)", c->outdir);
-	/* explore's report is one run's, whole: a table of another run beside
-	 * it would pass for part of it (metrics.csv at 3.168 TB/s beside a
-	 * report.md of 320 GB/s), and explore replacing its folder would
-	 * delete the table.  Refused, not mixed. */
-	char *rep = fx_xasprintf("%s/report.json", c->outdir);
-	int held = lstat(rep, &st) == 0;
-	free(rep);
-	if (held)
-		return fx_diag_error(&c->d, NULL, "'%s' holds explore's report (report.json), which "
-				     "%s's files would mix with another run's: give another --out%s",
-				     c->outdir, c->cmd, strcmp(c->cmd, "render") == 0 ? " or -o FILE" : "");
+	report_files(c);
 	if (fx_mkdirs(c->outdir))
 		return fx_diag_error(&c->d, NULL, "cannot create output folder '%s': %s", c->outdir,
 				     strerror(errno));
@@ -461,6 +500,15 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 		c->captured[c->ncaptured++] = t;
 		return 0;
 	}
+	if (c->outdir[0] && (c->nreport_files || c->report_all)) {
+		char *f = fx_xasprintf("%s.csv", t->name);
+		rc = fx_cli_may_write(c, f);
+		free(f);
+		if (rc) {
+			fx_table_free(t);
+			return rc;
+		}
+	}
 	if (fx_cli_text(c)) {
 		fx_table_print(t, stdout);
 		fputc('\n', stdout);
@@ -549,6 +597,11 @@ int fx_cli_finish(fx_cli *c, int rc)
 	if (c->d.nerr > c->d.max_shown)
 		fprintf(stderr, "fabricx: %d more errors not shown\n", c->d.nerr - c->d.max_shown);
 	fx_diag_release(&c->d);
+	for (size_t i = 0; i < c->nreport_files; i++)
+		free(c->report_files[i]);
+	free(c->report_files);
+	c->report_files = NULL;
+	c->nreport_files = 0;
 	fflush(stdout);
 	return status;
 }

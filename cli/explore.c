@@ -21,6 +21,7 @@
  * succeeded).  The folder is replaced whole (core/outdir.h): no file of an
  * earlier run or another command is left looking current.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +329,41 @@ static void md_head(fx_cli *c, FILE *md)
 	}
 }
 
+/* `files`: what the report's folder holds (its sections' files, then
+ * report.md and report.json), sorted, so that another command writing
+ * into the folder may add files but replace none of these
+ * (fx_cli_may_write). */
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void report_files(fx_cli *c)
+{
+	char **name = NULL;
+	size_t n = 0, cap = 0;
+	DIR *dir = opendir(c->outdir);
+	for (struct dirent *e; dir && (e = readdir(dir));) {
+		if (e->d_name[0] == '.')
+			continue;
+		name = fx_xgrow(name, &cap, n + 1, sizeof *name);
+		name[n++] = fx_xstrdup(e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	if (n > 1)
+		qsort(name, n, sizeof *name, by_str);
+	fx_json_arr_begin(&c->js, "files");
+	for (size_t i = 0; i < n; i++) {
+		fx_json_str(&c->js, NULL, name[i]);
+		free(name[i]);
+	}
+	fx_json_str(&c->js, NULL, "report.md");
+	fx_json_str(&c->js, NULL, "report.json");
+	fx_json_arr_end(&c->js);
+	free(name);
+}
+
 /* --skip NAME (repeatable, or a comma list): every name must be a section. */
 static int skipped(fx_cli *c, int skip[NSECTIONS])
 {
@@ -527,6 +563,7 @@ int fx_cmd_explore(int argc, char **argv)
 		else
 			fprintf(md, "**%s**: %s\n\n", out[i].status, out[i].reason);
 	}
+	report_files(&c);
 	fx_json_obj_end(&c.js);
 	fputc('\n', jf);
 	fclose(jf);

@@ -132,7 +132,8 @@ for spec in specs/*.yaml; do
 	    and (.rounds as $r | [.per_round[].repeat]|add==$r)
 	    and (.per_round[0]|has("repeat") and has("max_link_bytes") and has("total_link_bytes") and has("max_hops") and has("time_s"))' \
 	    "$tmp/out" >/dev/null; then ok; else bad "collective $spec --json breaks the contract"; fi
-	expect 0 "power $spec" -- "$FABRICX" power "$spec" --json --out "$tmp/o"
+	# (a folder of its own: explore's report above lists power.csv)
+	expect 0 "power $spec" -- "$FABRICX" power "$spec" --json --out "$tmp/p"
 	# kW are numbers with a power model and null ("n/a") without, never 0
 	if jq -e 'has("budget_W") and (.build_devices|type=="number") and (.build_nodes|type=="number")
 	    and (.racks|type=="number") and (.compute_racks|type=="number") and (.network_racks|type=="number")
@@ -244,14 +245,14 @@ expect 0 "all-to-all on two devices of one switch" -- "$FABRICX" collective test
 
 # power and place
 # the book's example counts only the servers (10.2 kW each)
-expect 0 "power 120 kW" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 120kW --set 'power={node: 10.2 kW}' --json --out "$tmp/o"
+expect 0 "power 120 kW" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 120kW --set 'power={node: 10.2 kW}' --json --out "$tmp/p"
 [ "$(jq .build_devices "$tmp/out")" = 88 ] && [ "$(jq -r .limited_by "$tmp/out")" = power ] && ok || bad "book §6.5.2 through the CLI"
 expect 3 "power too small" -- "$FABRICX" power specs/dgx-h100-256.yaml --budget 5kW
 grep -q "infeasible: power" "$tmp/err" && ok || bad "power infeasible message"
-expect 0 "place hgx" -- "$FABRICX" place specs/hgx-h100.yaml --json --lp "$tmp/place.lp" --out "$tmp/o"
+expect 0 "place hgx" -- "$FABRICX" place specs/hgx-h100.yaml --json --lp "$tmp/place.lp" --out "$tmp/p"
 [ "$(jq -r .status "$tmp/out")" = optimal ] && [ "$(jq '.deployments[1].session_s*1e4|round' "$tmp/out")" = 1191 ] && ok || bad "place hgx: status and §6.7 119.1 ms"
 grep -q "^Minimize" "$tmp/place.lp" && ok || bad "--lp writes CPLEX LP"
-expect 0 "place cm384" -- "$FABRICX" place specs/cm384.yaml --json --time-limit 600 --out "$tmp/o"
+expect 0 "place cm384" -- "$FABRICX" place specs/cm384.yaml --json --time-limit 600 --out "$tmp/p"
 [ "$(jq '.instances|length' "$tmp/out")" = 48 ] && [ "$(jq -r '.instances[0].level' "$tmp/out")" = node ] && ok || bad "place cm384"
 # infeasibility named by arithmetic (issue: devices and system power in
 # well under a second, no solver): whole messages
