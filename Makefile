@@ -158,6 +158,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/fail.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/interop.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/contracts.sh
 
 # The peers themselves (tests/peer/*.sh): each runs where its peer is
 # installed and says "skipped" where it is not; PEER_REQUIRED=1 (CI) makes

@@ -140,13 +140,33 @@ int main(int argc, char **argv)
 	return finish_stdout(run(argc, argv));
 }
 
+/* No command, or an unknown one: the message, the usage, and under --json
+ * the error object every failure prints on stdout. */
+static int no_command(int argc, char **argv, const char *name)
+{
+	int json = 0;
+	for (int i = 1; i < argc; i++)
+		json |= strcmp(argv[i], "--json") == 0;
+	fx_diag d;
+	fx_diag_init(&d);
+	if (name)
+		fx_diag_error(&d, NULL, "unknown command '%s'", name);
+	else
+		fx_diag_error(&d, NULL, "no command given");
+	fputc('\n', stderr);
+	usage(stderr);
+	if (json)
+		fx_cli_print_json_error(&d, d.status);
+	int status = d.status;
+	fx_diag_release(&d);
+	return status;
+}
+
 static int run(int argc, char **argv)
 {
 	fx_cli_init();
-	if (argc < 2) {
-		usage(stderr);
-		return FX_EXIT_INPUT;
-	}
+	if (argc < 2 || strcmp(argv[1], "--json") == 0)
+		return no_command(argc, argv, NULL);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		if (argc > 2 && strcmp(argv[1], "help") == 0)
@@ -165,7 +185,5 @@ static int run(int argc, char **argv)
 	for (const command *c = commands; c->name; c++)
 		if (strcmp(c->name, argv[1]) == 0)
 			return c->fn(argc - 1, argv + 1);
-	fprintf(stderr, "fabricx: error: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
-	return FX_EXIT_INPUT;
+	return no_command(argc, argv, argv[1]);
 }

@@ -60,6 +60,8 @@ static int reads(fx_cli *c, double path, double lat, double q, double u, double 
 /* "100GB,60GB,..." into need[] (at most cap); the count, or -1. */
 static int64_t tasks(fx_cli *c, const char *list, double *need, int64_t cap)
 {
+	if (fx_cli_list_check(c, "--tasks", list))
+		return -1;
 	char *s = fx_xstrdup(list), *save = NULL;
 	int64_t n = 0;
 	for (char *w = strtok_r(s, ",", &save); w; w = strtok_r(NULL, ",", &save)) {

@@ -43,7 +43,7 @@ typedef struct fx_failures_opts {
 	const char *kind;           /* NULL: switch */
 	const char *const *fails;
 	int nfail;
-	int all;                    /* every switch chip, not one per role */
+	int all;                    /* every element, not one per class proven alike */
 	int k;                      /* 1 or 2 */
 	int64_t sample;
 	uint64_t seed;

@@ -83,6 +83,8 @@ static int parse_algos(fx_cli *c, const char *pattern, const char *text,
 				v[k++] = *a;
 			}
 	} else {
+		if (fx_cli_list_check(c, "--algo", text))
+			return -1;
 		char *copy = fx_xstrdup(text), *save = NULL;
 		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 			const fx_coll_algo *a = fx_coll_find(pattern, t);
@@ -246,6 +248,8 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 		rc |= fx_cli_table(c, t);
 	}
 	/* the long table goes to sweep.csv and JSON only */
+	if (rc == 0 && c->outdir[0])
+		rc = fx_cli_may_write(c, "sweep.csv");
 	if (rc == 0 && c->outdir[0] && fx_table_write_csv(all, c->outdir))
 		rc = fx_diag_error(&c->d, NULL, "cannot write '%s/sweep.csv'", c->outdir);
 	if (rc == 0 && c->json)

@@ -130,6 +130,20 @@ static void vreport(fx_diag *d, const fx_loc *loc, const char *kind,
 		show_line(d, loc);
 }
 
+void fx_diag_adopt(fx_diag *to, const fx_diag *from)
+{
+	if (to->first || !from->first)
+		return;
+	to->first = fx_xstrdup(from->first);
+	if (from->first_loc.file) {
+		to->first_loc.file = fx_xstrdup(from->first_loc.file);
+		to->first_loc.line = from->first_loc.line;
+		to->first_loc.col = from->first_loc.col;
+	}
+	if (from->first_key)
+		to->first_key = fx_xstrdup(from->first_key);
+}
+
 void fx_diag_key(fx_diag *d, const char *key)
 {
 	if (d && d->nerr == 1 && !d->first_key && key)

@@ -178,6 +178,15 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 					    *map->path ? "." : "", (long long)m->hidden,
 					    (long long)m->heads);
 		m->head_dim = m->hidden / m->heads;
+	} else if (m->head_dim > m->hidden) {
+		/* a head's query, key and value are projections of the hidden
+		 * vector: a head wider than it is no model's shape (Qwen3-32B's
+		 * 64 heads of 128 project 5,120; DeepSeek-V3's widest, 192 of
+		 * 7,168); hidden: 1 with heads of 128 is a slip, not a design */
+		const fx_snode *hd = fx_snode_get(map, "head_dim");
+		rc |= fx_snode_error(d, hd, "'%s' (%lld) is wider than hidden (%lld): a head projects "
+				     "the hidden vector, so it cannot be wider than it", hd->path,
+				     (long long)m->head_dim, (long long)m->hidden);
 	}
 
 	/* MoE: experts, top_k and expert_ffn come together */

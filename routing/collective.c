@@ -605,6 +605,18 @@ static int check_run(const char *fn, const fx_fabric *f, const fx_router *r, con
 	return 0;
 }
 
+/* A collective of one rank, or of 0 bytes, has nothing to move: it does
+ * nothing and costs nothing, whatever the algorithm (NCCL returns at once
+ * for a count of 0 and for a communicator of one rank).  Its schedule is
+ * generated all the same, so a request no algorithm takes is still
+ * refused, then dropped: no round pays the per-round overhead or a hop's
+ * latency for no data (a 1-rank tree had cost 2 overheads, a 0-byte ring
+ * nothing where 1 byte paid every round's latency). */
+static int nothing_to_move(const fx_coll_req *q)
+{
+	return q->n < 2 || q->size == 0;
+}
+
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
@@ -621,6 +633,10 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 	if (a->gen(f, q, &s, d) || check_total(q, &s, d)) {
 		fx_sched_release(&s);
 		return -1;
+	}
+	if (nothing_to_move(q)) {
+		fx_sched_release(&s);
+		s = (fx_sched){0};
 	}
 	return run_sched(f, r, s, q->pattern, q->n, q->size, tm, out, d);
 }
@@ -672,6 +688,10 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 					   groups[g].algo ? groups[g].algo : "(default)");
 		else
 			rc = a->gen(f, &groups[g], &each[g], d);
+		if (rc == 0 && nothing_to_move(&groups[g])) {
+			fx_sched_release(&each[g]);
+			each[g] = (fx_sched){0};
+		}
 		if (each[g].n)
 			left[g] = each[g].r[0].repeat;
 	}

@@ -211,6 +211,7 @@ expect 2 "merge with a shard missing" -- "$FABRICX" merge $s --from "$tmp/sh/pow
 has "5 points of the space are in none of the folders merged" "missing shard message"
 # a shard's file that was tampered with: refused, never half-read
 mkdir -p "$tmp/bad"
+cp "$tmp/sh/power-budget-shard-1-of-3/report.json" "$tmp/bad/"
 head -n 1 "$tmp/serial.csv" >"$tmp/bad/points.csv"
 echo '3,120 kW,10.2 kW,4,8,1275,64,81600,false,feasible,,true' >>"$tmp/bad/points.csv"
 expect 2 "merge a line whose feasible and status disagree" -- "$FABRICX" merge $s --from "$tmp/bad" --out "$tmp/m"
@@ -220,6 +221,39 @@ expect 2 "merge a file with a NUL byte" -- "$FABRICX" merge $s --from "$tmp/bad"
 has "it holds a NUL byte" "NUL byte message"
 expect 2 "merge another space's folder" -- "$FABRICX" merge $s --from "$tmp/o/torus-growth" --out "$tmp/m"
 has "is not from this space" "foreign folder message"
+# provenance (issue 25): shards are numbers for the spec, the overrides,
+# the fabricx and the space they were run with, and a merge or resume
+# under any other is refused, naming what differs.  An edited copy of the
+# spec (another budget: its points' card counts would be wrong, stamped
+# with the new SHA-256):
+mkdir -p "$tmp/alt"
+sed 's/120 kW/121 kW/' $s >"$tmp/alt/power-budget.yaml"
+shards() { for i in 1 2 3; do printf ' --from %s' "$tmp/sh/power-budget-shard-$i-of-3"; done; }
+# shellcheck disable=SC2046
+expect 2 "merge under an edited spec" -- "$FABRICX" merge "$tmp/alt/power-budget.yaml" $(shards) --out "$tmp/m"
+has "was computed from a spec with SHA-256 .*, but '$tmp/alt/power-budget.yaml' has" "edited spec named"
+# shellcheck disable=SC2046
+expect 2 "merge with another --set" -- "$FABRICX" merge $s --set power.node=10.3kW $(shards) --out "$tmp/m"
+has "was run with 0 --set overrides, this run with 1" "overrides named"
+# shellcheck disable=SC2046
+expect 2 "merge over another space" -- "$FABRICX" merge $s --vary 'power.budget=120kW,150kW' $(shards) --out "$tmp/m"
+has "is not from this space\|was run over another space" "another space named"
+# a folder with no report.json cannot be traced
+mkdir -p "$tmp/bare" && cp "$tmp/sh/power-budget-shard-1-of-3/points.csv" "$tmp/bare/"
+expect 2 "merge a folder with no provenance" -- "$FABRICX" merge $s --from "$tmp/bare" --out "$tmp/m"
+has "cannot say what its points were computed from" "untraceable folder"
+# the same point twice: alike is fine, unlike is refused whatever the order
+mkdir -p "$tmp/dup" && cp "$tmp/sh/power-budget-shard-1-of-3/report.json" "$tmp/dup/"
+sed '2s/^0,\([^,]*\),\([^,]*\),\([^,]*\),[0-9]*,/0,\1,\2,\3,99,/' "$tmp/sh/power-budget-shard-1-of-3/points.csv" >"$tmp/dup/points.csv"
+cmp -s "$tmp/dup/points.csv" "$tmp/sh/power-budget-shard-1-of-3/points.csv" && bad "the duplicate was not changed"
+# shellcheck disable=SC2046
+expect 0 "merge a shard twice" -- "$FABRICX" merge $s $(shards) --from "$tmp/sh/power-budget-shard-1-of-3" --out "$tmp/m"
+# shellcheck disable=SC2046
+expect 2 "merge a conflicting duplicate" -- "$FABRICX" merge $s $(shards) --from "$tmp/dup" --out "$tmp/m"
+has "holds point 0 measured otherwise than the same point read before" "conflicting duplicate named"
+# shellcheck disable=SC2046
+expect 2 "merge a conflicting duplicate first" -- "$FABRICX" merge $s --from "$tmp/dup" $(shards) --out "$tmp/m"
+has "holds point 0 measured otherwise" "conflict refused in either order"
 if command -v mpirun >/dev/null 2>&1; then
 	# root in CI containers; ranks on this machine only (plm isolated: no
 	# ssh needed, which a fresh machine lacks); shared memory alone; Open
@@ -249,6 +283,15 @@ head -n 4 "$tmp/serial.csv" >"$tmp/o/power-budget/points.csv"
 expect 0 "resume a partial run" -- "$FABRICX" explore $s --resume --json --out "$tmp/o"
 [ "$(jq .space.points_computed "$tmp/out")" = 5 ] && ok || bad "--resume of 3 points computed $(jq .space.points_computed "$tmp/out"), not 5"
 cmp -s "$tmp/serial.csv" "$tmp/o/power-budget/points.csv" && ok || bad "--resume: points.csv differs"
+# resumed under an edited spec, other overrides or another space: refused
+cp "$tmp/alt/power-budget.yaml" "$tmp/edited.yaml"
+cp $s "$tmp/power-budget.yaml"
+expect 0 "a run to resume" -- "$FABRICX" explore "$tmp/power-budget.yaml" --out "$tmp/r"
+cp "$tmp/edited.yaml" "$tmp/power-budget.yaml"
+expect 2 "resume after editing the spec" -- "$FABRICX" explore "$tmp/power-budget.yaml" --resume --out "$tmp/r"
+has "^fabricx: error: --resume: '$tmp/r/power-budget' was computed from a spec with SHA-256" "resume: the edit named"
+expect 2 "resume with another --set" -- "$FABRICX" explore $s --resume --set power.node=10.3kW --out "$tmp/o"
+has "was run with 0 --set overrides, this run with 1" "resume: overrides named"
 
 # ---- constraints, reasons, the front ----
 cat >"$tmp/capped.yaml" <<'EOF'

@@ -62,5 +62,6 @@ Suite *suite_table(void);
 Suite *suite_api(void);
 Suite *suite_fail(void);
 Suite *suite_lattice_fast(void);
+Suite *suite_orbit(void);
 
 #endif
