@@ -684,6 +684,84 @@ START_TEST(among_equals_flows)
 }
 END_TEST
 
+/*
+ * A route's latency is the sum of its links' own (issue 30, issue 27 item
+ * 4): before, every hop of a lattice route was charged at the slowest
+ * link class's latency.  An 8-ring in two racks of 4 (rack_shape [4]),
+ * 200 ns inside a rack, 1 us on the two links between racks (positions
+ * 3->4 and 7->0).  By hand: 2 -> 5 crosses 2-3 (200), 3-4 (1000), 4-5
+ * (200) = 1.4 us (was 3 x 1 us); 6 -> 1 likewise 1.4 us; 0 -> 3 stays in
+ * rack 0: 600 ns; every pair's worst is a 4-hop tie, one way or the
+ * other 3 x 200 + 1000 = 1.6 us (was 4 us); among the first rack's four
+ * 600 ns.  The aggregated all-to-all's latency equals its flows' routed
+ * one by one.  Then a ring allreduce inside a 2x2 tray of a 4x4 torus of
+ * 2x2 racks with 1 us between racks: devices 0, 1, 4, 5 in rank order,
+ * 1 -> 4 and 5 -> 0 go 2 hops inside the tray (400 ns, was 2 us); 1 MB at
+ * 50 GB/s is 250 kB a flow on its own links, 5 us: 6 rounds x (5 + 0.4) us
+ * = 32.4 us (was 6 x 7 = 42 us).
+ */
+START_TEST(latency_per_link)
+{
+	static const char *const ring =
+		"name: r8\nfabric:\n  kind: torus\n  dims: [8]\n  rack_shape: [4]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n"
+		"  rack_link: {bandwidth: 50 GB/s, latency: 1 us}\n";
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "r8.yaml", ring, NULL) == 0, "%s", a.msg);
+	const fx_fabric *f = &a.f;
+	double *load = calloc((size_t)(2 * f->ne), sizeof *load);
+	for (int mode = 0; mode < 3; mode++) {  /* split, --tie plus, hash */
+		fx_router *r = fx_router_new(f, mode == 1);
+		if (mode == 2)
+			fx_router_set_policy(r, FX_ROUTE_HASH);
+		fx_path_stats st;
+		static const struct {
+			int64_t a, b;
+			double lat;
+		} one[] = {{2, 5, 1.4e-6}, {6, 1, 1.4e-6}, {0, 3, 600e-9}, {1, 5, 1.6e-6}};
+		for (size_t k = 0; k < sizeof one / sizeof one[0]; k++) {
+			fx_flow fl = {one[k].a, one[k].b, 1};
+			ck_assert_int_eq(fx_router_add(r, &fl, 1, load, &st, &a.d), 0);
+			ck_assert_double_eq_tol(st.max_latency, one[k].lat, 1e-18);
+		}
+		ck_assert_int_eq(fx_router_add_all_pairs(r, 1, load, &st, &a.d), 0);
+		ck_assert_double_eq_tol(st.max_latency, 1.6e-6, 1e-18);
+		int64_t rack0[4] = {0, 1, 2, 3}, odd[3] = {1, 2, 6};
+		fx_among am = {rack0, 4, 1};
+		ck_assert_int_eq(fx_router_add_among(r, &am, load, &st, &a.d), 0);
+		ck_assert_double_eq_tol(st.max_latency, 600e-9, 1e-18);
+		/* 2 -> 6 is a tie: 2-3-4-5-6 or 2-1-0-7-6, 1.6 us either way;
+		 * 1 -> 6 goes 1-0-7-6: 1.4 us */
+		fx_among o = {odd, 3, 1};
+		fx_path_stats ref;
+		ck_assert_int_eq(fx_router_add_among(r, &o, load, &st, &a.d), 0);
+		fx_router_set_reference(r, 1);
+		ck_assert_int_eq(fx_router_add_among(r, &o, load, &ref, &a.d), 0);
+		ck_assert_double_eq_tol(st.max_latency, ref.max_latency, 1e-18);
+		ck_assert_double_eq_tol(st.max_latency, 1.6e-6, 1e-18);
+		fx_router_free(r);
+	}
+	free(load);
+	fixture_release(&a);
+	static const char *const tray =
+		"name: t\nfabric:\n  kind: torus\n  dims: [4, 4]\n  rack_shape: [2, 2]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n"
+		"  rack_link: {bandwidth: 50 GB/s, latency: 1 us}\n";
+	ck_assert_msg(fixture_load(&a, "t.yaml", tray, NULL) == 0, "%s", a.msg);
+	int64_t ranks[4] = {0, 1, 4, 5};
+	fx_coll_req q = {"allreduce", "ring", ranks, 4, 1e6, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&a.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	ck_assert_double_eq_tol(res.per_round[0].latency, 400e-9, 1e-18);
+	ck_assert_double_eq_tol(res.time, 32.4e-6, 1e-15);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+}
+END_TEST
+
 /* Every kind in the builder registry is complete, and routes with the
  * router pinned here: a kind added without a router, or moved to another,
  * fails this test rather than falling back to shortest paths silently. */
@@ -748,6 +826,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, dgx1_rhd_over_links);
 	tcase_add_test(tc, lattice_all_pairs_equals_per_flow);
 	tcase_add_test(tc, among_equals_flows);
+	tcase_add_test(tc, latency_per_link);
 	tcase_add_test(tc, registry_routers);
 	suite_add_tcase(s, tc);
 	return s;
