@@ -32,6 +32,9 @@ static fx_table *result_record(const fx_coll_req *q, const fx_coll_algo *a,
 	fx_record_num(t, "size_bytes", "size per rank", FX_F_BYTES, q->size);
 	fx_record_text(t, "router", "router", "%s", router);
 	fx_record_text(t, "routing_policy", "routing policy", "%s", fx_route_policy_name(tm->policy));
+	fx_record_text(t, "timing", "timing", "%s", fx_timing_name(res->timing));
+	if (res->timing != FX_TIMING_BOUND)
+		fx_record_text(t, "sharing", "link sharing", "%s", fx_sharing_name(res->sharing));
 	fx_record_num(t, "alpha_s", "alpha per round", FX_F_SECONDS, tm->alpha);
 	fx_record_bool(t, "alpha_replaces_latency", "alpha replaces path latency",
 		       tm->alpha_replaces_latency);
@@ -281,10 +284,13 @@ static int list_algos(int json)
 static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 {
 	*tm = c->design.coll;
-	const char *pol = fx_cli_opt(c, "routing");
+	const char *pol = fx_cli_opt(c, "routing"), *timing = fx_cli_opt(c, "timing");
 	if (pol && fx_route_policy_parse(pol, &tm->policy))
 		return fx_diag_error(&c->d, NULL, "collective: --routing must be split or hash, got '%s'",
 				     pol);
+	if (timing && fx_timing_parse(timing, &tm->timing))
+		return fx_diag_error(&c->d, NULL, "collective: --timing must be bound, maxmin or events, "
+				     "got '%s'", timing);
 	if (!alpha)
 		return 0;
 	tm->alpha_replaces_latency = 1;
@@ -309,6 +315,9 @@ static const fx_opt coll_opts[] = {
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
 	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
 	 "(destination-mod-k)"},
+	{"timing", "bound|maxmin|events", "how rounds are timed: alpha + slowest path + busiest link "
+	 "per round (default, the book's Eq. 6-9), max-min sharing per round, or eager rounds with "
+	 "no barrier (collective.timing)"},
 	{"links", "FILE.csv", "write src,dst,bytes,busy_s,utilisation per directed link"},
 	{"versus", "A2", "also find the size where this algorithm and A2 take equal time"},
 	{"list", NULL, "list every pattern and algorithm"},

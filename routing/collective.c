@@ -495,6 +495,10 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 				       (long long)n, FX_MAX_TABLE_WORK, at + 1, s.n);
 	if (sum)
 		fx_dorsum_finish(sum, out->link_bytes, out->link_busy);
+	out->timing = tm->timing;
+	out->sharing = tm->sharing;
+	if (rc == 0 && tm->timing != FX_TIMING_BOUND)
+		rc = fx_timing_run(f, r, &s, tm, out, d);
 	for (size_t l = 0; l < nl; l++)
 		if (out->link_bytes[l] > out->max_link_bytes)
 			out->max_link_bytes = out->link_bytes[l];
@@ -670,12 +674,15 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
-	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", NULL};
+	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", "timing",
+					   "sharing", NULL};
 	const fx_snode *c;
-	const char *pol = NULL;
+	const char *pol = NULL, *timing = NULL, *sharing = NULL;
 	tm->alpha = 0;
 	tm->alpha_replaces_latency = 0;
 	tm->policy = FX_ROUTE_SPLIT;
+	tm->timing = FX_TIMING_BOUND;
+	tm->sharing = FX_SHARING_RTT;
 	if (fx_spec_map(d, spec->root, "collective", 0, &c))
 		return -1;
 	if (!c)
@@ -683,10 +690,18 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 	int rc = fx_spec_keys(d, c, keys) |
 		 fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
 		 fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency) |
-		 fx_spec_str_opt(d, c, "routing", &pol);
+		 fx_spec_str_opt(d, c, "routing", &pol) |
+		 fx_spec_str_opt(d, c, "timing", &timing) |
+		 fx_spec_str_opt(d, c, "sharing", &sharing);
 	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
 		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
 				    "got '%s'", fx_snode_get(c, "routing")->path, pol);
+	if (rc == 0 && timing && fx_timing_parse(timing, &tm->timing))
+		rc = fx_snode_error(d, fx_snode_get(c, "timing"), "'%s' must be bound, maxmin or "
+				    "events, got '%s'", fx_snode_get(c, "timing")->path, timing);
+	if (rc == 0 && sharing && fx_sharing_parse(sharing, &tm->sharing))
+		rc = fx_snode_error(d, fx_snode_get(c, "sharing"), "'%s' must be fair or rtt, got "
+				    "'%s'", fx_snode_get(c, "sharing")->path, sharing);
 	return rc;
 }
 

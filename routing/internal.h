@@ -21,6 +21,63 @@ static inline void fx_load_add(double *load, int64_t l, double bytes, int64_t **
 	load[l] += bytes;
 }
 
+/* ---- flow-level timing (routing/flowsim.c, routing/timing.c) ---- */
+
+/* Each (source, destination)'s route as links with the share of the
+ * flow's bytes each carries (1 on a single path; ECMP's split shares) and
+ * the route's latency (its slowest path's), routed once per pair and
+ * kept. */
+typedef struct fx_paths {
+	size_t n, cap;        /* routes */
+	size_t *off;          /* [n + 1] into link and frac */
+	int64_t *link;        /* directed links */
+	double *frac;
+	size_t nl, capl;
+	double *lat;          /* [n] seconds */
+	int64_t *key;         /* open addressing: src * nv + dst, -1 empty */
+	int32_t *val;
+	size_t hcap, hn;
+	double *load;         /* [2 ne] scratch, zero between calls */
+} fx_paths;
+void fx_paths_init(fx_paths *P, const fx_fabric *f);
+void fx_paths_release(fx_paths *P);
+/* The route of src -> dst (routed by r on first use); -1 when it has none
+ * (reported through d). */
+int32_t fx_paths_get(fx_paths *P, fx_router *r, int64_t src, int64_t dst, fx_diag *d);
+
+/* The flow simulation: flows on routes of P, each released (by the caller,
+ * at a time), then waiting its delay, then sharing the links max-min until
+ * its bytes are in. */
+typedef struct fx_fsim fx_fsim;
+/* weighted: sharing weight 1 / route latency (SimGrid CM02), else 1. */
+fx_fsim *fx_fsim_new(const fx_fabric *f, const fx_paths *paths, int weighted);
+void fx_fsim_free(fx_fsim *s);
+void fx_fsim_reserve(fx_fsim *s, size_t n);
+/* A flow of bytes over route path that waits delay seconds once released;
+ * its id (0, 1, ... in order). */
+int32_t fx_fsim_add(fx_fsim *s, int32_t path, double bytes, double delay);
+void fx_fsim_release(fx_fsim *s, int32_t flow, double t);
+/* on: a flow's delay comes after its bytes (the latency of data on the
+ * wire, so the next message on a connection may start as the last one's
+ * bytes leave); off (the default, SimGrid's order): before. */
+void fx_fsim_set_trailing(fx_fsim *s, int on);
+/* Runs to the next instant at which flows are sent (their bytes have
+ * left: fx_fsim_sent) or done (arrived: fx_fsim_done); returns how many
+ * are done, -1 when no flow is left to run.  fx_fsim_now is that
+ * instant. */
+int fx_fsim_step(fx_fsim *s);
+const int32_t *fx_fsim_done(const fx_fsim *s, size_t *n);
+const int32_t *fx_fsim_sent(const fx_fsim *s, size_t *n);
+double fx_fsim_now(const fx_fsim *s);
+double fx_fsim_finish(const fx_fsim *s, int32_t flow);
+double fx_fsim_makespan(const fx_fsim *s);
+size_t fx_fsim_flows(const fx_fsim *s);
+
+/* Times schedule s under tm->timing (maxmin or events), after run_sched
+ * has routed its loads: sets out->time and each round's time. */
+int fx_timing_run(const fx_fabric *f, fx_router *r, const fx_sched *s, const fx_coll_time *tm,
+		  fx_coll_result *out, fx_diag *d);
+
 /* Starts a new round (repeated `repeat` times) labelled `label`. */
 fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label);
 /* Adds a flow of bytes from rank a to rank b (rank indexes into q->ranks). */
