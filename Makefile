@@ -5,6 +5,7 @@
 #   make check      install missing packages, build, run every test
 #   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
 #   make valgrind-check  the CLI tests with every run under valgrind (CI runs it)
+#   make peer-check  the timing modes against SimGrid (tests/peer/; needs libsimgrid-dev)
 #   make bench      the benchmarks in bench/
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
@@ -52,7 +53,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
-.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
+.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check peer-check bench gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
 	install uninstall example
 
 # The shared library's ABI version.  Its soname, libfabricx.so.$(SO_MAJOR),
@@ -164,6 +165,24 @@ san-check: deps
 valgrind-check:
 	@$(MAKE) --no-print-directory WERROR=-Werror all
 	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
+
+# ---- the SimGrid peer suite (tests/peer/README.md) ----
+# Each case's schedule (tests/peer/schedule.c, against the library) runs
+# on its SimGrid platform (tests/peer/twin.cpp) and under fabricx's timing
+# modes.  Skipped, saying so, where SimGrid is not installed.
+$(BUILD)/peer/schedule: $(BUILD)/tests/peer/schedule.o $(BUILD)/libfabricx.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/peer/twin: tests/peer/twin.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -std=c++17 -Wall -Wextra $(WERROR) -o $@ $< $(shell pkg-config --libs simgrid 2>/dev/null)
+
+peer-check: deps
+	@if ! pkg-config --exists simgrid; then \
+	  echo "peer-check: SimGrid not installed (apt-get install libsimgrid-dev simgrid): skipped"; exit 0; fi; \
+	$(MAKE) --no-print-directory WERROR=-Werror $(BIN) $(BUILD)/peer/schedule $(BUILD)/peer/twin && \
+	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
+	  PEER_OUT=$(BUILD)/peer sh tests/peer/run.sh
 
 # ---- fuzzing (docs/reliability.md) ----
 # Two targets: spec (fuzz/fuzz_spec.c: the loader, --set, every spec family)
