@@ -436,7 +436,8 @@ int fx_report_collectives(fx_cli *c)
 	static const fx_col cols[] = {
 		{"pattern", "pattern", FX_F_TEXT}, {"algo", "algo", FX_F_TEXT},
 		{"ranks", "ranks", FX_F_INT}, {"size_bytes", "size", FX_F_BYTES},
-		{"routing_policy", "routing", FX_F_TEXT}, {"rounds", "rounds", FX_F_INT},
+		{"routing_policy", "routing", FX_F_TEXT}, {"timing", "timing", FX_F_TEXT},
+		{"rounds", "rounds", FX_F_INT},
 		{"time_s", "time", FX_F_SECONDS}, {"busbw_Bps", "busbw", FX_F_BPS},
 		{"max_link_bytes", "busiest link", FX_F_BYTES}, {NULL, NULL, 0},
 	};
@@ -493,6 +494,7 @@ int fx_report_collectives(fx_cli *c)
 			fx_table_int(t, q.n);
 			fx_table_num(t, q.size);
 			fx_table_cell(t, "%s", fx_route_policy_name(tm.policy));
+			fx_table_cell(t, "%s", fx_timing_name(tm.timing));
 			if (bad) {
 				fx_table_null(t, "-");
 				fx_table_null(t, too_big ? "past the work limit" : "not applicable");
