@@ -110,6 +110,17 @@ typedef void (*fx_sched_fill)(fx_sched *s, const fx_coll_req *q, const void *ctx
  * fill over q as given. */
 void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill fill,
 			 const void *ctx, fx_sched *s);
+/* A ring over ranks[0..n-1] that follows a lattice's wires when they fill
+ * a block of it (routing/coll_order.c): 1 with order[] (ring position ->
+ * rank index) and how[] saying which ring, 0 when the ranks are no block
+ * of a lattice (or a degraded one), or the ring would be no shorter than
+ * rank order's. */
+int fx_lattice_ring(const fx_fabric *f, const int64_t *ranks, int64_t n, int64_t *order,
+		    char *how, size_t howlen);
+/* The next position after x on a ring of a line of k: x + 1 round a
+ * torus's wrap, else the interleaved order 0, 2, 4, ..., 5, 3, 1 (at most 2
+ * hops a step). */
+int64_t fx_line_next(int k, int wrap, int x);
 /* Swing's rho(s) = sum_{i<=s} (-2)^i: 1, -1, 3, -5, 11, ... */
 int64_t fx_swing_rho(int s);
 /* Reports that algo needs a power-of-two rank count. */

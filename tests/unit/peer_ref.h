@@ -3,8 +3,8 @@
  * tests/peer/<spec>.xml, CM02 with crosstraffic off and TCP-gamma 0. */
 #define PEER_SIMGRID_VERSION "3.32"
 PEER_CASE("tree-5x5", "torus-5x5", "allreduce", "tree", 262144, 25, "split", "maxmin", 3.56913987e-05)
-PEER_CASE("ring-5x5", "torus-5x5", "allreduce", "ring", 1024000, 25, "split", "maxmin", 5.85216e-05)
-PEER_CASE("ring-5x5-eager", "torus-5x5", "allreduce", "ring", 1024000, 25, "split", "events", 5.09216e-05)
+PEER_CASE("ring-5x5", "torus-5x5", "allreduce", "ring", 1012000, 23, "split", "maxmin", 6.512e-05)
+PEER_CASE("ring-5x5-eager", "torus-5x5", "allreduce", "ring", 1012000, 23, "split", "events", 4.992e-05)
 PEER_CASE("eager-ring-8", "torus-3x3-500ns", "allreduce", "ring", 65536, 8, "split", "events", 1.229376e-05)
 PEER_CASE("eager-ring-16", "torus-5x5-500ns", "allreduce", "ring", 65536, 16, "split", "events", 2.14576e-05)
 PEER_CASE("eager-ring-64", "torus-9x9-500ns", "allreduce", "ring", 65536, 64, "split", "events", 7.358048e-05)

@@ -564,12 +564,17 @@ START_TEST(mesh_snake_ring)
 	fx_coll_result_release(&res);
 	fx_router_free(r);
 	fixture_release(&a);
+	/* 5x5: no cycle of one-hop steps (an odd grid is bipartite); the
+	 * block ring takes one 2-hop step (routing/coll_order.c), each
+	 * directed link carrying one flow: 48 x (400 ns + 64 MiB / 25 / 50 GB/s) */
 	ck_assert_int_eq(fixture_load(&a, "m.yaml", mesh, odd), 0);
 	q.n = 25;
 	r = fx_router_new(&a.f, 0);
 	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
-	ck_assert_str_eq(res.plan, "");
-	ck_assert(res.total_link_bytes > res.sent_bytes);
+	ck_assert_msg(strstr(res.plan, "one 2-hop step"), "%s", res.plan);
+	ck_assert_int_eq(res.per_round[0].max_hops, 2);
+	ck_assert_double_eq_tol(res.time, 48 * (400e-9 + 64 * MIB / 25 / 50e9), 1e-12);
+	ck_assert_double_eq_tol(res.total_link_bytes, res.sent_bytes * 26 / 25, 1e-3);
 	fx_coll_result_release(&res);
 	fx_router_free(r);
 	fixture_release(&a);
@@ -695,10 +700,8 @@ END_TEST
  * other 3 x 200 + 1000 = 1.6 us (was 4 us); among the first rack's four
  * 600 ns.  The aggregated all-to-all's latency equals its flows' routed
  * one by one.  Then a ring allreduce inside a 2x2 tray of a 4x4 torus of
- * 2x2 racks with 1 us between racks: devices 0, 1, 4, 5 in rank order,
- * 1 -> 4 and 5 -> 0 go 2 hops inside the tray (400 ns, was 2 us); 1 MB at
- * 50 GB/s is 250 kB a flow on its own links, 5 us: 6 rounds x (5 + 0.4) us
- * = 32.4 us (was 6 x 7 = 42 us).
+ * 2x2 racks with 1 us between racks, devices 0, 1, 4, 5: 1 MB at 50 GB/s
+ * is 250 kB a flow on its own links, 5 us a round (below).
  */
 START_TEST(latency_per_link)
 {
@@ -754,11 +757,103 @@ START_TEST(latency_per_link)
 	fx_router *r = fx_router_new(&a.f, 0);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
-	ck_assert_double_eq_tol(res.per_round[0].latency, 400e-9, 1e-18);
-	ck_assert_double_eq_tol(res.time, 32.4e-6, 1e-15);
+	/* the ring follows the tray's wires (routing/coll_order.c): 0 1 5 4,
+	 * one hop a step at 200 ns (the slowest class's rule gave 1 us):
+	 * 6 x (5 + 0.2) us = 31.2 us; in rank order 1 -> 4 and 5 -> 0 were
+	 * 2 hops, 6 x 5.4 = 32.4 us */
+	ck_assert_double_eq_tol(res.per_round[0].latency, 200e-9, 1e-18);
+	ck_assert_int_eq(res.per_round[0].max_hops, 1);
+	ck_assert_double_eq_tol(res.time, 31.2e-6, 1e-15);
 	fx_coll_result_release(&res);
 	fx_router_free(r);
 	fixture_release(&a);
+}
+END_TEST
+
+/*
+ * Rings that follow the wires of a block (issue 30): ranks filling a box
+ * of a torus or mesh ring one hop a step where the box has a one-hop
+ * cycle.  A 2x2 tray of a 4x4 torus and a whole 5x5 torus (a helix round
+ * the wraps; device order's row ends are 2 hops) use 1-hop links only.  A
+ * Dojo-like 5x5 tile of a 10x10 mesh (rack_shape [5, 5]) has none (odd),
+ * so one step is 2 hops; by hand, 1 MB over 25 ranks, 50 GB/s, 200 ns: 48
+ * rounds of 40 kB (0.8 us, one flow a directed link either way), device
+ * order's longest step the 8-hop return (4,4) -> (0,0): 48 x (1.6 + 0.8)
+ * = 115.2 us; the block ring's 2-hop step: 48 x (0.4 + 0.8) = 57.6 us.
+ * The torus algorithm on a 4x4 mesh rings each line interleaved (0 2 3 1):
+ * at most 2 hops a step, not the 3-hop return, 12 steps x 200 ns faster:
+ * 6 x (0.4 + 131072 / 50e9) + 6 x (0.4 + 32768 / 50e9) us = 24.4608 us.
+ * hier inside 2x2 trays of a 4x4 torus rings each tray over its wires.
+ */
+static fx_coll_result block_run(const char *yaml, const char *group, const char *algo,
+				int64_t nranks, double size)
+{
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "b.yaml", yaml, NULL) == 0, "%s", a.msg);
+	int64_t *ranks = malloc((size_t)a.f.ndev * sizeof *ranks), n = 0;
+	if (group) {
+		uint8_t *sel = calloc((size_t)a.f.nv, 1);
+		ck_assert_int_eq(fx_fabric_select(&a.f, group, "g", sel, &a.d), 0);
+		for (int64_t v = 0; v < a.f.ndev; v++)
+			if (sel[v])
+				ranks[n++] = v;
+		free(sel);
+	} else {
+		for (; n < nranks; n++)
+			ranks[n] = n;
+	}
+	fx_coll_req q = {"allreduce", algo, ranks, n, size, 0};
+	fx_coll_time tm = {.alpha = 0, .policy = FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&a.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	fx_router_free(r);
+	free(ranks);
+	fixture_release(&a);
+	return res;
+}
+
+START_TEST(block_rings)
+{
+	static const char *const tray =
+		"name: t\nfabric:\n  kind: torus\n  dims: [4, 4]\n  rack_shape: [2, 2]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	fx_coll_result res = block_run(tray, "rack=0", "ring", 0, 1e6);
+	ck_assert_int_eq(res.per_round[0].max_hops, 1);
+	ck_assert_int_eq(res.per_round[1].max_hops, 1);
+	ck_assert_msg(strstr(res.plan, "2x2 block"), "%s", res.plan);
+	fx_coll_result_release(&res);
+	static const char *const t55 =
+		"name: t\nfabric:\n  kind: torus\n  dims: [5, 5]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	res = block_run(t55, NULL, "ring", 25, 1e6);
+	ck_assert_int_eq(res.per_round[0].max_hops, 1);
+	ck_assert_msg(strstr(res.plan, "helix"), "%s", res.plan);
+	ck_assert_double_eq_tol(res.time, 48 * (200e-9 + 0.8e-6), 1e-15);
+	fx_coll_result_release(&res);
+	static const char *const dojo =
+		"name: d\nfabric:\n  kind: mesh\n  dims: [10, 10]\n  node_shape: [5, 5]\n"
+		"  rack_shape: [5, 5]\n  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	res = block_run(dojo, "rack=0", "ring", 0, 1e6);
+	ck_assert_double_eq_tol(res.time, 57.6e-6, 1e-15);
+	ck_assert_int_eq(res.per_round[0].max_hops, 2);
+	fx_coll_result_release(&res);
+	static const char *const m44 =
+		"name: m\nfabric:\n  kind: mesh\n  dims: [4, 4]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	res = block_run(m44, NULL, "torus", 16, 1024 * 1024);
+	for (size_t i = 0; i < res.nround; i++)
+		ck_assert_int_eq(res.per_round[i].max_hops, 2);
+	ck_assert_double_eq_tol(res.time, 24.4608e-6, 1e-15);
+	fx_coll_result_release(&res);
+	static const char *const trays =
+		"name: t\nfabric:\n  kind: torus\n  dims: [4, 4]\n  node_shape: [2, 2]\n"
+		"  rack_shape: [4, 4]\n  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	res = block_run(trays, NULL, "hier", 16, 1e6);
+	ck_assert_int_eq(res.per_round[0].max_hops, 1);  /* intra reduce-scatter */
+	ck_assert_int_eq(res.per_round[res.nround - 1].max_hops, 1);  /* intra all-gather */
+	ck_assert_msg(strstr(res.plan, "inside each node"), "%s", res.plan);
+	fx_coll_result_release(&res);
 }
 END_TEST
 
@@ -827,6 +922,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, lattice_all_pairs_equals_per_flow);
 	tcase_add_test(tc, among_equals_flows);
 	tcase_add_test(tc, latency_per_link);
+	tcase_add_test(tc, block_rings);
 	tcase_add_test(tc, registry_routers);
 	suite_add_tcase(s, tc);
 	return s;
