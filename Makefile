@@ -41,7 +41,7 @@ PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk 
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c calib/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -251,7 +251,7 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 # the library's headers: every module a program may use, with their folder
 # layout kept so their relative includes hold, under include/fabricx/
 PUB_HDR := fabricx.h $(wildcard core/*.h spec/*.h fabric/*.h routing/*.h power/*.h solver/*.h \
-	placement/*.h render/*.h access/*.h plot/*.h design/*.h)
+	placement/*.h render/*.h access/*.h plot/*.h design/*.h calib/*.h)
 INSTALLED = $(BINDIR)/fabricx $(LIBDIR)/libfabricx.a $(LIBDIR)/libfabricx.so \
 	$(LIBDIR)/$(SO_NAME) $(LIBDIR)/$(SO_FILE) \
 	$(LIBDIR)/pkgconfig/fabricx.pc $(MANDIR)/fabricx.1 $(BASHCOMPDIR)/fabricx \
