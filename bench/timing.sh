@@ -14,6 +14,7 @@ REPEAT=${REPEAT:-1}
 
 T=specs/torus-8x8x8.yaml
 F=specs/fat-tree-k8.yaml
+P="--set packaging.devices_per_node=1 --set packaging.nodes_per_rack=1"
 echo "| run | ranks | wall s | CPU s | peak MiB |"
 echo "|---|---|---|---|---|"
 for mode in bound maxmin events; do
@@ -27,7 +28,7 @@ for mode in bound maxmin events; do
 	done
 	for algo in "allreduce ring" "all-to-all pairwise"; do
 		for kn in 8:64 16:512 26:4096; do
-			one "fat-tree ${algo% *}/${algo#* } 1 MiB hash, $mode" "${kn#*:}" collective $F \
+			one "fat-tree ${algo% *}/${algo#* } 1 MiB hash, $mode" "${kn#*:}" collective $F $P \
 				--set "fabric.k=${kn%:*}" --routing hash --ranks "${kn#*:}" --pattern "${algo% *}" \
 				--algo "${algo#* }" --size 1MiB --timing "$mode"
 		done

@@ -82,6 +82,7 @@ struct fx_fsim {
 	int32_t *done, *sent;
 	size_t ndone, capdone, nsent, capsent;
 	double max_finish;
+	size_t finished;     /* flows done so far */
 };
 
 fx_fsim *fx_fsim_new(const fx_fabric *f, const fx_paths *paths, int weighted)
@@ -490,6 +491,7 @@ int fx_fsim_step(fx_fsim *s)
 			}
 			s->state[i] = ST_DONE;
 			s->finish[i] = s->now;
+			s->finished++;
 			s->done = fx_xgrow(s->done, &s->capdone, s->ndone + 1, sizeof *s->done);
 			s->done[s->ndone++] = i;
 			if (s->now > s->max_finish)
@@ -542,4 +544,9 @@ double fx_fsim_makespan(const fx_fsim *s)
 size_t fx_fsim_flows(const fx_fsim *s)
 {
 	return s->n;
+}
+
+size_t fx_fsim_finished(const fx_fsim *s)
+{
+	return s->finished;
 }

@@ -72,6 +72,9 @@ double fx_fsim_now(const fx_fsim *s);
 double fx_fsim_finish(const fx_fsim *s, int32_t flow);
 double fx_fsim_makespan(const fx_fsim *s);
 size_t fx_fsim_flows(const fx_fsim *s);
+/* Flows done so far (all of them once fx_fsim_step returns -1, unless a
+ * dependency was never met). */
+size_t fx_fsim_finished(const fx_fsim *s);
 
 /* Times schedule s under tm->timing (maxmin or events), after run_sched
  * has routed its loads: sets out->time and each round's time. */

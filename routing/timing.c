@@ -219,6 +219,10 @@ static int run_maxmin(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 		}
 		while (rc == 0 && fx_fsim_step(sim) >= 0)
 			;
+		if (rc == 0 && fx_fsim_finished(sim) != fx_fsim_flows(sim))
+			rc = fx_diag_internal(d, "timing maxmin: %zu of round %zu's %zu flows never "
+					      "finished", fx_fsim_flows(sim) - fx_fsim_finished(sim),
+					      i + 1, fx_fsim_flows(sim));
 		double t = fx_fsim_makespan(sim);
 		fx_fsim_free(sim);
 		fx_round_result *rr = &out->per_round[i];
@@ -393,6 +397,10 @@ static int run_events(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 					fx_fsim_release(sim, nx, now);
 			}
 		}
+		if (fx_fsim_finished(sim) != fx_fsim_flows(sim))
+			rc = fx_diag_internal(d, "timing events: %zu of %zu flows never finished (a "
+					      "dependency never met)", fx_fsim_flows(sim) -
+					      fx_fsim_finished(sim), fx_fsim_flows(sim));
 		out->time = fx_fsim_makespan(sim);
 		double front = 0;
 		for (size_t i = 0; i < s->n; i++) {
