@@ -377,7 +377,9 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
-	int rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
+	int rc = fx_timing_check(f, &s, tm, d);
+	if (rc == 0)
+		rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
 	/* the distance table's routing is bounded as it goes (route_work) */
 	int bounded = rc == 0 && tm->policy != FX_ROUTE_HASH && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
 		      fx_router_takes_table(r);

@@ -76,6 +76,9 @@ size_t fx_fsim_flows(const fx_fsim *s);
  * dependency was never met). */
 size_t fx_fsim_finished(const fx_fsim *s);
 
+/* Refuses (exit 4) before any routing a schedule the timing mode could
+ * not hold (FX_MAX_TIMING_FLOWS); 0 otherwise. */
+int fx_timing_check(const fx_fabric *f, const fx_sched *s, const fx_coll_time *tm, fx_diag *d);
 /* Times schedule s under tm->timing (maxmin or events), after run_sched
  * has routed its loads: sets out->time and each round's time. */
 int fx_timing_run(const fx_fabric *f, fx_router *r, const fx_sched *s, const fx_coll_time *tm,

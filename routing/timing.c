@@ -206,6 +206,12 @@ static int run_maxmin(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 			break;
 		}
 		round_flows(f, rd, &L, 0);
+		/* rounds of distinct pairs (a pairwise all-to-all's n - 1) would
+		 * keep n^2 routes: past a million, start the cache again */
+		if (P.n > (1u << 20)) {
+			fx_paths_release(&P);
+			fx_paths_init(&P, f);
+		}
 		fx_fsim *sim = fx_fsim_new(f, &P, tm->sharing == FX_SHARING_RTT);
 		fx_fsim_reserve(sim, L.n);
 		for (size_t k = 0; k < L.n && rc == 0; k++) {
@@ -429,6 +435,20 @@ static int run_events(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 	fx_fsim_free(sim);
 	fx_paths_release(&P);
 	return rc;
+}
+
+int fx_timing_check(const fx_fabric *f, const fx_sched *s, const fx_coll_time *tm, fx_diag *d)
+{
+	round_list L = {0};
+	double total = 0, most = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		double n = round_flows(f, &s->r[i], &L, 1);
+		total += n * (double)s->r[i].repeat;
+		if (n > most)
+			most = n;
+	}
+	double held = tm->timing == FX_TIMING_EVENTS ? total : tm->timing == FX_TIMING_MAXMIN ? most : 0;
+	return held > FX_MAX_TIMING_FLOWS ? too_many(tm, held, d) : 0;
 }
 
 int fx_timing_run(const fx_fabric *f, fx_router *r, const fx_sched *s, const fx_coll_time *tm,
