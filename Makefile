@@ -5,7 +5,8 @@
 #   make check      install missing packages, build, run every test
 #   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
 #   make valgrind-check  the CLI tests with every run under valgrind (CI runs it)
-#   make peer-check the peer tools against fabricx where installed (tests/peer/; CI runs it)
+#   make peer-check  the peer tools against fabricx where installed: NetworkX, SimGrid
+#                   (tests/peer/; CI runs it with PEER_REQUIRED=1)
 #   make bench      the benchmarks in bench/
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
@@ -42,7 +43,7 @@ PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk 
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c step/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c step/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c calib/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -163,9 +164,6 @@ cli-test: $(BIN)
 # The peers themselves (tests/peer/*.sh): each runs where its peer is
 # installed and says "skipped" where it is not; PEER_REQUIRED=1 (CI) makes
 # a missing peer a failure.
-peer-check: all
-	@for t in tests/peer/*.sh; do FABRICX=$(abspath $(BIN)) sh "$$t" || exit 1; done
-
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 WERROR=-Werror \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
@@ -176,6 +174,30 @@ san-check: deps
 valgrind-check:
 	@$(MAKE) --no-print-directory WERROR=-Werror all
 	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
+
+# ---- the SimGrid peer suite (tests/peer/README.md) ----
+# Each case's schedule (tests/peer/schedule.c, against the library) runs
+# on its SimGrid platform (tests/peer/twin.cpp) and under fabricx's timing
+# modes.  Skipped, saying so, where SimGrid is not installed.
+$(BUILD)/peer/schedule: $(BUILD)/tests/peer/schedule.o $(BUILD)/libfabricx.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/peer/twin: tests/peer/twin.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -std=c++17 -Wall -Wextra $(WERROR) -o $@ $< $(shell pkg-config --libs simgrid 2>/dev/null)
+
+# NetworkX reads every exported graph (tests/peer/networkx.sh); SimGrid runs
+# the timing cases.  A peer that is not installed is skipped, saying so,
+# unless PEER_REQUIRED=1 (CI), where it fails.
+peer-check: deps
+	@$(MAKE) --no-print-directory WERROR=-Werror $(BIN)
+	FABRICX=$(abspath $(BIN)) sh tests/peer/networkx.sh
+	@if ! pkg-config --exists simgrid; then \
+	  if [ "$${PEER_REQUIRED:-0}" = 1 ]; then echo "peer-check: SimGrid is not installed" >&2; exit 1; fi; \
+	  echo "peer-check: SimGrid not installed (apt-get install libsimgrid-dev simgrid): skipped"; exit 0; fi; \
+	$(MAKE) --no-print-directory WERROR=-Werror $(BIN) $(BUILD)/peer/schedule $(BUILD)/peer/twin && \
+	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
+	  PEER_OUT=$(BUILD)/peer sh tests/peer/run.sh
 
 # ---- fuzzing (docs/reliability.md) ----
 # Two targets: spec (fuzz/fuzz_spec.c: the loader, --set, every spec family)
@@ -253,7 +275,7 @@ export PREFIX DESTDIR BINDIR LIBDIR INCDIR MANDIR BASHCOMPDIR
 # the library's headers: every module a program may use, with their folder
 # layout kept so their relative includes hold, under include/fabricx/
 PUB_HDR := fabricx.h $(wildcard core/*.h spec/*.h fabric/*.h routing/*.h power/*.h solver/*.h \
-	placement/*.h step/*.h render/*.h access/*.h plot/*.h design/*.h) interop/interop.h
+	placement/*.h step/*.h render/*.h access/*.h plot/*.h design/*.h calib/*.h) interop/interop.h
 # what install writes under $$LIBDIR (the headers apart)
 LIB_FILES := libfabricx.a libfabricx.so $(SO_NAME) $(SO_FILE) pkgconfig/fabricx.pc
 

@@ -206,6 +206,7 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 	fx_record_text(t, "pattern", "pattern", "%s", q0->pattern);
 	fx_record_int(t, "ranks", "ranks", q0->n);
 	fx_record_text(t, "routing_policy", "routing policy", "%s", fx_route_policy_name(tm->policy));
+	fx_record_text(t, "timing", "timing", "%s", fx_timing_name(tm->timing));
 	fx_record_num(t, "alpha_s", "alpha per round", FX_F_SECONDS, tm->alpha);
 	rc |= fx_cli_table(c, t);
 	/* one nccl-tests table per algorithm (text and CSV); every row in one

@@ -52,6 +52,11 @@
  * about 1.3e8 vertex and edge visits a second (a k=32 fat-tree's
  * all-to-all: 2.8e8 in 2.2 s), so about 15 s. */
 #define FX_MAX_HASH_WORK 2e9
+/* The flows a flow-level timing mode (collective.timing maxmin, events:
+ * routing/timing.c) holds at once: a round's for maxmin, every round's
+ * repetitions for events (about 90 bytes each: 2e6 is 180 MB; a ring
+ * allreduce over 4,096 ranks is 3.4e7 and is left not decided, exit 4). */
+#define FX_MAX_TIMING_FLOWS 2e6
 
 /* Vertex and bundle visits `failures` may spend evaluating one element of
  * each class proven alike (fabric/orbit.c): a pass over the fabric each,

@@ -383,7 +383,9 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
-	int rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
+	int rc = fx_timing_check(f, &s, tm, d);
+	if (rc == 0)
+		rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
 	/* the distance table's routing is bounded as it goes (route_work) */
 	int bounded = rc == 0 && tm->policy != FX_ROUTE_HASH && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
 		      fx_router_takes_table(r);
@@ -501,6 +503,10 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 				       (long long)n, FX_MAX_TABLE_WORK, at + 1, s.n);
 	if (sum)
 		fx_dorsum_finish(sum, out->link_bytes, out->link_busy);
+	out->timing = tm->timing;
+	out->sharing = tm->sharing;
+	if (rc == 0 && tm->timing != FX_TIMING_BOUND)
+		rc = fx_timing_run(f, r, &s, tm, out, d);
 	for (size_t l = 0; l < nl; l++)
 		if (out->link_bytes[l] > out->max_link_bytes)
 			out->max_link_bytes = out->link_bytes[l];
@@ -745,14 +751,17 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
-	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", NULL};
+	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", "timing",
+					   "sharing", NULL};
 	const fx_snode *c;
-	const char *pol = NULL;
+	const char *pol = NULL, *timing = NULL, *sharing = NULL;
 	if (!tm)
 		return fx_diag_error(d, NULL, "fx_coll_time_parse: no time model to fill");
 	tm->alpha = 0;
 	tm->alpha_replaces_latency = 0;
 	tm->policy = FX_ROUTE_SPLIT;
+	tm->timing = FX_TIMING_BOUND;
+	tm->sharing = FX_SHARING_RTT;
 	if (!spec || !spec->root)
 		return fx_diag_error(d, NULL, "fx_coll_time_parse: no spec (NULL, or one that failed to "
 				     "load)");
@@ -763,10 +772,18 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 	int rc = fx_spec_keys(d, c, keys) |
 		 fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
 		 fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency) |
-		 fx_spec_str_opt(d, c, "routing", &pol);
+		 fx_spec_str_opt(d, c, "routing", &pol) |
+		 fx_spec_str_opt(d, c, "timing", &timing) |
+		 fx_spec_str_opt(d, c, "sharing", &sharing);
 	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
 		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
 				    "got '%s'", fx_snode_get(c, "routing")->path, pol);
+	if (rc == 0 && timing && fx_timing_parse(timing, &tm->timing))
+		rc = fx_snode_error(d, fx_snode_get(c, "timing"), "'%s' must be bound, maxmin or "
+				    "events, got '%s'", fx_snode_get(c, "timing")->path, timing);
+	if (rc == 0 && sharing && fx_sharing_parse(sharing, &tm->sharing))
+		rc = fx_snode_error(d, fx_snode_get(c, "sharing"), "'%s' must be fair or rtt, got "
+				    "'%s'", fx_snode_get(c, "sharing")->path, sharing);
 	return rc;
 }
 

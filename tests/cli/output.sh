@@ -44,6 +44,9 @@ expect 0 "slice --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2
 expect 0 "slice --cube --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --cube 2x2 --json && keys
 expect 0 "transport --json" -- "$FABRICX" transport specs/cm384.yaml --json && keys
 expect 0 "pool --json" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json && keys
+expect 0 "collective --timing maxmin --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1MiB --timing maxmin --json && keys
+expect 0 "calibrate --json" -- "$FABRICX" calibrate specs/dgx-h100-256.yaml --from tests/measured/hgx-h100-2server-allreduce.txt --json && keys
+expect 0 "collective --versus-measured --json" -- "$FABRICX" collective specs/dgx-h100-256.yaml --pattern allreduce --size 10KiB --ranks 16 --versus-measured tests/measured/hgx-h100-2server-allreduce.txt --json && keys
 expect 0 "collective --sizes --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1GiB:x32 --json && keys
 expect 0 "compare --json" -- "$FABRICX" compare specs/cm384.yaml specs/fat-tree-k8.yaml --power-cap 120kW --json && keys
 expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys

@@ -421,6 +421,18 @@ expect 2 "render -o without file" -- "$FABRICX" render specs/hgx-h100.yaml -o
 expect 2 "-o on a command without --output" -- "$FABRICX" metrics specs/hgx-h100.yaml -o x
 expect 2 "render --pattern without loads" -- "$FABRICX" render specs/hgx-h100.yaml --pattern allreduce
 
+# timing modes and calibration (issue 30)
+expect 2 "--timing unknown" -- "$FABRICX" collective tests/specs/ring-8.yaml --pattern allreduce --size 1MiB --timing barrier
+first "fabricx: error: collective: --timing must be bound, maxmin or events, got 'barrier'" "--timing message"
+expect 0 "--timing events" -- "$FABRICX" collective tests/peer/torus-3x3-500ns.yaml --pattern allreduce --size 64KiB --ranks 8 --timing events --json
+[ "$(jq -c '[.timing,(.time_s*1e10|round)/1e4]' "$tmp/out")" = '["events",12.2938]' ] && ok || bad "eager ring of 8: 12.29 us (tests/unit/test_peer.c by hand)"
+expect 2 "calibrate without --from" -- "$FABRICX" calibrate specs/hgx-h100.yaml
+expect 2 "calibrate from nothing" -- "$FABRICX" calibrate specs/hgx-h100.yaml --from "$tmp/none.txt"
+expect 0 "calibrate writes its overlay" -- "$FABRICX" calibrate specs/dgx-h100-256.yaml --from tests/measured/hgx-h100-2server-allreduce.txt --overlay "$tmp/ov.yaml" --json
+grep -q '^  includes_path_latency: true$' "$tmp/ov.yaml" && grep -q '^# as --set: --set collective.overhead=' "$tmp/ov.yaml" && ok || bad "calibrate overlay: $(cat "$tmp/ov.yaml")"
+[ "$(jq -c '[.ranks,(.link_bandwidth_Bps > 0)]' "$tmp/out")" = '[16,true]' ] && ok || bad "calibrate: the 16-rank fit, bandwidth mapped: $(head -c 300 "$tmp/out")"
+expect 2 "versus-measured with no matching ranks" -- "$FABRICX" collective specs/dgx-h100-256.yaml --pattern allreduce --size 10KiB --ranks 8 --versus-measured tests/measured/hgx-h100-2server-allreduce.txt
+
 # every command in the command table (as `fabricx --help` lists it) answers
 # --help with exit 0 and a usage line, like git's t0012-help
 help_every_command() {

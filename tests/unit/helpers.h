@@ -60,6 +60,8 @@ Suite *suite_outfile(void);
 Suite *suite_space(void);
 Suite *suite_table(void);
 Suite *suite_api(void);
+Suite *suite_peer(void);
+Suite *suite_calib(void);
 Suite *suite_fail(void);
 Suite *suite_lattice_fast(void);
 Suite *suite_orbit(void);

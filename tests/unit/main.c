@@ -38,6 +38,8 @@ int main(void)
 	srunner_add_suite(sr, suite_lattice_fast());
 	srunner_add_suite(sr, suite_api());
 	srunner_add_suite(sr, suite_orbit());
+	srunner_add_suite(sr, suite_peer());
+	srunner_add_suite(sr, suite_calib());
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	int ran = srunner_ntests_run(sr);
