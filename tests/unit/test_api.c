@@ -64,7 +64,7 @@ START_TEST(api_coll_run)
 	for (int i = 0; i < 64; i++)
 		ranks[i] = i;
 	fx_coll_result res;
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {.alpha = 0, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
 	/* a good run first: the checks refuse only what is wrong */
 	fx_coll_req ok = {"allreduce", "ring", ranks, 64, 1 << 20, 0};
 	ck_assert_int_eq(fx_coll_run(f, r, &ok, &tm, &res, &d), 0);

@@ -430,7 +430,7 @@ START_TEST(nothing_to_move_costs_nothing)
 		int64_t *ranks = malloc((size_t)fx.f.ndev * sizeof *ranks);
 		for (int64_t i = 0; i < fx.f.ndev; i++)
 			ranks[i] = i;
-		fx_coll_time tm = {0.822e-6, 1, FX_ROUTE_SPLIT};
+		fx_coll_time tm = {.alpha = 0.822e-6, .alpha_replaces_latency = 1, .policy = FX_ROUTE_SPLIT};
 		fx_router *r = fx_router_new(&fx.f, 0);
 		int ran = 0;
 		for (const fx_coll_algo *const *a = fx_coll_algos; *a; a++)
