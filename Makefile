@@ -169,11 +169,13 @@ san-check: deps
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  all build-san/check_fabricx unit cli-test fuzz-replay
 
-# The CLI tests once more with every fabricx run under valgrind
-# (tests/tools/vg-fabricx): an invalid access or a leak fails the test.
+# The CLI tests and issue #25's contracts once more with every fabricx run
+# under valgrind (tests/tools/vg-fabricx): an invalid access or a leak fails
+# the test.
 valgrind-check:
 	@$(MAKE) --no-print-directory WERROR=-Werror all
 	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
+	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/contracts.sh
 
 # ---- the SimGrid peer suite (tests/peer/README.md) ----
 # Each case's schedule (tests/peer/schedule.c, against the library) runs

@@ -2,10 +2,10 @@
 # The attack of issue #25: every command with an option that names an
 # output (--out, --plot, -o/--output, --links, --lp, --overlay, and the
 # shards and outputs of a space run and of merge) is given a name holding a
-# newline, both quotes, ';', '$(...)', backquotes and a gnuplot command.  Nothing may
-# run (no marker file appears), the output must land under exactly that
-# name, and nothing may be written anywhere else (each run starts in an
-# empty folder and must leave only that name in it).
+# newline, both quotes, ';', '$(...)', backquotes and a gnuplot command.
+# Nothing may run (no marker file appears), the output must land under
+# exactly that name, and nothing may be written anywhere else (each run
+# starts in an empty folder and must leave only that name in it).
 #
 #   FABRICX=/path/to/fabricx sh tests/hardening/attack.sh
 set -u
