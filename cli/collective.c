@@ -33,6 +33,9 @@ static fx_table *result_record(const fx_coll_req *q, const fx_coll_algo *a,
 	fx_record_text(t, "router", "router", "%s", router);
 	fx_record_text(t, "routing_policy", "routing policy", "%s", fx_route_policy_name(tm->policy));
 	fx_record_num(t, "alpha_s", "alpha per round", FX_F_SECONDS, tm->alpha);
+	if (tm->network_alpha_set)
+		fx_record_num(t, "network_alpha_s", "alpha per round over the network", FX_F_SECONDS,
+			      tm->network_alpha);
 	fx_record_bool(t, "alpha_replaces_latency", "alpha replaces path latency",
 		       tm->alpha_replaces_latency);
 	fx_record_int(t, "rounds", "rounds", res->rounds);
@@ -288,6 +291,7 @@ static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 	if (!alpha)
 		return 0;
 	tm->alpha_replaces_latency = 1;
+	tm->network_alpha_set = 0;  /* one alpha for every round */
 	return fx_cli_qty(c, "--alpha", alpha, FX_UNIT_TIME, &tm->alpha);
 }
 

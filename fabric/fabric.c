@@ -194,6 +194,7 @@ void fx_fabric_release(fx_fabric *f)
 	free(f->name);
 	free(f->vdown);
 	free(f->edown);
+	free(f->domain_of);
 	memset(f, 0, sizeof *f);
 }
 

@@ -63,6 +63,10 @@ typedef struct fx_link {
 	int32_t count;  /* parallel physical links in this bundle */
 	uint8_t medium; /* fx_medium */
 	int8_t tier;    /* link class: 0 = device links, 1 = first switch tier up, ... */
+	/* 1: a link of a composite's scale-out network, its NIC links
+	 * included (fabric/topo_composite.c); the rounds that cross one
+	 * take collective.network_overhead */
+	uint8_t scale_out;
 } fx_link;
 
 /* A class of switch chips sharing a radix, e.g. "L1" and "L2" of a UB fabric. */
@@ -154,6 +158,23 @@ typedef struct fx_ub_state {
 	int64_t nodes, devices_per_node, planes, l2_per_plane, cpus_per_node;
 } fx_ub_state;
 
+typedef struct fx_railclos_state {
+	int64_t servers, rails, per_leaf, planes, tiers;
+	int64_t up;           /* leaf uplinks */
+	int64_t spines;       /* per plane (two tiers) or per pod (three) */
+	int64_t sus_per_pod, spine_up;
+} fx_railclos_state;
+
+/* composite: `domains` copies of a scale-up domain kind joined by a
+ * scale-out network through the devices' NICs (fabric/topo_composite.c). */
+typedef struct fx_composite_state {
+	const struct fx_builder *domain, *network;  /* the tiers' kinds */
+	int64_t domains;          /* scale-up domains */
+	int64_t devices;          /* devices per domain */
+	int64_t nics_per_device;
+	int64_t network_hosts;    /* host ports the network was built with */
+} fx_composite_state;
+
 /* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing stage
  * latency (beta) and router table entries per PE. */
 typedef struct fx_wafer_state {
@@ -197,7 +218,23 @@ typedef struct fx_fabric {
 		fx_nvswitch_state nvswitch;
 		fx_ub_state ub;
 		fx_wafer_state wafer;
+		fx_railclos_state railclos;
+		fx_composite_state composite;
 	} state;
+	/* NICs, on kinds that have them (rail-clos endpoints, a composite's
+	 * devices): NIC i's ports are bundles nic_edge0 + i*nic_ports ..
+	 * + nic_ports - 1, one per network plane; nnics 0: no NICs.  `--fail
+	 * nic=I` fails them (fabric/fail.c). */
+	int64_t nic_edge0, nnics;
+	int nic_ports;
+	/* Composite fabrics: each vertex's scale-up domain, -1 for the
+	 * scale-out network's switches (NULL elsewhere).  The domains are
+	 * alike and their devices run domain by domain: domain k holds
+	 * devices k*n .. k*n + n-1, n = ndev / ndomains.  Routing keeps a
+	 * flow between two devices of one domain inside the domain
+	 * (routing/route.c), and hop counts measure it there. */
+	int32_t *domain_of;
+	int64_t ndomains;
 	char **names;               /* custom fabrics: vertex names; else NULL */
 	char **groups;              /* custom fabrics: vertex group or NULL */
 	/* Edge endpoints: ends[2e] < ends[2e+1].  Directed link 2e runs from
@@ -384,6 +421,13 @@ typedef struct fx_fail_saved {
 } fx_fail_saved;
 void fx_fabric_fail_save(const fx_fabric *f, fx_fail_saved *s);
 void fx_fabric_fail_restore(fx_fabric *f, fx_fail_saved *s);
+/* The domains alone (composite fabrics): a shallow copy of f that shares
+ * its arrays, with every scale-out link (fx_link.scale_out) failed on top
+ * of f's own failures, so that routers and searches on it stay inside
+ * each domain.  Release it with fx_fabric_domain_view_release (which
+ * frees only the masks); never with fx_fabric_release. */
+void fx_fabric_domain_view(const fx_fabric *f, fx_fabric *view);
+void fx_fabric_domain_view_release(fx_fabric *view);
 /* Failed vertices and failed physical links (bundles weighted by count). */
 void fx_fabric_fail_counts(const fx_fabric *f, int64_t *vertices, int64_t *links);
 /*

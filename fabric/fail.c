@@ -63,6 +63,25 @@ void fx_fabric_fail_restore(fx_fabric *f, fx_fail_saved *s)
 	s->vdown = s->edown = NULL;
 }
 
+void fx_fabric_domain_view(const fx_fabric *f, fx_fabric *view)
+{
+	*view = *f;
+	view->domain_of = NULL;
+	view->vdown = fx_xcalloc((size_t)f->nv + 1, 1);
+	view->edown = fx_xcalloc((size_t)f->ne + 1, 1);
+	if (f->vdown)
+		memcpy(view->vdown, f->vdown, (size_t)f->nv + 1);
+	for (int64_t e = 0; e < f->ne; e++)
+		view->edown[e] = f->e[e].scale_out || !fx_fabric_edge_up(f, e);
+}
+
+void fx_fabric_domain_view_release(fx_fabric *view)
+{
+	free(view->vdown);
+	free(view->edown);
+	memset(view, 0, sizeof *view);
+}
+
 void fx_fabric_fail_counts(const fx_fabric *f, int64_t *vertices, int64_t *links)
 {
 	*vertices = *links = 0;

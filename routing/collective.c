@@ -377,9 +377,9 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
-	int rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
+	int rc = route_work(f, r, &s, pattern, n, fx_route_policy_pins(tm->policy), d);
 	/* the distance table's routing is bounded as it goes (route_work) */
-	int bounded = rc == 0 && tm->policy != FX_ROUTE_HASH && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
+	int bounded = rc == 0 && !fx_route_policy_pins(tm->policy) && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
 		      fx_router_takes_table(r);
 	double work0 = fx_router_work(r);
 	if (bounded)
@@ -391,7 +391,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	/* a round that repeats an earlier one takes its loads, or with the
 	 * summary its kept breakpoint sums (an allreduce's all-gather repeats
 	 * its reduce-scatter) */
-	fx_twins *twins = rc ? NULL : fx_twins_new(&s);
+	fx_twins *twins = rc || fx_router_per_cable(r) ? NULL : fx_twins_new(&s);
 	fx_flow *buf = NULL;  /* a shift round's flows, listed in turn */
 	size_t cap = 0;
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
@@ -455,12 +455,14 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		 * when that is most of them (cheaper than jumping about) */
 		int dense = nused * 4 > nl;
 		size_t nvisit = dense ? nl : nused;
+		int scale_out = 0;  /* a flow crossed the scale-out network */
 		for (size_t u = 0; u < nvisit; u++) {
 			int64_t l = dense ? (int64_t)u : used[u];
 			if (load[l] == 0)
 				continue;
 			const fx_link *lk = &f->e[l / 2];
-			double busy = load[l] / (lk->count * lk->bw);
+			scale_out |= lk->scale_out;
+			double busy = fx_router_link_busy(r, l, load[l]);
 			if (busy > worst)
 				worst = busy;
 			if (load[l] > rr->max_link_bytes)
@@ -477,7 +479,11 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		rr->max_hops = st.max_hops;
 		rr->stages = rd->stages;
 		rr->latency = st.max_latency;
-		rr->time = tm->alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst +
+		/* a round with a flow over the scale-out network waits out that
+		 * network's overhead (the chapter "Supernodes" §6.5.1: every
+		 * round of a ring across two HGX servers waits on the NIC hop) */
+		double alpha = scale_out && tm->network_alpha_set ? tm->network_alpha : tm->alpha;
+		rr->time = alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst +
 			   (double)rd->stages * (wafer ? wafer->routing_latency : 0);
 		out->time += rr->time * (double)rd->repeat;
 		out->rounds += rd->repeat;
@@ -546,21 +552,15 @@ static int check_total(const fx_coll_req *q, const fx_sched *s, fx_diag *d)
 				 (long long)q->n, total, FX_MAX_SCHED_FLOWS);
 }
 
-int fx_route_policy_parse(const char *s, fx_route_policy *out)
-{
-	if (strcmp(s, "split") == 0)
-		*out = FX_ROUTE_SPLIT;
-	else if (strcmp(s, "hash") == 0)
-		*out = FX_ROUTE_HASH;
-	else
-		return -1;
-	return 0;
-}
-
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
 	memset(out, 0, sizeof *out);
+	if ((tm->policy == FX_ROUTE_PXN || tm->policy == FX_ROUTE_RAIL) && !f->domain_of)
+		return fx_diag_error(d, NULL, "routing '%s' relays between a composite's domains: "
+				     "'%s' is a %s fabric, with no scale-up domains and network "
+				     "(fabric.kind: composite)", fx_route_policy_name(tm->policy), f->name,
+				     f->builder->kind);
 	fx_router_set_policy(r, tm->policy);
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	if (!a)
@@ -670,10 +670,13 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
-	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", NULL};
+	static const char *const keys[] = {"overhead", "network_overhead", "includes_path_latency",
+					   "routing", NULL};
 	const fx_snode *c;
 	const char *pol = NULL;
 	tm->alpha = 0;
+	tm->network_alpha_set = 0;
+	tm->network_alpha = 0;
 	tm->alpha_replaces_latency = 0;
 	tm->policy = FX_ROUTE_SPLIT;
 	if (fx_spec_map(d, spec->root, "collective", 0, &c))
@@ -682,8 +685,10 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 		return 0;
 	int rc = fx_spec_keys(d, c, keys) |
 		 fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
+		 fx_spec_qty_opt(d, c, "network_overhead", FX_UNIT_TIME, 0, 0, &tm->network_alpha) |
 		 fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency) |
 		 fx_spec_str_opt(d, c, "routing", &pol);
+	tm->network_alpha_set = fx_snode_get(c, "network_overhead") != NULL;
 	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
 		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
 				    "got '%s'", fx_snode_get(c, "routing")->path, pol);

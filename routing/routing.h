@@ -103,7 +103,15 @@ typedef struct fx_router fx_router;
  * fat-tree and D-mod-k switch tables do, (source + destination) mod k at
  * the sender; even-ring ties on lattices go + for even destination
  * coordinates, - for odd), the pessimistic end. */
-typedef enum fx_route_policy { FX_ROUTE_SPLIT = 0, FX_ROUTE_HASH } fx_route_policy;
+typedef enum fx_route_policy {
+	FX_ROUTE_SPLIT = 0,  /* fluid ECMP over every minimal path */
+	FX_ROUTE_HASH,       /* (s+d) mod k at the sender, d-mod-k at switches; bundles fluid */
+	FX_ROUTE_DMODK,      /* d-mod-k per cable, sender included (SimGrid's fat-tree) */
+	FX_ROUTE_SMODK,      /* s-mod-k per cable */
+	FX_ROUTE_RAIL,       /* composite: cross on the source's rail, relay in the destination's domain */
+	FX_ROUTE_PXN,        /* composite: relay in the source's domain, cross on the destination's rail */
+	FX_ROUTE_POLICIES
+} fx_route_policy;
 
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
 void fx_router_free(fx_router *r);
@@ -114,8 +122,19 @@ void fx_router_set_policy(fx_router *r, fx_route_policy p);
  * ECMP and everything else. */
 int fx_router_policy_matters(const fx_router *r);
 const char *fx_route_policy_name(fx_route_policy p);
-/* "split" or "hash" into *out; -1 for anything else. */
+/* "split", "hash", "dmodk", "smodk", "rail" or "pxn" into *out; -1 for
+ * anything else. */
 int fx_route_policy_parse(const char *s, fx_route_policy *out);
+/* Whether p pins each flow to one path (hash, dmodk, smodk). */
+int fx_route_policy_pins(fx_route_policy p);
+/* Whether r loads the cables of a bundle one by one (dmodk, smodk on a
+ * fabric with bundles of several links). */
+int fx_router_per_cable(const fx_router *r);
+/* Seconds directed link l needs for the bytes a round put on it: bytes
+ * over the bundle's links x bandwidth, or, when r loads cables one by one,
+ * its busiest cable's bytes over one link's bandwidth (and the cables'
+ * loads go back to zero).  Every loaded link must be asked once a round. */
+double fx_router_link_busy(fx_router *r, int64_t l, double bytes);
 /* "dimension-order" or "ecmp". */
 const char *fx_router_name(const fx_router *r);
 /* The name of a router family's router ("dimension-order", "ecmp"), or
@@ -266,6 +285,11 @@ typedef struct fx_coll_time {
 	double alpha;
 	int alpha_replaces_latency;
 	fx_route_policy policy;   /* how ECMP shares flows (collective.routing) */
+	/* with network_alpha_set: the alpha of a round in which some flow
+	 * crosses a scale-out link (fx_link.scale_out: a composite's network
+	 * and its NICs; collective.network_overhead) */
+	int network_alpha_set;
+	double network_alpha;
 } fx_coll_time;
 
 typedef struct fx_round_result {

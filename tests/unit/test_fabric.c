@@ -202,6 +202,14 @@ START_TEST(registry_walk)
 		{"custom", "fabric: {kind: custom, link: {bandwidth: 1 GB/s, latency: 1 ns}, nodes: "
 			   "[{name: s, type: switch, ports: 3}, {name: a, type: device}, {name: c, type: cpu}, "
 			   "{name: b, type: device}], links: [{a: a, b: s}, {a: s, b: b}, {a: c, b: a}]}"},
+		{"rail-clos", "fabric: {kind: rail-clos, servers: 8, rails: 2, servers_per_leaf: 4, "
+			      "planes: 2, tiers: 3, sus_per_pod: 1, taper: 2, radix: 8, "
+			      "link: {bandwidth: 1 GB/s, latency: 1 ns}}"},
+		{"composite", "fabric: {kind: composite, domains: 2, domain: {kind: nvswitch, devices: 2, "
+			      "switches: 1, switch_ports: 4, device_links: 1, cpus: 1, cpu_link: {bandwidth: "
+			      "1 GB/s, latency: 1 ns}, link: {bandwidth: 1 GB/s, latency: 1 ns}}, network: "
+			      "{kind: rail-clos, servers: 2, rails: 2, servers_per_leaf: 1, radix: 4, "
+			      "link: {bandwidth: 1 GB/s, latency: 1 ns}}}"},
 	};
 	int seen = 0;
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
