@@ -604,6 +604,20 @@ static void take_used(fx_router *r)
  * that domain (a rail-only network).  The legs' path figures add: the
  * slowest first leg and the slowest second (a bound on the slowest flow).
  */
+/* Whether the domain alone still joins src to dst: always on an intact
+ * fabric; on a degraded one a pair the failures parted inside its domain
+ * goes round through the network (one search per such destination,
+ * cached by the intra router). */
+static int intra_joins(fx_router *r, int64_t src, int64_t dst)
+{
+	if (!fx_fabric_degraded(r->f) || src == dst)
+		return 1;
+	const int32_t *dist;
+	const double *lat;
+	ecmp_tables(r->intra, dst, &dist, &lat);
+	return dist[src] >= 0;
+}
+
 static int tiered_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
 		      fx_path_stats *st, fx_diag *d)
 {
@@ -616,7 +630,7 @@ static int tiered_add(fx_router *r, const fx_flow *flows, size_t n, double *load
 	for (size_t i = 0; i < n; i++) {
 		fx_flow fl = flows[i];
 		int32_t a = f->domain_of[fl.src], b = f->domain_of[fl.dst];
-		if (a == b && a >= 0) {
+		if (a == b && a >= 0 && intra_joins(r, fl.src, fl.dst)) {
 			in[ni++] = fl;
 		} else if (!relay || a < 0 || b < 0) {
 			leg2[n2++] = fl;
