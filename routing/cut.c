@@ -515,3 +515,24 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 					"form gives %.6g B/s", f->name, out->bandwidth, formula);
 	return 0;
 }
+
+int fx_route_split(const fx_fabric *f, uint8_t *side, fx_diag *d)
+{
+	memset(side, 0, (size_t)f->nv);
+	int canon = f->builder->halves ? f->builder->halves(f, side) : 0;
+	int rc = 0, spectral = 0;
+	if (!canon) {
+		if (f->ndev < 2)
+			return fx_diag_error(d, NULL, "%s has fewer than two devices: nothing to split",
+					     f->name);
+		if (f->nv + f->ne > SPECTRAL_LIMIT * 50)
+			return fx_diag_undecided(d, "%s has no canonical split, and a spectral + "
+						 "Fiduccia-Mattheyses split of %lld vertices and edges is "
+						 "past fabricx's limit of %d", f->name,
+						 (long long)(f->nv + f->ne), SPECTRAL_LIMIT * 50);
+		rc = heuristic_halves(f, side, &spectral, d);
+	}
+	for (int64_t v = f->ndev; v < f->nv; v++)
+		side[v] = 2;
+	return rc ? rc : canon ? 0 : 1;
+}

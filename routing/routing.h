@@ -65,6 +65,12 @@ typedef struct fx_cut {
  * by Fiduccia-Mattheyses passes, which bounds the bisection from above. */
 int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d);
 
+/* The split the bisection measures, into side[nv] (devices 0 or 1, every
+ * other vertex 2): the kind's canonical halves (returns 0), or for fabrics
+ * without them (custom graphs) a spectral + Fiduccia-Mattheyses balanced
+ * split (returns 1); -1 after reporting. */
+int fx_route_split(const fx_fabric *f, uint8_t *side, fx_diag *d);
+
 /* Max-flow and cut between vertex sets: side[v] is 0 (set A), 1 (set B) or
  * 2 (neither: may carry traffic if it forwards). */
 int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *d);
