@@ -286,7 +286,7 @@ static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 	*tm = c->design.coll;
 	const char *pol = fx_cli_opt(c, "routing");
 	if (pol && fx_route_policy_parse(pol, &tm->policy))
-		return fx_diag_error(&c->d, NULL, "collective: --routing must be split or hash, got '%s'",
+		return fx_diag_error(&c->d, NULL, "collective: --routing must be " FX_ROUTE_POLICY_LIST ", got '%s'",
 				     pol);
 	if (!alpha)
 		return 0;
@@ -311,8 +311,8 @@ static const fx_opt coll_opts[] = {
 	 "(default NCCL's: 512 KiB chunks, smaller for short pipelines; 1 = unpipelined, book Eq. "
 	 "6-10); allreduce/ktree: groups G"},
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
-	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
-	 "(destination-mod-k)"},
+	{"routing", "P", "equal-cost paths: split (fluid, default), hash, dmodk or smodk (one path "
+	 "per flow; dmodk/smodk per cable, as SimGrid's fat-tree), rail or pxn (composites)"},
 	{"links", "FILE.csv", "write src,dst,bytes,busy_s,utilisation per directed link"},
 	{"versus", "A2", "also find the size where this algorithm and A2 take equal time"},
 	{"list", NULL, "list every pattern and algorithm"},

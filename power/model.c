@@ -58,15 +58,18 @@ static int networked(const fx_fabric *f, int64_t v)
 	return f->v[v].type == FX_V_SWITCH && f->v[v].node < 0 && f->v[v].rack < 0;
 }
 
+/* Switch chips inside nodes count in their nodes: with `power.node` the
+ * node's figure covers the rest of it, and the chips add their own
+ * (power.switch), so a router given a figure is never dropped. */
 double fx_power_node(const fx_power_config *c, const fx_fabric *f)
 {
-	if (c->node > 0)
-		return c->node;
 	int64_t nodes = f->nnodes > 0 ? f->nnodes : 1;
 	double sw_in_nodes = 0, cpus = (double)f->ncpu / (double)nodes;
 	for (int64_t v = 0; v < f->nv; v++)
 		if (f->v[v].type == FX_V_SWITCH && f->v[v].node >= 0)
 			sw_in_nodes += chip_watts(c, f, f->v[v].role);
+	if (c->node > 0)
+		return c->node + sw_in_nodes / (double)nodes;
 	return (double)per_node(f) * c->device + cpus * c->cpu + c->node_overhead +
 	       sw_in_nodes / (double)nodes;
 }
@@ -325,4 +328,39 @@ int fx_power_plan_build(const fx_power_config *c, const fx_fabric *f, int64_t no
 	}
 	fill_racks(c, f, &in, p);
 	return 0;
+}
+
+void fx_power_racks_used(const fx_power_config *c, const fx_fabric *f, const uint8_t *used,
+			 fx_power_rack *racks)
+{
+	infra in;
+	infra_of(c, f, &in);
+	int64_t N = f->nnodes > 0 ? f->nnodes : 1;
+	double node_w = fx_power_node(c, f) + in.compute_links / (double)N;
+	for (int64_t r = 0; r < f->nracks; r++)
+		racks[r] = (fx_power_rack){.rack = r};
+	uint8_t *seen = fx_xcalloc((size_t)N + 1, 1);
+	for (int64_t v = 0; v < f->ndev; v++) {
+		/* each node once, in the rack of its devices */
+		int64_t node = f->v[v].node, rack = f->v[v].rack;
+		if (node < 0 || node >= N || rack < 0 || rack >= f->nracks || seen[node])
+			continue;
+		seen[node] = 1;
+		if (used[node]) {
+			racks[rack].nodes++;
+			racks[rack].watts += node_w;
+		}
+	}
+	free(seen);
+	/* switch chips kept in a compute rack (switch trays), with a powered
+	 * rack only when they belong to a composite's domain */
+	for (int64_t v = 0; v < f->nv; v++)
+		if (f->v[v].type == FX_V_SWITCH && f->v[v].node < 0 && f->v[v].rack >= 0 &&
+		    f->v[v].rack < f->nracks &&
+		    !(f->domain_of && f->domain_of[v] >= 0 && racks[f->v[v].rack].nodes == 0)) {
+			racks[f->v[v].rack].chips++;
+			racks[f->v[v].rack].watts += chip_watts(c, f, f->v[v].role);
+		}
+	for (int64_t r = 0; r < f->nracks; r++)
+		cool(c, c->cooling, &racks[r]);
 }

@@ -690,7 +690,7 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 		 fx_spec_str_opt(d, c, "routing", &pol);
 	tm->network_alpha_set = fx_snode_get(c, "network_overhead") != NULL;
 	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
-		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
+		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be " FX_ROUTE_POLICY_LIST ", "
 				    "got '%s'", fx_snode_get(c, "routing")->path, pol);
 	return rc;
 }

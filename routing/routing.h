@@ -131,6 +131,8 @@ const char *fx_route_policy_name(fx_route_policy p);
 /* "split", "hash", "dmodk", "smodk", "rail" or "pxn" into *out; -1 for
  * anything else. */
 int fx_route_policy_parse(const char *s, fx_route_policy *out);
+/* The policies' names, for messages. */
+#define FX_ROUTE_POLICY_LIST "split, hash, dmodk, smodk, rail or pxn"
 /* Whether p pins each flow to one path (hash, dmodk, smodk). */
 int fx_route_policy_pins(fx_route_policy p);
 /* Whether r loads the cables of a bundle one by one (dmodk, smodk on a
