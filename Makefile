@@ -147,6 +147,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/run.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/hardening.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/composite.sh
 	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/output.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
