@@ -412,35 +412,74 @@ static int halves(const fx_fabric *f, uint8_t *side)
 	return fx_fb_halves_by_index(f, side) ? 2 : 0;
 }
 
+/* A tier alone (the map at key of fab), built to ask its shrink rule;
+ * 0, or -1 when it does not build (then nothing is asked). */
+static int part_alone(const fx_builder *b, const fx_snode *map, fx_fabric *part, void **params)
+{
+	fx_diag quiet;
+	fx_diag_init(&quiet);
+	quiet.max_shown = 0;
+	*params = fx_xcalloc(1, b->params_size);
+	memset(part, 0, sizeof *part);
+	int rc = !map || b->parse(&quiet, map, *params) || part_build(b, *params, part, &quiet) ? -1 : 0;
+	fx_diag_release(&quiet);
+	return rc;
+}
+
+static void part_alone_release(const fx_builder *b, fx_fabric *part, void *params)
+{
+	part_release(part);
+	if (b->release)
+		b->release(params);
+	free(params);
+}
+
+/* Appends a tier's overrides under fabric.<tier>. */
+static void nest_sets(fx_shrink *out, const fx_shrink *in, const char *tier)
+{
+	for (int i = 0; i < in->nsets; i++)
+		fx_shrink_set(out, "fabric.%s.%s", tier,
+			      strncmp(in->set[i], "fabric.", 7) == 0 ? in->set[i] + 7 : in->set[i]);
+}
+
 /*
- * Shrinks by whole domains; the network shrinks with them by its own rule
- * to the smallest of its builds that still gives every NIC a host port
- * (a network that cannot shrink stays whole, its extra ports idle).
- * Overrides: fabric.domains=K and the network's, under fabric.network.
+ * Shrinks by whole domains, or, with one domain, by the domain kind's own
+ * rule (a UB supernode by whole nodes); the network shrinks with them by
+ * its own rule to the smallest of its builds that still gives every NIC a
+ * host port (a network that cannot shrink stays whole, its extra ports
+ * idle).  Overrides: fabric.domains=K or the domain's under fabric.domain,
+ * and the network's under fabric.network.
  */
 static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
 {
 	const fx_composite_state *s = &f->state.composite;
-	int64_t K = max_devices / s->devices;
+	int64_t K = max_devices / s->devices, devices = K * s->devices;
 	snprintf(out->rule, sizeof out->rule, "whole domains of %lld devices, the network to fit",
 		 (long long)s->devices);
-	out->devices = K * s->devices;
-	if (K == 0)
-		return 0;
-	fx_shrink_set(out, "fabric.domains=%lld", (long long)K);
+	if (K > 0) {
+		fx_shrink_set(out, "fabric.domains=%lld", (long long)K);
+	} else if (s->domains == 1 && s->domain->shrink) {
+		fx_fabric dom;
+		void *dp;
+		fx_shrink ds;
+		memset(&ds, 0, sizeof ds);
+		if (part_alone(s->domain, fx_snode_get(fab, "domain"), &dom, &dp) == 0 &&
+		    s->domain->shrink(&dom, fx_snode_get(fab, "domain"), max_devices, &ds) == 0) {
+			devices = ds.devices;
+			snprintf(out->rule, sizeof out->rule, "its one domain's %.90s, the network to fit",
+				 ds.rule);
+			nest_sets(out, &ds, "domain");
+		}
+		part_alone_release(s->domain, &dom, dp);
+	}
+	out->devices = devices;
 	const fx_snode *netmap = fx_snode_get(fab, "network");
-	if (!s->network->shrink || !netmap)
+	if (devices == 0 || !s->network->shrink || !netmap)
 		return 0;
-	/* the network alone, to ask its shrink rule */
-	fx_diag quiet;
-	fx_diag_init(&quiet);
-	quiet.max_shown = 0;
-	void *np = fx_xcalloc(1, s->network->params_size);
 	fx_fabric net;
-	memset(&net, 0, sizeof net);
-	int rc = s->network->parse(&quiet, netmap, np) || part_build(s->network, np, &net, &quiet);
-	int64_t need = K * s->devices * s->nics_per_device;
-	if (rc == 0 && need < net.ndev) {
+	void *np;
+	int64_t need = devices * s->nics_per_device;
+	if (part_alone(s->network, netmap, &net, &np) == 0 && need < net.ndev) {
 		fx_shrink ns;
 		/* the smallest build of the network's increments holding `need` */
 		for (int64_t m = need; m <= net.ndev; m++) {
@@ -449,19 +488,12 @@ static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, 
 				break;
 			if (ns.devices >= need) {
 				if (ns.devices < net.ndev)
-					for (int i = 0; i < ns.nsets; i++)
-						fx_shrink_set(out, "fabric.network.%s",
-							      strncmp(ns.set[i], "fabric.", 7) == 0 ? ns.set[i] + 7
-												     : ns.set[i]);
+					nest_sets(out, &ns, "network");
 				break;
 			}
 		}
 	}
-	part_release(&net);
-	if (s->network->release)
-		s->network->release(np);
-	free(np);
-	fx_diag_release(&quiet);
+	part_alone_release(s->network, &net, np);
 	return 0;
 }
 

@@ -358,12 +358,12 @@ static void incidence(fx_router *r)
  * the bundles: the first link of each bundle in edge order, then the
  * second of those with two, and so on.  In switches the flow takes port
  * x mod k, x starting at the destination's vertex id and divided by k after
- * every choice of more than one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
- * switch tables, which spreads destinations over every core of a
- * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
- * chips or planes) the port is (source + destination) mod k: pure D-mod-k
- * there would bring every flow to a destination in on one of its planes.
- * A bundle keeps its links fluid (the model has one load per bundle).
+ * every choice of more than one port: D-mod-k in the switches, which
+ * spreads destinations over every core of a multi-tier Clos.  At the
+ * source itself (a GPU choosing among its NVSwitch chips or planes) the
+ * port is (source + destination) mod k.  A bundle keeps its links fluid.
+ * This equals SimGrid's fat-tree only with one uplink per host and one
+ * cable per switch pair; `dmodk` (modk_walk below) is SimGrid's rule.
  */
 /* The port (a link) a flow at v bound for dst takes under the hash policy:
  * number `key` mod the next-hop ports, dealt round the bundles (one link of

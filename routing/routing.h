@@ -103,12 +103,13 @@ typedef struct fx_path_stats {
  */
 typedef struct fx_router fx_router;
 
-/* How equal-cost paths share a flow: split = fluid ECMP, every path its
- * share (the optimistic end); hash = every flow pinned to one path by a
- * deterministic rule (destination-mod-k at each switch, as SimGrid's
- * fat-tree and D-mod-k switch tables do, (source + destination) mod k at
- * the sender; even-ring ties on lattices go + for even destination
- * coordinates, - for odd), the pessimistic end. */
+/* How equal-cost paths share a flow (docs/spec.md §6a says what each
+ * equals): split = fluid ECMP, every path its share; hash = every flow
+ * pinned to one path, destination-mod-k at each switch and (source +
+ * destination) mod k at the sender, bundles fluid (even-ring ties on
+ * lattices go + for even destination coordinates, - for odd); dmodk and
+ * smodk = SimGrid's fat-tree rule and its mirror, per cable, the sender
+ * included; rail and pxn = composites' relays inside the domains. */
 typedef enum fx_route_policy {
 	FX_ROUTE_SPLIT = 0,  /* fluid ECMP over every minimal path */
 	FX_ROUTE_HASH,       /* (s+d) mod k at the sender, d-mod-k at switches; bundles fluid */
