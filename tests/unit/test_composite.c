@@ -340,6 +340,127 @@ START_TEST(torus_domains)
 }
 END_TEST
 
+
+/* Every command on every kind (issue 27 item 5). */
+
+/* A torus packaged in rack_shape cubes shrinks by whole cubes' slabs: the
+ * TPU v4 pod (16^3, cubes of 4^3, trays of 2x2x1) under 1,562 chips takes
+ * 16 x 16 x 4 = 1,024, which builds (a 16 x 16 x 6 slab would not). */
+START_TEST(torus_shrinks_by_racks)
+{
+	fixture fx;
+	load_ok(&fx, "tests/specs/tpu-v4-pod.yaml", NULL);
+	fx_shrink s;
+	ck_assert_int_eq(fx_fabric_shrink(&fx.f, &fx.s, 1562, &s), 0);
+	ck_assert_int_eq(s.devices, 1024);
+	ck_assert_str_eq(s.set[0], "fabric.dims=[16,16,4]");
+	const char *sets[] = {s.set[0], NULL};
+	fixture small;
+	load_ok(&small, "tests/specs/tpu-v4-pod.yaml", sets);
+	fixture_release(&small);
+	ck_assert_int_eq(fx_fabric_shrink(&fx.f, &fx.s, 1000, &s), 0);
+	ck_assert_int_eq(s.devices, 0);  /* less than one slab of cubes */
+	fixture_release(&fx);
+}
+END_TEST
+
+/* A custom graph shrinks by the blocks it declares: 4 switches, each with
+ * 2 devices of its node; blocks of 2 devices, the spine in none. */
+static const char *const blocks =
+	"name: blocks\nfabric:\n  kind: custom\n  increment: node\n"
+	"  link: {bandwidth: 1 GB/s, latency: 1 ns}\n  nodes:\n"
+	"    - {name: d0, type: device, node: 0}\n    - {name: d1, type: device, node: 0}\n"
+	"    - {name: d2, type: device, node: 1}\n    - {name: d3, type: device, node: 1}\n"
+	"    - {name: d4, type: device, node: 2}\n    - {name: d5, type: device, node: 2}\n"
+	"    - {name: l0, type: switch, node: 0}\n    - {name: l1, type: switch, node: 1}\n"
+	"    - {name: l2, type: switch, node: 2}\n    - {name: top, type: switch}\n"
+	"  links:\n    - {a: d0, b: l0}\n    - {a: d1, b: l0}\n    - {a: d2, b: l1}\n"
+	"    - {a: d3, b: l1}\n    - {a: d4, b: l2}\n    - {a: d5, b: l2}\n"
+	"    - {a: l0, b: top}\n    - {a: l1, b: top}\n    - {a: l2, b: top}\n";
+
+START_TEST(custom_shrinks_by_blocks)
+{
+	fixture fx;
+	ck_assert_int_eq(fixture_load(&fx, "blocks.yaml", blocks, NULL), 0);
+	fx_shrink s;
+	ck_assert_int_eq(fx_fabric_shrink(&fx.f, &fx.s, 5, &s), 0);
+	ck_assert_int_eq(s.devices, 4);
+	ck_assert_str_eq(s.set[0], "fabric.blocks=2");
+	const char *sets[] = {s.set[0], NULL};
+	fixture small;
+	ck_assert_int_eq(fixture_load(&small, "blocks.yaml", blocks, sets), 0);
+	ck_assert_int_eq(small.f.ndev, 4);
+	ck_assert_int_eq(small.f.nsw, 3);  /* l0, l1 and the spine */
+	ck_assert_int_eq(small.f.ne, 6);
+	fixture_release(&small);
+	const char *none[] = {"fabric.increment=", NULL};
+	fixture_release(&fx);
+	ck_assert_int_ne(fixture_load(&fx, "blocks.yaml", blocks, none), 0);
+	fixture_release(&fx);
+	const char *plain[] = {"fabric.increment=group", NULL};
+	ck_assert_int_eq(fixture_load(&fx, "blocks.yaml", blocks, plain), 0);
+	ck_assert_int_eq(fx_fabric_shrink(&fx.f, &fx.s, 5, &s), -1);
+	ck_assert_msg(strstr(s.rule, "no vertex has a 'group'"), "%s", s.rule);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* Switch chips inside nodes with a power figure count on top of
+ * power.node (a router given 50 W is never dropped): the blocks graph's
+ * three leaves sit in nodes, the spine outside.  3 nodes x (1 kW + 50 W)
+ * + the spine's 50 W = 3.2 kW. */
+START_TEST(power_counts_chips_in_nodes)
+{
+	const char *sets[] = {"power.node=1kW", "power.switch=50W", NULL};
+	fixture fx;
+	ck_assert_int_eq(fixture_load(&fx, "blocks.yaml", blocks, sets), 0);
+	fx_diag d;
+	fx_diag_init(&d);
+	fx_power_config pc;
+	ck_assert_int_eq(fx_power_parse(&d, &fx.s, &pc), 0);
+	ck_assert_double_eq_tol(fx_power_node(&pc, &fx.f), 1050, 1e-9);
+	ck_assert_double_eq_tol(fx_power_of(&pc, &fx.f, 3).total, 3200, 1e-9);
+	fx_diag_release(&d);
+	fixture_release(&fx);
+}
+END_TEST
+
+/* place's racks and system power are power's for the same nodes (issue
+ * 27: place ignored power.cooling, pro-rated switch chips and left optics
+ * out): CloudMatrix384 with RoCE, its 24 instances of TP2 x EP8 over all
+ * 48 nodes, liquid-cooled racks with their optics; and 12 instances, half
+ * the nodes, against `power --nodes 24`. */
+START_TEST(place_racks_are_power_racks)
+{
+	for (int half = 0; half < 2; half++) {
+		const char *sets[] = {half ? "workload.instances=12" : "workload.instances=24", NULL};
+		fixture fx;
+		load_ok(&fx, "specs/cm384-roce.yaml", sets);
+		fx_workload w;
+		fx_power_config pc;
+		ck_assert_int_eq(fx_workload_place_parse(&fx.d, &fx.s, NULL, &w), 0);
+		ck_assert_int_eq(fx_power_parse(&fx.d, &fx.s, &pc), 0);
+		fx_place_opts o = {.time_limit = 1000};
+		ck_assert_int_eq(fx_coll_time_parse(&fx.d, &fx.s, &o.tm), 0);
+		fx_placement p;
+		ck_assert_int_eq(fx_place(&fx.f, &w, &pc, &o, &p, &fx.d), 0);
+		int64_t n = half ? 24 : 48;
+		ck_assert_int_eq(p.nodes_used, n);
+		fx_power_plan plan;
+		ck_assert_int_eq(fx_power_plan_build(&pc, &fx.f, n, &plan, &fx.d), 0);
+		ck_assert_double_eq_tol(p.watts, plan.parts.total, 1e-6);
+		for (int64_t r = 0; r < plan.compute_racks; r++) {
+			ck_assert_double_eq_tol(p.rack[r].watts, plan.rack[r].watts, 1e-6);
+			ck_assert_int_eq(p.rack[r].liquid, plan.rack[r].liquid);
+			ck_assert_int_eq(p.rack[r].liquid, 1);
+		}
+		fx_power_plan_release(&plan);
+		fx_placement_release(&p);
+		fixture_release(&fx);
+	}
+}
+END_TEST
+
 Suite *suite_composite(void)
 {
 	Suite *s = suite_create("composite");
@@ -355,5 +476,11 @@ Suite *suite_composite(void)
 	tcase_add_test(tc, bad_composites);
 	tcase_add_test(tc, torus_domains);
 	suite_add_tcase(s, tc);
+	TCase *every = tcase_create("every_kind");
+	tcase_add_test(every, torus_shrinks_by_racks);
+	tcase_add_test(every, custom_shrinks_by_blocks);
+	tcase_add_test(every, power_counts_chips_in_nodes);
+	tcase_add_test(every, place_racks_are_power_racks);
+	suite_add_tcase(s, every);
 	return s;
 }
