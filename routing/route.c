@@ -168,7 +168,7 @@ static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *h
 			int h = abs(y[i] - x[i]);
 			dor_segment(r, i, y[i] > x[i] ? 0 : 1, base, stride, x[i], h, m);
 			*hops += h;
-		} else if (2 * fwd == k && r->hash) {
+		} else if (2 * fwd == k && (r->hash || r->modk)) {
 			/* pinned: even destination coordinates go +, odd go - */
 			int h = fwd;
 			dor_segment(r, i, y[i] % 2, base, stride, x[i], h, m);
@@ -257,7 +257,7 @@ static void bump_emit(void *ctx, int64_t l, double bytes)
 
 static fx_dor_tie dor_tie(const fx_router *r)
 {
-	return r->hash ? FX_DOR_TIE_HASH : r->tie_plus ? FX_DOR_TIE_PLUS : FX_DOR_TIE_SPLIT;
+	return r->hash || r->modk ? FX_DOR_TIE_HASH : r->tie_plus ? FX_DOR_TIE_PLUS : FX_DOR_TIE_SPLIT;
 }
 
 /* Every device: each line of dimension i carries N/k_i times the all-pairs
@@ -968,7 +968,7 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
  * the reference's numbers. */
 fx_updown *fx_router_updown(fx_router *r)
 {
-	if (r->hash || r->reference || r->kind->add != ecmp_add || r->updown_mode < 0)
+	if (r->hash || r->modk || r->reference || r->kind->add != ecmp_add || r->updown_mode < 0)
 		return NULL;
 	if (!r->updown_tried) {
 		r->updown_tried = 1;
@@ -1003,7 +1003,7 @@ void fx_router_set_dist_table(fx_router *r, int mode)
 
 int fx_router_takes_table(fx_router *r)
 {
-	if (r->hash || r->reference || r->kind->add != ecmp_add)
+	if (r->hash || r->modk || r->reference || r->kind->add != ecmp_add)
 		return 0;
 	incidence(r);
 	fx_router_updown(r);  /* made on first use: tried before the sweep */
