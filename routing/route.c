@@ -586,6 +586,8 @@ static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *l
 static void take_used(fx_router *r)
 {
 	fx_router *in = r->intra;
+	if (in->nused == 0)
+		return;
 	r->used = fx_xgrow(r->used, &r->capused, r->nused + in->nused, sizeof *r->used);
 	memcpy(r->used + r->nused, in->used, in->nused * sizeof *r->used);
 	r->nused += in->nused;
