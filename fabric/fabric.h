@@ -38,6 +38,7 @@
 
 #define FX_MAX_DIMS 8
 #define FX_MAX_ROLES 8
+#define FX_HOPS_MAX 64
 
 typedef enum fx_vtype { FX_V_DEVICE = 0, FX_V_SWITCH, FX_V_CPU } fx_vtype;
 
@@ -98,6 +99,7 @@ typedef enum fx_router_family {
 	FX_ROUTER_NONE = 0,   /* not set: a registry error */
 	FX_ROUTER_DOR,        /* dimension-order on a lattice */
 	FX_ROUTER_ECMP,       /* ECMP over relay-aware shortest paths */
+	FX_ROUTER_DRAGONFLY,  /* dragonfly groups: minimal, Valiant or UGAL */
 	FX_ROUTER_FAMILIES
 } fx_router_family;
 
@@ -154,6 +156,46 @@ typedef struct fx_ub_state {
 	int64_t nodes, devices_per_node, planes, l2_per_plane, cpus_per_node;
 } fx_ub_state;
 
+/*
+ * dragonfly (topo_dragonfly.c; Kim, Dally, Scott and Abts, ISCA 2008): g
+ * groups joined by global links, m between every pair of groups.  A group
+ * has `edge` switches holding p devices each.  Complete groups (leaves 0):
+ * the edge switches are its a routers, every two joined by one local link,
+ * each holding h global links.  Leaf-spine groups (Dragonfly+, Shpiner et
+ * al. 2017): `edge` = leaves leaves, each linked once to each of the a
+ * spines, which hold the h global links each.  Vertex order: the devices
+ * (device d on edge switch d / p, counted over all groups), then group by
+ * group its edge switches, then its spines.  Global port j of a group (0 ..
+ * a h - 1, on its global switch j / h) leads to the group o(j) = j mod (g -
+ * 1) + 1 further round (the "relative" arrangement), so rotating the groups
+ * is an automorphism: every group is alike.
+ */
+typedef struct fx_dragonfly_state {
+	int64_t p, a, h, g;
+	int64_t leaves;    /* leaf-spine groups: leaves per group; 0: complete groups */
+	int64_t edge;      /* edge switches per group: leaves, or a */
+	int64_t m;         /* global links between each pair of groups: a h / (g - 1) */
+} fx_dragonfly_state;
+
+/* slimfly (topo_slimfly.c; Besta and Hoefler, SC'14): the McKay-Miller-Siran
+ * graph of the prime power q = 4w + delta: 2 q^2 routers of network degree
+ * (3q - delta)/2, p devices each.  Router (s, x, y) is vertex ndev + (s q +
+ * x) q + y for s in {0, 1} and x, y elements of GF(q) numbered 0 .. q-1. */
+typedef struct fx_slimfly_state {
+	int64_t q, p, delta, degree;
+} fx_slimfly_state;
+
+/* hyperx (topo_hyperx.c; Ahn, Binkert, Davis, McLaren and Schreiber, SC'09):
+ * routers at the points of an L-dimensional lattice of widths s[k], every
+ * two that differ in one coordinate k joined by k_links[k] links; t devices
+ * per router.  Router r (coordinates r = x0 + s0 (x1 + s1 (x2 ...))) is
+ * vertex ndev + r and holds devices r t .. r t + t - 1. */
+typedef struct fx_hyperx_state {
+	int ndims;
+	int64_t s[FX_MAX_DIMS], k_links[FX_MAX_DIMS];
+	int64_t t, routers;
+} fx_hyperx_state;
+
 /* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing stage
  * latency (beta) and router table entries per PE. */
 typedef struct fx_wafer_state {
@@ -175,6 +217,8 @@ typedef struct fx_fabric {
 				 * what is built on the fabric later (schedules,
 				 * MILPs, drawings) is held to as well; 0 = none */
 	int64_t nnodes, nracks;     /* packaging units that hold devices */
+	int64_t rack_devices;       /* devices per rack when packaging.nodes_per_rack
+				 * is not given (a dragonfly's groups); 0: one rack */
 	/* Lattice kinds (torus, mesh, wafer-mesh): device v has coordinates
 	 * v = x0 + d0*(x1 + d1*(x2 ...)); plus_edge[v*ndims+i] is the edge to
 	 * the +1 neighbour in dimension i, or -1 at a mesh boundary. */
@@ -197,6 +241,9 @@ typedef struct fx_fabric {
 		fx_nvswitch_state nvswitch;
 		fx_ub_state ub;
 		fx_wafer_state wafer;
+		fx_dragonfly_state dragonfly;
+		fx_slimfly_state slimfly;
+		fx_hyperx_state hyperx;
 	} state;
 	char **names;               /* custom fabrics: vertex names; else NULL */
 	char **groups;              /* custom fabrics: vertex group or NULL */
@@ -248,6 +295,13 @@ typedef struct fx_builder {
 	 * of the kind (fab is the spec's `fabric` map); 0, or -1 when the kind
 	 * cannot shrink this fabric (out->rule says why).  NULL: cannot shrink. */
 	int (*shrink)(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out);
+	/* Hop counts between the devices of the intact fabric in closed form,
+	 * or from the kind's own structure (searches from a few devices that
+	 * stand for all): hist[h] ordered pairs of distinct devices h hops
+	 * apart for h < *nhist (at most FX_HOPS_MAX), one farthest pair in
+	 * far[0], far[1], and *how says how.  0, or -1 when no formula applies
+	 * (routing/ searches instead).  NULL: none. */
+	int (*hops)(const fx_fabric *f, double *hist, int *nhist, int64_t far[2], const char **how);
 	/* How the kind routes: routing/ maps the family to its router. */
 	fx_router_family router;
 	/* What a device is called in drawings ("GPU", "PE"); NULL: from the

@@ -548,10 +548,14 @@ static int check_total(const fx_coll_req *q, const fx_sched *s, fx_diag *d)
 
 int fx_route_policy_parse(const char *s, fx_route_policy *out)
 {
-	if (strcmp(s, "split") == 0)
+	if (strcmp(s, "split") == 0 || strcmp(s, "minimal") == 0)
 		*out = FX_ROUTE_SPLIT;
 	else if (strcmp(s, "hash") == 0)
 		*out = FX_ROUTE_HASH;
+	else if (strcmp(s, "valiant") == 0)
+		*out = FX_ROUTE_VALIANT;
+	else if (strcmp(s, "ugal") == 0)
+		*out = FX_ROUTE_UGAL;
 	else
 		return -1;
 	return 0;

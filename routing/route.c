@@ -4,7 +4,10 @@
  * end of this file maps the family to its router:
  *
  *   FX_ROUTER_DOR   dimension-order (torus, mesh, wafer-mesh): dor_*
- *   FX_ROUTER_ECMP  ecmp (fat-tree, nvswitch, ub, custom): ecmp_*
+ *   FX_ROUTER_ECMP  ecmp (fat-tree, nvswitch, ub, slimfly, hyperx, custom):
+ *                   ecmp_*
+ *   FX_ROUTER_DRAGONFLY  minimal, Valiant or UGAL by groups (dragonfly):
+ *                   dfly_*, routing/route_dragonfly.c
  *
  * Failed elements (fabric/fail.c): ECMP never sees a failed bundle (the
  * incidence list leaves them out, so distances, splits and hash walks run
@@ -40,6 +43,8 @@ struct fx_router {
 	const router_kind *kind;
 	int tie_plus;
 	int hash;               /* FX_ROUTE_HASH: one path per flow */
+	fx_route_policy policy; /* as set (the dragonfly router reads it) */
+	fx_dfr *dfr;            /* dragonfly: its router */
 	int degraded;           /* built on a fabric with failed elements */
 	int fallback;           /* ... whose own router could not avoid them */
 	double hop_lat;         /* dimension-order: seconds per hop, the slowest
@@ -622,6 +627,57 @@ static int ecmp_all_pairs(fx_router *r, double bytes, double *load, fx_path_stat
 	return each_destination(r, bytes, load, st, d);
 }
 
+/* ---------------- dragonfly groups (routing/route_dragonfly.c) ---------------- */
+
+static void dfly_init(fx_router *r)
+{
+	r->dfr = fx_dfr_new(r->f);
+}
+
+static int dfly_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		    fx_diag *d)
+{
+	(void)d;
+	return fx_dfr_add(r->dfr, r->policy, flows, n, load, st, &r->used, &r->nused, &r->capused);
+}
+
+static int dfly_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d)
+{
+	(void)d;
+	double *cnt = fx_xmalloc((size_t)(r->f->ndev ? r->f->ndev : 1) * sizeof *cnt);
+	for (int64_t v = 0; v < r->f->ndev; v++)
+		cnt[v] = 1;
+	int rc = fx_dfr_counts(r->dfr, r->policy, cnt, bytes, load, st, &r->used, &r->nused,
+			       &r->capused);
+	free(cnt);
+	return rc;
+}
+
+/* A rank set: its n(n-1) flows one by one when that is less work than
+ * routing from its counts (a TP group of 8), else from the counts. */
+static int dfly_among(fx_router *r, const fx_among *a, double *load, fx_path_stats *st, fx_diag *d)
+{
+	double pairs = (double)a->n * (double)(a->n - 1);
+	if (pairs * fx_dfr_flow_cost(r->dfr, r->policy) < fx_dfr_counts_cost(r->dfr, r->policy)) {
+		size_t m = 0;
+		fx_flow *fl = fx_xmalloc((size_t)(a->n > 1 ? pairs : 1) * sizeof *fl);
+		for (int64_t i = 0; i < a->n; i++)
+			for (int64_t j = 0; j < a->n; j++)
+				if (i != j)
+					fl[m++] = (fx_flow){a->dev[i], a->dev[j], a->bytes};
+		int rc = dfly_add(r, fl, m, load, st, d);
+		free(fl);
+		return rc;
+	}
+	double *cnt = fx_xcalloc((size_t)(r->f->ndev ? r->f->ndev : 1), sizeof *cnt);
+	for (int64_t i = 0; i < a->n; i++)
+		cnt[a->dev[i]] += 1;
+	int rc = fx_dfr_counts(r->dfr, r->policy, cnt, a->bytes, load, st, &r->used, &r->nused,
+			       &r->capused);
+	free(cnt);
+	return rc;
+}
+
 /* ---------------- the table ---------------- */
 
 static void dor_init(fx_router *r)
@@ -681,12 +737,20 @@ static const router_kind ecmp = {
 	.add = ecmp_add,
 	.all_pairs = ecmp_all_pairs,
 };
+static const router_kind dfly = {
+	.name = "dragonfly",
+	.init = dfly_init,
+	.add = dfly_add,
+	.all_pairs = dfly_all_pairs,
+	.among = dfly_among,
+};
 
 /* The router of each family, indexed by fx_router_family.  No fallback:
  * a family missing here is a registry error (tests/unit/test_routing.c). */
 static const router_kind *const families[FX_ROUTER_FAMILIES] = {
 	[FX_ROUTER_DOR] = &dor,
 	[FX_ROUTER_ECMP] = &ecmp,
+	[FX_ROUTER_DRAGONFLY] = &dfly,
 };
 
 static const router_kind *family_router(fx_router_family fam)
@@ -760,6 +824,7 @@ void fx_router_free(fx_router *r)
 	fx_sweep_free(r->sweep);
 	fx_updown_free(r->updown);
 	fx_dorsum_free(r->sum);
+	fx_dfr_free(r->dfr);
 	free(r);
 }
 
@@ -859,6 +924,12 @@ void fx_router_summarise(fx_router *r, int on)
 void fx_router_set_policy(fx_router *r, fx_route_policy p)
 {
 	r->hash = p == FX_ROUTE_HASH;
+	r->policy = p;
+}
+
+int fx_route_policy_applies(fx_router_family fam, fx_route_policy p)
+{
+	return (p != FX_ROUTE_VALIANT && p != FX_ROUTE_UGAL) || fam == FX_ROUTER_DRAGONFLY;
 }
 
 int fx_router_policy_matters(const fx_router *r)
@@ -873,7 +944,12 @@ int fx_router_policy_matters(const fx_router *r)
 
 const char *fx_route_policy_name(fx_route_policy p)
 {
-	return p == FX_ROUTE_HASH ? "hash" : "split";
+	switch (p) {
+	case FX_ROUTE_HASH: return "hash";
+	case FX_ROUTE_VALIANT: return "valiant";
+	case FX_ROUTE_UGAL: return "ugal";
+	default: return "split";
+	}
 }
 
 const char *fx_router_name(const fx_router *r)

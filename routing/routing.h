@@ -103,7 +103,15 @@ typedef struct fx_router fx_router;
  * fat-tree and D-mod-k switch tables do, (source + destination) mod k at
  * the sender; even-ring ties on lattices go + for even destination
  * coordinates, - for odd), the pessimistic end. */
-typedef enum fx_route_policy { FX_ROUTE_SPLIT = 0, FX_ROUTE_HASH } fx_route_policy;
+/* On dragonflies (routing/route_dragonfly.c) split and hash take minimal
+ * paths (one global link) and two more policies choose intermediate
+ * groups: valiant, each flow between groups spread over every other group
+ * as its intermediate, and ugal, minimal or Valiant per pair of groups by
+ * the loads the traffic would put on their global links; elsewhere those
+ * two do not apply (fx_route_policy_applies). */
+typedef enum fx_route_policy {
+	FX_ROUTE_SPLIT = 0, FX_ROUTE_HASH, FX_ROUTE_VALIANT, FX_ROUTE_UGAL
+} fx_route_policy;
 
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
 void fx_router_free(fx_router *r);
@@ -114,8 +122,12 @@ void fx_router_set_policy(fx_router *r, fx_route_policy p);
  * ECMP and everything else. */
 int fx_router_policy_matters(const fx_router *r);
 const char *fx_route_policy_name(fx_route_policy p);
-/* "split" or "hash" into *out; -1 for anything else. */
+/* "split" (or "minimal", the same), "hash", "valiant" or "ugal" into
+ * *out; -1 for anything else. */
 int fx_route_policy_parse(const char *s, fx_route_policy *out);
+/* Whether policy p means something on a fabric routed by family fam
+ * (valiant and ugal: dragonflies only). */
+int fx_route_policy_applies(fx_router_family fam, fx_route_policy p);
 /* "dimension-order" or "ecmp". */
 const char *fx_router_name(const fx_router *r);
 /* The name of a router family's router ("dimension-order", "ecmp"), or

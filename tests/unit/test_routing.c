@@ -696,6 +696,9 @@ START_TEST(registry_routers)
 		{"nvswitch", "ecmp", "GPU", 0},
 		{"ub", "ecmp", "NPU", 0},
 		{"wafer-mesh", "dimension-order", "PE", FX_KIND_LATTICE | FX_KIND_WAFER},
+		{"dragonfly", "dragonfly", "device", 0},
+		{"slimfly", "ecmp", "device", 0},
+		{"hyperx", "ecmp", "device", 0},
 		{"custom", "ecmp", NULL, FX_KIND_EXPLICIT},
 	};
 	size_t n = 0;
