@@ -283,8 +283,12 @@ static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 	*tm = c->design.coll;
 	const char *pol = fx_cli_opt(c, "routing");
 	if (pol && fx_route_policy_parse(pol, &tm->policy))
-		return fx_diag_error(&c->d, NULL, "collective: --routing must be split or hash, got '%s'",
-				     pol);
+		return fx_diag_error(&c->d, NULL, "collective: --routing must be split, minimal, hash, "
+				     "valiant or ugal, got '%s'", pol);
+	if (pol && !fx_route_policy_applies(c->design.fab.builder->router, tm->policy))
+		return fx_diag_error(&c->d, NULL, "collective: --routing %s applies to dragonfly fabrics "
+				     "only (it chooses intermediate groups); this is a %s fabric", pol,
+				     c->design.fab.builder->kind);
 	if (!alpha)
 		return 0;
 	tm->alpha_replaces_latency = 1;
@@ -307,8 +311,9 @@ static const fx_opt coll_opts[] = {
 	 "(default NCCL's: 512 KiB chunks, smaller for short pipelines; 1 = unpipelined, book Eq. "
 	 "6-10); allreduce/ktree: groups G"},
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
-	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
-	 "(destination-mod-k)"},
+	{"routing", "split|hash|valiant|ugal", "equal-cost paths: fluid split (default; = minimal) or "
+	 "one path per flow (destination-mod-k); on dragonflies also valiant (via every other group) "
+	 "or ugal (minimal or Valiant per pair of groups by load)"},
 	{"links", "FILE.csv", "write src,dst,bytes,busy_s,utilisation per directed link"},
 	{"versus", "A2", "also find the size where this algorithm and A2 take equal time"},
 	{"list", NULL, "list every pattern and algorithm"},
@@ -444,7 +449,11 @@ int fx_report_collectives(fx_cli *c)
 		q.algo = fx_coll_find(w[i].pattern, w[i].algo)->name;
 		q.ranks = ranks;
 		q.size = w[i].size;
-		int passes = strcmp(q.pattern, "all-to-all") == 0 ? 2 : 1;
+		/* all-to-all: both ends of ECMP, and on dragonflies Valiant
+		 * and UGAL too */
+		int passes = strcmp(q.pattern, "all-to-all") != 0 ? 1
+			     : fx_route_policy_applies(c->design.fab.builder->router, FX_ROUTE_VALIANT) ? 4
+			     : 2;
 		fx_coll_result first;  /* pass 0's figures, without its arrays */
 		int first_bad = 0, first_too_big = 0;
 		memset(&first, 0, sizeof first);
@@ -452,6 +461,8 @@ int fx_report_collectives(fx_cli *c)
 			fx_coll_time tm = c->design.coll;
 			if (pass == 1)  /* the other end of ECMP */
 				tm.policy = tm.policy == FX_ROUTE_HASH ? FX_ROUTE_SPLIT : FX_ROUTE_HASH;
+			if (pass >= 2)
+				tm.policy = pass == 2 ? FX_ROUTE_VALIANT : FX_ROUTE_UGAL;
 			fx_coll_result res;
 			int bad, too_big;
 			if (pass == 1 && !fx_router_policy_matters(r)) {
@@ -496,9 +507,9 @@ int fx_report_collectives(fx_cli *c)
 			fx_table_num(t, res.busbw);
 			fx_table_num(t, res.max_link_bytes);
 			size_t u = strlen(c->sum.colls);
-			snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s%s: %s",
+			snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s%s%s: %s",
 				 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1),
-				 passes > 1 ? (tm.policy == FX_ROUTE_HASH ? " hash" : " split") : "",
+				 passes > 1 ? " " : "", passes > 1 ? fx_route_policy_name(tm.policy) : "",
 				 fmt(res.time, FX_UNIT_TIME, b2));
 			if (pass == 0 && keeps_a2a(c, &q)) {  /* explore's loads: the same run */
 				*c->a2a_keep = res;

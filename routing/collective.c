@@ -565,6 +565,10 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 		fx_coll_result *out, fx_diag *d)
 {
 	memset(out, 0, sizeof *out);
+	if (!fx_route_policy_applies(f->builder->router, tm->policy))
+		return fx_diag_error(d, NULL, "routing %s applies to dragonfly fabrics only (a %s fabric "
+				     "has no groups to choose between)", fx_route_policy_name(tm->policy),
+				     f->builder->kind);
 	fx_router_set_policy(r, tm->policy);
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	if (!a)
@@ -688,9 +692,17 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 		 fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
 		 fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency) |
 		 fx_spec_str_opt(d, c, "routing", &pol);
+	const fx_snode *rn = fx_snode_get(c, "routing");
 	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
-		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
-				    "got '%s'", fx_snode_get(c, "routing")->path, pol);
+		return fx_snode_error(d, rn, "'%s' must be split, minimal, hash, valiant or ugal, got '%s'",
+				      rn->path, pol);
+	/* valiant and ugal choose intermediate groups: dragonflies only */
+	const fx_snode *fab = fx_snode_get(spec->root, "fabric");
+	const fx_snode *kn = fab ? fx_snode_get(fab, "kind") : NULL;
+	const fx_builder *b = kn && kn->text ? fx_builder_find(kn->text) : NULL;
+	if (rc == 0 && pol && b && !fx_route_policy_applies(b->router, tm->policy))
+		return fx_snode_error(d, rn, "'%s' %s applies to dragonfly fabrics only (it chooses "
+				      "intermediate groups); 'fabric.kind' is '%s'", rn->path, pol, b->kind);
 	return rc;
 }
 

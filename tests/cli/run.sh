@@ -161,7 +161,7 @@ expect 0 "--routing hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern al
 expect 0 "collective.routing: hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --set collective.routing=hash --pattern all-to-all --algo pairwise --size 15MiB --json --out "$tmp/o"
 [ "$(jq '.time_s*1e9|round' "$tmp/out")" = 545260 ] && ok || bad "collective.routing: hash"
 expect 2 "--routing bad" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --size 15MiB --routing adaptive
-has "must be split or hash" "--routing bad"
+has "must be split, minimal, hash, valiant or ugal" "--routing bad"
 # --sizes: nccl-tests sweeps; the book's ring/tree crossover (§6.4.2, 8 alpha
 # = (6 - 14/8) M / B: M = 696,282 B) found between two sizes of the sweep
 expect 0 "--sizes ring,tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,tree --sizes 1KiB:1GiB:x2 --chunks 1 --alpha 0.822us --json --out "$tmp/o"
