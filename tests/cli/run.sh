@@ -347,7 +347,7 @@ first "fabricx: error: failures: specs/torus-8x8x8.yaml has no switch chips (try
 # their title, header and rule); --help for every command in the table
 expect 0 "kinds --json" -- "$FABRICX" kinds --json
 [ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "$("$FABRICX" kinds | awk 'NR > 3 {print $1}' | paste -sd, -)" ] && ok || bad "kinds --json lists the kinds"
-[ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "torus,mesh,fat-tree,nvswitch,ub,wafer-mesh,custom" ] && ok || bad "kinds --json: $(head -c 200 "$tmp/out")"
+[ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "torus,mesh,fat-tree,nvswitch,ub,wafer-mesh,dragonfly,slimfly,hyperx,custom" ] && ok || bad "kinds --json: $(head -c 200 "$tmp/out")"
 expect 0 "collective --list --json" -- "$FABRICX" collective --list --json
 [ "$(jq -r '.algorithms|map("\(.pattern)/\(.algo)")|join(",")' "$tmp/out")" = "$("$FABRICX" collective --list | awk 'NR > 3 {print $1 "/" $2}' | paste -sd, -)" ] && ok || bad "collective --list --json"
 [ "$(jq -r '.algorithms[0]|"\(.pattern) \(.algo)"' "$tmp/out")" = "allreduce ring" ] && ok || bad "collective --list --json: the first algorithm"
