@@ -396,9 +396,10 @@ static double busiest_global(const fx_dfr *r, int64_t s, int64_t t)
 	return worst;
 }
 
-/* UGAL's choice for the pair s -> t from the minimal loads in r->ml:
- * 1 minimal, 2 Valiant. */
-static int decide(fx_dfr *r, int64_t s, int64_t t)
+/* UGAL's choice for the pair s -> t from the minimal loads in r->ml
+ * (busiest: every pair's busiest_global, or NULL to work them out): 1
+ * minimal, 2 Valiant. */
+static int decide(fx_dfr *r, int64_t s, int64_t t, const double *busiest)
 {
 	uint8_t *d = &r->dec[s * r->g + t];
 	if (*d)
@@ -408,11 +409,13 @@ static int decide(fx_dfr *r, int64_t s, int64_t t)
 	*d = 1;
 	if (r->g < 3)
 		return *d;
-	double tmin = busiest_global(r, s, t), tval = 0;
-	for (int64_t i = 0; i < r->g; i++) {
+	int64_t g = r->g;
+	double tmin = busiest ? busiest[s * g + t] : busiest_global(r, s, t), tval = 0;
+	for (int64_t i = 0; i < g; i++) {
 		if (i == s || i == t)
 			continue;
-		double a = busiest_global(r, s, i), b = busiest_global(r, i, t);
+		double a = busiest ? busiest[s * g + i] : busiest_global(r, s, i);
+		double b = busiest ? busiest[i * g + t] : busiest_global(r, i, t);
 		tval += a > b ? a : b;
 	}
 	tval /= (double)(r->g - 2);
@@ -463,7 +466,7 @@ int fx_dfr_add(fx_dfr *r, fx_route_policy pol, const fx_flow *flows, size_t n, d
 		int val = pol == FX_ROUTE_VALIANT;
 		if (pol == FX_ROUTE_UGAL) {
 			ends x = ends_of(r, fl);
-			val = x.s != x.t && decide(r, x.s, x.t) == 2;
+			val = x.s != x.t && decide(r, x.s, x.t, NULL) == 2;
 		}
 		if (val)
 			flow_valiant(r, &k, fl, st);
@@ -679,37 +682,55 @@ static void counts_route(fx_dfr *r, const sink *k, const double *cnt, double b, 
 				}
 			}
 		}
-	/* in each intermediate group i: from where the flows from s land to
-	 * where those to t leave; the longest path with it */
+	/* in each intermediate group i: from where the flows from s land
+	 * (ld1) to where those to t leave (gw2); the longest path with it,
+	 * from the local hops before (l1) and after (d2) */
+	int64_t *ld1 = fx_xmalloc((size_t)(g * m) * sizeof *ld1), *gw2 = fx_xmalloc((size_t)(g * m) * sizeof *gw2);
+	int *l1 = fx_xmalloc((size_t)(g * m) * sizeof *l1), *d2 = fx_xmalloc((size_t)(g * m) * sizeof *d2);
+	double coef = b / K / (mm * mm);
+	int most = -1;
 	for (int64_t i = 0; any && i < g; i++) {
 		memset(mid, 0, (size_t)(r->a * r->a) * sizeof *mid);
-		for (int64_t s = 0; s < g; s++)
+		for (int64_t x = 0; x < g; x++)
+			for (int64_t y = 0; x != i && y < m; y++) {
+				int64_t gw, ld, e;
+				gport(r, x, i, y, &gw, &ld, &e);  /* x as the source */
+				ld1[x * m + y] = ld;
+				l1[x * m + y] = side_max(r, c.npres[x], c.pres1[x], gw);
+				gport(r, i, x, y, &gw, &ld, &e);  /* x as the destination */
+				gw2[x * m + y] = gw;
+				d2[x * m + y] = side_max(r, c.npres[x], c.pres1[x], ld);
+			}
+		for (int64_t s = 0; s < g; s++) {
+			if (s == i || c.Cg[s] == 0)
+				continue;
 			for (int64_t t = 0; t < g; t++) {
-				if (s == i || t == i || s == t || !w[s * g + t] || c.Cg[s] == 0 || c.Cg[t] == 0)
+				if (t == i || s == t || !w[s * g + t] || c.Cg[t] == 0)
 					continue;
-				double amt = c.Cg[s] * c.Cg[t] * b / K / (mm * mm);
-				int most = 0;
-				for (int64_t x2 = 0; x2 < m; x2++) {
-					gport(r, i, t, x2, &r->c2gw[x2], &r->c2ld[x2], &r->c2e[x2]);
-					r->c2d[x2] = side_max(r, c.npres[t], c.pres1[t], r->c2ld[x2]);
-				}
+				double amt = c.Cg[s] * c.Cg[t] * coef;
 				for (int64_t x1 = 0; x1 < m; x1++) {
-					int64_t gw1, ld1, e1;
-					gport(r, s, i, x1, &gw1, &ld1, &e1);
-					int l1 = side_max(r, c.npres[s], c.pres1[s], gw1);
+					int64_t base = ld1[s * m + x1] * r->a;
 					for (int64_t x2 = 0; x2 < m; x2++) {
-						mid[ld1 * r->a + r->c2gw[x2]] += amt;
-						int lm = ld1 == r->c2gw[x2] ? 0 : r->ls ? 2 : 1;
-						if (l1 + lm + r->c2d[x2] > most)
-							most = l1 + lm + r->c2d[x2];
+						int64_t gw = gw2[t * m + x2];
+						mid[base + gw] += amt;
+						int len = l1[s * m + x1] + d2[t * m + x2] +
+							  (ld1[s * m + x1] == gw ? 0 : r->ls ? 2 : 1);
+						if (len > most)
+							most = len;
 					}
 				}
-				stat_path(r, st, most, 2);
 			}
+		}
 		for (int64_t x = 0; x < r->a * r->a; x++)
 			if (mid[x] > 0)
 				mid_leg(r, k, i, x / r->a, x % r->a, mid[x]);
 	}
+	if (most >= 0)
+		stat_path(r, st, most, 2);
+	free(ld1);
+	free(gw2);
+	free(l1);
+	free(d2);
 	free(W);
 	free(Wc);
 	free(mid);
@@ -734,10 +755,16 @@ static void counts_ugal(fx_dfr *r, const sink *k, const double *cnt, double b, f
 				glob(r, &ms, gw, s, e, Cg[s] * Cg[t] * b / (double)r->m);
 			}
 	uint8_t *w = fx_xcalloc((size_t)(g * g), 1);
+	double *busiest = fx_xcalloc((size_t)(g * g), sizeof *busiest);
+	for (int64_t s = 0; s < g; s++)
+		for (int64_t t = 0; t < g; t++)
+			if (s != t)
+				busiest[s * g + t] = busiest_global(r, s, t);
 	for (int64_t s = 0; s < g; s++)
 		for (int64_t t = 0; t < g; t++)
 			if (s != t && Cg[s] > 0 && Cg[t] > 0)
-				w[s * g + t] = decide(r, s, t) == 2;
+				w[s * g + t] = decide(r, s, t, busiest) == 2;
+	free(busiest);
 	ugal_reset(r);
 	counts_route(r, k, cnt, b, 0, w, st);
 	free(w);
