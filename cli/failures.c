@@ -211,6 +211,7 @@ static int switches(fx_cli *c, const uint8_t *side, const measure *base, rows *r
 	uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1);
 	int rc = 0;
 	int *done = fx_xcalloc((size_t)f->nroles + 1, sizeof *done);
+	all |= fx_fabric_is(f, FX_KIND_UNEVEN);  /* no chip stands for the others */
 	for (int64_t v = 0; v < f->nv && rc == 0; v++) {
 		int role = f->v[v].role;
 		if (f->v[v].type != FX_V_SWITCH || role < 0 || (!all && done[role]) ||
@@ -260,7 +261,8 @@ static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
 		for (int64_t g = 0; g < f->ne; g++)
 			n += f->e[g].tier == tier && crosses(f, side, g) == x && fx_fabric_edge_up(f, g)
 			     ? f->e[g].count : 0;
-		row r = {.equivalent = n};
+		/* where the links of a tier are not alike, the row is that link's */
+		row r = {.equivalent = fx_fabric_is(f, FX_KIND_UNEVEN) ? 1 : n};
 		char a[48], b[48];
 		fx_fabric_vertex_name(f, f->ends[2 * e], a, sizeof a);
 		fx_fabric_vertex_name(f, f->ends[2 * e + 1], b, sizeof b);

@@ -118,6 +118,11 @@ enum {
 	 * before it runs (routing/collective.c) and small rings and trees
 	 * are laid over its wires */
 	FX_KIND_EXPLICIT = 1u << 3,
+	/* chips of one role, and links of one tier, are not all alike with
+	 * respect to the canonical split (a dragonfly's routers hold global
+	 * links to different groups), so no one of them stands for the rest
+	 * (cli/failures.c evaluates every chip) */
+	FX_KIND_UNEVEN = 1u << 4,
 };
 
 /* A smaller build of the same fabric, in whole increments of its kind, as

@@ -429,4 +429,5 @@ const fx_builder fx_builder_dragonfly = {
 	.hops = hops,
 	.router = FX_ROUTER_DRAGONFLY,
 	.device_noun = "device",
+	.caps = FX_KIND_UNEVEN,
 };

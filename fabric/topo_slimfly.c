@@ -396,4 +396,5 @@ const fx_builder fx_builder_slimfly = {
 	.hops = hops,
 	.router = FX_ROUTER_ECMP,
 	.device_noun = "device",
+	.caps = FX_KIND_UNEVEN,  /* subgraphs 0 and 1 meet the split differently */
 };

@@ -696,8 +696,8 @@ START_TEST(registry_routers)
 		{"nvswitch", "ecmp", "GPU", 0},
 		{"ub", "ecmp", "NPU", 0},
 		{"wafer-mesh", "dimension-order", "PE", FX_KIND_LATTICE | FX_KIND_WAFER},
-		{"dragonfly", "dragonfly", "device", 0},
-		{"slimfly", "ecmp", "device", 0},
+		{"dragonfly", "dragonfly", "device", FX_KIND_UNEVEN},
+		{"slimfly", "ecmp", "device", FX_KIND_UNEVEN},
 		{"hyperx", "ecmp", "device", 0},
 		{"custom", "ecmp", NULL, FX_KIND_EXPLICIT},
 	};
