@@ -474,6 +474,71 @@ START_TEST(dragonfly_minimal_one_global)
 }
 END_TEST
 
+/* The issue's symptom, reproduced and fixed: the same dragonfly written out
+ * as a custom graph is routed by ECMP over shortest paths (in hops), which
+ * counts a path through a third group (global, global) as short as or
+ * shorter than the minimal one (local, global, local), so some global
+ * links carry more than the hand count of 1024 b: 48.4 MB against 32.6 MB,
+ * the figures the issue's user measured (the relative arrangement gives
+ * their graph's loads); the dragonfly router's minimal routing keeps
+ * every global link at exactly 1024 b. */
+START_TEST(dragonfly_ecmp_overloads_globals)
+{
+	fixture fx;
+	load_ok(&fx, "specs/dragonfly-1056.yaml", NULL);
+	const fx_fabric *f = &fx.f;
+	size_t cap = 1 << 20, n = 0;
+	char *y = fx_xmalloc(cap);
+	char name[2][48];
+	n += (size_t)snprintf(y + n, cap - n, "fabric:\n  kind: custom\n  link: {bandwidth: 25 GB/s, "
+			      "latency: 100 ns}\n  nodes:\n");
+	for (int64_t v = 0; v < f->nv; v++) {
+		fx_fabric_vertex_name(f, v, name[0], sizeof name[0]);
+		n += (size_t)snprintf(y + n, cap - n, "    - {name: %s, type: %s}\n", name[0],
+				      v < f->ndev ? "device" : "switch");
+	}
+	n += (size_t)snprintf(y + n, cap - n, "  links:\n");
+	for (int64_t e = 0; e < f->ne; e++) {
+		fx_fabric_vertex_name(f, f->ends[2 * e], name[0], sizeof name[0]);
+		fx_fabric_vertex_name(f, f->ends[2 * e + 1], name[1], sizeof name[1]);
+		n += (size_t)snprintf(y + n, cap - n, "    - {a: %s, b: %s}\n", name[0], name[1]);
+		ck_assert_uint_lt(n, cap - 256);
+	}
+	fixture cu;
+	ck_assert_msg(fixture_load(&cu, "custom.yaml", y, NULL) == 0, "%s", cu.msg);
+	double M = 32.0 * 1024 * 1024, b = M / 1055;
+	a2a_loads mn = run_a2a(f, FX_ROUTE_SPLIT, M);
+	/* the custom graph's global links: between routers of two groups */
+	int64_t *ranks = fx_xmalloc((size_t)cu.f.ndev * sizeof *ranks);
+	for (int64_t i = 0; i < cu.f.ndev; i++)
+		ranks[i] = i;
+	fx_coll_req q = {"all-to-all", "direct", ranks, cu.f.ndev, M, 0};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_coll_result res;
+	fx_router *r = fx_router_new(&cu.f, 0);
+	ck_assert_int_eq(fx_coll_run(&cu.f, r, &q, &tm, &res, &cu.d), 0);
+	double worst = 0;
+	for (int64_t l = 0; l < 2 * cu.f.ne; l++) {
+		const char *a = cu.f.names[cu.f.ends[l / 2 * 2]], *c = cu.f.names[cu.f.ends[l / 2 * 2 + 1]];
+		if (a[0] == 'g' && c[0] == 'g' && strcspn(a, ".") == strcspn(c, ".") &&
+		    strncmp(a, c, strcspn(a, ".")) == 0)
+			continue;  /* a local link (same group) */
+		if (a[0] == 'g' && c[0] == 'g' && res.link_bytes[l] > worst)
+			worst = res.link_bytes[l];
+	}
+	ck_assert_double_eq_tol(mn.global, 1024 * b, 1e-3);
+	/* the user: 48.4 MB under hop-count ECMP, 32.6 MB minimal */
+	ck_assert_msg(fabs(worst - 48.4e6) < 0.05e6, "ECMP's busiest global link %.6g B, minimal %.6g B",
+		      worst, mn.global);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	free(ranks);
+	fixture_release(&cu);
+	free(y);
+	fixture_release(&fx);
+}
+END_TEST
+
 /* Shrink rules: whole groups with g - 1 dividing a h (dragonfly), a
  * smaller prime power (slimfly), slabs of the last dimension (hyperx). */
 START_TEST(kinds_shrink)
@@ -543,6 +608,7 @@ Suite *suite_kinds(void)
 	tcase_add_test(t, dragonfly_ugal_adversarial);
 	tcase_add_test(t, dragonfly_counts_match_flows);
 	tcase_add_test(t, dragonfly_minimal_one_global);
+	tcase_add_test(t, dragonfly_ecmp_overloads_globals);
 	tcase_add_test(t, kinds_shrink);
 	tcase_add_test(t, kinds_packaging);
 	suite_add_tcase(s, t);
