@@ -242,55 +242,97 @@ static int halves(const fx_fabric *f, uint8_t *side)
 	return 2;
 }
 
-/* The capacity of the canonical split's cut, with every switch on the side
- * of its devices (a spine, which has none, on the side its links lead to
- * most), or of every device link of one half when that is less: a cut of
- * the canonical split, so a bound on the bisection; tests check it against
- * igraph's max-flow. */
+/* Moves switches of f, one at a time, to the side most of their links'
+ * capacity leads to while that lowers the cut (devices stay), and returns
+ * the cut's capacity and links. */
+static double settle(const fx_fabric *f, const int64_t *off, const int64_t *inc, uint8_t *side,
+		     double *links)
+{
+	for (int sweep = 0, moved = 1; moved && sweep < 50; sweep++) {
+		moved = 0;
+		for (int64_t v = f->ndev; v < f->nv; v++) {
+			double pull[2] = {0, 0};
+			for (int64_t t = off[v - f->ndev]; t < off[v - f->ndev + 1]; t++) {
+				int64_t e = inc[t];
+				pull[side[fx_fabric_other(f, e, v)]] += f->e[e].count * f->e[e].bw;
+			}
+			int best = pull[1] > pull[0] ? 1 : pull[0] > pull[1] ? 0 : side[v];
+			if (best != side[v]) {
+				side[v] = (uint8_t)best;
+				moved = 1;
+			}
+		}
+	}
+	double cap = 0;
+	*links = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (side[f->ends[2 * e]] != side[f->ends[2 * e + 1]]) {
+			cap += f->e[e].count * f->e[e].bw;
+			*links += f->e[e].count;
+		}
+	return cap;
+}
+
+/*
+ * The capacity of the canonical split's cut, switches placed by a local
+ * search from three starts: every switch on the side of its devices (a
+ * spine, which has none, on its group's; the middle group's on side 0),
+ * and the same with every global switch (router or spine) on side 0, or on
+ * side 1; each settled (settle) and the least kept, or every device link
+ * of one half when that is less.  A cut of the canonical split, so a bound
+ * on the bisection; tests check it against igraph's max-flow.
+ */
 static double bisection(const fx_fabric *f, double *links)
 {
 	const fx_dragonfly_state *s = &f->state.dragonfly;
 	if (f->ndev % 2)
 		return -1;
-	uint8_t *side = fx_xcalloc((size_t)f->nv, 1);
+	uint8_t *side = fx_xcalloc((size_t)f->nv, 1), *start = fx_xmalloc((size_t)f->nv);
 	halves(f, side);
-	int64_t G = group_switches(s);
+	int64_t G = group_switches(s), per = s->edge * s->p, gsw0 = s->leaves ? s->edge : 0;
 	for (int64_t v = f->ndev; v < f->nv; v++) {
-		int64_t i = (v - f->ndev) % G, es = (v - f->ndev) / G * s->edge + i;
-		if (i < s->edge)
-			side[v] = side[es * s->p + s->p / 2];  /* its devices' side (most of them) */
+		int64_t grp = (v - f->ndev) / G, i = (v - f->ndev) % G, es = grp * s->edge + i;
+		side[v] = i < s->edge ? side[es * s->p + s->p / 2]  /* its devices' (most of them) */
+					: side[grp * per + per - 1];     /* its group's (the middle: 0) */
 	}
-	double *pull = fx_xcalloc((size_t)f->nv * 2, sizeof *pull);
-	for (int pass = 0; pass < 2 && s->leaves; pass++) {
-		/* spines: by their leaves first, then again by leaves and spines */
-		memset(pull, 0, (size_t)f->nv * 2 * sizeof *pull);
-		for (int64_t e = f->ndev; e < f->ne; e++) {
-			int64_t x = f->ends[2 * e], y = f->ends[2 * e + 1];
-			double c = f->e[e].count * f->e[e].bw;
-			int xs = (x - f->ndev) % G >= s->edge, ys = (y - f->ndev) % G >= s->edge;
-			if (xs && (pass || !ys))
-				pull[2 * x + side[y]] += c;
-			if (ys && (pass || !xs))
-				pull[2 * y + side[x]] += c;
+	memcpy(start, side, (size_t)f->nv);
+	/* incident bundles per switch */
+	int64_t ns = f->nsw, *off = fx_xcalloc((size_t)ns + 1, sizeof *off);
+	for (int64_t e = 0; e < f->ne; e++)
+		for (int k = 0; k < 2; k++)
+			if (f->ends[2 * e + k] >= f->ndev)
+				off[f->ends[2 * e + k] - f->ndev + 1]++;
+	for (int64_t i = 0; i < ns; i++)
+		off[i + 1] += off[i];
+	int64_t *at = fx_xmalloc(((size_t)ns + 1) * sizeof *at), *inc = fx_xmalloc(((size_t)off[ns] + 1) * sizeof *inc);
+	memcpy(at, off, ((size_t)ns + 1) * sizeof *at);
+	for (int64_t e = 0; e < f->ne; e++)
+		for (int k = 0; k < 2; k++)
+			if (f->ends[2 * e + k] >= f->ndev)
+				inc[at[f->ends[2 * e + k] - f->ndev]++] = e;
+	double cap = -1, cnt = 0;
+	for (int st = 0; st < 3; st++) {
+		memcpy(side, start, (size_t)f->nv);
+		for (int64_t v = f->ndev; st > 0 && v < f->nv; v++)
+			if ((v - f->ndev) % G >= gsw0)
+				side[v] = (uint8_t)(st - 1);
+		double l, c = settle(f, off, inc, side, &l);
+		if (cap < 0 || c < cap) {
+			cap = c;
+			cnt = l;
 		}
-		for (int64_t v = f->ndev; v < f->nv; v++)
-			if ((v - f->ndev) % G >= s->edge)
-				side[v] = pull[2 * v + 1] > pull[2 * v];
 	}
-	free(pull);
-	double cap = 0, cnt = 0, host = 0, hcnt = 0;
-	for (int64_t e = 0; e < f->ne; e++) {
-		int64_t x = f->ends[2 * e], y = f->ends[2 * e + 1];
-		if (x < f->ndev && side[x] == 0) {
+	free(off);
+	free(at);
+	free(inc);
+	double host = 0, hcnt = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (f->ends[2 * e] < f->ndev && start[f->ends[2 * e]] == 0) {
 			host += f->e[e].count * f->e[e].bw;
 			hcnt += f->e[e].count;
 		}
-		if (side[x] != side[y]) {
-			cap += f->e[e].count * f->e[e].bw;
-			cnt += f->e[e].count;
-		}
-	}
 	free(side);
+	free(start);
 	*links = host < cap ? hcnt : cnt;
 	return host < cap ? host : cap;
 }

@@ -780,7 +780,7 @@ int fx_dfr_counts(fx_dfr *r, fx_route_policy pol, const double *cnt, double b, d
 		return 0;
 	}
 	uint8_t *w = NULL;
-	if (pol == FX_ROUTE_VALIANT) {
+	if (pol == FX_ROUTE_VALIANT && r->g >= 3) {  /* two groups: no intermediate, minimal */
 		w = fx_xmalloc((size_t)(r->g * r->g));
 		memset(w, 1, (size_t)(r->g * r->g));
 	}

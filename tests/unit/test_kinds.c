@@ -25,11 +25,18 @@ static const char *const small[] = {
 	/* fewer groups: m = a h / (g - 1) = 4 links between each pair */
 	"fabric: {kind: dragonfly, p: 3, a: 4, h: 2, g: 3, link: {bandwidth: 1 GB/s, latency: 10 ns}}",
 	"fabric: {kind: dragonfly, p: 2, a: 6, h: 2, g: 4, link: {bandwidth: 1 GB/s, latency: 10 ns}}",
+	/* two groups (Valiant has no intermediate), odd a with a router split
+	 * by the canonical split, one device per router */
+	"fabric: {kind: dragonfly, p: 2, a: 2, h: 1, g: 2, link: {bandwidth: 1 GB/s, latency: 10 ns}}",
+	"fabric: {kind: dragonfly, p: 2, a: 3, h: 2, link: {bandwidth: 1 GB/s, latency: 10 ns}}",
+	"fabric: {kind: dragonfly, p: 1, a: 4, h: 4, g: 9, link: {bandwidth: 1 GB/s, latency: 10 ns}}",
 	/* Dragonfly+: leaf-spine groups */
 	"fabric: {kind: dragonfly, group: leaf-spine, p: 2, a: 2, leaves: 3, h: 2, "
 	"link: {bandwidth: 1 GB/s, latency: 10 ns}}",
 	"fabric: {kind: dragonfly, group: leaf-spine, p: 1, a: 3, leaves: 2, h: 2, g: 4, "
 	"link: {bandwidth: 1 GB/s, latency: 10 ns}, local_link: {bandwidth: 3 GB/s, latency: 20 ns}}",
+	"fabric: {kind: dragonfly, group: leaf-spine, p: 2, a: 2, leaves: 3, h: 3, "
+	"link: {bandwidth: 1 GB/s, latency: 10 ns}}",
 	/* Slim Fly: delta = -1 (q = 3, 7), 0 (q = 4, 8), 1 (q = 5, 9) */
 	"fabric: {kind: slimfly, q: 3, link: {bandwidth: 1 GB/s, latency: 10 ns}}",
 	"fabric: {kind: slimfly, q: 4, link: {bandwidth: 1 GB/s, latency: 10 ns}}",
@@ -47,6 +54,18 @@ static const char *const small[] = {
 	"dim_link: [{bandwidth: 2 GB/s, latency: 10 ns}, {bandwidth: 1 GB/s, latency: 30 ns}]}",
 	NULL,
 };
+
+/* The entry of small[] that contains text. */
+static int pick(const char *text)
+{
+	for (int i = 0; small[i]; i++)
+		if (strstr(small[i], text))
+			return i;
+	ck_abort_msg("no small spec with '%s'", text);
+	return -1;
+}
+#define SF5 pick("q: 5,")
+#define HX432 pick("dims: [4, 3, 2]")
 
 /* The histogram of igraph's all-pairs distances between devices. */
 static void igraph_hist(const fx_fabric *f, double *hist, int n)
@@ -151,8 +170,8 @@ END_TEST
  * x 2 x 2 = 24. */
 START_TEST(bisection_hand_counts)
 {
-	static const struct { int spec; double links, bw; } want[] = {
-		{0, 20, 28e9}, {8, 65, 65e9}, {12, 12, 12e9},
+	const struct { int spec; double links, bw; } want[] = {
+		{0, 20, 28e9}, {SF5, 65, 65e9}, {HX432, 12, 12e9},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		fixture fx;
@@ -216,7 +235,7 @@ END_TEST
 START_TEST(hyperx_counts)
 {
 	fixture fx;
-	ck_assert_int_eq(fixture_load(&fx, "hx.yaml", small[12], NULL), 0);
+	ck_assert_int_eq(fixture_load(&fx, "hx.yaml", small[HX432], NULL), 0);
 	ck_assert_int_eq(fx.f.nsw, 4 * 3 * 2);
 	ck_assert_int_eq(fx.f.ndev, 24 * 2);
 	for (int64_t v = fx.f.ndev; v < fx.f.nv; v++)
@@ -543,11 +562,11 @@ END_TEST
  * smaller prime power (slimfly), slabs of the last dimension (hyperx). */
 START_TEST(kinds_shrink)
 {
-	static const struct { int spec; int64_t max, devices; const char *set; } want[] = {
+	const struct { int spec; int64_t max, devices; const char *set; } want[] = {
 		{0, 71, 40, "fabric.g=5"},   /* 8 devices a group; g - 1 | 8: 9, 5, 3, 2 */
 		{0, 39, 24, "fabric.g=3"},
-		{8, 199, 96, "fabric.q=4"},  /* q = 4: 32 routers of ceil(6/2) = 3 */
-		{12, 47, 24, "fabric.dims=[4,3,1]"},  /* 24 devices a slab: one */
+		{SF5, 199, 96, "fabric.q=4"},  /* q = 4: 32 routers of ceil(6/2) = 3 */
+		{HX432, 47, 24, "fabric.dims=[4,3,1]"},  /* 24 devices a slab: one */
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		fixture fx;
