@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../../core/xalloc.h"
+#include "../../power/power.h"
 #include "../../routing/internal.h"
 #include "helpers.h"
 
@@ -558,6 +559,30 @@ START_TEST(dragonfly_ecmp_overloads_globals)
 }
 END_TEST
 
+/* Power, counted by hand on dragonfly-1056 with 700 W devices, 250 W
+ * routers and 10 W per optical link: 1,056 x 700 W + 264 x 250 W + 528
+ * global links x 10 W (the 1,056 device links and 924 local links are
+ * copper, 0 W) = 739,200 + 66,000 + 5,280 = 810,480 W; a node (a router
+ * and its 4 devices) is 4 x 700 + 250 = 3,050 W, a rack (a group of 8) 8
+ * nodes. */
+START_TEST(dragonfly_power_hand_count)
+{
+	fixture fx;
+	const char *sets[] = {"power.device=700W", "power.switch=250W", "power.optics=10W", NULL};
+	load_ok(&fx, "specs/dragonfly-1056.yaml", sets);
+	fx_power_config pc;
+	ck_assert_int_eq(fx_power_parse(&fx.d, &fx.s, &pc), 0);
+	fx_power_plan p;
+	ck_assert_int_eq(fx_power_plan_build(&pc, &fx.f, fx.f.nnodes, &p, &fx.d), 0);
+	ck_assert_double_eq_tol(p.parts.total, 810480, 1e-6);
+	ck_assert_double_eq_tol(p.node_watts, 3050, 1e-9);
+	ck_assert_int_eq(p.compute_racks, 33);
+	ck_assert_int_eq(p.nodes_per_rack, 8);
+	fx_power_plan_release(&p);
+	fixture_release(&fx);
+}
+END_TEST
+
 /* Shrink rules: whole groups with g - 1 dividing a h (dragonfly), a
  * smaller prime power (slimfly), slabs of the last dimension (hyperx). */
 START_TEST(kinds_shrink)
@@ -628,6 +653,7 @@ Suite *suite_kinds(void)
 	tcase_add_test(t, dragonfly_counts_match_flows);
 	tcase_add_test(t, dragonfly_minimal_one_global);
 	tcase_add_test(t, dragonfly_ecmp_overloads_globals);
+	tcase_add_test(t, dragonfly_power_hand_count);
 	tcase_add_test(t, kinds_shrink);
 	tcase_add_test(t, kinds_packaging);
 	suite_add_tcase(s, t);
