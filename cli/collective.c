@@ -459,10 +459,18 @@ int fx_report_collectives(fx_cli *c)
 		memset(&first, 0, sizeof first);
 		for (int pass = 0; pass < passes && rc == 0; pass++) {
 			fx_coll_time tm = c->design.coll;
-			if (pass == 1)  /* the other end of ECMP */
+			if (pass == 1 && passes == 2)  /* the other end of ECMP */
 				tm.policy = tm.policy == FX_ROUTE_HASH ? FX_ROUTE_SPLIT : FX_ROUTE_HASH;
-			if (pass >= 2)
-				tm.policy = pass == 2 ? FX_ROUTE_VALIANT : FX_ROUTE_UGAL;
+			if (pass >= 1 && passes == 4) {
+				/* the design's policy first, then the other three in order */
+				static const fx_route_policy order[] = {FX_ROUTE_SPLIT, FX_ROUTE_HASH,
+									FX_ROUTE_VALIANT, FX_ROUTE_UGAL};
+				fx_route_policy design = c->design.coll.policy;
+				int k = 0;
+				for (int o = 0; o < 4; o++)
+					if (order[o] != design && ++k == pass)
+						tm.policy = order[o];
+			}
 			fx_coll_result res;
 			int bad, too_big;
 			if (pass == 1 && !fx_router_policy_matters(r)) {

@@ -162,6 +162,12 @@ expect 0 "collective.routing: hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --
 [ "$(jq '.time_s*1e9|round' "$tmp/out")" = 545260 ] && ok || bad "collective.routing: hash"
 expect 2 "--routing bad" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --size 15MiB --routing adaptive
 has "must be split, minimal, hash, valiant or ugal" "--routing bad"
+# dragonflies: minimal routing puts 32 x 32 x 32 MiB / 1055 on a global
+# link, Valiant twice that (tests/unit/test_kinds.c counts them by hand)
+expect 0 "--routing valiant, dragonfly" -- "$FABRICX" collective specs/dragonfly-1056.yaml --pattern all-to-all --size 32MiB --routing valiant --json --out "$tmp/o"
+[ "$(jq '.max_link_bytes|round' "$tmp/out")" = 65136945 ] && [ "$(jq -r .routing_policy "$tmp/out")" = valiant ] && ok || bad "--routing valiant: $(jq -c '{max_link_bytes,routing_policy}' "$tmp/out")"
+expect 0 "--routing minimal, dragonfly" -- "$FABRICX" collective specs/dragonfly-1056.yaml --pattern all-to-all --size 32MiB --routing minimal --json --out "$tmp/o"
+[ "$(jq -r .routing_policy "$tmp/out")" = split ] && [ "$(jq '.per_round[0].max_hops' "$tmp/out")" = 5 ] && ok || bad "--routing minimal: $(jq -c '{routing_policy}' "$tmp/out")"
 # --sizes: nccl-tests sweeps; the book's ring/tree crossover (§6.4.2, 8 alpha
 # = (6 - 14/8) M / B: M = 696,282 B) found between two sizes of the sweep
 expect 0 "--sizes ring,tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,tree --sizes 1KiB:1GiB:x2 --chunks 1 --alpha 0.822us --json --out "$tmp/o"
