@@ -20,6 +20,6 @@ for s in 256 1024 4096 12800; do
 	one "metrics, rail-clos three tiers" $((s * 8)) metrics "$out/rc.yaml" --out "$out/o"
 done
 slope
-for s in hgx-h100-x2 hgx-h100-x8 nvl72-x8 cm384-roce; do
+for s in hgx-h100-x2-rail hgx-h100-x8-rail nvl72-x8 cm384-roce; do
 	one "explore $s" - explore "specs/$s.yaml" --out "$out/o"
 done

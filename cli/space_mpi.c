@@ -99,7 +99,7 @@ int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n)
 				const char *msg = strchr(line, ' ');
 				rc = atoi(line + 1) == 2 ? fx_diag_error(r->d, NULL, "%s", msg ? msg + 1 : "")
 							 : fx_diag_internal(r->d, "%s", msg ? msg + 1 : "");
-			} else if (fx_space_run_take_line(r, line, 0)) {
+			} else if (fx_space_run_take_line(r, line, 0, NULL, 0)) {
 				rc = fx_diag_internal(r->d, "MPI: a rank sent a line fabricx cannot read");
 			}
 		}

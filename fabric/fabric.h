@@ -38,6 +38,7 @@
 
 #define FX_MAX_DIMS 8
 #define FX_MAX_ROLES 8
+#define FX_HOPS_MAX 64
 
 typedef enum fx_vtype { FX_V_DEVICE = 0, FX_V_SWITCH, FX_V_CPU } fx_vtype;
 
@@ -102,6 +103,7 @@ typedef enum fx_router_family {
 	FX_ROUTER_NONE = 0,   /* not set: a registry error */
 	FX_ROUTER_DOR,        /* dimension-order on a lattice */
 	FX_ROUTER_ECMP,       /* ECMP over relay-aware shortest paths */
+	FX_ROUTER_DRAGONFLY,  /* dragonfly groups: minimal, Valiant or UGAL */
 	FX_ROUTER_FAMILIES
 } fx_router_family;
 
@@ -120,6 +122,11 @@ enum {
 	 * before it runs (routing/collective.c) and small rings and trees
 	 * are laid over its wires */
 	FX_KIND_EXPLICIT = 1u << 3,
+	/* chips of one role, and links of one tier, are not all alike with
+	 * respect to the canonical split (a dragonfly's routers hold global
+	 * links to different groups), so no one of them stands for the rest
+	 * (cli/failures.c evaluates every chip) */
+	FX_KIND_UNEVEN = 1u << 4,
 };
 
 /* A smaller build of the same fabric, in whole increments of its kind, as
@@ -174,6 +181,45 @@ typedef struct fx_composite_state {
 	int64_t nics_per_device;
 	int64_t network_hosts;    /* host ports the network was built with */
 } fx_composite_state;
+/*
+ * dragonfly (topo_dragonfly.c; Kim, Dally, Scott and Abts, ISCA 2008): g
+ * groups joined by global links, m between every pair of groups.  A group
+ * has `edge` switches holding p devices each.  Complete groups (leaves 0):
+ * the edge switches are its a routers, every two joined by one local link,
+ * each holding h global links.  Leaf-spine groups (Dragonfly+, Shpiner et
+ * al. 2017): `edge` = leaves leaves, each linked once to each of the a
+ * spines, which hold the h global links each.  Vertex order: the devices
+ * (device d on edge switch d / p, counted over all groups), then group by
+ * group its edge switches, then its spines.  Global port j of a group (0 ..
+ * a h - 1, on its global switch j / h) leads to the group o(j) = j mod (g -
+ * 1) + 1 further round (the "relative" arrangement), so rotating the groups
+ * is an automorphism: every group is alike.
+ */
+typedef struct fx_dragonfly_state {
+	int64_t p, a, h, g;
+	int64_t leaves;    /* leaf-spine groups: leaves per group; 0: complete groups */
+	int64_t edge;      /* edge switches per group: leaves, or a */
+	int64_t m;         /* global links between each pair of groups: a h / (g - 1) */
+} fx_dragonfly_state;
+
+/* slimfly (topo_slimfly.c; Besta and Hoefler, SC'14): the McKay-Miller-Siran
+ * graph of the prime power q = 4w + delta: 2 q^2 routers of network degree
+ * (3q - delta)/2, p devices each.  Router (s, x, y) is vertex ndev + (s q +
+ * x) q + y for s in {0, 1} and x, y elements of GF(q) numbered 0 .. q-1. */
+typedef struct fx_slimfly_state {
+	int64_t q, p, delta, degree;
+} fx_slimfly_state;
+
+/* hyperx (topo_hyperx.c; Ahn, Binkert, Davis, McLaren and Schreiber, SC'09):
+ * routers at the points of an L-dimensional lattice of widths s[k], every
+ * two that differ in one coordinate k joined by k_links[k] links; t devices
+ * per router.  Router r (coordinates r = x0 + s0 (x1 + s1 (x2 ...))) is
+ * vertex ndev + r and holds devices r t .. r t + t - 1. */
+typedef struct fx_hyperx_state {
+	int ndims;
+	int64_t s[FX_MAX_DIMS], k_links[FX_MAX_DIMS];
+	int64_t t, routers;
+} fx_hyperx_state;
 
 /* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing stage
  * latency (beta) and router table entries per PE. */
@@ -196,6 +242,8 @@ typedef struct fx_fabric {
 				 * what is built on the fabric later (schedules,
 				 * MILPs, drawings) is held to as well; 0 = none */
 	int64_t nnodes, nracks;     /* packaging units that hold devices */
+	int64_t rack_devices;       /* devices per rack when packaging.nodes_per_rack
+				 * is not given (a dragonfly's groups); 0: one rack */
 	/* Lattice kinds (torus, mesh, wafer-mesh): device v has coordinates
 	 * v = x0 + d0*(x1 + d1*(x2 ...)); plus_edge[v*ndims+i] is the edge to
 	 * the +1 neighbour in dimension i, or -1 at a mesh boundary. */
@@ -220,6 +268,9 @@ typedef struct fx_fabric {
 		fx_wafer_state wafer;
 		fx_railclos_state railclos;
 		fx_composite_state composite;
+		fx_dragonfly_state dragonfly;
+		fx_slimfly_state slimfly;
+		fx_hyperx_state hyperx;
 	} state;
 	/* NICs, on kinds that have them (rail-clos endpoints, a composite's
 	 * devices): NIC i's ports are bundles nic_edge0 + i*nic_ports ..
@@ -285,6 +336,20 @@ typedef struct fx_builder {
 	 * of the kind (fab is the spec's `fabric` map); 0, or -1 when the kind
 	 * cannot shrink this fabric (out->rule says why).  NULL: cannot shrink. */
 	int (*shrink)(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out);
+	/* Hop counts between the devices of the intact fabric in closed form,
+	 * or from the kind's own structure (searches from a few devices that
+	 * stand for all): hist[h] ordered pairs of distinct devices h hops
+	 * apart for h < *nhist (at most FX_HOPS_MAX), one farthest pair in
+	 * far[0], far[1], and *how says how.  0, or -1 when no formula applies
+	 * (routing/ searches instead).  NULL: none. */
+	int (*hops)(const fx_fabric *f, double *hist, int *nhist, int64_t far[2], const char **how);
+	/* Candidate automorphisms of the kind's structure (a lattice's
+	 * reflections and shifts, a fat-tree's rotations of alike parts):
+	 * offer(ctx, perm) for each, perm[nv] the image of each vertex.
+	 * fx_fabric_orbits checks every one (fabric/orbit.c), so a wrong
+	 * candidate costs only precision.  May be NULL. */
+	void (*symmetries)(const struct fx_fabric *f, void (*offer)(void *ctx, const int64_t *perm),
+			   void *ctx);
 	/* How the kind routes: routing/ maps the family to its router. */
 	fx_router_family router;
 	/* What a device is called in drawings ("GPU", "PE"); NULL: from the
@@ -334,11 +399,16 @@ static inline void fx_igraph_alloc(igraph_error_t err)
 }
 
 /* Builds the fabric described by spec.  max_bytes > 0 refuses fabrics whose
- * estimated memory exceeds it. */
+ * estimated memory exceeds it.  On failure f is released (zeroed). */
 int fx_fabric_build(fx_fabric *f, const fx_spec *spec, double max_bytes, fx_diag *d);
 void fx_fabric_release(fx_fabric *f);
+/* 1 when f holds a whole fabric fx_fabric_build built; 0 for NULL, a
+ * zeroed, released or failed one.  Every function that takes a fabric
+ * checks this first and fails (-1 with a diagnostic) on 0. */
+int fx_fabric_built(const fx_fabric *f);
 
-/* Name of vertex v ("gpu3", "L2.p4.7", "(1,2,3)"). */
+/* Name of vertex v ("gpu3", "L2.p4.7", "(1,2,3)"); "?" when v is not one
+ * of f's vertices. */
 const char *fx_fabric_vertex_name(const fx_fabric *f, int64_t v, char *buf, size_t len);
 const char *fx_vtype_name(fx_vtype t);
 const char *fx_medium_name(fx_medium m);
@@ -350,7 +420,8 @@ int fx_fabric_shrink(const fx_fabric *f, const fx_spec *spec, int64_t max_device
 void fx_shrink_set(fx_shrink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Physical links (bundles weighted by count). */
 int64_t fx_fabric_links(const fx_fabric *f);
-/* Ports in use on vertex v (sum of link counts). */
+/* Ports in use on vertex v (sum of link counts); -1 when v is not one of
+ * f's vertices. */
 int64_t fx_fabric_ports(const fx_fabric *f, int64_t v);
 /* Ports and bandwidth of the busiest chip of a switch role, split down
  * (towards devices and lower tiers) and up. */
@@ -439,6 +510,51 @@ void fx_fabric_fail_counts(const fx_fabric *f, int64_t *vertices, int64_t *links
  */
 int64_t fx_fabric_reachable(const fx_fabric *f, uint8_t *reach);
 
+/* ---- symmetry, proven (fabric/orbit.c) ---- */
+
+/* A partition of some vertices into blocks an automorphism must map onto
+ * blocks, permuting them as it likes (the canonical split's two sides, a
+ * placement's instances, the nodes): of[v] in 0 .. n-1, or -1 for none. */
+typedef struct fx_blocks {
+	const int64_t *of;  /* [nv] */
+	int64_t n;
+} fx_blocks;
+
+#define FX_ORBIT_MAX_BLOCKS 4
+/* Auxiliary vertices (vertices + bundles + blocks) past which igraph's
+ * automorphism search is not tried, leaving the kind's own candidates
+ * (fx_builder.symmetries): bliss took 0.8 s on a k=16 fat-tree's 4.4k,
+ * 18 s and 430 MB on a k=24's 14.5k, 74 s and 2.3 GB on a k=32's 34k. */
+#define FX_ORBIT_BLISS_VERTICES 6000
+
+/*
+ * Whether perm (a permutation of the vertices) is an automorphism of f:
+ * each vertex keeps its type, role and failure state; edge_map (the image
+ * of each bundle; NULL: derived by sorting, O(E log E)) maps the bundles
+ * one to one onto bundles joining the images of their ends with the same
+ * bandwidth, count and state; each block system maps onto itself, its
+ * image of block j into block_map[k][j] when block_map is not NULL.
+ * Returns 1 or 0.  O(V + E) with edge_map given.
+ */
+int fx_fabric_automorphism(const fx_fabric *f, const int64_t *perm, const int64_t *edge_map,
+			   const fx_blocks *blocks, int nblocks, int64_t **block_map);
+
+/* Orbits under the automorphisms found and each checked with
+ * fx_fabric_automorphism (the kind's own candidates, fx_builder.symmetries,
+ * and up to FX_ORBIT_BLISS_VERTICES igraph's automorphism group):
+ * vertex[v], edge[e] and block[k][j] are the least member of the orbit.
+ * With no symmetry found every element is its own orbit, so an orbit is
+ * never wider than the truth.  Release with fx_orbits_release. */
+typedef struct fx_orbits {
+	int64_t *vertex;                        /* [nv] */
+	int64_t *edge;                          /* [ne] */
+	int64_t *block[FX_ORBIT_MAX_BLOCKS];    /* [blocks[k].n] */
+	int64_t verified, rejected;             /* candidates kept, refused */
+	const char *method;                     /* where the candidates came from */
+} fx_orbits;
+int fx_fabric_orbits(const fx_fabric *f, const fx_blocks *blocks, int nblocks, fx_orbits *o);
+void fx_orbits_release(fx_orbits *o);
+
 /* Links a full mesh of the devices would need: n(n-1)/2. */
 int64_t fx_fabric_full_mesh_links(const fx_fabric *f);
 /* Coordinates of lattice device v into x[ndims]. */
@@ -460,7 +576,8 @@ int fx_fabric_select_node(const fx_fabric *f, const fx_snode *n, uint8_t *sel, f
  * Slices (the chapter "Supernodes" §6.5.4): the most disjoint blocks of
  * shape[ndims] chips (any axis order; across the wrap on a torus) that fit
  * the idle devices of a lattice, up to `jobs`, written to out[] with their
- * count in *found.  The search is exhaustive: 0 when decided (fewer than
+ * count in *found.  It seeks at most the idle chips over a block's (a
+ * count no placement beats), and is exhaustive: 0 when decided (fewer than
  * `jobs` found is then proven), -1 when it ran out of max_steps first.
  */
 typedef struct fx_slice {
@@ -491,6 +608,12 @@ int64_t fx_fb_link(fx_fabric *f, int64_t a, int64_t b, const fx_linkspec *ls,
 /* The canonical bisection of fabrics whose device order runs node by node
  * (or pod by pod): the first half of the devices against the second. */
 int fx_fb_halves_by_index(const fx_fabric *f, uint8_t *side);
+/* Candidate k (0, 1, ...) of the moves of n alike units (nodes, pods) in
+ * device order for fx_builder.symmetries, into map[n]: turns of each half
+ * of the canonical split (fx_fb_halves_by_index) by each divisor of n/2,
+ * so that nodes of racks or power domains may stay together; the halves'
+ * swap; a turn of all by one.  0 past the last. */
+int fx_fb_unit_turn(int64_t n, int k, int64_t *map);
 /* Wires an n-dimensional lattice of devices (torus, mesh, wafer). */
 void fx_fb_lattice(fx_fabric *f, int ndims, const int64_t *dims, const int *wrap,
 		   const fx_linkspec *ls, int count);

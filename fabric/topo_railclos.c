@@ -274,6 +274,10 @@ static double bisection(const fx_fabric *f, double *links)
 		if (!l[f->e[e].tier])
 			l[f->e[e].tier] = &f->e[e];
 	int64_t sus = s->servers / s->per_leaf;
+	/* an odd number of SUs (or pods) splits through one: the halves then
+	 * only bound the bisection, and the formula below is not their cut */
+	if ((s->tiers == 3 ? sus / s->sus_per_pod : sus) % 2)
+		return -1;
 	double cnt[3];
 	cnt[0] = (double)f->ndev / 2 * (double)s->planes;
 	cnt[1] = (double)sus / 2 * (double)s->rails * (double)s->up * (double)s->planes;

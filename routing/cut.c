@@ -161,6 +161,17 @@ static int contracted_maxflow(const fx_fabric *f, const uint8_t *side, double li
 
 int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *d)
 {
+	if (!out)
+		return fx_diag_error(d, NULL, "fx_route_cut: no result to fill");
+	memset(out, 0, sizeof *out);
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_route_cut: no fabric (NULL, or one whose load failed)");
+	if (!side)
+		return fx_diag_error(d, NULL, "fx_route_cut: no sides");
+	for (int64_t v = 0; v < f->nv; v++)
+		if (side[v] > 2)
+			return fx_diag_error(d, NULL, "fx_route_cut: side of vertex %lld is %d, not 0, 1 "
+					     "or 2", (long long)v, side[v]);
 	return fx_route_cut_within(f, side, MAXFLOW_LIMIT, out, d);
 }
 
@@ -440,8 +451,13 @@ static int degraded_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 
 int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 {
+	if (!out)
+		return fx_diag_error(d, NULL, "fx_route_bisection: no result to fill");
 	memset(out, 0, sizeof *out);
 	out->formula = -1;
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_route_bisection: no fabric (NULL, or one whose load "
+				     "failed)");
 	if (f->ndev < 2) {
 		out->exact = 1;
 		out->method = "exact";
@@ -455,7 +471,9 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 	int canon = f->builder->halves ? f->builder->halves(f, side) : 0;
 	int exact = canon == 1;
 	double links = 0;
-	double formula = exact && f->builder->bisection ? f->builder->bisection(f, &links) : -1;
+	/* a bound's closed form is its canonical split's cut: what a split
+	 * that is not proven least gives (dragonfly, slimfly, hyperx) */
+	double formula = canon && f->builder->bisection ? f->builder->bisection(f, &links) : -1;
 	int rc = 0;
 	int large = f->nv + f->ne > MAXFLOW_CONFIRM_LIMIT;
 	if (large && formula < 0) {
@@ -496,11 +514,21 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 		return rc;
 	out->confirmed = flow && formula >= 0 &&
 			 fabs(formula - out->bandwidth) <= 1e-9 * fmax(1, formula);
+	if (!exact && flow && formula >= 0 && !out->confirmed && out->bandwidth < formula) {
+		/* the max-flow found a cheaper cut of the same split than the
+		 * closed form's: the smaller bound stands (tests pin the kinds
+		 * where the two agree) */
+		formula = -1;
+	}
 	out->exact = exact;
 	out->method = exact ? "exact" : "bound";
 	out->how = out->confirmed ? by_edges ? "closed form = max-flow = edge cut, all devices"
-					     : "closed form = igraph max-flow"
+			       : exact ? "closed form = igraph max-flow"
+				       : "canonical split: closed form = igraph max-flow (a cut, not "
+					 "proven least)"
 		   : exact && formula >= 0 ? "closed form; too large for max-flow"
+		   : formula >= 0 ? "canonical split's closed form (a cut, not proven least); too "
+				    "large for max-flow"
 		   : canon ? by_edges ? "canonical split, max-flow = edge cut, all devices"
 				      : "canonical split, igraph max-flow"
 		   : spectral ? by_edges ? "spectral + Fiduccia-Mattheyses split, max-flow = edge cut, all devices"

@@ -16,6 +16,8 @@
 
 void fx_hops_release(fx_hops *h)
 {
+	if (!h)
+		return;
 	free(h->hist);
 	memset(h, 0, sizeof *h);
 }
@@ -195,7 +197,11 @@ static int composite_hops(const fx_fabric *f, fx_hops *h, const uint8_t *reach, 
 
 int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 {
+	if (!h)
+		return fx_diag_error(d, NULL, "fx_route_hops: no result to fill");
 	memset(h, 0, sizeof *h);
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_route_hops: no fabric (NULL, or one whose load failed)");
 	if (f->ndev < 2) {
 		hist_add(h, 0, 0);
 		h->method = "trivial: fewer than two devices";
@@ -234,7 +240,22 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 		    .queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue)};
 	int rc = 0;
 	h->diameter = -1;
-	if (f->device_transitive && !reach) {
+	double kind_hist[FX_HOPS_MAX];
+	int kind_n = 0;
+	int64_t far[2] = {0, 0};
+	const char *how = NULL;
+	if (!reach && f->builder->hops && f->builder->hops(f, kind_hist, &kind_n, far, &how) == 0) {
+		/* the kind's own closed form; one search for the farthest pair's
+		 * latency (the least over its shortest paths, as tally keeps) */
+		for (int i = 0; i < kind_n; i++)
+			hist_add(h, i, kind_hist[i]);
+		fx_bfs_from(&b, &g, far[0], 0);
+		h->far_a = far[0];
+		h->far_b = far[1];
+		h->far_latency = b.lat[far[1]];
+		h->method = how;
+		h->sources = 0;
+	} else if (f->device_transitive && !reach) {
 		fx_bfs_from(&b, &g, 0, 0);
 		rc = tally(f, &b, 0, (double)f->ndev, h, NULL, d);
 		h->sources = 1;

@@ -109,19 +109,30 @@ typedef struct fx_router fx_router;
  * destination) mod k at the sender, bundles fluid (even-ring ties on
  * lattices go + for even destination coordinates, - for odd); dmodk and
  * smodk = SimGrid's fat-tree rule and its mirror, per cable, the sender
- * included; rail and pxn = composites' relays inside the domains. */
+ * included; rail and pxn = composites' relays inside the domains.
+ * On dragonflies (routing/route_dragonfly.c) split and hash take minimal
+ * paths (one global link) and two more policies choose intermediate
+ * groups: valiant, each flow between groups spread over every other group
+ * as its intermediate, and ugal, minimal or Valiant per pair of groups by
+ * the loads the traffic would put on their global links; elsewhere those
+ * two do not apply (fx_route_policy_applies). */
 typedef enum fx_route_policy {
-	FX_ROUTE_SPLIT = 0,  /* fluid ECMP over every minimal path */
+	FX_ROUTE_SPLIT = 0,  /* fluid ECMP over every minimal path ("minimal" too) */
 	FX_ROUTE_HASH,       /* (s+d) mod k at the sender, d-mod-k at switches; bundles fluid */
 	FX_ROUTE_DMODK,      /* d-mod-k per cable, sender included (SimGrid's fat-tree) */
 	FX_ROUTE_SMODK,      /* s-mod-k per cable */
 	FX_ROUTE_RAIL,       /* composite: cross on the source's rail, relay in the destination's domain */
 	FX_ROUTE_PXN,        /* composite: relay in the source's domain, cross on the destination's rail */
+	FX_ROUTE_VALIANT,    /* dragonfly: via every other group */
+	FX_ROUTE_UGAL,       /* dragonfly: minimal or Valiant per pair of groups by load */
 	FX_ROUTE_POLICIES
 } fx_route_policy;
 
+/* NULL when f is not a built fabric (fx_fabric_built). */
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
 void fx_router_free(fx_router *r);
+/* The fabric r routes on. */
+const fx_fabric *fx_router_fabric(const fx_router *r);
 /* Sets the policy (default split); the next fx_router_add uses it. */
 void fx_router_set_policy(fx_router *r, fx_route_policy p);
 /* 0 when no policy can change what r routes: dimension order on a
@@ -129,11 +140,16 @@ void fx_router_set_policy(fx_router *r, fx_route_policy p);
  * ECMP and everything else. */
 int fx_router_policy_matters(const fx_router *r);
 const char *fx_route_policy_name(fx_route_policy p);
-/* "split", "hash", "dmodk", "smodk", "rail" or "pxn" into *out; -1 for
- * anything else. */
+/* "split" (or "minimal", the same), "hash", "dmodk", "smodk", "rail",
+ * "pxn", "valiant" or "ugal" into *out; -1 for anything else. */
 int fx_route_policy_parse(const char *s, fx_route_policy *out);
 /* The policies' names, for messages. */
-#define FX_ROUTE_POLICY_LIST "split, hash, dmodk, smodk, rail or pxn"
+#define FX_ROUTE_POLICY_LIST "split (= minimal), hash, dmodk, smodk, rail, pxn, valiant or ugal"
+/* Whether policy p means something on a fabric routed by family fam
+ * (valiant and ugal: dragonflies only). */
+int fx_route_policy_applies(fx_router_family fam, fx_route_policy p);
+/* Where policy p applies, for the message that refuses it elsewhere. */
+const char *fx_route_policy_scope(fx_route_policy p);
 /* Whether p pins each flow to one path (hash, dmodk, smodk). */
 int fx_route_policy_pins(fx_route_policy p);
 /* Whether r loads the cables of a bundle one by one (dmodk, smodk on a
@@ -284,12 +300,34 @@ extern const fx_coll_algo *const fx_coll_algos[];
 /* Finds pattern/algo (algo NULL: the pattern's first algorithm). */
 const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo);
 
-/* The time model: a round costs alpha + the slowest path's latency + the
- * busiest directed link's bytes / bandwidth (+ beta, the fabric's
- * routing_latency, per software routing stage on wafer meshes); rounds
- * add.  With
- * alpha_replaces_latency the path latency is not added (the "Supernodes" chapter's alpha
- * stands for both). */
+/* How a schedule's time is computed (collective.timing, --timing):
+ *   bound   a round costs alpha + the slowest path's latency + the busiest
+ *           directed link's bytes / bandwidth (+ beta, the fabric's
+ *           routing_latency, per software routing stage on wafer meshes);
+ *           rounds add.  The chapter "Supernodes"' Eq. 6-9 form, the
+ *           default.
+ *   maxmin  each round's flows share the links max-min fairly
+ *           (progressive filling), each flow first waiting out its own
+ *           route's latency: the round lasts until its last flow is in,
+ *           + alpha (+ beta per stage); rounds still add.  SimGrid's CM02
+ *           network model with latency and bandwidth factors 1 and cross
+ *           traffic off (routing/flowsim.c says how exactly).
+ *   events  no barrier between rounds: a rank's sends of a round start
+ *           once the flows into it of its previous receiving round have
+ *           arrived and its previous flow to the same peer has gone (eager
+ *           forwarding, as NCCL and MPI do); each flow waits alpha + its
+ *           route's latency, then shares max-min with the flows active at
+ *           that moment (routing/timing.c).
+ * With alpha_replaces_latency the path latency is not added (the
+ * "Supernodes" chapter's alpha stands for both). */
+typedef enum fx_timing { FX_TIMING_BOUND = 0, FX_TIMING_MAXMIN, FX_TIMING_EVENTS } fx_timing;
+/* How flows share a link under maxmin and events (collective.sharing):
+ * rtt (the default) = weight 1 / the flow's route latency, the sharing
+ * penalty of SimGrid's CM02, so the modes reproduce their peer (TCP's RTT
+ * unfairness); fair = equal weights, plain max-min (credit-based fabrics
+ * that do not favour short paths). */
+typedef enum fx_sharing { FX_SHARING_RTT = 0, FX_SHARING_FAIR } fx_sharing;
+
 typedef struct fx_coll_time {
 	double alpha;
 	int alpha_replaces_latency;
@@ -299,7 +337,15 @@ typedef struct fx_coll_time {
 	 * and its NICs; collective.network_overhead) */
 	int network_alpha_set;
 	double network_alpha;
+	fx_timing timing;         /* collective.timing (default bound) */
+	fx_sharing sharing;       /* collective.sharing (default fair) */
 } fx_coll_time;
+
+const char *fx_timing_name(fx_timing t);
+/* "bound", "maxmin" or "events" into *out; -1 for anything else. */
+int fx_timing_parse(const char *s, fx_timing *out);
+const char *fx_sharing_name(fx_sharing s);
+int fx_sharing_parse(const char *s, fx_sharing *out);
 
 typedef struct fx_round_result {
 	int64_t repeat;
@@ -308,12 +354,16 @@ typedef struct fx_round_result {
 	int64_t max_hops;
 	int64_t stages;       /* software routing stages (beta each) */
 	double latency;       /* slowest path, seconds */
-	double time;          /* seconds, one repetition */
+	double time;          /* seconds, one repetition (events: the round's
+			       * share of the makespan: how far its last flow
+			       * moved the finish, over its repeats) */
 } fx_round_result;
 
 typedef struct fx_coll_result {
 	int64_t rounds;            /* repetitions included */
 	double time;               /* seconds */
+	fx_timing timing;          /* how time was computed */
+	fx_sharing sharing;
 	double max_link_bytes;     /* busiest directed link, whole collective */
 	double total_link_bytes;   /* sum over directed links (hop-bytes) */
 	double sent_bytes;         /* sum over flows */
@@ -328,13 +378,17 @@ typedef struct fx_coll_result {
 } fx_coll_result;
 
 /* Reads the spec's `collective: {overhead: T, includes_path_latency: B,
- * routing: split|hash}` (default 0, false, split; with includes_path_latency
+ * routing: split|hash, timing: bound|maxmin|events, sharing: fair|rtt}`
+ * (default 0, false, split, bound, rtt; with includes_path_latency
  * the overhead is the chapter's alpha, a measured one-way latency that already
  * covers the path). */
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 
 /* Generates and routes the collective (with tm->policy set on the router).
- * The result owns its arrays; free them with fx_coll_result_release(). */
+ * The result owns its arrays; free them with fx_coll_result_release().
+ * -1 with a diagnostic, before anything runs, for a fabric that is not
+ * built, a router of another fabric, no ranks, a rank that is not a
+ * device of f, a size that is negative or not finite, negative chunks. */
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d);
 void fx_coll_result_release(fx_coll_result *res);
@@ -347,8 +401,8 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
  * tree `depth` edges deep: 512 KiB chunks (4 MiB buffer / 8 steps), halved
  * to keep the pipeline >= 8 x depth chunks long (down to 128 KiB), 4 x
  * (64 KiB), 1 x (32 KiB); NCCL src/enqueue.cc. */
-int64_t fx_coll_tree_chunks(double bytes, int64_t depth);
-/* nccl-tests' bus bandwidth factor of a pattern for n ranks. */
+int64_t fx_coll_tree_chunks(double bytes, int64_t depth);  /* -1: bad bytes or depth */
+/* nccl-tests' bus bandwidth factor of a pattern for n ranks (NAN: no pattern). */
 double fx_coll_bus_factor(const char *pattern, int64_t n);
 /* The size at which algorithms a and b take equal time (bisection over
  * [lo, hi] bytes), or -1 if they do not cross there. */

@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, suite_collective());
 	srunner_add_suite(sr, suite_solver());
 	srunner_add_suite(sr, suite_model());
+	srunner_add_suite(sr, suite_step());
 	srunner_add_suite(sr, suite_wafer());
 	srunner_add_suite(sr, suite_power());
 	srunner_add_suite(sr, suite_place());
@@ -37,6 +38,11 @@ int main(void)
 	srunner_add_suite(sr, suite_lattice_fast());
 	srunner_add_suite(sr, suite_railclos());
 	srunner_add_suite(sr, suite_composite());
+	srunner_add_suite(sr, suite_kinds());
+	srunner_add_suite(sr, suite_api());
+	srunner_add_suite(sr, suite_orbit());
+	srunner_add_suite(sr, suite_peer());
+	srunner_add_suite(sr, suite_calib());
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	int ran = srunner_ntests_run(sr);

@@ -43,13 +43,13 @@ static double spec_coll(const fixture *fx, const char *pattern, const char *algo
 	return t;
 }
 
-/* specs/hgx-h100-x2.yaml by hand: 16 GPUs; 2 x 4 NVSwitch chips, 8 rail
+/* specs/hgx-h100-x2-rail.yaml by hand: 16 GPUs; 2 x 4 NVSwitch chips, 8 rail
  * leaves, 2 spines = 18 switches; links 2 x 8 x 18 NVLinks + 16 NICs + 8
  * leaves x 2 uplinks = 320.  GPU j of either server is on rail j's leaf. */
 START_TEST(hgx_x2_structure)
 {
 	fixture fx;
-	load_ok(&fx, "specs/hgx-h100-x2.yaml", NULL);
+	load_ok(&fx, "specs/hgx-h100-x2-rail.yaml", NULL);
 	const fx_fabric *f = &fx.f;
 	ck_assert_int_eq(f->ndev, 16);
 	ck_assert_int_eq(f->nsw, 18);
@@ -89,7 +89,7 @@ END_TEST
 START_TEST(ring_113us_section_6_5_1)
 {
 	fixture fx;
-	load_ok(&fx, "specs/hgx-h100-x2.yaml", NULL);
+	load_ok(&fx, "specs/hgx-h100-x2-rail.yaml", NULL);
 	double t16 = spec_coll(&fx, "allreduce", "ring", 10 * 1024, 16, FX_ROUTE_SPLIT, NULL);
 	ck_assert_double_eq_tol(t16, 30 * (3.76e-6 + 640 / 48.94e9), 1e-12);
 	ck_assert_double_eq_tol(t16 * 1e6, 113.2, 0.05);
@@ -145,7 +145,7 @@ END_TEST
 START_TEST(pxn_and_rail_keep_the_network_on_its_rails)
 {
 	fixture fx;
-	load_ok(&fx, "specs/hgx-h100-x2.yaml", NULL);
+	load_ok(&fx, "specs/hgx-h100-x2-rail.yaml", NULL);
 	const fx_fabric *f = &fx.f;
 	double want = 8 * 32 * MIB / 15 / 48.94e9 + 3.76e-6;
 	static const fx_route_policy pols[] = {FX_ROUTE_SPLIT, FX_ROUTE_PXN, FX_ROUTE_RAIL};
@@ -196,7 +196,7 @@ START_TEST(shrink_by_domains)
 	fixture_release(&small);
 	fixture_release(&fx);
 	/* a rail-clos of one scalable unit of 8 servers cannot shrink: it stays */
-	load_ok(&fx, "specs/hgx-h100-x8.yaml", NULL);
+	load_ok(&fx, "specs/hgx-h100-x8-rail.yaml", NULL);
 	ck_assert_int_eq(fx_fabric_shrink(&fx.f, &fx.s, 47, &s), 0);
 	ck_assert_int_eq(s.devices, 40);
 	ck_assert_int_eq(s.nsets, 1);
@@ -212,7 +212,7 @@ END_TEST
 START_TEST(fail_a_nic_or_a_spine)
 {
 	fixture fx;
-	load_ok(&fx, "specs/hgx-h100-x2.yaml", NULL);
+	load_ok(&fx, "specs/hgx-h100-x2-rail.yaml", NULL);
 	fx_fabric *f = &fx.f;
 	fx_diag d;
 	fx_diag_init(&d);
