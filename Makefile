@@ -152,6 +152,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/hardening/tools.sh
 	FABRICX=$(abspath $(BIN)) sh tests/hardening/attack.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/composite.sh
 	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/output.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh

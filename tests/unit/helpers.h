@@ -64,6 +64,9 @@ Suite *suite_peer(void);
 Suite *suite_calib(void);
 Suite *suite_fail(void);
 Suite *suite_lattice_fast(void);
+Suite *suite_railclos(void);
+Suite *suite_composite(void);
+Suite *suite_kinds(void);
 Suite *suite_orbit(void);
 
 #endif
