@@ -61,7 +61,7 @@ static const struct {
 	{"pool", fx_cmd_pool, 0},             {"slice", fx_cmd_slice, 0},
 	{"reconfigure", fx_cmd_reconfigure, 0}, {"failures", fx_cmd_failures, 0},
 	{"merge", fx_cmd_merge, 0},           {"export", fx_cmd_export, 0},
-	{"import", fx_cmd_import, 0},
+	{"import", fx_cmd_import, 0},         {"calibrate", fx_cmd_calibrate, 0},
 	/* kinds lives beside main() (cli/main.c), outside the objects a
 	 * fuzz target links; it takes no argument but --json */
 };
@@ -77,6 +77,7 @@ static const char *const specs[] = {
 	"tests/specs/torus-4x4-failed.yaml", "fuzz/specs/fat-tree-k4.yaml",
 	"fuzz/specs/ub-small.yaml", "fuzz/specs/wafer-small.yaml",
 	"fuzz/specs/space-small.yaml", "fuzz/specs/mesh-workload.yaml",
+	"fuzz/specs/dragonfly-small.yaml", "specs/hgx-h100-x2-rail.yaml",
 };
 #define NSPEC (sizeof specs / sizeof specs[0])
 
