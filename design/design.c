@@ -106,6 +106,7 @@ void fx_design_free(fx_design *ds)
 {
 	free(ds->wl);
 	free(ds->sources);
+	fx_coll_measured_free((fx_coll_measured *)ds->coll.measured);
 	if (ds->have_fab)
 		fx_fabric_release(&ds->fab);
 	if (ds->have_spec)

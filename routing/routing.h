@@ -256,16 +256,65 @@ extern const fx_coll_algo *const fx_coll_algos[];
 /* Finds pattern/algo (algo NULL: the pattern's first algorithm). */
 const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo);
 
+/*
+ * Measured collective times (`collective.measured` in a spec): for one
+ * pattern over a number of ranks (optionally: spanning a number of nodes,
+ * run by one algorithm), times at increasing sizes, from rows of the spec
+ * or an nccl-tests log.  A call that matches a curve takes the measured
+ * time instead of the model's: at a measured size that point; between two
+ * points log-log interpolation, or with `between: next` the next measured
+ * size up (the chapter "Supernodes", §6.5.1, takes nccl-tests' 16 KiB
+ * bucket for a 10 KiB message).  A size outside the measured range is never
+ * extrapolated: the model's time stands, and the result says why.
+ */
+typedef struct fx_coll_curve {
+	char pattern[24];
+	char algo[16];            /* "": any algorithm of the pattern (the library chose) */
+	int64_t ranks;
+	int64_t nodes;            /* nodes the ranks span; 0: any */
+	int next;                 /* sizes between points: 0 log-log, 1 the next point up */
+	size_t n;
+	double *size, *time;      /* [n], sizes strictly increasing, times > 0 */
+	char *source;             /* "FILE:LINE" of its first row or its log */
+} fx_coll_curve;
+
+typedef struct fx_coll_measured {
+	size_t n;
+	fx_coll_curve *c;
+} fx_coll_measured;
+
+/* What a lookup found. */
+typedef enum fx_coll_match {
+	FX_COLL_MODELLED = 0,     /* no curve for this pattern, ranks and nodes */
+	FX_COLL_MEASURED,         /* a measured (or interpolated) time */
+	FX_COLL_OUTSIDE           /* a curve, but the size is outside its points */
+} fx_coll_match;
+
+/* Reads `collective.measured` (a list; absent: *out NULL).  Relative
+ * nccl-tests paths are read beside spec_file.  0, or -1 after reporting
+ * every problem with its position. */
+int fx_coll_measured_parse(fx_diag *d, const fx_snode *list, const char *spec_file,
+			   fx_coll_measured **out);
+void fx_coll_measured_free(fx_coll_measured *m);
+/* The measured time of a call (algo NULL or "": the pattern's default,
+ * matched by curves of any algorithm), into *time; why (may be NULL)
+ * says where it came from, or why the model's time stands. */
+fx_coll_match fx_coll_measured_lookup(const fx_coll_measured *m, const char *pattern,
+				      const char *algo, int64_t ranks, int64_t nodes, double size,
+				      double *time, char *why, size_t len);
+
 /* The time model: a round costs alpha + the slowest path's latency + the
  * busiest directed link's bytes / bandwidth (+ beta, the fabric's
  * routing_latency, per software routing stage on wafer meshes); rounds
  * add.  With
  * alpha_replaces_latency the path latency is not added (the "Supernodes" chapter's alpha
- * stands for both). */
+ * stands for both).  Calls that a measured curve covers take its time
+ * (fx_coll_run); the table is owned by whoever parsed it (the design). */
 typedef struct fx_coll_time {
 	double alpha;
 	int alpha_replaces_latency;
 	fx_route_policy policy;   /* how ECMP shares flows (collective.routing) */
+	const fx_coll_measured *measured;  /* collective.measured, or NULL */
 } fx_coll_time;
 
 typedef struct fx_round_result {
@@ -292,12 +341,18 @@ typedef struct fx_coll_result {
 	char plan[512];            /* fx_sched.plan */
 	double *link_bytes;        /* [2 ne] bytes per directed link */
 	double *link_busy;         /* [2 ne] seconds each link is busy */
+	/* where `time` comes from: a measured curve (collective.measured)
+	 * or the model; modelled_time is the model's either way */
+	int measured;
+	double modelled_time;
+	char time_source[200];     /* "measured: ..." or "modelled" (with why) */
 } fx_coll_result;
 
 /* Reads the spec's `collective: {overhead: T, includes_path_latency: B,
- * routing: split|hash}` (default 0, false, split; with includes_path_latency
- * the overhead is the chapter's alpha, a measured one-way latency that already
- * covers the path). */
+ * routing: split|hash, measured: [...]}` (default 0, false, split, none;
+ * with includes_path_latency the overhead is the chapter's alpha, a
+ * measured one-way latency that already covers the path).  tm->measured
+ * is allocated here: free it with fx_coll_measured_free. */
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 
 /* Generates and routes the collective (with tm->policy set on the router).

@@ -60,5 +60,6 @@ Suite *suite_space(void);
 Suite *suite_table(void);
 Suite *suite_fail(void);
 Suite *suite_lattice_fast(void);
+Suite *suite_measured(void);
 
 #endif

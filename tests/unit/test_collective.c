@@ -36,7 +36,7 @@ static run coll_chunks(const char *spec, const char *const *sets, const char *pa
 	for (int64_t i = 0; i < fx.f.ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, n > 0 ? n : fx.f.ndev, size, chunks};
-	fx_coll_time tm = {alpha < 0 ? 0 : alpha, alpha >= 0, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {alpha < 0 ? 0 : alpha, alpha >= 0, FX_ROUTE_SPLIT, NULL};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	out.rc = fx_coll_run(&fx.f, r, &q, &tm, &out.res, &fx.d);
 	ck_assert_msg(out.rc == 0, "%s %s/%s failed", spec, pattern, algo);
@@ -92,7 +92,7 @@ START_TEST(book_ring_vs_tree)
 	load_ok(&fx, "specs/hgx-h100.yaml", NULL);
 	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	fx_coll_req q = {"allreduce", "ring", ranks, 8, 0, 1};
-	fx_coll_time tm = {NVLINK_ALPHA, 1, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {NVLINK_ALPHA, 1, FX_ROUTE_SPLIT, NULL};
 	fx_router *rt = fx_router_new(&fx.f, 0);
 	double x = fx_coll_crossover(&fx.f, rt, &q, "ring", "tree", &tm, 1, 1e9, &fx.d);
 	/* 8 alpha = (6 - 14/8) M / B  ->  M = 696,282 B = 680 KiB */
@@ -323,7 +323,7 @@ static double xi(const char *dims, const char *algo, double ports)
 	for (int64_t i = 0; i < fx.f.ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {"reduce-scatter", algo, ranks, fx.f.ndev, 4 * MIB, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
 	fx_router *r = fx_router_new(&fx.f, 1);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
@@ -595,7 +595,7 @@ static void both_policies(const fx_fabric *f, const char *pattern, const char *a
 	fx_coll_req q = {pattern, algo, ranks, f->ndev, 3e6, 0};
 	fx_router *r = fx_router_new(f, 0);
 	for (int pol = 0; pol < 2; pol++) {
-		fx_coll_time tm = {1e-6, 0, pol ? FX_ROUTE_HASH : FX_ROUTE_SPLIT};
+		fx_coll_time tm = {1e-6, 0, pol ? FX_ROUTE_HASH : FX_ROUTE_SPLIT, NULL};
 		fx_diag d;
 		fx_diag_init(&d);
 		ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res[pol], &d), 0);
@@ -674,7 +674,7 @@ static void pairwise_same(const fx_fabric *f, const int64_t *ranks, int64_t n, d
 			  const char *what)
 {
 	fx_coll_req q = {"all-to-all", "pairwise", ranks, n, size, 0};
-	fx_coll_time tm = {1e-6, 0, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {1e-6, 0, FX_ROUTE_SPLIT, NULL};
 	fx_coll_result res[2];
 	for (int listed = 0; listed < 2; listed++) {
 		fx_router *r = fx_router_new(f, 0);

@@ -60,7 +60,7 @@ static double coll_time(const fx_fabric *f, const char *pattern, const char *alg
 	for (int64_t i = 0; i < f->ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, f->ndev, size, 0};
-	fx_coll_time tm = {0, 0, pol};
+	fx_coll_time tm = {0, 0, pol, NULL};
 	fx_router *r = fx_router_new(f, 0);
 	fx_coll_result res;
 	fx_diag d;
@@ -353,7 +353,7 @@ START_TEST(dgx1_rings_over_links)
 	load_ok(&fx, "specs/dgx1.yaml", NULL);
 	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	fx_coll_req q = {"allreduce", "ring", ranks, 8, 64 * MIB, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
@@ -456,7 +456,7 @@ START_TEST(dgx1_tree_over_links)
 	ck_assert(t > 2 * 64 * MIB / 150e9);
 	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	fx_coll_req q = {"allreduce", "dbtree", ranks, 8, 64 * MIB, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
@@ -545,7 +545,7 @@ START_TEST(mesh_snake_ring)
 	for (int i = 0; i < 64; i++)
 		ranks[i] = i;
 	fx_coll_req q = {"allreduce", "ring", ranks, 64, 64 * MIB, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
 	fx_router *r = fx_router_new(&a.f, 0);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);

@@ -48,7 +48,7 @@ static wrun wafer(int64_t W, int64_t H, const char *pattern, const char *algo, d
 	load_grid(&fx, W, H);
 	int64_t *ranks = all_ranks(&fx.f);
 	fx_coll_req q = {pattern, algo, ranks, fx.f.ndev, size, chunks};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT};
+	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	wrun out;
 	ck_assert_msg(fx_coll_run(&fx.f, r, &q, &tm, &out.res, &fx.d) == 0, "%s/%s on %lldx%lld failed",
