@@ -69,7 +69,9 @@ static int parse_coll(fx_diag *d, const fx_snode *n, fx_wl_coll *w)
 
 int fx_design_workload_parse(fx_design *ds, fx_diag *d)
 {
-	static const char *const mine[] = {"collectives", "accelerator", "sessions", NULL};
+	/* training is the planner's (plan/problem.c) */
+	static const char *const mine[] = {"collectives", "accelerator", "sessions", "training",
+					   NULL};
 	const fx_snode *w, *l;
 	/* placement/ checks every key of the map; design/ reads the rest */
 	if (fx_workload_place_parse(d, &ds->spec, mine, &ds->work) ||
