@@ -88,6 +88,7 @@ typedef struct fx_cli {
 	fx_table **captured;                 /* [ncaptured], the caller's to free */
 	size_t ncaptured;
 	void *od;                            /* fx_outdir between outdir_begin and _end */
+	const struct fx_plan_opts *plan;     /* `plan` over a space: each point plans */
 } fx_cli;
 
 /* Whether text goes to stdout (not with --json, not under explore). */

@@ -16,6 +16,8 @@
 #include "../plot/plot.h"
 #include "cli.h"
 #include "plan_run.h"
+#include "report.h"
+#include "space_run.h"
 
 static const fx_opt plan_opts[] = {
 	{"objective", "LIST", "latency, cost, rate, tokens-per-card, tokens-per-kw; several: a "
@@ -33,6 +35,10 @@ static const fx_opt plan_opts[] = {
 	{"csv", "FILE", "every scheme evaluated in full, one CSV row each"},
 	{"plot", "DIR", "gnuplot charts into DIR: the front, and each flip threshold"},
 	{"no-flips", NULL, "skip the flip thresholds (each is a search of its own)"},
+	{"vary", "PATH=V1,V2", "co-design: the build varies too (repeatable; as explore --vary)"},
+	{"budget-points", "N", "co-design: evaluate at most N builds (a sample, then the front's "
+	 "neighbours)"},
+	{"seed", "N", "co-design: the sample's seed (default 1)"},
 	{NULL, NULL, NULL},
 };
 
@@ -171,7 +177,8 @@ static int choice(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 			continue;
 		snprintf(f, sizeof f, "%s_time_s", deg_f[g]);
 		snprintf(l, sizeof l, "%s communication per %s (%s, %s)", deg_f[g],
-			 p->kind == FX_PLAN_TRAIN ? "micro-batch" : e.s.deg[FX_PG_PP] > 1 ? "step, all stages" : "step",
+			 p->kind == FX_PLAN_TRAIN ? (g == FX_PG_DP ? "step" : "micro-batch and stage")
+			 : e.s.deg[FX_PG_PP] > 1 ? "stage of a step" : "step",
 			 p->algo[g][e.s.algo[g]], e.measured[g] ? "measured" : "modelled");
 		fx_record_num(t, f, l, FX_F_SECONDS, e.comm[g]);
 		snprintf(f, sizeof f, "%s_time_source", deg_f[g]);
@@ -314,6 +321,7 @@ static int excluded(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, char
 				     "member that got furthest)", cols);
 	fx_table_json_key(t, "excluded");
 	int best_stage = -1;
+	double best_by = INFINITY;
 	binding[0] = '\0';
 	for (size_t i = 0; i < r->nfam; i++) {
 		const fx_plan_family *f = &r->fam[i];
@@ -349,8 +357,10 @@ static int excluded(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, char
 		int st = f->rule == FX_PR_DEADLINE ? 8 : f->rule == FX_PR_COMM ? 7 : f->rule == FX_PR_POWER ? 6
 			 : f->rule == FX_PR_MEMORY ? 5 : f->rule == FX_PR_KEEP ? 4 : f->rule == FX_PR_SHAPE ? 3
 			 : f->rule == FX_PR_KERNEL ? 2 : 1;
-		if (st > best_stage && f->rule != FX_PR_BOUND && f->rule != FX_PR_IDLE) {
+		if (f->rule != FX_PR_BOUND && f->rule != FX_PR_IDLE &&
+		    (st > best_stage || (st == best_stage && f->closest_by < best_by))) {
 			best_stage = st;
+			best_by = f->closest_by;
 			snprintf(binding, blen, "%s: %s (%s)", fx_plan_rule_name((fx_plan_rule)f->rule),
 				 e.why[0] ? e.why : "-", fx_plan_scheme_text(&e.s, p, b, sizeof b));
 		}
@@ -502,64 +512,188 @@ static int front(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, const c
 	return rc;
 }
 
-/* Option values over the spec's. */
-static int options(fx_cli *c, fx_plan_problem *p, int *jobs)
+/* The options over the problem the spec gave. */
+static int apply_opts(fx_cli *c, fx_plan_problem *p, const fx_plan_opts *o)
+{
+	int rc = 0;
+	if (o->objective)
+		rc |= fx_plan_set_objectives(p, o->objective, &c->d);
+	if (o->deadline > 0)
+		p->knobs.deadline = o->deadline;
+	if (o->sessions > 0) {
+		if (p->kind != FX_PLAN_DECODE)
+			rc = fx_diag_error(&c->d, NULL, "--sessions: the workload trains (no sessions)");
+		p->knobs.sessions = o->sessions;
+	}
+	if (o->context >= 0)
+		p->knobs.context = o->context;
+	if (o->power_cap > 0)
+		p->knobs.power_cap = o->power_cap;
+	if (o->tie >= 0)
+		p->uncertainty = o->tie;
+	if (o->margin >= 0)
+		p->margin = o->margin;
+	if (o->limit > 0)
+		p->limit = (uint64_t)o->limit;
+	p->exhaustive |= o->exhaustive;
+	return rc;
+}
+
+int fx_plan_applies(const fx_design *ds)
+{
+	const fx_snode *wl = fx_snode_get(ds->spec.root, "workload");
+	return ds->work.have_model && ds->accel.hbm > 0 &&
+	       (ds->sessions.count > 0 || (wl && fx_snode_get(wl, "training")));
+}
+
+int fx_report_plan(fx_cli *c, const fx_plan_opts *o)
+{
+	fx_plan_problem p;
+	if (fx_fabric_degraded(&c->design.fab))
+		return fx_diag_error(&c->d, NULL, "plan: the fabric has failed elements (--fail, "
+				     "failures:); plan an intact fabric");
+	if (fx_plan_problem_init(&p, &c->design, &c->d))
+		return -1;
+	int rc = apply_opts(c, &p, o);
+	fx_outfile csv = {0};
+	FILE *cf = NULL;
+	if (rc == 0 && o->csv && !(cf = fx_outfile_open(&csv, o->csv)))
+		rc = fx_diag_error(&c->d, NULL, "--csv: cannot write '%s': %s", o->csv, strerror(errno));
+	if (rc == 0 && o->plot && fx_cli_mkdirs(o->plot))
+		rc = fx_diag_error(&c->d, NULL, "--plot: cannot create '%s': %s", o->plot, strerror(errno));
+	fx_plan_result r;
+	memset(&r, 0, sizeof r);
+	fx_plan_runner run;
+	int have_run = 0;
+	if (rc == 0 && (rc = fx_plan_runner_init(&run, o->jobs > 0 ? o->jobs : 1, &c->d)) == 0)
+		have_run = 1;
+	const char *plot_dir = o->plot;
+	if (rc == 0 && run.mpi_rank > 0) {
+		/* under MPI rank 0 reports; the others take their share */
+		c->quiet = 1;
+		c->json = 0;
+		if (cf)
+			fx_outfile_close(&csv, 0);
+		cf = NULL;
+		plot_dir = NULL;
+	}
+	char binding[600] = "";
+	if (rc == 0)
+		rc = fx_plan_search(&p, NULL, fx_plan_runner_exec(&run), cf, &r, &c->d);
+	if (rc == 0)
+		rc = summary(c, &p, &r, o->jobs > 0 ? o->jobs : 1);
+	if (rc == 0)
+		rc = choice(c, &p, &r);
+	if (rc == 0 && r.best >= 0)
+		rc = runners_up(c, &p, &r);
+	if (rc == 0)
+		rc = excluded(c, &p, &r, binding, sizeof binding);
+	if (rc == 0)
+		rc = front(c, &p, &r, plot_dir);
+	if (rc == 0 && r.best >= 0 && p.kind == FX_PLAN_DECODE && o->sensitivity)
+		rc = sensitivity(c, &p, &r);
+	if (rc == 0 && r.best >= 0 && o->flips)
+		rc = flips(c, &p, &r, plot_dir);
+	if (cf && fx_outfile_close(&csv, rc == 0) && rc == 0)
+		rc = fx_diag_error(&c->d, NULL, "--csv: cannot write '%s': %s", o->csv, strerror(errno));
+	cf = NULL;
+	if (rc == 0 && r.best < 0 && !r.limited)
+		rc = fx_diag_infeasible(&c->d, "no feasible scheme among %llu: the furthest any got was "
+					"%s", (unsigned long long)r.counts.generated,
+					binding[0] ? binding : "none");
+	else if (rc == 0 && r.limited)
+		rc = fx_diag_undecided(&c->d, "plan.limit: %llu of the %llu schemes considered; %s",
+				       (unsigned long long)r.counts.considered,
+				       (unsigned long long)r.counts.generated,
+				       r.best >= 0 ? "the best found is above, not proven optimal"
+						   : "none of them is feasible");
+	if (cf)
+		fx_outfile_close(&csv, 0);
+	if (have_run)
+		fx_plan_runner_release(&run);
+	fx_plan_result_release(&r);
+	fx_plan_problem_release(&p);
+	return rc;
+}
+
+char *fx_plan_primary_metric(fx_cli *c, const fx_plan_opts *o, int *max)
+{
+	fx_plan_problem p;
+	if (fx_plan_problem_init(&p, &c->design, &c->d))
+		return NULL;
+	char *out = NULL;
+	if (apply_opts(c, &p, o) == 0) {
+		fx_plan_default_objective(&p);
+		*max = fx_plan_objective_maximise(p.obj[0]);
+		out = fx_xasprintf("plan.%s", fx_plan_objective_field(p.obj[0]));
+	}
+	fx_plan_problem_release(&p);
+	return out;
+}
+
+/* A fraction option: "2%" or 0.02, in [0, 1). */
+static int frac_opt(fx_cli *c, const char *name, double *out)
+{
+	const char *v = fx_cli_opt(c, name);
+	if (!v)
+		return 0;
+	char *end;
+	double x = strtod(v, &end);
+	if (end != v && *end == '%' && end[1] == '\0')
+		x /= 100;
+	else if (end == v || *end)
+		x = NAN;
+	if (!(x >= 0 && x < 1))
+		return fx_diag_error(&c->d, NULL, "--%s: expected a fraction from 0 to below 1 (e.g. "
+				     "0.02 or 2%%), got '%s'", name, v);
+	*out = x;
+	return 0;
+}
+
+static int read_opts(fx_cli *c, fx_plan_opts *o)
 {
 	const char *v;
 	int rc = 0;
-	if ((v = fx_cli_opt(c, "objective")))
-		rc |= fx_plan_set_objectives(p, v, &c->d);
+	memset(o, 0, sizeof *o);
+	o->context = -1;
+	o->tie = o->margin = -1;
+	o->jobs = 1;
+	o->flips = !fx_cli_opt(c, "no-flips");
+	o->sensitivity = 1;
+	o->objective = fx_cli_opt(c, "objective");
+	o->csv = fx_cli_opt(c, "csv");
+	o->plot = fx_cli_opt(c, "plot");
+	o->exhaustive = fx_cli_opt(c, "exhaustive") != NULL;
 	if ((v = fx_cli_opt(c, "deadline"))) {
-		double t = 0;
-		rc |= fx_cli_qty(c, "--deadline", v, FX_UNIT_TIME, &t);
-		if (rc == 0 && !(t > 0))
+		rc |= fx_cli_qty(c, "--deadline", v, FX_UNIT_TIME, &o->deadline);
+		if (rc == 0 && !(o->deadline > 0))
 			rc = fx_diag_error(&c->d, NULL, "--deadline: '%s' must be more than 0", v);
-		p->knobs.deadline = t;
 	}
 	int64_t n;
 	if ((v = fx_cli_opt(c, "sessions"))) {
-		if (p->kind != FX_PLAN_DECODE)
-			rc = fx_diag_error(&c->d, NULL, "--sessions: the workload trains (no sessions)");
-		else if (fx_cli_int(c, "--sessions", v, 1, 10000000, &n) == 0)
-			p->knobs.sessions = n;
+		if (fx_cli_int(c, "--sessions", v, 1, 10000000, &n) == 0)
+			o->sessions = n;
 		else
 			rc = -1;
 	}
 	if ((v = fx_cli_opt(c, "context"))) {
 		if (fx_cli_int(c, "--context", v, 0, (int64_t)1 << 40, &n) == 0)
-			p->knobs.context = n;
+			o->context = n;
 		else
 			rc = -1;
 	}
-	rc |= fx_cli_qty_opt(c, "power-cap", FX_UNIT_POWER, &p->knobs.power_cap);
-	const char *tie[] = {"tie", "margin"};
-	double *to[] = {&p->uncertainty, &p->margin};
-	for (int i = 0; i < 2; i++) {
-		if (!(v = fx_cli_opt(c, tie[i])))
-			continue;
-		char *end;
-		double x = strtod(v, &end);
-		if (end != v && *end == '%' && end[1] == '\0')
-			x /= 100;
-		else if (end == v || *end)
-			x = NAN;
-		if (!(x >= 0 && x < 1))
-			rc = fx_diag_error(&c->d, NULL, "--%s: expected a fraction from 0 to below 1 (e.g. "
-					   "0.02 or 2%%), got '%s'", tie[i], v);
-		else
-			*to[i] = x;
-	}
+	rc |= fx_cli_qty_opt(c, "power-cap", FX_UNIT_POWER, &o->power_cap);
+	rc |= frac_opt(c, "tie", &o->tie);
+	rc |= frac_opt(c, "margin", &o->margin);
 	if ((v = fx_cli_opt(c, "limit"))) {
 		if (fx_cli_int(c, "--limit", v, 1, (int64_t)1 << 40, &n) == 0)
-			p->limit = (uint64_t)n;
+			o->limit = n;
 		else
 			rc = -1;
 	}
-	p->exhaustive |= fx_cli_opt(c, "exhaustive") != NULL;
-	*jobs = 1;
 	if ((v = fx_cli_opt(c, "jobs"))) {
 		if (fx_cli_int(c, "--jobs", v, 1, 1024, &n) == 0)
-			*jobs = (int)n;
+			o->jobs = (int)n;
 		else
 			rc = -1;
 	}
@@ -570,75 +704,36 @@ int fx_cmd_plan(int argc, char **argv)
 {
 	fx_cli c;
 	int rc = fx_cli_parse(&c, "plan", "plan SPEC [--objective LIST] [--deadline T] [--jobs N] "
-			      "[--csv FILE] [--json]", plan_opts, argc, argv);
+			      "[--csv FILE] [--vary PATH=V1,V2] [--json]", plan_opts, argc, argv);
 	if (rc)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
 	rc = fx_cli_load(&c);
-	fx_plan_problem p;
-	int have_p = 0, jobs = 1;
-	if (rc == 0 && fx_fabric_degraded(&c.design.fab))
-		rc = fx_diag_error(&c.d, NULL, "plan: the fabric has failed elements (--fail, "
-				   "failures:); plan an intact fabric");
-	if (rc == 0 && (rc = fx_plan_problem_init(&p, &c.design, &c.d)) == 0)
-		have_p = 1;
+	fx_plan_opts o;
 	if (rc == 0)
-		rc = options(&c, &p, &jobs);
+		rc = read_opts(&c, &o);
+	if (rc == 0 && !fx_plan_applies(&c.design)) {
+		/* the problem's own message says what is missing */
+		fx_plan_problem p;
+		if (fx_plan_problem_init(&p, &c.design, &c.d) == 0) {
+			fx_plan_problem_release(&p);
+			rc = fx_diag_error(&c.d, NULL, "%s: nothing to plan", c.spec_path);
+		} else {
+			rc = -1;
+		}
+	}
+	/* a space of builds: which build and which scheme (each point plans) */
+	int handled = 0;
+	if (rc == 0) {
+		c.plan = &o;
+		rc = fx_explore_space(&c, 0, &handled);
+		if (handled)
+			return fx_cli_finish(&c, rc);
+	}
 	if (rc == 0)
 		rc = fx_cli_outdir_asked(&c);
-	const char *csv_path = fx_cli_opt(&c, "csv"), *plot_dir = fx_cli_opt(&c, "plot");
-	fx_outfile csv = {0};
-	FILE *cf = NULL;
-	if (rc == 0 && csv_path && !(cf = fx_outfile_open(&csv, csv_path)))
-		rc = fx_diag_error(&c.d, NULL, "--csv: cannot write '%s': %s", csv_path, strerror(errno));
-	if (rc == 0 && plot_dir && fx_cli_mkdirs(plot_dir))
-		rc = fx_diag_error(&c.d, NULL, "--plot: cannot create '%s': %s", plot_dir, strerror(errno));
-	fx_plan_result r;
-	memset(&r, 0, sizeof r);
-	fx_plan_runner run;
-	int have_run = 0;
-	if (rc == 0 && (rc = fx_plan_runner_init(&run, jobs, &c.d)) == 0)
-		have_run = 1;
-	if (rc == 0 && run.mpi_rank > 0) {
-		/* under MPI rank 0 reports; the others take their share */
-		c.quiet = 1;
-		c.json = 0;
-		if (cf)
-			fx_outfile_close(&csv, 0);
-		cf = NULL;
-		plot_dir = NULL;
-	}
 	if (rc == 0) {
 		fx_cli_begin(&c);
-		rc = fx_plan_search(&p, NULL, fx_plan_runner_exec(&run), cf, &r, &c.d);
-		char binding[600] = "";
-		if (rc == 0)
-			rc = summary(&c, &p, &r, jobs);
-		if (rc == 0)
-			rc = choice(&c, &p, &r);
-		if (rc == 0 && r.best >= 0)
-			rc = runners_up(&c, &p, &r);
-		if (rc == 0)
-			rc = excluded(&c, &p, &r, binding, sizeof binding);
-		if (rc == 0)
-			rc = front(&c, &p, &r, plot_dir);
-		if (rc == 0 && r.best >= 0 && p.kind == FX_PLAN_DECODE)
-			rc = sensitivity(&c, &p, &r);
-		if (rc == 0 && r.best >= 0 && !fx_cli_opt(&c, "no-flips"))
-			rc = flips(&c, &p, &r, plot_dir);
-		if (cf && fx_outfile_close(&csv, rc == 0) && rc == 0)
-			rc = fx_diag_error(&c.d, NULL, "--csv: cannot write '%s': %s", csv_path,
-					   strerror(errno));
-		cf = NULL;
-		if (rc == 0 && r.best < 0 && !r.limited)
-			rc = fx_diag_infeasible(&c.d, "no feasible scheme among %llu: the furthest any "
-						"got was %s", (unsigned long long)r.counts.generated,
-						binding[0] ? binding : "none");
-		else if (rc == 0 && r.limited)
-			rc = fx_diag_undecided(&c.d, "plan.limit: %llu of the %llu schemes considered; %s",
-					       (unsigned long long)r.counts.considered,
-					       (unsigned long long)r.counts.generated,
-					       r.best >= 0 ? "the best found is above, not proven optimal"
-							   : "none of them is feasible");
+		rc = fx_report_plan(&c, &o);
 		/* a plan that stopped (exit 3 or 4) still stands: its tables and,
 		 * with --json, the object with the error inside it */
 		if (c.json && (c.d.status == FX_EXIT_INFEASIBLE || c.d.status == FX_EXIT_UNDECIDED))
@@ -652,12 +747,5 @@ int fx_cmd_plan(int argc, char **argv)
 			c.json_buf = NULL;
 		}
 	}
-	if (cf)
-		fx_outfile_close(&csv, 0);
-	if (have_run)
-		fx_plan_runner_release(&run);
-	fx_plan_result_release(&r);
-	if (have_p)
-		fx_plan_problem_release(&p);
 	return fx_cli_finish(&c, rc);
 }

@@ -70,7 +70,7 @@ const char *fx_plan_scheme_text(const fx_plan_scheme *s, const fx_plan_problem *
 					      (long long)s->deg[g]);
 	if (s->sp && u < len)
 		u += (size_t)snprintf(buf + u, len - u, " SP");
-	if (s->deg[FX_PG_PP] > 1 && u < len)
+	if ((s->deg[FX_PG_PP] > 1 || (p && p->kind == FX_PLAN_TRAIN)) && u < len)
 		u += (size_t)snprintf(buf + u, len - u, " m%lld", (long long)s->micro);
 	if (u < len && (p == NULL || p->kind == FX_PLAN_DECODE))
 		u += (size_t)snprintf(buf + u, len - u, " x%lld", (long long)s->instances);
@@ -205,7 +205,7 @@ static int shape_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 		snprintf(e->why, sizeof e->why, "SP shards within a TP group; TP1 has none");
 		return 1;
 	}
-	if (s->micro > 1 && s->deg[FX_PG_PP] < 2) {
+	if (s->micro > 1 && s->deg[FX_PG_PP] < 2 && p->kind == FX_PLAN_DECODE) {
 		snprintf(e->why, sizeof e->why, "micro-batches without a pipeline");
 		return 1;
 	}
@@ -317,8 +317,9 @@ static int power_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 			 fx_unit_format(pc->rack_budget, FX_UNIT_POWER, b, sizeof b));
 		return 1;
 	}
-	int air_only = pc->cooling == FX_COOL_AIR || !pc->liquid;
-	if (air_only && pc->air_limit > 0 && rack_w > pc->air_limit) {
+	/* as place's rule: the air limit binds where liquid cooling is not
+	 * available (power.liquid: false) */
+	if (!pc->liquid && pc->air_limit > 0 && rack_w > pc->air_limit) {
 		e->excess = rack_w / pc->air_limit;
 		snprintf(e->why, sizeof e->why, "a rack of %lld nodes draws %s, over the %s air limit, "
 			 "and liquid cooling is not available", (long long)in_rack,
@@ -344,8 +345,13 @@ static double fin(const tl *x, int64_t u)
 {
 	if (x->q <= 1)
 		return x->F0;
-	int64_t mq = x->m > x->q ? x->m : x->q;
-	return ((double)(x->steps - 1) * (double)mq + (double)u + (double)x->q) * x->t;
+	return fx_plan_pipeline_finish(x->q, x->m, x->steps, u, x->t);
+}
+
+double fx_plan_pipeline_finish(int64_t q, int64_t micro, int64_t steps, int64_t u, double t)
+{
+	int64_t mq = micro > q ? micro : q;
+	return ((double)(steps - 1) * (double)mq + (double)u + (double)q) * t;
 }
 
 /* n sessions on one instance: how many by D, and the last one's finish. */

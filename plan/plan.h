@@ -236,6 +236,10 @@ typedef struct fx_plan_problem {
  * loaded design.  0, or -1 after reporting (bad input: exit 2). */
 int fx_plan_problem_init(fx_plan_problem *p, const fx_design *ds, fx_diag *d);
 void fx_plan_problem_release(fx_plan_problem *p);
+/* The objective when neither the spec nor an option names one: cost per
+ * on-time session for a batch of sessions under a deadline (§6.7.2),
+ * else latency.  fx_plan_search calls it. */
+void fx_plan_default_objective(fx_plan_problem *p);
 /* Options over the spec: an objective list ("cost,latency"), a deadline. */
 int fx_plan_set_objectives(fx_plan_problem *p, const char *list, fx_diag *d);
 
@@ -342,6 +346,13 @@ const fx_plan_rec *fx_plan_rec_find(const fx_plan_result *r, uint64_t i);
  * written (at most e->count). */
 size_t fx_plan_session_finishes(const fx_plan_problem *p, const fx_plan_knobs *k,
 				const fx_plan_eval *e, double *out, size_t n);
+
+/* The pipeline's timeline: q stages of t seconds each, `micro` sessions (or
+ * micro-batches) interleaved, `steps` dependent steps each (a session's
+ * next token waits for its last): when the one at position u finishes its
+ * last step, ((steps - 1) max(micro, q) + u + q) t.  With steps = 1 the
+ * last (u = micro - 1) is Eq. 6-7's (q + b - 1) t. */
+double fx_plan_pipeline_finish(int64_t q, int64_t micro, int64_t steps, int64_t u, double t);
 
 /* Compares two evaluations on objective o: < 0 when a is better. */
 int fx_plan_better(const fx_plan_eval *a, const fx_plan_eval *b, fx_plan_objective o);

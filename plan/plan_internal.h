@@ -8,9 +8,6 @@
  * and DP allreduce, PP a chain hand-off. */
 const char *fx_plan_group_pattern(const fx_plan_problem *p, fx_plan_group g);
 
-/* The objective when neither the spec nor an option names one. */
-void fx_plan_default_objective(fx_plan_problem *p);
-
 /* ---- collective cache (plan/comm.c) ---- */
 typedef struct fx_plan_cache fx_plan_cache;
 fx_plan_cache *fx_plan_cache_new(void);

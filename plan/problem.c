@@ -180,8 +180,15 @@ static int int_list(fx_diag *d, const fx_snode *n, int64_t lo, int64_t hi, int64
 	return rc;
 }
 
+/* A group's algorithm when plan.algorithms names none: ring reductions
+ * (the book's Eq. 6-9, place's default), the hand-off down a pipeline a
+ * chain. */
 static const char *default_algo(const char *pattern)
 {
+	if (strcmp(pattern, "broadcast") == 0)
+		return "chain";
+	if (fx_coll_find(pattern, "ring"))
+		return "ring";
 	return fx_coll_find(pattern, NULL)->name;
 }
 

@@ -87,7 +87,9 @@ static void add_family(fx_plan_problem *p, fx_plan_result *r, const fx_plan_sche
 		f.inst_lo = p->inst_max > 0 && p->inst_max < fit ? p->inst_max : fit;
 		f.ninst = 1;
 	}
-	f.nmicro = key->deg[FX_PG_PP] > 1 ? p->nmicro : 1;
+	/* micro-batches pipeline a decode's stages; training accumulates
+	 * them even on one stage */
+	f.nmicro = key->deg[FX_PG_PP] > 1 || p->kind == FX_PLAN_TRAIN ? p->nmicro : 1;
 	f.nalgo = 1;
 	for (int g = 0; g < FX_PG_N; g++)
 		if (key->deg[g] > 1)

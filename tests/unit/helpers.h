@@ -61,5 +61,6 @@ Suite *suite_table(void);
 Suite *suite_fail(void);
 Suite *suite_lattice_fast(void);
 Suite *suite_measured(void);
+Suite *suite_plan(void);
 
 #endif

@@ -36,6 +36,7 @@ int main(void)
 	srunner_add_suite(sr, suite_fail());
 	srunner_add_suite(sr, suite_lattice_fast());
 	srunner_add_suite(sr, suite_measured());
+	srunner_add_suite(sr, suite_plan());
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	int ran = srunner_ntests_run(sr);

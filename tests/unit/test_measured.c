@@ -136,7 +136,7 @@ START_TEST(run_two_servers)
 	fx_diag d;
 	fx_diag_init(&d);
 	fx_design ds;
-	ck_assert_int_eq(fx_design_load(&ds, "tests/specs/hgx-h100-x2.yaml", NULL, 0, NULL, &d), 0);
+	ck_assert_int_eq(fx_design_load(&ds, "specs/plans/hgx-h100-x2.yaml", NULL, 0, NULL, &d), 0);
 	int64_t ranks[16];
 	for (int i = 0; i < 16; i++)
 		ranks[i] = i;
