@@ -153,6 +153,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/space.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/fail.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/plan.sh
 
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 WERROR=-Werror \

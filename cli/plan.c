@@ -84,7 +84,7 @@ static int summary(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, int j
 	for (size_t i = 0; i < p->nobj; i++)
 		u += (size_t)snprintf(b + u, sizeof b - u, "%s%s", i ? ", " : "",
 				      fx_plan_objective_name(p->obj[i]));
-	fx_record_text(t, "objective", "objective", "%s", b);
+	fx_record_text(t, "objectives", "objective", "%s", b);
 	fx_record_text(t, "workload", "workload", "%s", p->kind == FX_PLAN_TRAIN ? "training" : "decode");
 	fx_record_text(t, "step_model", "step model", "%s", p->model->name);
 	fx_record_text(t, "status", "status", "%s", r->status);
@@ -116,7 +116,7 @@ static int summary(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, int j
 		      (long long)r->counts.routed);
 	fx_record_int(t, "collective_cache_hits", "collective times from the cache",
 		      (long long)r->counts.cache_hits);
-	fx_record_int(t, "jobs", "worker processes", jobs);
+	fx_record_int(t, "workers", "worker processes", jobs);
 	fx_record_num(t, "wall_s", "wall time", FX_F_SECONDS, r->counts.wall_s);
 	return fx_cli_table(c, t);
 }
@@ -138,7 +138,7 @@ static int choice(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 		fx_record_int(t, deg_f[g], deg_f[g], (long long)e.s.deg[g]);
 	fx_record_bool(t, "sp", "sp", e.s.sp);
 	fx_record_int(t, "micro_batches", "micro-batches", (long long)e.s.micro);
-	fx_record_int(t, "instances", "instances", (long long)e.s.instances);
+	fx_record_int(t, "instances_planned", "instances", (long long)e.s.instances);
 	fx_record_text(t, "level", "an instance within a", "%s", fx_level_name((fx_level)e.s.level));
 	fx_record_int(t, "devices", "devices used", (long long)e.devices);
 	fx_record_int(t, "nodes", "nodes used", (long long)e.nodes);
@@ -267,7 +267,7 @@ static int runners_up(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 	qsort(v, n, sizeof *v, rank_cmp);
 	static const fx_col cols[] = {
 		{"rank", "rank", FX_F_INT}, {"scheme", "scheme (each family's best)", FX_F_TEXT},
-		{"objective", "objective", FX_F_NUM}, {"versus_best", "against the best", FX_F_FRACTION},
+		{"objective_value", "objective", FX_F_NUM}, {"versus_best", "against the best", FX_F_FRACTION},
 		{"tie", "tie", FX_F_BOOL}, {"session_s", "session", FX_F_SECONDS},
 		{"finish_s", "last done", FX_F_SECONDS}, {"on_time", "on time", FX_F_INT},
 		{"gpu_time_per_on_time_s", "per on-time", FX_F_SECONDS},
@@ -711,12 +711,13 @@ int fx_cmd_plan(int argc, char **argv)
 	fx_plan_opts o;
 	if (rc == 0)
 		rc = read_opts(&c, &o);
-	if (rc == 0 && !fx_plan_applies(&c.design)) {
-		/* the problem's own message says what is missing */
+	if (rc == 0) {
+		/* the spec's plan and the options, checked before anything runs
+		 * (the problem's own message says what is missing) */
 		fx_plan_problem p;
 		if (fx_plan_problem_init(&p, &c.design, &c.d) == 0) {
+			rc = apply_opts(&c, &p, &o);
 			fx_plan_problem_release(&p);
-			rc = fx_diag_error(&c.d, NULL, "%s: nothing to plan", c.spec_path);
 		} else {
 			rc = -1;
 		}
@@ -731,6 +732,12 @@ int fx_cmd_plan(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = fx_cli_outdir_asked(&c);
+	/* under MPI rank 0 reports; the others take their share, silent */
+	int rank = 0, size = 1;
+	if (rc == 0 && (rc = fx_space_mpi_begin(&rank, &size, &c.d)) == 0 && rank > 0) {
+		c.quiet = 1;
+		c.json = 0;
+	}
 	if (rc == 0) {
 		fx_cli_begin(&c);
 		rc = fx_report_plan(&c, &o);

@@ -40,7 +40,7 @@ static const struct {
 	const char *name, *field;
 	int max;
 } objectives[FX_PO_N] = {
-	[FX_PO_LATENCY] = {"latency", "latency_s", 0},
+	[FX_PO_LATENCY] = {"latency", "request_latency_s", 0},
 	[FX_PO_COST] = {"cost", "gpu_time_per_on_time_s", 0},
 	[FX_PO_RATE] = {"rate", "requests_per_second", 1},
 	[FX_PO_TOKENS_CARD] = {"tokens-per-card", "tokens_per_s_per_device", 1},
@@ -89,13 +89,13 @@ static int add_objective(fx_plan_problem *p, const char *name, const fx_snode *a
 				     objective_list());
 	}
 	const char *why = NULL;
-	if (p->kind == FX_PLAN_TRAIN && o == FX_PO_RATE)
-		why = "rate is a serving objective (requests within a deadline); the workload "
-		      "trains (workload.training)";
 	if (o == FX_PO_TOKENS_KW && !(p->node_power > 0))
 		why = "tokens-per-kw needs a power model (the spec has no power.node or "
 		      "power.device)";
-	if (o == FX_PO_RATE && !(p->knobs.deadline > 0))
+	else if (p->kind == FX_PLAN_TRAIN && o == FX_PO_RATE)
+		why = "rate is a serving objective (requests within a deadline); the workload "
+		      "trains (workload.training)";
+	else if (o == FX_PO_RATE && !(p->knobs.deadline > 0))
 		why = "rate counts requests within the deadline: give workload.sessions.deadline";
 	if (why) {
 		if (at)
@@ -384,8 +384,13 @@ static int parse_plan(fx_plan_problem *p, const fx_snode *pl, fx_diag *d)
 				p->all_instances = 1;
 			else if (n->kind == FX_SNODE_SCALAR && n->plain && strcmp(n->text, "most") == 0)
 				p->all_instances = 0;
-			else
+			else if (n->kind == FX_SNODE_SCALAR && n->plain && strspn(n->text, "0123456789") ==
+				 strlen(n->text) && *n->text)
 				rc |= fx_snode_int(d, n, 1, 1 << 24, &p->inst_max);
+			else
+				rc |= fx_snode_error(d, n, "'%s' must be all (every count that fits), most "
+						     "(only the most that fit) or a number (at most that "
+						     "many), got '%s'", n->path, n->text ? n->text : "a list");
 		}
 	}
 	const fx_snode *a = fx_snode_get(pl, "algorithms");
