@@ -57,6 +57,7 @@ static void eval_at(fx_plan_problem *p, const fx_plan_result *r, int64_t idx, fx
 		    fx_diag *d)
 {
 	memset(e, 0, sizeof *e);
+	e->want_why = 1;
 	fx_plan_scheme_at(p, r, (uint64_t)idx, &e->s);
 	fx_plan_evaluate(p, NULL, e, d);
 }
@@ -118,6 +119,9 @@ static int summary(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, int j
 		      (long long)r->counts.cache_hits);
 	fx_record_int(t, "workers", "worker processes", jobs);
 	fx_record_num(t, "wall_s", "wall time", FX_F_SECONDS, r->counts.wall_s);
+	fx_record_num(t, "cpu_s", "CPU time (workers included)", FX_F_SECONDS, r->counts.cpu_s);
+	fx_record_num(t, "route_cpu_s", "of it routing collectives (here)", FX_F_SECONDS,
+		      r->counts.route_s);
 	return fx_cli_table(c, t);
 }
 
@@ -390,14 +394,16 @@ static void knob_text(fx_plan_knob k, double v, char *buf, size_t len)
 		snprintf(buf, len, "%.0f", v);
 }
 
-static int flips(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, const char *plot_dir)
+static int flips(fx_cli *c, fx_plan_runner *run, fx_plan_problem *p, const fx_plan_result *r,
+		 const char *plot_dir)
 {
-	fx_plan_flip *f;
-	size_t n = fx_plan_flips(p, r, &f, &c->d);
-	if (c->d.status == FX_EXIT_INTERNAL) {
+	fx_plan_flip *f = NULL;
+	long nf = fx_plan_runner_flips(run, p, r, &f, &c->d);
+	if (nf < 0) {
 		free(f);
 		return -1;
 	}
+	size_t n = (size_t)nf;
 	static const fx_col cols[] = {
 		{"input", "input", FX_F_TEXT}, {"direction", "moved", FX_F_TEXT},
 		{"now", "now", FX_F_TEXT}, {"threshold", "the choice changes at", FX_F_TEXT},
@@ -555,6 +561,7 @@ int fx_report_plan(fx_cli *c, const fx_plan_opts *o)
 	if (fx_plan_problem_init(&p, &c->design, &c->d))
 		return -1;
 	int rc = apply_opts(c, &p, o);
+	p.csv_rows = o->csv != NULL;  /* every rank sends them; rank 0 writes */
 	fx_outfile csv = {0};
 	FILE *cf = NULL;
 	if (rc == 0 && o->csv && !(cf = fx_outfile_open(&csv, o->csv)))
@@ -593,7 +600,7 @@ int fx_report_plan(fx_cli *c, const fx_plan_opts *o)
 	if (rc == 0 && r.best >= 0 && p.kind == FX_PLAN_DECODE && o->sensitivity)
 		rc = sensitivity(c, &p, &r);
 	if (rc == 0 && r.best >= 0 && o->flips)
-		rc = flips(c, &p, &r, plot_dir);
+		rc = flips(c, &run, &p, &r, plot_dir);
 	if (cf && fx_outfile_close(&csv, rc == 0) && rc == 0)
 		rc = fx_diag_error(&c->d, NULL, "--csv: cannot write '%s': %s", o->csv, strerror(errno));
 	cf = NULL;

@@ -20,5 +20,9 @@ int fx_plan_runner_init(fx_plan_runner *r, int jobs, fx_diag *d);
 /* The exec to give fx_plan_search: NULL when everything runs here. */
 const fx_plan_exec *fx_plan_runner_exec(fx_plan_runner *r);
 void fx_plan_runner_release(fx_plan_runner *r);
+/* The flip thresholds of r's choice, each (input, direction) a task of
+ * its own on the workers (or here).  *out malloc'd; the count, or -1. */
+long fx_plan_runner_flips(fx_plan_runner *run, fx_plan_problem *p, const fx_plan_result *r,
+			  fx_plan_flip **out, fx_diag *d);
 
 #endif

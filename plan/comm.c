@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/xalloc.h"
 #include "plan_internal.h"
@@ -37,6 +38,7 @@ struct fx_plan_cache {
 	fx_router *r;
 	const fx_fabric *f;
 	uint64_t routed, hits;
+	double route_s;
 };
 
 fx_plan_cache *fx_plan_cache_new(void)
@@ -54,10 +56,18 @@ void fx_plan_cache_free(fx_plan_cache *c)
 	free(c);
 }
 
-void fx_plan_cache_stats(const fx_plan_cache *c, uint64_t *routed, uint64_t *hits)
+void fx_plan_cache_stats(const fx_plan_cache *c, uint64_t *routed, uint64_t *hits, double *route_s)
 {
 	*routed = c ? c->routed : 0;
 	*hits = c ? c->hits : 0;
+	*route_s = c ? c->route_s : 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -214,7 +224,10 @@ double fx_plan_comm_time(fx_plan_problem *p, const fx_plan_knobs *k, const fx_pl
 		e->bytes = bytes;
 		e->used = 1;
 		c->n++;
-		if (route(p, e, d))
+		double t0 = now();
+		int bad = route(p, e, d);
+		c->route_s += now() - t0;
+		if (bad)
 			return NAN;
 	} else {
 		c->hits++;
@@ -229,4 +242,104 @@ double fx_plan_comm_time(fx_plan_problem *p, const fx_plan_knobs *k, const fx_pl
 	}
 	return e->rounds * e->alpha * k->alpha_scale + e->latency + e->stages +
 	       e->transfer / k->bw_scale;
+}
+
+/* ---- routing on workers: the cache's misses as lines ---- */
+
+/* The key of group g's collective in scheme s (pattern NULL: none). */
+static const char *key_of(fx_plan_problem *p, const fx_plan_scheme *s, fx_plan_group g,
+			  double *bytes, int64_t *n, int64_t *stride, int64_t *D, const char **algo)
+{
+	fx_plan_traffic tr;
+	*n = s->deg[g];
+	if (*n < 2)
+		return NULL;
+	p->model->traffic(p, s, g, &tr);
+	if (!tr.pattern || tr.count <= 0)
+		return NULL;
+	*stride = 1;
+	for (int j = 0; j < (int)g; j++)
+		*stride *= s->deg[j];
+	*D = fx_plan_scheme_devices(s);
+	*bytes = tr.bytes;
+	*algo = p->algo[g][s->algo[g]];
+	return tr.pattern;
+}
+
+int fx_plan_comm_missing(fx_plan_problem *p, const fx_plan_scheme *s, fx_plan_group g,
+			 char *key, size_t len)
+{
+	double bytes;
+	int64_t n, stride, D;
+	const char *algo, *pat = key_of(p, s, g, &bytes, &n, &stride, &D, &algo);
+	if (!pat)
+		return 0;
+	snprintf(key, len, "%s %s %lld %lld %lld %a", pat, algo, (long long)n, (long long)stride,
+		 (long long)D, bytes);
+	fx_plan_cache *c = p->cache;
+	if (!c->cap)
+		return 1;
+	size_t h = key_hash(pat, algo, n, stride, D, bytes) & (c->cap - 1);
+	while (c->e[h].used) {
+		entry *e = &c->e[h];
+		if (e->n == n && e->stride == stride && e->D == D && e->bytes == bytes &&
+		    strcmp(e->pattern, pat) == 0 && strcmp(e->algo, algo) == 0)
+			return 0;
+		h = (h + 1) & (c->cap - 1);
+	}
+	return 1;
+}
+
+int fx_plan_comm_line(fx_plan_problem *p, const fx_plan_scheme *s, fx_plan_group g, FILE *f,
+		      fx_diag *d)
+{
+	double bytes;
+	int64_t n, stride, D;
+	const char *algo, *pat = key_of(p, s, g, &bytes, &n, &stride, &D, &algo);
+	if (!pat)
+		return 0;
+	int meas;
+	if (isnan(fx_plan_comm_time(p, &p->knobs, s, g, pat, bytes, &meas, NULL, 0, d)))
+		return -1;
+	entry *e = slot(p->cache, pat, algo, n, stride, D, bytes);
+	fprintf(f, "C %s %s %lld %lld %lld %a %d %d %a %a %a %a %a %a\t%s\n", e->pattern, e->algo,
+		(long long)e->n, (long long)e->stride, (long long)e->D, e->bytes, e->ok, e->measured,
+		e->meas, e->rounds, e->alpha, e->latency, e->stages, e->transfer, e->note);
+	return 0;
+}
+
+int fx_plan_comm_take(fx_plan_problem *p, const char *line)
+{
+	char pat[24], algo[16];
+	long long n, stride, D;
+	double bytes, meas, rounds, alpha, lat, stages, transfer;
+	int ok, measured, used = 0;
+	if (sscanf(line, "C %23s %15s %lld %lld %lld %la %d %d %la %la %la %la %la %la%n", pat, algo,
+		   &n, &stride, &D, &bytes, &ok, &measured, &meas, &rounds, &alpha, &lat, &stages,
+		   &transfer, &used) != 14 || n < 2 || stride < 1 || D < n)
+		return -1;
+	entry *e = slot(p->cache, pat, algo, n, stride, D, bytes);
+	if (e->used)
+		return 0;  /* two workers routed the same: the first stands */
+	memset(e, 0, sizeof *e);
+	snprintf(e->pattern, sizeof e->pattern, "%s", pat);
+	snprintf(e->algo, sizeof e->algo, "%s", algo);
+	e->n = n;
+	e->stride = stride;
+	e->D = D;
+	e->bytes = bytes;
+	e->ok = ok;
+	e->measured = measured;
+	e->meas = meas;
+	e->rounds = rounds;
+	e->alpha = alpha;
+	e->latency = lat;
+	e->stages = stages;
+	e->transfer = transfer;
+	const char *tab = strchr(line + used, '\t');
+	snprintf(e->note, sizeof e->note, "%s", tab ? tab + 1 : "");
+	e->used = 1;
+	p->cache->n++;
+	p->cache->routed++;
+	return 0;
 }

@@ -126,15 +126,16 @@ int64_t fx_plan_nodes_used(const fx_plan_problem *p, int level, int64_t D, int64
 {
 	int64_t n, size = fx_plan_level_size(p, level, &n);
 	int64_t per = D > 0 ? size / D : 0;
-	if (per < 1)
+	if (per < 1 || inst < 1)
 		return 0;
-	int64_t nodes = 0;
-	for (int64_t dom = 0; dom * per < inst && dom < n; dom++) {
-		int64_t here = inst - dom * per < per ? inst - dom * per : per;
-		int64_t used = here * D;
-		nodes += (used + p->per_node - 1) / p->per_node;
+	/* whole domains, then the one begun */
+	int64_t full = inst / per, rem = inst % per;
+	if (full > n) {
+		full = n;
+		rem = 0;
 	}
-	return nodes;
+	int64_t pn = p->per_node;
+	return full * ((per * D + pn - 1) / pn) + (rem ? (rem * D + pn - 1) / pn : 0);
 }
 
 /* The level of the domain that holds devices [a, b] of instance 0. */
@@ -146,6 +147,10 @@ static int span_level(const fx_plan_problem *p, int64_t a, int64_t b)
 		return FX_LEVEL_RACK;
 	return FX_LEVEL_ANY;
 }
+
+/* The rule's arithmetic as text, only when asked (e->want_why): formatting
+ * it for every scheme searched cost more than deciding them. */
+#define WHY(e, ...) ((e)->want_why ? (void)snprintf((e)->why, sizeof (e)->why, __VA_ARGS__) : (void)0)
 
 static const char *gb(double v, char *buf)
 {
@@ -167,31 +172,31 @@ static int kernel_rule(const fx_plan_problem *p, fx_plan_eval *e)
 	const fx_plan_scheme *s = &e->s;
 	int64_t tp = s->deg[FX_PG_TP], ep = s->deg[FX_PG_EP];
 	if (!p->padded_heads && m->heads % tp) {
-		snprintf(e->why, sizeof e->why, "TP%lld does not divide the %lld heads (plan.padded_heads: "
+		WHY(e, "TP%lld does not divide the %lld heads (plan.padded_heads: "
 			 "false)", (long long)tp, (long long)m->heads);
 		return 1;
 	}
 	if (!p->padded_heads && tp % m->kv_heads && m->kv_heads % tp) {
-		snprintf(e->why, sizeof e->why, "TP%lld and the %lld KV heads: neither divides the other",
+		WHY(e, "TP%lld and the %lld KV heads: neither divides the other",
 			 (long long)tp, (long long)m->kv_heads);
 		return 1;
 	}
 	if (ep > 1 && m->experts == 0) {
-		snprintf(e->why, sizeof e->why, "EP%lld: the model is dense (no experts)", (long long)ep);
+		WHY(e, "EP%lld: the model is dense (no experts)", (long long)ep);
 		return 1;
 	}
 	if (ep > 1 && m->experts % ep && ep % m->experts) {
-		snprintf(e->why, sizeof e->why, "EP%lld neither divides the %lld experts nor replicates "
+		WHY(e, "EP%lld neither divides the %lld experts nor replicates "
 			 "them evenly", (long long)ep, (long long)m->experts);
 		return 1;
 	}
 	if (s->deg[FX_PG_PP] > m->layers) {
-		snprintf(e->why, sizeof e->why, "PP%lld: more stages than the %lld layers",
+		WHY(e, "PP%lld: more stages than the %lld layers",
 			 (long long)s->deg[FX_PG_PP], (long long)m->layers);
 		return 1;
 	}
 	if (p->kind == FX_PLAN_DECODE && s->deg[FX_PG_CP] > p->knobs.context + 1) {
-		snprintf(e->why, sizeof e->why, "CP%lld: more ranks than the %lld tokens of context",
+		WHY(e, "CP%lld: more ranks than the %lld tokens of context",
 			 (long long)s->deg[FX_PG_CP], (long long)p->knobs.context);
 		return 1;
 	}
@@ -202,23 +207,23 @@ static int shape_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 {
 	const fx_plan_scheme *s = &e->s;
 	if (s->sp && s->deg[FX_PG_TP] < 2) {
-		snprintf(e->why, sizeof e->why, "SP shards within a TP group; TP1 has none");
+		WHY(e, "SP shards within a TP group; TP1 has none");
 		return 1;
 	}
 	if (s->micro > 1 && s->deg[FX_PG_PP] < 2 && p->kind == FX_PLAN_DECODE) {
-		snprintf(e->why, sizeof e->why, "micro-batches without a pipeline");
+		WHY(e, "micro-batches without a pipeline");
 		return 1;
 	}
 	if (p->kind == FX_PLAN_DECODE) {
 		if (s->deg[FX_PG_DP] > 1) {
-			snprintf(e->why, sizeof e->why, "at decode DP replicas are instances "
+			WHY(e, "at decode DP replicas are instances "
 				 "(plan.search.instances)");
 			return 1;
 		}
 		int64_t per = (k->sessions + s->instances - 1) / s->instances;
 		int64_t groups = s->deg[FX_PG_EP];
 		if (s->micro > 1 && s->micro * groups > per) {
-			snprintf(e->why, sizeof e->why, "%lld micro-batches x %lld EP groups, but an "
+			WHY(e, "%lld micro-batches x %lld EP groups, but an "
 				 "instance holds %lld session%s", (long long)s->micro, (long long)groups,
 				 (long long)per, per == 1 ? "" : "s");
 			return 1;
@@ -226,7 +231,7 @@ static int shape_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 	} else {
 		int64_t b = p->train.global_batch, dp = s->deg[FX_PG_DP];
 		if (b % (dp * s->micro)) {
-			snprintf(e->why, sizeof e->why, "the global batch of %lld does not split into DP%lld "
+			WHY(e, "the global batch of %lld does not split into DP%lld "
 				 "x %lld micro-batches", (long long)b, (long long)dp, (long long)s->micro);
 			return 1;
 		}
@@ -253,7 +258,7 @@ static int keep_rule(const fx_plan_problem *p, fx_plan_eval *e)
 			stride *= s->deg[j];
 		int lv = span_level(p, 0, (n - 1) * stride);
 		if (lv > (int)w->keep[map[i].k]) {
-			snprintf(e->why, sizeof e->why, "workload.keep_within.%s: %s, but a %s%lld group "
+			WHY(e, "workload.keep_within.%s: %s, but a %s%lld group "
 				 "spans a %s", fx_group_kind_name(map[i].k),
 				 fx_level_name(w->keep[map[i].k]), fx_plan_group_name(map[i].g),
 				 (long long)n, lv == FX_LEVEL_RACK ? "rack" : "system");
@@ -261,7 +266,7 @@ static int keep_rule(const fx_plan_problem *p, fx_plan_eval *e)
 		}
 	}
 	if (e->s.level > w->keep_instance) {
-		snprintf(e->why, sizeof e->why, "workload.keep_within.instance: %s, but an instance of "
+		WHY(e, "workload.keep_within.instance: %s, but an instance of "
 			 "%lld devices needs a %s", fx_level_name(w->keep_instance),
 			 (long long)fx_plan_scheme_devices(s), fx_level_name((fx_level)e->s.level));
 		return 1;
@@ -277,30 +282,37 @@ static int memory_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_plan
 	e->excess = e->mem.total / k->hbm;
 	char a[32], b[32], c1[32], c2[32], c3[32], c4[32];
 	if (p->kind == FX_PLAN_TRAIN)
-		snprintf(e->why, sizeof e->why, "%s > %s per device (weights %s + optimizer %s + "
+		WHY(e, "%s > %s per device (weights %s + optimizer %s + "
 			 "activations %s + reserve %s)", gb(e->mem.total, a), gb(k->hbm, b),
 			 gb(e->mem.weights, c1), gb(e->mem.optimizer, c2), gb(e->mem.activations, c3),
 			 gb(e->mem.reserve, c4));
 	else
-		snprintf(e->why, sizeof e->why, "%s > %s per device (weights %s + KV %s of %lld "
+		WHY(e, "%s > %s per device (weights %s + KV %s of %lld "
 			 "session%s + reserve %s)", gb(e->mem.total, a), gb(k->hbm, b),
 			 gb(e->mem.weights, c1), gb(e->mem.kv, c2), (long long)e->mem.sessions,
 			 e->mem.sessions == 1 ? "" : "s", gb(e->mem.reserve, c3));
 	return 1;
 }
 
-static int power_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e)
+static int power_rule(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e)
 {
 	const fx_power_config *pc = &p->ds->power;
 	e->power = 0;
 	if (!pc->present)
 		return 0;
-	fx_power_parts parts = fx_power_of(pc, &p->ds->fab, e->nodes);
+	fx_power_parts parts = {0};
+	if (p->power_of && e->nodes >= 0 && e->nodes <= p->nnodes) {
+		if (isnan(p->power_of[e->nodes]))
+			p->power_of[e->nodes] = fx_power_of(pc, &p->ds->fab, e->nodes).total;
+		parts.total = p->power_of[e->nodes];
+	} else {
+		parts = fx_power_of(pc, &p->ds->fab, e->nodes);
+	}
 	e->power = parts.total;
 	char a[32], b[32];
 	if (k->power_cap > 0 && parts.total > k->power_cap) {
 		e->excess = parts.total / k->power_cap;
-		snprintf(e->why, sizeof e->why, "%lld node%s draw %s > the %s budget",
+		WHY(e, "%lld node%s draw %s > the %s budget",
 			 (long long)e->nodes, e->nodes == 1 ? "" : "s",
 			 fx_unit_format(parts.total, FX_UNIT_POWER, a, sizeof a),
 			 fx_unit_format(k->power_cap, FX_UNIT_POWER, b, sizeof b));
@@ -312,7 +324,7 @@ static int power_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 	double rack_w = (double)in_rack * p->node_power;
 	if (pc->rack_budget > 0 && rack_w > pc->rack_budget) {
 		e->excess = rack_w / pc->rack_budget;
-		snprintf(e->why, sizeof e->why, "a rack of %lld nodes draws %s > the %s rack budget",
+		WHY(e, "a rack of %lld nodes draws %s > the %s rack budget",
 			 (long long)in_rack, fx_unit_format(rack_w, FX_UNIT_POWER, a, sizeof a),
 			 fx_unit_format(pc->rack_budget, FX_UNIT_POWER, b, sizeof b));
 		return 1;
@@ -321,7 +333,7 @@ static int power_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 	 * available (power.liquid: false) */
 	if (!pc->liquid && pc->air_limit > 0 && rack_w > pc->air_limit) {
 		e->excess = rack_w / pc->air_limit;
-		snprintf(e->why, sizeof e->why, "a rack of %lld nodes draws %s, over the %s air limit, "
+		WHY(e, "a rack of %lld nodes draws %s, over the %s air limit, "
 			 "and liquid cooling is not available", (long long)in_rack,
 			 fx_unit_format(rack_w, FX_UNIT_POWER, a, sizeof a),
 			 fx_unit_format(pc->air_limit, FX_UNIT_POWER, b, sizeof b));
@@ -393,14 +405,19 @@ static void decode_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 	x.ep = p->model->concurrent ? p->model->concurrent(p, s) : 1;
 	x.steps = p->steps;
 	double sum = 0, first = 0;
-	for (int64_t st = 0; st < p->steps; st++) {
-		fx_plan_local l;
-		p->model->local(p, k, s, fx_add_sat(k->context, st), &l);
-		if (st == 0) {
-			e->local = l;
-			first = l.time;
+	if (p->model->local_steps) {
+		p->model->local_steps(p, k, s, k->context, p->steps, &e->local, &sum);
+		first = e->local.time;
+	} else {
+		for (int64_t st = 0; st < p->steps; st++) {
+			fx_plan_local l;
+			p->model->local(p, k, s, fx_add_sat(k->context, st), &l);
+			if (st == 0) {
+				e->local = l;
+				first = l.time;
+			}
+			sum += l.time;
 		}
-		sum += l.time;
 	}
 	double mean_local = p->steps > 0 ? sum / (double)p->steps : first;
 	if (q <= 1) {
@@ -516,7 +533,7 @@ static int deadline_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_pl
 	if (p->kind == FX_PLAN_TRAIN) {
 		e->excess = k->deadline > 0 ? e->step / k->deadline : 1;
 		if (k->deadline > 0 && e->step > k->deadline) {
-			snprintf(e->why, sizeof e->why, "a step takes %s%s > the %s deadline",
+			WHY(e, "a step takes %s%s > the %s deadline",
 				 bound ? "at least " : "", tshow(e->step, a), tshow(k->deadline, b));
 			return 1;
 		}
@@ -526,7 +543,7 @@ static int deadline_rule(const fx_plan_problem *p, const fx_plan_knobs *k, fx_pl
 	if (!(k->deadline > 0) || e->on_time >= need)
 		return 0;
 	e->excess = e->session / k->deadline + (double)(need - e->on_time);
-	snprintf(e->why, sizeof e->why, "%lld of %lld session%s by %s (%s%s each), %lld needed",
+	WHY(e, "%lld of %lld session%s by %s (%s%s each), %lld needed",
 		 (long long)e->on_time, (long long)k->sessions, k->sessions == 1 ? "" : "s",
 		 tshow(k->deadline, a), bound ? "at least " : "", tshow(e->session, b),
 		 (long long)need);
@@ -542,10 +559,10 @@ static int structure(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e
 	int lv = fx_plan_min_level(p, D);
 	if (lv < 0 || s->instances > fx_plan_fit(p, lv, D)) {
 		if (lv < 0)
-			snprintf(e->why, sizeof e->why, "an instance needs %lld devices; the fabric has "
+			WHY(e, "an instance needs %lld devices; the fabric has "
 				 "%lld", (long long)D, (long long)p->devices);
 		else
-			snprintf(e->why, sizeof e->why, "%lld instances of %lld devices; %lld fit",
+			WHY(e, "%lld instances of %lld devices; %lld fit",
 				 (long long)s->instances, (long long)D, (long long)fx_plan_fit(p, lv, D));
 		e->rule = FX_PR_DEVICES;
 		return 1;
@@ -641,12 +658,12 @@ void fx_plan_evaluate(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *
 					     &e->measured[g], note, sizeof note, d);
 		if (isnan(t)) {
 			e->rule = FX_PR_COMM;
-			snprintf(e->why, sizeof e->why, "internal error routing %s", tr.pattern);
+			WHY(e, "internal error routing %s", tr.pattern);
 			return;
 		}
 		if (t < 0) {
 			e->rule = FX_PR_COMM;
-			snprintf(e->why, sizeof e->why, "%s", note);
+			WHY(e, "%s", note);
 			return;
 		}
 		/* a chain over q stages: each stage hands on once */

@@ -192,7 +192,8 @@ static void one_flip(fx_plan_problem *p, const fx_plan_scheme *s0, fx_plan_knob 
 		snprintf(f->to, sizeof f->to, "no feasible scheme");
 }
 
-size_t fx_plan_flips(fx_plan_problem *p, const fx_plan_result *r, fx_plan_flip **out, fx_diag *d)
+size_t fx_plan_flip_tasks(fx_plan_problem *p, const fx_plan_result *r, fx_plan_flip **out,
+			  fx_diag *d)
 {
 	*out = NULL;
 	if (r->best < 0)
@@ -211,15 +212,65 @@ size_t fx_plan_flips(fx_plan_problem *p, const fx_plan_result *r, fx_plan_flip *
 			if (dir < 0 && integral((fx_plan_knob)kn) &&
 			    knob_get(&p->knobs, (fx_plan_knob)kn) <= 1)
 				continue;
-			one_flip(p, &best.s, (fx_plan_knob)kn, dir, &f[n], d);
-			if (d->status == FX_EXIT_INTERNAL) {
-				free(f);
-				return 0;
-			}
+			f[n].knob = (fx_plan_knob)kn;
+			f[n].dir = dir;
 			n++;
 		}
 	}
 	*out = f;
+	return n;
+}
+
+int fx_plan_flip_run(fx_plan_problem *p, const fx_plan_result *r, fx_plan_flip *f, fx_diag *d)
+{
+	fx_plan_scheme s0;
+	if (r->best < 0 || fx_plan_scheme_at(p, r, (uint64_t)r->best, &s0))
+		return fx_diag_internal(d, "plan: a flip threshold without a choice");
+	fx_plan_knob kn = f->knob;
+	int dir = f->dir;
+	one_flip(p, &s0, kn, dir, f, d);
+	return d->status == FX_EXIT_INTERNAL ? -1 : 0;
+}
+
+int fx_plan_flip_line(const fx_plan_flip *f, size_t i, FILE *out)
+{
+	return fprintf(out, "F %zu %d %d %d %d %a %a %a %a %d\t%s\n", i, (int)f->knob, f->dir,
+		       f->found, f->none_feasible, f->at, f->from, f->limit, f->obj_at, f->probes,
+		       f->to) < 0 ? -1 : 0;
+}
+
+int fx_plan_flip_take(fx_plan_flip *v, size_t n, const char *line)
+{
+	size_t i;
+	int knob, dir, found, none, probes, used = 0;
+	double at, from, limit, obj;
+	if (sscanf(line, "F %zu %d %d %d %d %la %la %la %la %d%n", &i, &knob, &dir, &found, &none, &at,
+		   &from, &limit, &obj, &probes, &used) != 10 || i >= n || knob < 0 || knob >= FX_PK_N)
+		return -1;
+	fx_plan_flip *f = &v[i];
+	f->knob = (fx_plan_knob)knob;
+	f->dir = dir;
+	f->found = found;
+	f->none_feasible = none;
+	f->at = at;
+	f->from = from;
+	f->limit = limit;
+	f->obj_at = obj;
+	f->probes = probes;
+	const char *tab = strchr(line + used, '\t');
+	snprintf(f->to, sizeof f->to, "%s", tab ? tab + 1 : "");
+	return 0;
+}
+
+size_t fx_plan_flips(fx_plan_problem *p, const fx_plan_result *r, fx_plan_flip **out, fx_diag *d)
+{
+	size_t n = fx_plan_flip_tasks(p, r, out, d);
+	for (size_t i = 0; i < n; i++)
+		if (fx_plan_flip_run(p, r, &(*out)[i], d)) {
+			free(*out);
+			*out = NULL;
+			return 0;
+		}
 	return n;
 }
 

@@ -171,10 +171,53 @@ static void local(const fx_plan_problem *p, const fx_plan_knobs *k, const fx_pla
 		out->binds = out->weights_s >= out->kv_s ? "HBM: weights" : "HBM: KV";
 }
 
+/* Both of a step's terms grow linearly with the context (the KV read and
+ * the attention FLOPs): from the first and last steps, every step's
+ * terms, and the sum of their maximum (Eq. 6-2) in closed form. */
+static void local_steps(const fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_scheme *s,
+			int64_t ctx, int64_t steps, fx_plan_local *first, double *sum)
+{
+	local(p, k, s, ctx, first);
+	if (steps <= 1) {
+		*sum = steps == 1 ? first->time : 0;
+		return;
+	}
+	fx_plan_local last;
+	local(p, k, s, fx_add_sat(ctx, steps - 1), &last);
+	double n = (double)steps;
+	double v0 = first->weights_s + first->kv_s, v1 = last.weights_s + last.kv_s;
+	double f0 = first->compute_s, f1 = last.compute_s;
+	double dv = (v1 - v0) / (n - 1), df = (f1 - f0) / (n - 1);
+	/* sum of max(v, f) = sum of v + sum of the positive part of g = f - v */
+	double total = n * v0 + dv * n * (n - 1) / 2;
+	double g0 = f0 - v0, dg = df - dv;
+	double ja = 0, jb = n - 1;
+	if (dg == 0) {
+		if (!(g0 > 0))
+			ja = n;  /* empty */
+	} else {
+		double r = -g0 / dg;
+		if (dg > 0)
+			ja = r >= 0 ? floor(r) + 1 : 0;
+		else
+			jb = r > 0 ? ceil(r) - 1 : -1;
+		if (ja < 0)
+			ja = 0;
+		if (jb > n - 1)
+			jb = n - 1;
+	}
+	if (jb >= ja) {
+		double cnt = jb - ja + 1;
+		total += cnt * g0 + dg * (ja + jb) * cnt / 2;
+	}
+	*sum = total;
+}
+
 const fx_plan_model fx_plan_model_decode = {
 	.name = "batch-1 decode: placement/model.h (the chapter \"Supernodes\", Eq. 6-2, 6-4, 6-5)",
 	.memory = memory,
 	.traffic = traffic,
 	.local = local,
+	.local_steps = local_steps,
 	.concurrent = concurrent,
 };

@@ -146,6 +146,12 @@ typedef struct fx_plan_model {
 	 * pipeline stage when pp > 1 (the whole model's when 1). */
 	void (*local)(const struct fx_plan_problem *p, const fx_plan_knobs *k,
 		      const fx_plan_scheme *s, int64_t ctx, fx_plan_local *out);
+	/* The first of `steps` steps from context ctx, and the sum of their
+	 * local times, at once (decode's terms are linear in the context, so
+	 * two ends give the sum).  NULL: local() step by step. */
+	void (*local_steps)(const struct fx_plan_problem *p, const fx_plan_knobs *k,
+			    const fx_plan_scheme *s, int64_t ctx, int64_t steps, fx_plan_local *first,
+			    double *sum);
 	/* Sessions (decode) one instance runs at once, besides the pipeline's
 	 * micro-batches: EP groups serve their own sessions (attention
 	 * data-parallel, §6.3.1).  NULL: one. */
@@ -177,6 +183,8 @@ const char *fx_plan_rule_name(fx_plan_rule r);
 typedef struct fx_plan_eval {
 	fx_plan_scheme s;
 	fx_plan_rule rule;        /* FX_PR_NONE: feasible */
+	int want_why;             /* set by the caller: fill why (reports; the search
+				   * leaves it, text costs more than the decision) */
 	char why[384];            /* the rule's arithmetic */
 	double excess;            /* how far over its rule: needed over available (>= 1) */
 	fx_plan_memory mem;
@@ -226,9 +234,13 @@ typedef struct fx_plan_problem {
 	int bill_devices;         /* bill devices used, not whole nodes */
 	uint64_t limit;           /* schemes at most (exit 4 past it) */
 	int exhaustive;           /* evaluate every scheme, no pruning by bound */
+	int csv_rows;             /* lines carry each full evaluation's CSV row (set on
+				   * every MPI rank when rank 0 writes --csv) */
 	/* the fabric as the planner sees it */
 	int64_t devices, per_node, per_rack, nnodes, nracks;
 	double node_power;        /* W, 0: no power model */
+	double *power_of;         /* [nnodes + 1]: the build's power with n nodes used
+				   * (fx_power_of walks every vertex: kept), NaN until asked */
 	struct fx_plan_cache *cache;
 } fx_plan_problem;
 
@@ -254,6 +266,8 @@ typedef struct fx_plan_counts {
 	uint64_t routed;          /* distinct collectives routed */
 	uint64_t cache_hits;
 	double wall_s;
+	double cpu_s;             /* CPU seconds of the search, worker processes' included */
+	double route_s;           /* of them, routing collectives (this process) */
 } fx_plan_counts;
 
 /* One scheme's outcome, as kept: its index in the space, its rule and its
@@ -298,6 +312,7 @@ typedef struct fx_plan_result {
 	/* the search's own */
 	size_t *rec_of;           /* hash: idx -> rec position + 1 */
 	size_t caphash;
+	size_t hint;              /* the family last looked up (a cache) */
 } fx_plan_result;
 
 /* Runs evaluations somewhere else (worker processes, MPI ranks): calls
@@ -336,6 +351,20 @@ int fx_plan_eval_lines(fx_plan_problem *p, const fx_plan_knobs *k, int full,
  * idx[0..n) need, so workers forked afterwards inherit them.  0 or -1. */
 int fx_plan_prewarm(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_result *r,
 		    const uint64_t *idx, size_t n, fx_diag *d);
+/* The collectives the schemes idx[0..n) need that the cache lacks, one
+ * (scheme index, group kind) per distinct shape, into *out (malloc'd);
+ * returns how many.  Workers route them (fx_plan_route_lines) and the
+ * cache takes their lines (fx_plan_take_route_line): routing, most of a
+ * search's cost, spreads over the workers too. */
+typedef struct fx_plan_need {
+	uint64_t idx;
+	int group;
+} fx_plan_need;
+size_t fx_plan_needs(fx_plan_problem *p, const fx_plan_result *r, const uint64_t *idx, size_t n,
+		     fx_plan_need **out);
+int fx_plan_route_lines(fx_plan_problem *p, const fx_plan_result *r, const fx_plan_need *v,
+			size_t n, size_t w, size_t stride, FILE *f, fx_diag *d);
+int fx_plan_take_route_line(fx_plan_problem *p, const char *line);
 /* Takes one line back into r.  0, or -1 when it is not such a line. */
 int fx_plan_take_line(fx_plan_result *r, const char *line);
 /* The kept record of scheme i, or NULL. */
@@ -385,6 +414,15 @@ typedef struct fx_plan_flip {
  * by a geometric scan then bisection on the model.  *out malloc'd. */
 size_t fx_plan_flips(fx_plan_problem *p, const fx_plan_result *r, fx_plan_flip **out,
 		     fx_diag *d);
+/* The same in parts, for running them elsewhere: the (input, direction)
+ * tasks (*out malloc'd, knob and dir set), one task run (a search per
+ * probe, independent of the others), and a task's outcome as a line and
+ * back. */
+size_t fx_plan_flip_tasks(fx_plan_problem *p, const fx_plan_result *r, fx_plan_flip **out,
+			  fx_diag *d);
+int fx_plan_flip_run(fx_plan_problem *p, const fx_plan_result *r, fx_plan_flip *f, fx_diag *d);
+int fx_plan_flip_line(const fx_plan_flip *f, size_t i, FILE *out);
+int fx_plan_flip_take(fx_plan_flip *v, size_t n, const char *line);
 
 /* The chapter's sensitivity rows (§6.7.3): the chosen scheme's step with
  * every link's bandwidth doubled and with the per-round overhead halved,

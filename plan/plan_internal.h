@@ -21,8 +21,17 @@ void fx_plan_cache_free(fx_plan_cache *c);
 double fx_plan_comm_time(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_scheme *s,
 			 fx_plan_group g, const char *pattern, double bytes, int *measured,
 			 char *note, size_t len, fx_diag *d);
-/* Distinct collectives routed, and lookups answered from the cache. */
-void fx_plan_cache_stats(const fx_plan_cache *c, uint64_t *routed, uint64_t *hits);
+/* Whether group g of scheme s needs a collective the cache lacks (its key
+ * as text into key); one
+ * routed (here) as a line; a line taken into the cache. */
+int fx_plan_comm_missing(fx_plan_problem *p, const fx_plan_scheme *s, fx_plan_group g,
+			 char *key, size_t len);
+int fx_plan_comm_line(fx_plan_problem *p, const fx_plan_scheme *s, fx_plan_group g, FILE *f,
+		      fx_diag *d);
+int fx_plan_comm_take(fx_plan_problem *p, const char *line);
+/* Distinct collectives routed, lookups answered from the cache, and the
+ * CPU seconds routing took. */
+void fx_plan_cache_stats(const fx_plan_cache *c, uint64_t *routed, uint64_t *hits, double *route_s);
 
 /* ---- packing (plan/eval.c) ---- */
 /* Domain size (devices) of a level, and how many such domains. */

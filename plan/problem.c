@@ -467,6 +467,9 @@ int fx_plan_problem_init(fx_plan_problem *p, const fx_design *ds, fx_diag *d)
 	if (rc)
 		return -1;
 	p->cache = fx_plan_cache_new();
+	p->power_of = fx_xmalloc((size_t)(p->nnodes + 1) * sizeof *p->power_of);
+	for (int64_t i = 0; i <= p->nnodes; i++)
+		p->power_of[i] = NAN;
 	return 0;
 }
 
@@ -483,4 +486,6 @@ void fx_plan_problem_release(fx_plan_problem *p)
 {
 	fx_plan_cache_free(p->cache);
 	p->cache = NULL;
+	free(p->power_of);
+	p->power_of = NULL;
 }

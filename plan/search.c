@@ -32,11 +32,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "../core/table.h"
 #include "../core/xalloc.h"
 #include "plan_internal.h"
+
+/* CPU seconds so far, this process's and its waited-for children's. */
+static double cpu_now(void)
+{
+	struct rusage a, b;
+	getrusage(RUSAGE_SELF, &a);
+	getrusage(RUSAGE_CHILDREN, &b);
+	return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) +
+	       (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec +
+			b.ru_stime.tv_usec) * 1e-6;
+}
 
 static double now(void)
 {
@@ -130,6 +142,13 @@ static void build_families(fx_plan_problem *p, fx_plan_result *r)
 
 static size_t family_of(const fx_plan_result *r, uint64_t i)
 {
+	/* schemes are mostly asked in order: the last family first */
+	size_t *hint = (size_t *)&r->hint;
+	if (*hint < r->nfam && r->fam[*hint].first <= i && i - r->fam[*hint].first < r->fam[*hint].count)
+		return *hint;
+	if (*hint + 1 < r->nfam && r->fam[*hint + 1].first <= i &&
+	    i - r->fam[*hint + 1].first < r->fam[*hint + 1].count)
+		return ++*hint;
 	size_t lo = 0, hi = r->nfam;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
@@ -138,6 +157,7 @@ static size_t family_of(const fx_plan_result *r, uint64_t i)
 		else
 			hi = mid;
 	}
+	*hint = lo;
 	return lo;
 }
 
@@ -327,12 +347,14 @@ int fx_plan_eval_lines(fx_plan_problem *p, const fx_plan_knobs *k, int full,
 			fx_plan_bound(p, k, &e);
 		if (d->nerr > nerr && d->status == FX_EXIT_INTERNAL)
 			return -1;
-		fprintf(f, "%c %llu %d %d %.17g", full ? 'B' : 'A', (unsigned long long)idx[j],
+		/* hexadecimal floating point: exact, and far cheaper to write and
+		 * read than 17 decimal digits (it is most of a worker's cost) */
+		fprintf(f, "%c %llu %d %d %a", full ? 'B' : 'A', (unsigned long long)idx[j],
 			(int)e.rule, e.devices > 0 ? (int)(e.devices > 2147483647 ? 2147483647 : e.devices)
 						   : 0, e.excess);
 		for (int o = 0; o < FX_PO_N; o++)
-			fprintf(f, " %.17g", e.obj[o]);
-		if (full) {
+			fprintf(f, " %a", e.obj[o]);
+		if (full && p->csv_rows) {
 			fputc('\t', f);
 			csv_row(f, p, idx[j], &e);
 		}
@@ -366,6 +388,106 @@ int fx_plan_prewarm(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_re
 	return 0;
 }
 
+/* One scheme's outcome kept: a bound (full 0) or a full evaluation. */
+static void take(fx_plan_result *r, int full, uint64_t i, int rule, double excess,
+		 const double *obj)
+{
+	fx_plan_rec *e = rec_get(r, i);
+	e->rule = (uint8_t)rule;
+	e->full = (uint8_t)full;
+	memcpy(e->obj, obj, sizeof e->obj);
+	const fx_plan_problem *p = r->p;
+	if (!full) {
+		r->counts.bounded++;
+		if (rule != FX_PR_NONE) {
+			r->counts.excluded[rule]++;
+			family_take(r, i, rule, excess);
+		}
+		return;
+	}
+	r->counts.evaluated++;
+	if (rule != FX_PR_NONE)
+		r->counts.excluded[rule]++;
+	else
+		r->counts.feasible++;
+	family_take(r, i, rule, rule == FX_PR_NONE ? obj[p->obj[0]] : excess);
+}
+
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+size_t fx_plan_needs(fx_plan_problem *p, const fx_plan_result *r, const uint64_t *idx, size_t n,
+		     fx_plan_need **out)
+{
+	fx_plan_need *v = NULL;
+	size_t nv = 0, cap = 0;
+	/* distinct among themselves: a shape met twice is asked once */
+	size_t hcap = 1024, hn = 0;
+	char **keys = fx_xcalloc(hcap, sizeof *keys);
+	for (size_t j = 0; j < n; j++) {
+		fx_plan_scheme s;
+		if (fx_plan_scheme_at(p, r, idx[j], &s))
+			continue;
+		for (int g = 0; g < FX_PG_N; g++) {
+			char key[128];
+			if (!fx_plan_comm_missing(p, &s, (fx_plan_group)g, key, sizeof key))
+				continue;
+			size_t h = text_hash(key) & (hcap - 1);
+			while (keys[h] && strcmp(keys[h], key))
+				h = (h + 1) & (hcap - 1);
+			if (keys[h])
+				continue;
+			keys[h] = fx_xstrdup(key);
+			if (2 * ++hn > hcap) {
+				char **old = keys;
+				size_t oc = hcap;
+				hcap *= 2;
+				keys = fx_xcalloc(hcap, sizeof *keys);
+				for (size_t i = 0; i < oc; i++) {
+					if (!old[i])
+						continue;
+					size_t k2 = text_hash(old[i]) & (hcap - 1);
+					while (keys[k2])
+						k2 = (k2 + 1) & (hcap - 1);
+					keys[k2] = old[i];
+				}
+				free(old);
+			}
+			v = fx_xgrow(v, &cap, nv + 1, sizeof *v);
+			v[nv++] = (fx_plan_need){idx[j], g};
+		}
+	}
+	for (size_t i = 0; i < hcap; i++)
+		free(keys[i]);
+	free(keys);
+	*out = v;
+	return nv;
+}
+
+int fx_plan_route_lines(fx_plan_problem *p, const fx_plan_result *r, const fx_plan_need *v,
+			size_t n, size_t w, size_t stride, FILE *f, fx_diag *d)
+{
+	for (size_t j = w; j < n; j += stride) {
+		fx_plan_scheme s;
+		if (fx_plan_scheme_at(p, r, v[j].idx, &s))
+			return fx_diag_internal(d, "plan: scheme %llu is not in the space",
+						(unsigned long long)v[j].idx);
+		if (fx_plan_comm_line(p, &s, (fx_plan_group)v[j].group, f, d))
+			return -1;
+	}
+	return 0;
+}
+
+int fx_plan_take_route_line(fx_plan_problem *p, const char *line)
+{
+	return fx_plan_comm_take(p, line);
+}
+
 /* Parses "A|B idx rule devices excess o0 .. o4[\tcsv]". */
 int fx_plan_take_line(fx_plan_result *r, const char *line)
 {
@@ -385,26 +507,8 @@ int fx_plan_take_line(fx_plan_result *r, const char *line)
 			return -1;
 		s = end;
 	}
-	fx_plan_rec *e = rec_get(r, i);
-	e->rule = (uint8_t)rule;
-	e->full = kind == 'B';
-	memcpy(e->obj, obj, sizeof obj);
-	const fx_plan_problem *p = r->p;
-	if (kind == 'A') {
-		r->counts.bounded++;
-		if (rule != FX_PR_NONE) {
-			r->counts.excluded[rule]++;
-			family_take(r, i, rule, excess);
-		}
-		return 0;
-	}
-	r->counts.evaluated++;
-	if (rule != FX_PR_NONE)
-		r->counts.excluded[rule]++;
-	else
-		r->counts.feasible++;
-	family_take(r, i, rule, rule == FX_PR_NONE ? obj[p->obj[0]] : excess);
-	if (r->csv && *s == '\t')
+	take(r, kind == 'B', i, rule, excess, obj);
+	if (kind == 'B' && r->csv && *s == '\t')
 		fprintf(r->csv, "%s\n", s + 1);
 	return 0;
 }
@@ -418,19 +522,28 @@ static int run_batch(fx_plan_problem *p, const fx_plan_knobs *k, int full, const
 		return 0;
 	if (ex && ex->batch)
 		return ex->batch(ex->ctx, p, k, full, r, idx, n, d);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		fx_xalloc_failed();
-	int rc = fx_plan_eval_lines(p, k, full, r, idx, n, 0, 1, f, d);
-	fclose(f);
-	char *save = NULL;
-	for (char *ln = strtok_r(buf, "\n", &save); ln && rc == 0; ln = strtok_r(NULL, "\n", &save))
-		if (fx_plan_take_line(r, ln))
-			rc = fx_diag_internal(d, "plan: a line it cannot read back: %.60s", ln);
-	free(buf);
-	return rc;
+	/* here: the values a line would carry, without the text (a line's
+	 * hexadecimal floats read back exactly, so the two ways agree) */
+	for (size_t j = 0; j < n; j++) {
+		fx_plan_eval e;
+		memset(&e, 0, sizeof e);
+		if (fx_plan_scheme_at(p, r, idx[j], &e.s))
+			return fx_diag_internal(d, "plan: scheme %llu is not in the space",
+						(unsigned long long)idx[j]);
+		int nerr = d->nerr;
+		if (full)
+			fx_plan_evaluate(p, k, &e, d);
+		else
+			fx_plan_bound(p, k, &e);
+		if (d->nerr > nerr && d->status == FX_EXIT_INTERNAL)
+			return -1;
+		take(r, full, idx[j], (int)e.rule, e.excess, e.obj);
+		if (full && r->csv) {
+			csv_row(r->csv, p, idx[j], &e);
+			fputc('\n', r->csv);
+		}
+	}
+	return 0;
 }
 
 /* ---- the search ---- */
@@ -506,14 +619,16 @@ int fx_plan_search(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_exe
 	out->csv = csv;
 	out->best = -1;
 	out->best_obj = NAN;
-	double t0 = now();
+	double t0 = now(), c0 = cpu_now();
 	build_families(p, out);
 	uint64_t gen = out->counts.generated;
 	uint64_t lim = p->limit && gen > p->limit ? p->limit : gen;
 	out->counts.considered = lim;
 	out->limited = lim < gen;
-	if (csv)
+	if (csv) {
 		csv_header(csv, p);
+		p->csv_rows = 1;
+	}
 	int idle = idle_applies(p);
 	/* 1-2: family rules, idle instances, then bounds */
 	uint64_t *todo = NULL;
@@ -563,8 +678,12 @@ int fx_plan_search(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_exe
 	free(todo);
 	sort_obj = o;
 	qsort(c, nc, sizeof *c, cand_cmp);
-	size_t width = exec && exec->batch ? 512 : 1;
-	uint64_t *batch = fx_xmalloc((width + 1) * sizeof *batch);
+	/* elsewhere, batches worth a fork: 512 schemes, doubling each round
+	 * (a pruned search stops early; an exhaustive one goes out whole) */
+	size_t width = exec && exec->batch ? (p->exhaustive ? nc : 512) : 1;
+	if (width < 1)
+		width = 1;
+	uint64_t *batch = fx_xmalloc((nc + 1) * sizeof *batch);
 	size_t pos = 0;
 	/* evaluated feasible schemes' objectives, for the front's pruning */
 	double *fv = NULL;
@@ -597,6 +716,8 @@ int fx_plan_search(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_exe
 			batch[n++] = c[pos++].idx;
 		}
 		rc = run_batch(p, k, 1, exec, out, batch, n, d);
+		if (exec && exec->batch && width < nc)
+			width *= 2;
 		for (size_t j = 0; j < n && rc == 0; j++) {
 			const fx_plan_rec *e = fx_plan_rec_find(out, batch[j]);
 			if (!e || !e->full || e->rule != FX_PR_NONE)
@@ -632,8 +753,10 @@ int fx_plan_search(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_exe
 		}
 	}
 	/* among exact equals the earliest, as the sort put it */
-	fx_plan_cache_stats(p->cache, &out->counts.routed, &out->counts.cache_hits);
+	fx_plan_cache_stats(p->cache, &out->counts.routed, &out->counts.cache_hits,
+			    &out->counts.route_s);
 	out->counts.wall_s = now() - t0;
+	out->counts.cpu_s = cpu_now() - c0;
 	out->complete = !out->limited && rc == 0;
 	if (out->best >= 0)
 		snprintf(out->status, sizeof out->status, "%s", out->limited ? "best found (plan.limit "

@@ -65,6 +65,7 @@ static const fx_plan_family *family(const planned *x, int64_t tp, int64_t cp, in
 static void eval_idx(planned *x, int64_t idx, fx_plan_eval *e)
 {
 	memset(e, 0, sizeof *e);
+	e->want_why = 1;
 	ck_assert(idx >= 0);
 	ck_assert_int_eq(fx_plan_scheme_at(&x->p, &x->r, (uint64_t)idx, &e->s), 0);
 	fx_plan_evaluate(&x->p, NULL, e, &x->d);
