@@ -359,7 +359,7 @@ static int skipped(fx_cli *c, int skip[NSECTIONS])
 				skip[k] = 1;
 			else
 				rc = fx_diag_error(&c->d, NULL, "--skip: unknown section '%s' (expected: fabric, "
-						   "collectives, loads, power, placement, failures, "
+						   "collectives, loads, power, placement, plan, failures, "
 						   "diagrams)", w);
 		}
 		free(list);
