@@ -5,11 +5,13 @@
 #   make check      install missing packages, build, run every test
 #   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
 #   make valgrind-check  the CLI tests with every run under valgrind (CI runs it)
+#   make peer-check the peer tools against fabricx where installed (tests/peer/; CI runs it)
 #   make bench      the benchmarks in bench/
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
-#   make fuzz-dict  regenerate fuzz/spec.dict from the sources (fuzz/gen-spec-dict.sh)
+#   make fuzz-dict  regenerate fuzz/spec.dict from the sources and fuzz/args.dict from
+#                   every command's --help (fuzz/gen-spec-dict.sh, fuzz/gen-args-dict.sh)
 #   make install    PREFIX=/usr/local DESTDIR=: binary, libraries (libfabricx.so.0), headers,
 #                   fabricx.pc, man page, bash completion; make uninstall
 #   make example    docs/example.c against the library (installed: EXAMPLE_PC)
@@ -40,7 +42,7 @@ PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk 
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c plan/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c plan/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -52,7 +54,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
-.PHONY: FORCE all deps run check unit cli-test san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
+.PHONY: FORCE all deps run check unit cli-test peer-check san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
 	install uninstall example
 
 # The shared library's ABI version.  Its soname, libfabricx.so.$(SO_MAJOR),
@@ -154,6 +156,13 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/fail.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/plan.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/interop.sh
+
+# The peers themselves (tests/peer/*.sh): each runs where its peer is
+# installed and says "skipped" where it is not; PEER_REQUIRED=1 (CI) makes
+# a missing peer a failure.
+peer-check: all
+	@for t in tests/peer/*.sh; do FABRICX=$(abspath $(BIN)) sh "$$t" || exit 1; done
 
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 WERROR=-Werror \
@@ -169,7 +178,7 @@ valgrind-check:
 # ---- fuzzing (docs/reliability.md) ----
 # Two targets: spec (fuzz/fuzz_spec.c: the loader, --set, every spec family)
 # and args (fuzz/fuzz_args.c: the command line of metrics, collective and
-# power).  fuzz/corpus[-args]: seeds plus what the fuzzer kept;
+# power), and import (fuzz/fuzz_import.c: the peers' files).  fuzz/corpus[-args]: seeds plus what the fuzzer kept;
 # fuzz/regress[-args]: every input that once crashed or hung.
 FUZZ_TIME   ?= 600
 FUZZ_TARGET ?= spec
@@ -178,20 +187,24 @@ FUZZ_DIRS    = fuzz/corpus$(call FUZZ_SUFFIX,$(1)) fuzz/regress$(call FUZZ_SUFFI
 
 # the spec target uses the library alone (fx_design_load), the args target
 # drives the commands, so it links the CLI's objects too
-FUZZ_CLI     = $(if $(filter spec,$(1)),,$(CLI_LIB_OBJ:$(BUILD)/%=$(2)/%))
+FUZZ_CLI     = $(if $(filter spec import,$(1)),,$(CLI_LIB_OBJ:$(BUILD)/%=$(2)/%))
 
 $(BUILD)/fuzz/replay-spec: $(BUILD)/fuzz/fuzz_spec.o $(BUILD)/fuzz/replay.o $(BUILD)/libfabricx.a
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/fuzz/replay-import: $(BUILD)/fuzz/fuzz_import.o $(BUILD)/fuzz/replay.o $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
 $(BUILD)/fuzz/replay-args: $(BUILD)/fuzz/fuzz_args.o $(BUILD)/fuzz/replay.o $(CLI_LIB_OBJ) $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
 
 # fuzz/spec.dict from the sources' keys, units and docs/output.md's fields
-fuzz-dict:
+fuzz-dict: $(BIN)
 	sh fuzz/gen-spec-dict.sh > fuzz/spec.dict.tmp && mv fuzz/spec.dict.tmp fuzz/spec.dict
+	sh fuzz/gen-args-dict.sh ./$(BIN) > fuzz/args.dict.tmp && mv fuzz/args.dict.tmp fuzz/args.dict
 
-fuzz-replay: $(BUILD)/fuzz/replay-spec $(BUILD)/fuzz/replay-args
+fuzz-replay: $(BUILD)/fuzz/replay-spec $(BUILD)/fuzz/replay-args $(BUILD)/fuzz/replay-import
 	$(BUILD)/fuzz/replay-spec $(call FUZZ_DIRS,spec)
 	$(BUILD)/fuzz/replay-args $(call FUZZ_DIRS,args)
+	$(BUILD)/fuzz/replay-import $(call FUZZ_DIRS,import)
 
 # libFuzzer needs clang and its runtime (Debian: clang, libclang-rt-14-dev).
 fuzz-deps:
@@ -233,7 +246,7 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 # the library's headers: every module a program may use, with their folder
 # layout kept so their relative includes hold, under include/fabricx/
 PUB_HDR := fabricx.h $(wildcard core/*.h spec/*.h fabric/*.h routing/*.h power/*.h solver/*.h \
-	placement/*.h render/*.h access/*.h plot/*.h design/*.h)
+	placement/*.h render/*.h access/*.h plot/*.h design/*.h) interop/interop.h
 INSTALLED = $(BINDIR)/fabricx $(LIBDIR)/libfabricx.a $(LIBDIR)/libfabricx.so \
 	$(LIBDIR)/$(SO_NAME) $(LIBDIR)/$(SO_FILE) \
 	$(LIBDIR)/pkgconfig/fabricx.pc $(MANDIR)/fabricx.1 $(BASHCOMPDIR)/fabricx \

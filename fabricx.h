@@ -7,6 +7,7 @@
  *   fx_coll_run()      link loads and time of a collective
  *   fx_power_*()       what a power budget buys (power/power.h)
  *   fx_place_*()       where a workload's groups go (placement/placement.h)
+ *   fx_export()        the fabric in a peer tool's format (interop/interop.h)
  *
  * Errors are reported through an fx_diag (core/diag.h), which collects
  * them and keeps the exit status; functions return 0 or -1.  See
@@ -19,6 +20,7 @@
 #include "core/units.h"
 #include "design/design.h"
 #include "fabric/fabric.h"
+#include "interop/interop.h"
 #include "placement/placement.h"
 #include "power/power.h"
 #include "routing/routing.h"

@@ -196,5 +196,7 @@ int fx_cmd_slice(int argc, char **argv);
 int fx_cmd_reconfigure(int argc, char **argv);
 int fx_cmd_failures(int argc, char **argv);
 int fx_cmd_merge(int argc, char **argv);
+int fx_cmd_export(int argc, char **argv);
+int fx_cmd_import(int argc, char **argv);
 
 #endif

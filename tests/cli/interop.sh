@@ -1,0 +1,165 @@
+#!/bin/sh
+# export and import (issue #33): the peers' formats written and read back.
+#   - round trips: export -> import gives the same counts, hop histogram,
+#     diameter, mean hops and bisection for every shipped and test spec
+#     the graph formats carry, and the same all-to-all time and busiest
+#     link on the switched fabrics (ECMP both ways);
+#   - the simulator formats against hand counts (below, each with its
+#     arithmetic);
+#   - real files of the peers' own repositories (tests/data/README.md);
+#   - refusals and bad files: exit 2 with the reason or FILE:LINE:COL.
+. "$(dirname "$0")/lib.sh"
+
+# metrics projected to what a graph carries
+shape() {
+	"$FABRICX" metrics "$1" --json | jq -c '{devices, switches, cpus, links, diameter_hops,
+		mean_hops, bisection_bandwidth_Bps, bisection_links, hop_histogram}'
+}
+a2a() {
+	"$FABRICX" collective "$1" --pattern all-to-all --size 1MiB --json |
+		jq -c "{b: .max_link_bytes, s: .total_link_bytes}"
+}
+
+for s in specs/hgx-h100.yaml specs/dgx1.yaml specs/cm384.yaml specs/fat-tree-k8.yaml \
+	 specs/tpu-v4-cube.yaml specs/nvl72.yaml specs/dgx-h100-256.yaml specs/switched-64.yaml \
+	 specs/torus-8x8x8.yaml tests/specs/leaf-spine-custom.yaml tests/specs/hgx-custom.yaml \
+	 tests/specs/mesh-32x32.yaml tests/specs/two-on-one-switch.yaml tests/specs/ports-budget.yaml; do
+	b=$(basename "$s" .yaml)
+	ref=$(shape "$s")
+	for f in graphml gml; do
+		expect 0 "export $b $f" -- "$FABRICX" export "$s" --to $f -o "$tmp/$b.$f"
+		expect 0 "import $b $f" -- "$FABRICX" import "$tmp/$b.$f" --from $f -o "$tmp/$b-$f.yaml"
+		got=$(shape "$tmp/$b-$f.yaml")
+		if [ "$got" = "$ref" ]; then ok; else bad "$b round trip through $f: $got != $ref"; fi
+	done
+done
+# switched fabrics route ECMP as custom graphs do: the same loads (not the
+# same times: the per-round overhead is the spec's `collective:`, which a
+# graph file does not carry; nor NVL72's, whose CPUs would relay in a
+# custom graph, which the import says)
+for s in specs/hgx-h100.yaml specs/fat-tree-k8.yaml specs/switched-64.yaml \
+	 tests/specs/leaf-spine-custom.yaml specs/dgx1.yaml; do
+	b=$(basename "$s" .yaml)
+	"$FABRICX" export "$s" --to graphml -o "$tmp/l.graphml" 2>/dev/null >/dev/null
+	"$FABRICX" import "$tmp/l.graphml" --from graphml -o "$tmp/l.yaml" 2>/dev/null >/dev/null
+	ref=$(a2a "$s"); got=$(a2a "$tmp/l.yaml")
+	if [ "$got" = "$ref" ] && [ -n "$ref" ]; then ok; else bad "$b all-to-all after a round trip: $got != $ref"; fi
+done
+
+# a degraded fabric: the file marks what failed, the import leaves it out
+expect 0 "export a failed ring" -- "$FABRICX" export tests/specs/ring-8-failed.yaml --to graphml -o "$tmp/rf.graphml"
+grep -q '<data key="e_failed">true</data>' "$tmp/rf.graphml" && ok || bad "the failed ring link is not marked"
+expect 0 "import a failed ring" -- "$FABRICX" import "$tmp/rf.graphml" --from graphml -o "$tmp/rf.yaml"
+has "1 links the file marks failed" "the import says the failed link is left out"
+got=$("$FABRICX" metrics "$tmp/rf.yaml" --json | jq -c '[.links, .diameter_hops]')
+[ "$got" = "[7,7]" ] && ok || bad "the degraded ring: 7 links and diameter 7 (a chain of 8), got $got"
+
+# SimAI, HGX H100: 8 GPUs, one NVSwitch node (its 4 chips merged), no other
+# switch, 8 links; each GPU's 18 links x 25 GB/s = 450 GB/s = 3,600 Gbit/s
+expect 0 "simai hgx" -- "$FABRICX" export specs/hgx-h100.yaml --to simai -o "$tmp/h.simai"
+[ "$(head -n 2 "$tmp/h.simai" | tr '\n' '|')" = "9 8 1 0 8 H100|8|" ] && ok ||
+	bad "simai header: $(head -n 2 "$tmp/h.simai" | tr '\n' '|')"
+[ "$(sed -n 3p "$tmp/h.simai")" = "0 8 3600Gbps 200ns 0" ] && ok || bad "simai link: $(sed -n 3p "$tmp/h.simai")"
+has "4 switch chips inside the 1 servers are merged" "simai says the chips are merged"
+has "ECN map entry" "simai lists the rates for SimAI's ECN maps"
+# SimAI, CM384: 384 NPUs, 48 servers of 8, 48 NVSwitch nodes (the 7 L1
+# chips of each node), 112 L2 chips; 384 NPU links + 48 x 112 node-L2
+# links = 5,760; an NPU's 14 links x 28 GB/s = 392 GB/s = 3,136 Gbit/s
+expect 0 "simai cm384" -- "$FABRICX" export specs/cm384.yaml --to simai -o "$tmp/c.simai"
+[ "$(head -n 1 "$tmp/c.simai")" = "544 8 48 112 5760 H100" ] && ok || bad "simai cm384 header: $(head -n 1 "$tmp/c.simai")"
+grep -q '^0 384 3136Gbps 200ns 0$' "$tmp/c.simai" && ok || bad "simai cm384 NPU 0's link"
+has "192 CPUs and their links are left out" "simai says the CPUs are left out"
+expect 2 "simai refuses a torus" -- "$FABRICX" export specs/tpu-v4-cube.yaml --to simai
+has "relay traffic" "simai says why a torus is refused"
+expect 2 "simai refuses servers without a switch chip" -- "$FABRICX" export specs/fat-tree-k8.yaml --to simai
+has "needs an NVSwitch per server" "simai says what a fat-tree lacks"
+
+# ns-3, an 8-ring: 8 devices relay, so 8 routers (ids 8-15); 8 device-router
+# links of the device's 2 x 50 GB/s = 800 Gbit/s, and the 8 ring links
+expect 0 "ns3 ring" -- "$FABRICX" export tests/specs/ring-8.yaml --to ns3 -o "$tmp/r.ns3"
+[ "$(head -n 1 "$tmp/r.ns3")" = "16 8 16" ] && ok || bad "ns3 ring header: $(head -n 1 "$tmp/r.ns3")"
+bw=$("$FABRICX" metrics tests/specs/ring-8.yaml --json | jq '.bisection_bandwidth_Bps / 2 * 8 / 1e9')
+grep -q "^0 8 $((2 * ${bw%.*}))Gbps 0ns 0\$" "$tmp/r.ns3" && ok || bad "ns3 device 0's router link ($((2 * ${bw%.*}))Gbps): $(sed -n 3p "$tmp/r.ns3")"
+has "each of the 8 relaying vertices got a router" "ns3 says routers were added"
+
+# ASTRA-sim: CM384 as [Switch 8, Switch 48] at 392 GB/s each (an NPU's 14
+# links x 28 GB/s; across nodes 7 L1 x 16 uplinks x 28 GB/s / 8 NPUs = 392);
+# DGX H100 256 as [Switch 8, Switch 32] at 450 and 225 GB/s (the NVLink
+# Switch System's 2:1 taper, the chapter "Supernodes" §6.5.3 footnote 37)
+expect 0 "astra cm384" -- "$FABRICX" export specs/cm384.yaml --to astra-sim -o "$tmp/c.yml"
+[ "$(tr '\n' '|' <"$tmp/c.yml")" = "topology: [ Switch, Switch ]|npus_count: [ 8, 48 ]|bandwidth: [ 392, 392 ]|latency: [ 200, 200 ]|" ] && ok ||
+	bad "astra cm384: $(tr '\n' '|' <"$tmp/c.yml")"
+expect 0 "astra dgx256" -- "$FABRICX" export specs/dgx-h100-256.yaml --to astra-sim -o "$tmp/d.yml"
+grep -q '^bandwidth: \[ 450, 225 \]$' "$tmp/d.yml" && ok || bad "astra dgx256: $(grep bandwidth "$tmp/d.yml")"
+expect 0 "astra torus" -- "$FABRICX" export specs/tpu-v4-cube.yaml --to astra-sim -o "$tmp/t.yml"
+[ "$(head -n 2 "$tmp/t.yml" | tr '\n' '|')" = "topology: [ Ring, Ring, Ring ]|npus_count: [ 4, 4, 4 ]|" ] && ok || bad "astra torus"
+expect 2 "astra refuses an irregular direct graph" -- "$FABRICX" export specs/dgx1.yaml --to astra-sim
+
+# BookSim: HGX's 4 chips are routers 0-3, each multi-homed GPU a router of
+# its own (4-11) with its node; every channel in both routers' lines
+expect 0 "booksim hgx" -- "$FABRICX" export specs/hgx-h100.yaml --to booksim -o "$tmp/h.anynet"
+[ "$(wc -l <"$tmp/h.anynet")" -eq 12 ] && ok || bad "booksim hgx: 12 routers"
+[ "$(sed -n 5p "$tmp/h.anynet")" = "router 4 node 0 router 0 200 router 1 200 router 2 200 router 3 200" ] && ok ||
+	bad "booksim GPU 0: $(sed -n 5p "$tmp/h.anynet")"
+expect 0 "booksim back" -- "$FABRICX" import "$tmp/h.anynet" --from booksim -o "$tmp/hb.yaml"
+got=$("$FABRICX" metrics "$tmp/hb.yaml" --json | jq -c '[.devices, .switches, .links, .diameter_hops]')
+[ "$got" = "[8,12,40,4]" ] && ok || bad "booksim hgx read back: 8 nodes, 12 routers, 8 + 32 channels, 4 hops: $got"
+
+# the peers' own files (tests/data/README.md names each source)
+expect 0 "booksim's anynet example" -- "$FABRICX" import tests/data/booksim-anynet_file --from booksim -o "$tmp/b.yaml"
+got=$("$FABRICX" metrics "$tmp/b.yaml" --json | jq -c '[.devices, .switches, .links, .diameter_hops]')
+# 9 nodes on 3 routers; router 0-1, 1-2 and 2-0: 9 + 3 links; node 0 to node 6: n-r0-r2-n, 3 hops
+[ "$got" = "[9,3,12,3]" ] && ok || bad "booksim example: $got"
+expect 0 "igraph's GraphML example" -- "$FABRICX" import tests/data/igraph-test.graphml --from graphml -o "$tmp/g.yaml"
+has "6 vertices without a type are devices" "the GraphML import says what it assumed"
+got=$("$FABRICX" metrics "$tmp/g.yaml" --json | jq -c '[.devices, .links]')
+[ "$got" = "[6,7]" ] && ok || bad "igraph GraphML example: $got"
+expect 0 "igraph's GML example" -- "$FABRICX" import tests/data/igraph-weighted.gml --from gml -o "$tmp/w.yaml"
+got=$("$FABRICX" metrics "$tmp/w.yaml" --json | jq -c '[.devices, .links]')
+[ "$got" = "[2,1]" ] && ok || bad "igraph GML example: $got"
+expect 0 "SimAI's rail-optimised example" -- "$FABRICX" import tests/data/simai-Rail_Opti_SingleToR_16g_8gps_200Gbps_H20 --from simai -o "$tmp/s.yaml"
+# 16 GPUs, 2 NVSwitch nodes, 8 ToRs, 8 spines; 96 links; GPU 0 to GPU 9 (the
+# other server, another rail): GPU-ToR-spine-ToR-GPU, 4 hops
+got=$("$FABRICX" metrics "$tmp/s.yaml" --json | jq -c '[.devices, .switches, .links, .diameter_hops, .nodes]')
+[ "$got" = "[16,18,96,4,2]" ] && ok || bad "SimAI example: $got"
+
+# bad input
+expect 2 "no --to" -- "$FABRICX" export specs/hgx-h100.yaml
+has "export needs --to FORMAT" "no --to says so"
+expect 2 "unknown format" -- "$FABRICX" export specs/hgx-h100.yaml --to pajek
+has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim)" "an unknown format lists the known"
+expect 2 "--json needs -o" -- "$FABRICX" export specs/hgx-h100.yaml --to gml --json
+expect 0 "--json" -- "$FABRICX" export specs/hgx-h100.yaml --to simai -o "$tmp/j.simai" --json
+jq -e '.export.lost | length == 4' "$tmp/out" >/dev/null && ok || bad "export --json lists what is lost"
+printf '<graphml><graph>\n  <node id="a"/>\n  <edge source="a" target="b"/>\n</graph></graphml>\n' >"$tmp/bad1.graphml"
+expect 2 "an edge to no node" -- "$FABRICX" import "$tmp/bad1.graphml" --from graphml
+first "$tmp/bad1.graphml:3:28: error: the edge's target 'b' is no <node>'s id" "an edge to no node: its position"
+printf '<graphml>\n<key id="k" for="edge" attr.name="bandwidth_Bps"/>\n<graph>\n<node id="a"/><node id="b"/>\n<edge source="a" target="b"><data key="k">-5</data></edge>\n</graph></graphml>\n' >"$tmp/bad2.graphml"
+expect 2 "a negative bandwidth" -- "$FABRICX" import "$tmp/bad2.graphml" --from graphml
+first "$tmp/bad2.graphml:5:29: error: 'bandwidth_Bps' must be a number > 0, not '-5'" "a negative bandwidth: its position"
+printf '<graphml>\n<graph>\n<node id="a"><data key="x">1</data></node>\n</graph></graphml>\n' >"$tmp/bad3.graphml"
+expect 2 "an undeclared key" -- "$FABRICX" import "$tmp/bad3.graphml" --from graphml
+first "$tmp/bad3.graphml:3:25: error: <data> names key 'x', which no <key> declares" "an undeclared key: its position"
+printf '<graphml><graph><node id="a">&bogus;</node></graph></graphml>\n' >"$tmp/bad4.graphml"
+expect 2 "an unknown entity" -- "$FABRICX" import "$tmp/bad4.graphml" --from graphml
+printf '2 0 1\n\n0 1 400Gbs 1us 0\n' >"$tmp/bad.ns3"
+expect 2 "a bad ns-3 rate" -- "$FABRICX" import "$tmp/bad.ns3" --from ns3
+first "$tmp/bad.ns3:3:5: error: a link rate must be a positive number with bps, Kbps, Mbps, Gbps or Tbps (or Bps, GBps...), not '400Gbs'" "a bad rate: its position"
+printf 'router 0 node 0\nrouter 1 node 0\n' >"$tmp/bad.anynet"
+expect 2 "a node on two routers" -- "$FABRICX" import "$tmp/bad.anynet" --from booksim
+first "$tmp/bad.anynet:2:15: error: node 0 joins routers 0 and 1 (a BookSim node joins one)" "a node on two routers: its position"
+printf 'graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 3 ] ]\n' >"$tmp/bad.gml"
+expect 2 "a GML edge to no node" -- "$FABRICX" import "$tmp/bad.gml" --from gml
+printf '<graphml><graph><node id="a"/><node id="b"/></graph></graphml>\n' >"$tmp/apart.graphml"
+expect 2 "a vertex without links" -- "$FABRICX" import "$tmp/apart.graphml" --from graphml
+first "$tmp/apart.graphml:1:17: error: vertex 'a' has no link: a fabric is one connected graph" "a vertex without links: its position"
+printf 'graph [ node [ id 1 ] node [ id 2 ] node [ id 3 ] node [ id 4 ]\n edge [ source 1 target 2 ] edge [ source 3 target 4 ] ]\n' >"$tmp/two.gml"
+expect 2 "a graph in two pieces" -- "$FABRICX" import "$tmp/two.gml" --from gml
+has "not a fabric fabricx accepts: 'fabric.links' leave the fabric disconnected" "an import that builds no fabric says why"
+expect 2 "import of nothing" -- "$FABRICX" import /nonexistent --from gml
+# paths are data: a hostile output name is written as named, nothing runs
+cd "$tmp" && expect 0 "a hostile output name" -- "$FABRICX" export "$OLDPWD/specs/hgx-h100.yaml" --to gml -o 'x;$(touch pwned).gml'
+[ -f "$tmp/x;\$(touch pwned).gml" ] && [ ! -e "$tmp/pwned" ] && ok || bad "a hostile output name ran something or was not written"
+cd "$OLDPWD" || exit 1
+
+summary "interop tests"
