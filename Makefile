@@ -5,7 +5,8 @@
 #   make check      install missing packages, build, run every test
 #   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
 #   make valgrind-check  the CLI tests with every run under valgrind (CI runs it)
-#   make peer-check the peer tools against fabricx where installed (tests/peer/; CI runs it)
+#   make peer-check  the peer tools against fabricx where installed: NetworkX, SimGrid
+#                   (tests/peer/; CI runs it with PEER_REQUIRED=1)
 #   make bench      the benchmarks in bench/
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
@@ -42,7 +43,7 @@ PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk 
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c plan/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c step/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c calib/*.c plan/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -148,6 +149,8 @@ unit: $(BUILD)/check_fabricx
 cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/run.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/hardening.sh
+	FABRICX=$(abspath $(BIN)) sh tests/hardening/tools.sh
+	FABRICX=$(abspath $(BIN)) sh tests/hardening/attack.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
 	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/output.sh
@@ -157,13 +160,11 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/plan.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/interop.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/contracts.sh
 
 # The peers themselves (tests/peer/*.sh): each runs where its peer is
 # installed and says "skipped" where it is not; PEER_REQUIRED=1 (CI) makes
 # a missing peer a failure.
-peer-check: all
-	@for t in tests/peer/*.sh; do FABRICX=$(abspath $(BIN)) sh "$$t" || exit 1; done
-
 san-check: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 WERROR=-Werror \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
@@ -174,6 +175,30 @@ san-check: deps
 valgrind-check:
 	@$(MAKE) --no-print-directory WERROR=-Werror all
 	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
+
+# ---- the SimGrid peer suite (tests/peer/README.md) ----
+# Each case's schedule (tests/peer/schedule.c, against the library) runs
+# on its SimGrid platform (tests/peer/twin.cpp) and under fabricx's timing
+# modes.  Skipped, saying so, where SimGrid is not installed.
+$(BUILD)/peer/schedule: $(BUILD)/tests/peer/schedule.o $(BUILD)/libfabricx.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS)
+$(BUILD)/peer/twin: tests/peer/twin.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -std=c++17 -Wall -Wextra $(WERROR) -o $@ $< $(shell pkg-config --libs simgrid 2>/dev/null)
+
+# NetworkX reads every exported graph (tests/peer/networkx.sh); SimGrid runs
+# the timing cases.  A peer that is not installed is skipped, saying so,
+# unless PEER_REQUIRED=1 (CI), where it fails.
+peer-check: deps
+	@$(MAKE) --no-print-directory WERROR=-Werror $(BIN)
+	FABRICX=$(abspath $(BIN)) sh tests/peer/networkx.sh
+	@if ! pkg-config --exists simgrid; then \
+	  if [ "$${PEER_REQUIRED:-0}" = 1 ]; then echo "peer-check: SimGrid is not installed" >&2; exit 1; fi; \
+	  echo "peer-check: SimGrid not installed (apt-get install libsimgrid-dev simgrid): skipped"; exit 0; fi; \
+	$(MAKE) --no-print-directory WERROR=-Werror $(BIN) $(BUILD)/peer/schedule $(BUILD)/peer/twin && \
+	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
+	  PEER_OUT=$(BUILD)/peer sh tests/peer/run.sh
 
 # ---- fuzzing (docs/reliability.md) ----
 # Two targets: spec (fuzz/fuzz_spec.c: the loader, --set, every spec family)
@@ -234,6 +259,7 @@ gallery: all
 bench: all
 	sh bench/run.sh
 	sh bench/place.sh
+	sh bench/step.sh
 
 # ---- install (README: "Installing") ----
 PREFIX     ?= /usr/local
@@ -243,18 +269,40 @@ LIBDIR      = $(PREFIX)/lib
 INCDIR      = $(PREFIX)/include
 MANDIR      = $(PREFIX)/share/man/man1
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+# The install paths reach the recipes' shell as data: exported, and read
+# there as "$$PREFIX" (quoted), never pasted into the command text by make,
+# so a space, a quote, ';' or '$(...)' in them is part of a file name.
+export PREFIX DESTDIR BINDIR LIBDIR INCDIR MANDIR BASHCOMPDIR
 # the library's headers: every module a program may use, with their folder
 # layout kept so their relative includes hold, under include/fabricx/
 PUB_HDR := fabricx.h $(wildcard core/*.h spec/*.h fabric/*.h routing/*.h power/*.h solver/*.h \
-	placement/*.h render/*.h access/*.h plot/*.h design/*.h) interop/interop.h
-INSTALLED = $(BINDIR)/fabricx $(LIBDIR)/libfabricx.a $(LIBDIR)/libfabricx.so \
-	$(LIBDIR)/$(SO_NAME) $(LIBDIR)/$(SO_FILE) \
-	$(LIBDIR)/pkgconfig/fabricx.pc $(MANDIR)/fabricx.1 $(BASHCOMPDIR)/fabricx \
-	$(PUB_HDR:%=$(INCDIR)/fabricx/%)
+	placement/*.h step/*.h render/*.h access/*.h plot/*.h design/*.h calib/*.h) interop/interop.h
+# what install writes under $$LIBDIR (the headers apart)
+LIB_FILES := libfabricx.a libfabricx.so $(SO_NAME) $(SO_FILE) pkgconfig/fabricx.pc
 
+# Refuses an install root that is no place to install: a PREFIX that is
+# not absolute, a PREFIX or DESTDIR holding a newline, or one (or the two
+# joined) that resolves to / (`uninstall` would empty /bin and /lib).
+CHECK_ROOT = nl=$$(printf '\nx'); nl=$${nl%x}; \
+	for v in PREFIX DESTDIR; do \
+	  eval "val=\$$$$v"; \
+	  case $$val in *"$$nl"*) echo "make: $$v holds a newline; refused" >&2; exit 2;; esac; \
+	done; \
+	case $$PREFIX in /*) ;; *) echo "make: PREFIX must be an absolute path, not '$$PREFIX'" >&2; exit 2;; esac; \
+	for r in "$$PREFIX" "$${DESTDIR:-.}" "$$DESTDIR$$PREFIX"; do \
+	  if [ "$$(realpath -m -- "$$r")" = / ]; then \
+	    echo "make: refused to install into / (PREFIX='$$PREFIX' DESTDIR='$$DESTDIR')" >&2; exit 2; fi; \
+	done
+
+# fabricx.pc: PREFIX copied in as data (awk reads it from the environment),
+# its spaces and backslashes escaped as pkg-config reads them ("\ ").
 $(BUILD)/fabricx.pc: fabricx.pc.in FORCE
 	@mkdir -p $(BUILD)
-	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' fabricx.pc.in > $@.tmp
+	@FX_PC_VERSION='$(VERSION)' awk 'function subst(s, k, v,  o, i) { o = ""; \
+	  while ((i = index(s, k)) > 0) { o = o substr(s, 1, i - 1) v; s = substr(s, i + length(k)) } return o s } \
+	  BEGIN { p = ENVIRON["PREFIX"]; gsub(/[\\ ]/, "\\\\&", p) } \
+	  { print subst(subst($$0, "@PREFIX@", p), "@VERSION@", ENVIRON["FX_PC_VERSION"]) }' \
+	  fabricx.pc.in > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # The man page and completion come from the binary's own --help output,
@@ -266,29 +314,33 @@ $(BUILD)/fabricx.bash: $(BIN) docs/gen-completion.sh
 	sh docs/gen-completion.sh ./$(BIN) > $@.tmp && mv $@.tmp $@
 
 install: all $(BUILD)/fabricx.pc $(BUILD)/fabricx.1 $(BUILD)/fabricx.bash
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(MANDIR) \
-	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(INCDIR)/fabricx
-	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/fabricx
-	install -m 644 $(BUILD)/libfabricx.a $(DESTDIR)$(LIBDIR)/libfabricx.a
-	install -m 755 $(BUILD)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
-	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
-	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libfabricx.so
-	install -m 644 $(BUILD)/fabricx.pc $(DESTDIR)$(LIBDIR)/pkgconfig/fabricx.pc
-	install -m 644 $(BUILD)/fabricx.1 $(DESTDIR)$(MANDIR)/fabricx.1
-	install -m 644 $(BUILD)/fabricx.bash $(DESTDIR)$(BASHCOMPDIR)/fabricx
+	@$(CHECK_ROOT)
+	install -d -- "$$DESTDIR$$BINDIR" "$$DESTDIR$$LIBDIR/pkgconfig" "$$DESTDIR$$MANDIR" \
+	  "$$DESTDIR$$BASHCOMPDIR" "$$DESTDIR$$INCDIR/fabricx"
+	install -m 755 -- $(BIN) "$$DESTDIR$$BINDIR/fabricx"
+	install -m 644 -- $(BUILD)/libfabricx.a "$$DESTDIR$$LIBDIR/libfabricx.a"
+	install -m 755 -- $(BUILD)/$(SO_FILE) "$$DESTDIR$$LIBDIR/$(SO_FILE)"
+	ln -sf -- $(SO_FILE) "$$DESTDIR$$LIBDIR/$(SO_NAME)"
+	ln -sf -- $(SO_NAME) "$$DESTDIR$$LIBDIR/libfabricx.so"
+	install -m 644 -- $(BUILD)/fabricx.pc "$$DESTDIR$$LIBDIR/pkgconfig/fabricx.pc"
+	install -m 644 -- $(BUILD)/fabricx.1 "$$DESTDIR$$MANDIR/fabricx.1"
+	install -m 644 -- $(BUILD)/fabricx.bash "$$DESTDIR$$BASHCOMPDIR/fabricx"
 	for h in $(PUB_HDR); do \
-	  install -d $(DESTDIR)$(INCDIR)/fabricx/$$(dirname $$h) && \
-	  install -m 644 $$h $(DESTDIR)$(INCDIR)/fabricx/$$h || exit 1; \
+	  install -d -- "$$DESTDIR$$INCDIR/fabricx/$$(dirname $$h)" && \
+	  install -m 644 -- $$h "$$DESTDIR$$INCDIR/fabricx/$$h" || exit 1; \
 	done
 
 # Removes exactly what install wrote, then the folders it made if empty.
 uninstall:
-	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	for d in $(sort $(dir $(PUB_HDR:%=$(DESTDIR)$(INCDIR)/fabricx/%))); do rmdir $$d 2>/dev/null || true; done
-	for d in $(DESTDIR)$(INCDIR)/fabricx $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) \
-	  $(DESTDIR)$(MANDIR) $(DESTDIR)$(PREFIX)/share/man $(DESTDIR)$(BASHCOMPDIR) \
-	  $(DESTDIR)$(PREFIX)/share/bash-completion $(DESTDIR)$(PREFIX)/share; do \
-	  rmdir $$d 2>/dev/null || true; done
+	@$(CHECK_ROOT)
+	rm -f -- "$$DESTDIR$$BINDIR/fabricx" "$$DESTDIR$$MANDIR/fabricx.1" "$$DESTDIR$$BASHCOMPDIR/fabricx"
+	for f in $(LIB_FILES); do rm -f -- "$$DESTDIR$$LIBDIR/$$f"; done
+	for h in $(PUB_HDR); do rm -f -- "$$DESTDIR$$INCDIR/fabricx/$$h"; done
+	for d in $(filter-out .,$(sort $(patsubst %/,%,$(dir $(PUB_HDR))))); do \
+	  rmdir -- "$$DESTDIR$$INCDIR/fabricx/$$d" 2>/dev/null || true; done
+	for d in "$$INCDIR/fabricx" "$$INCDIR" "$$LIBDIR/pkgconfig" "$$LIBDIR" "$$BINDIR" \
+	  "$$MANDIR" "$$PREFIX/share/man" "$$BASHCOMPDIR" "$$PREFIX/share/bash-completion" "$$PREFIX/share"; do \
+	  rmdir -- "$$DESTDIR$$d" 2>/dev/null || true; done
 
 # docs/example.c: against an installed fabricx when EXAMPLE_PC names the
 # folder of its fabricx.pc, else against this tree's headers and library.

@@ -7,6 +7,7 @@
  *   fx_coll_run()      link loads and time of a collective
  *   fx_power_*()       what a power budget buys (power/power.h)
  *   fx_place_*()       where a workload's groups go (placement/placement.h)
+ *   fx_step_eval()     a serving step's memory, time and throughput (step/step.h)
  *   fx_export()        the fabric in a peer tool's format (interop/interop.h)
  *
  * Errors are reported through an fx_diag (core/diag.h), which collects
@@ -25,5 +26,6 @@
 #include "power/power.h"
 #include "routing/routing.h"
 #include "spec/spec.h"
+#include "step/step.h"
 
 #endif

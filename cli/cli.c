@@ -206,6 +206,23 @@ int fx_cli_count_opt(fx_cli *c, const char *name, int64_t lo, int64_t hi, double
 	return rc;
 }
 
+int fx_cli_list_check(fx_cli *c, const char *opt, const char *text)
+{
+	int k = 1;
+	for (const char *p = text, *start = text;; p++) {
+		if (*p != ',' && *p)
+			continue;
+		if (strspn(start, " \t") >= (size_t)(p - start))
+			return fx_diag_error(&c->d, NULL, "%s: '%s' has an empty entry (entry %d: %s)", opt,
+					     text, k, *p ? "two commas, or one at the start" : "a comma at "
+					     "the end, or no entry");
+		if (!*p)
+			return 0;
+		start = p + 1;
+		k++;
+	}
+}
+
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out)
 {
 	fx_unit_kind got = FX_UNIT_NONE;
@@ -305,6 +322,55 @@ int fx_cli_mkdirs(const char *path)
 	return fx_mkdirs(path);
 }
 
+/* The files of explore's report in c->outdir, when it holds one: what
+ * report.json's `files` lists, or with no list (a space's report) every
+ * file there (c->report_all). */
+static void report_files(fx_cli *c)
+{
+	char *rep = fx_xasprintf("%s/report.json", c->outdir);
+	struct stat st;
+	if (lstat(rep, &st) != 0) {
+		free(rep);
+		return;
+	}
+	fx_diag quiet;
+	fx_diag_init(&quiet);
+	quiet.max_shown = 0;
+	fx_spec js;
+	c->report_all = 1;
+	if (fx_spec_load(&js, rep, &quiet) == 0) {
+		const fx_snode *fl = fx_snode_get(js.root, "files");
+		if (fl && fl->kind == FX_SNODE_SEQ) {
+			c->report_all = 0;
+			c->report_files = fx_xcalloc(fl->n + 1, sizeof *c->report_files);
+			for (size_t i = 0; i < fl->n; i++)
+				if (fl->items[i]->kind == FX_SNODE_SCALAR)
+					c->report_files[c->nreport_files++] = fx_xstrdup(fl->items[i]->text);
+		}
+		fx_spec_release(&js);
+	}
+	fx_diag_release(&quiet);
+	free(rep);
+}
+
+int fx_cli_may_write(fx_cli *c, const char *file)
+{
+	int theirs = 0;
+	for (size_t i = 0; i < c->nreport_files && !theirs; i++)
+		theirs = strcmp(c->report_files[i], file) == 0;
+	if (c->report_all && !theirs) {
+		char *p = fx_xasprintf("%s/%s", c->outdir, file);
+		struct stat st;
+		theirs = lstat(p, &st) == 0;
+		free(p);
+	}
+	if (!theirs)
+		return 0;
+	return fx_diag_error(&c->d, NULL, "'%s/%s' is part of explore's report there (report.json): "
+			     "%s's %s would pass for the report's; give another --out%s", c->outdir,
+			     file, c->cmd, file, strcmp(c->cmd, "render") == 0 ? " or -o FILE" : "");
+}
+
 int fx_cli_outdir(fx_cli *c)
 {
 	size_t len = strlen(c->out_root) + 1 + strlen(c->design.name);
@@ -321,6 +387,7 @@ int fx_cli_outdir(fx_cli *c)
 		return fx_diag_error(&c->d, NULL, "cannot write into '%s': it is a symbolic link, "
 				     "which fabricx does not follow (remove it, or give --out the "
 				     "folder it points to)", c->outdir);
+	report_files(c);
 	if (fx_mkdirs(c->outdir))
 		return fx_diag_error(&c->d, NULL, "cannot create output folder '%s': %s", c->outdir,
 				     strerror(errno));
@@ -433,6 +500,15 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 		c->captured[c->ncaptured++] = t;
 		return 0;
 	}
+	if (c->outdir[0] && (c->nreport_files || c->report_all)) {
+		char *f = fx_xasprintf("%s.csv", t->name);
+		rc = fx_cli_may_write(c, f);
+		free(f);
+		if (rc) {
+			fx_table_free(t);
+			return rc;
+		}
+	}
 	if (fx_cli_text(c)) {
 		fx_table_print(t, stdout);
 		fputc('\n', stdout);
@@ -521,6 +597,11 @@ int fx_cli_finish(fx_cli *c, int rc)
 	if (c->d.nerr > c->d.max_shown)
 		fprintf(stderr, "fabricx: %d more errors not shown\n", c->d.nerr - c->d.max_shown);
 	fx_diag_release(&c->d);
+	for (size_t i = 0; i < c->nreport_files; i++)
+		free(c->report_files[i]);
+	free(c->report_files);
+	c->report_files = NULL;
+	c->nreport_files = 0;
 	fflush(stdout);
 	return status;
 }

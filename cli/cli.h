@@ -89,6 +89,12 @@ typedef struct fx_cli {
 	size_t ncaptured;
 	void *od;                            /* fx_outdir between outdir_begin and _end */
 	const struct fx_plan_opts *plan;     /* `plan` over a space: each point plans */
+	/* outdir holds explore's report: the files it lists (report.json's
+	 * `files`), which another command may not replace; all: every file
+	 * there (a report without the list) */
+	char **report_files;
+	size_t nreport_files;
+	int report_all;
 } fx_cli;
 
 /* Whether text goes to stdout (not with --json, not under explore). */
@@ -173,6 +179,15 @@ int fx_cli_time_limit(fx_cli *c, const char *text, double *out);
  * leaves *out as it was.  0, or -1 after reporting. */
 int fx_cli_qty_opt(fx_cli *c, const char *name, fx_unit_kind k, double *out);
 int fx_cli_count_opt(fx_cli *c, const char *name, int64_t lo, int64_t hi, double *out);
+/* Whether this command may write `file` (a name in c->outdir): not when
+ * it is one of explore's report's files (metrics.csv of another build
+ * beside report.md would pass for part of the report; explore replaces
+ * its folder whole).  0, or -1 after reporting. */
+int fx_cli_may_write(fx_cli *c, const char *file);
+/* A comma list given to option opt ("100GB,60GB"): an empty entry ("a,,b",
+ * a comma first or last) is an error, never dropped.  0, or -1 after
+ * reporting. */
+int fx_cli_list_check(fx_cli *c, const char *opt, const char *text);
 /* Parses a quantity given on the command line, e.g. --size "32 MiB". */
 int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, double *out);
 
@@ -185,6 +200,7 @@ int fx_cmd_metrics(int argc, char **argv);
 int fx_cmd_explore(int argc, char **argv);
 int fx_cmd_kinds(int argc, char **argv);
 int fx_cmd_collective(int argc, char **argv);
+int fx_cmd_calibrate(int argc, char **argv);
 int fx_cmd_power(int argc, char **argv);
 int fx_cmd_place(int argc, char **argv);
 int fx_cmd_plan(int argc, char **argv);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../calib/calib.h"
 #include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
@@ -32,6 +33,9 @@ static fx_table *result_record(const fx_coll_req *q, const fx_coll_algo *a,
 	fx_record_num(t, "size_bytes", "size per rank", FX_F_BYTES, q->size);
 	fx_record_text(t, "router", "router", "%s", router);
 	fx_record_text(t, "routing_policy", "routing policy", "%s", fx_route_policy_name(tm->policy));
+	fx_record_text(t, "timing", "timing", "%s", fx_timing_name(res->timing));
+	if (res->timing != FX_TIMING_BOUND)
+		fx_record_text(t, "sharing", "link sharing", "%s", fx_sharing_name(res->sharing));
 	fx_record_num(t, "alpha_s", "alpha per round", FX_F_SECONDS, tm->alpha);
 	fx_record_bool(t, "alpha_replaces_latency", "alpha replaces path latency",
 		       tm->alpha_replaces_latency);
@@ -232,6 +236,40 @@ static int plmr_table(fx_cli *c, const fx_coll_req *q, const fx_plmr *p)
 	return fx_cli_table(c, t);
 }
 
+/* --versus-measured: the model at each measured size of q's pattern and
+ * ranks, against the measurement (calib/calib.c). */
+static int measured_table(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
+			  const char *file)
+{
+	fx_meas_set ms;
+	if (fx_meas_read(file, q->pattern, 0, &ms, &c->d))
+		return -1;
+	const fx_meas **pt = fx_xmalloc((ms.n ? ms.n : 1) * sizeof *pt);
+	double *model = fx_xmalloc((ms.n ? ms.n : 1) * sizeof *model);
+	size_t n;
+	int rc = fx_calib_versus(&c->design.fab, r, q, tm, &ms, pt, model, &n, &c->d);
+	if (rc == 0) {
+		static const fx_col cols[] = {
+			{"size_bytes", "size", FX_F_BYTES}, {"model_s", "model", FX_F_SECONDS},
+			{"measured_s", "measured", FX_F_SECONDS}, {"ratio", "model/measured", FX_F_NUM},
+			{NULL, NULL, 0},
+		};
+		fx_table *t = fx_table_typed("versus_measured", "Model against measured "
+					     "(--versus-measured)", cols);
+		for (size_t i = 0; i < n; i++) {
+			fx_table_num(t, pt[i]->size);
+			fx_table_num(t, model[i]);
+			fx_table_num(t, pt[i]->time);
+			fx_table_num(t, model[i] / pt[i]->time);
+		}
+		rc = fx_cli_table(c, t);
+	}
+	free(pt);
+	free(model);
+	fx_meas_release(&ms);
+	return rc;
+}
+
 /* Runs one collective and prints its report. */
 static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		   const char *links, const char *versus)
@@ -260,6 +298,8 @@ static int run_one(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_
 	if (links && rc == 0)
 		rc = fx_cli_write_links(c, links, &res);
 	fx_coll_result_release(&res);
+	if (rc == 0 && fx_cli_opt(c, "versus-measured"))
+		rc = measured_table(c, r, q, tm, fx_cli_opt(c, "versus-measured"));
 	return rc;
 }
 
@@ -287,10 +327,13 @@ static int list_algos(int json)
 static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 {
 	*tm = c->design.coll;
-	const char *pol = fx_cli_opt(c, "routing");
+	const char *pol = fx_cli_opt(c, "routing"), *timing = fx_cli_opt(c, "timing");
 	if (pol && fx_route_policy_parse(pol, &tm->policy))
 		return fx_diag_error(&c->d, NULL, "collective: --routing must be split or hash, got '%s'",
 				     pol);
+	if (timing && fx_timing_parse(timing, &tm->timing))
+		return fx_diag_error(&c->d, NULL, "collective: --timing must be bound, maxmin or events, "
+				     "got '%s'", timing);
 	if (!alpha)
 		return 0;
 	tm->alpha_replaces_latency = 1;
@@ -315,8 +358,14 @@ static const fx_opt coll_opts[] = {
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
 	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
 	 "(destination-mod-k)"},
+	{"timing", "bound|maxmin|events", "how rounds are timed: alpha + slowest path + busiest link "
+	 "per round (default, the book's Eq. 6-9), max-min sharing per round, or eager rounds with "
+	 "no barrier (collective.timing)"},
 	{"links", "FILE.csv", "write src,dst,bytes,busy_s,utilisation per directed link"},
 	{"versus", "A2", "also find the size where this algorithm and A2 take equal time"},
+	{"versus-measured", "FILE", "the model at each size measured in FILE (nccl-tests or "
+	 "rccl-tests output, or a CSV pattern,ranks,size_bytes,time_s) for this pattern and "
+	 "ranks, with the ratio"},
 	{"list", NULL, "list every pattern and algorithm"},
 	{NULL, NULL, NULL},
 };
@@ -355,9 +404,10 @@ int fx_cmd_collective(int argc, char **argv)
 		  strcmp(strrchr(fx_cli_opt(&c, "plot"), '.'), ".png"))))
 		rc = fx_diag_error(&c.d, NULL, "collective: --plot: '%s' must end in .svg or .png",
 				   fx_cli_opt(&c, "plot"));
-	else if (sizes && (fx_cli_opt(&c, "versus") || fx_cli_opt(&c, "links")))
+	else if (sizes && (fx_cli_opt(&c, "versus") || fx_cli_opt(&c, "links") ||
+			   fx_cli_opt(&c, "versus-measured")))
 		rc = fx_diag_error(&c.d, NULL, "collective: --sizes reports crossovers itself and "
-				   "takes no --versus or --links");
+				   "takes no --versus, --versus-measured or --links");
 	else if (!fx_coll_find(pattern, NULL))
 		rc = fx_diag_error(&c.d, NULL, "collective: unknown pattern '%s' (see --list)", pattern);
 	else if (sizes)
@@ -433,7 +483,8 @@ int fx_report_collectives(fx_cli *c)
 	static const fx_col cols[] = {
 		{"pattern", "pattern", FX_F_TEXT}, {"algo", "algo", FX_F_TEXT},
 		{"ranks", "ranks", FX_F_INT}, {"size_bytes", "size", FX_F_BYTES},
-		{"routing_policy", "routing", FX_F_TEXT}, {"rounds", "rounds", FX_F_INT},
+		{"routing_policy", "routing", FX_F_TEXT}, {"timing", "timing", FX_F_TEXT},
+		{"rounds", "rounds", FX_F_INT},
 		{"time_s", "time", FX_F_SECONDS}, {"time_source", "time is", FX_F_TEXT},
 		{"busbw_Bps", "busbw", FX_F_BPS},
 		{"max_link_bytes", "busiest link", FX_F_BYTES}, {NULL, NULL, 0},
@@ -491,6 +542,7 @@ int fx_report_collectives(fx_cli *c)
 			fx_table_int(t, q.n);
 			fx_table_num(t, q.size);
 			fx_table_cell(t, "%s", fx_route_policy_name(tm.policy));
+			fx_table_cell(t, "%s", fx_timing_name(tm.timing));
 			if (bad) {
 				fx_table_null(t, "-");
 				fx_table_null(t, too_big ? "past the work limit" : "not applicable");

@@ -370,7 +370,7 @@ int fx_cmd_compare(int argc, char **argv)
 	fx_cmp_row *rows = fx_xcalloc((size_t)a.nspec, sizeof *rows);
 	int status = 0;
 	for (int i = 0; i < a.nspec; i++) {
-		int s = fx_cmp_evaluate(a.specs[i], &o, &rows[i]);
+		int s = fx_cmp_evaluate(a.specs[i], &o, &rows[i], &d);
 		if (s && (status == 0 || s == FX_EXIT_INPUT))
 			status = s;
 	}

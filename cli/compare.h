@@ -46,10 +46,13 @@ typedef struct fx_cmp_row {
 
 /* Evaluates SPEC[@KEY=VALUE,...] under the options; returns an exit
  * status (0 ok, 2 bad input, 3 nothing fits the cap).  Messages go to
- * stderr like any command's. */
-int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *out);
+ * stderr like any command's; the first, with its position and key, also
+ * into *first (may be NULL) when it holds none yet, for --json. */
+int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *out, fx_diag *first);
 
-/* Splits "specs/a.yaml@k=v,k2=[1,2]" at the '@' after the last '/' and at
+/* Splits "specs/a.yaml@k=v,k2=[1,2]" at the '@' that ends the spec's path
+ * (the first with an existing file to its left, else the first followed by
+ * KEY=, else the first after the last '/': values may hold '/') and at
  * top-level commas (commas inside [], {} or quotes stay with their value);
  * buf receives the pieces.  Returns the number of overrides (0 without
  * '@'), or -1 when one is empty or unbalanced. */

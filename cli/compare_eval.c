@@ -6,21 +6,53 @@
  * columns take the fastest algorithm the registry has for the fabric
  * unless one is fixed.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../core/xalloc.h"
 #include "compare.h"
+
+/* Whether s starts KEY= (a dotted spec path: letters, digits, '_', '-',
+ * '.', brackets). */
+static int assignment(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	while (isalnum((unsigned char)*s) || strchr("_-.[]", *s))
+		s++;
+	return *s == '=';
+}
+
+/* The '@' that starts the overrides: the first whose left is a file that
+ * exists (a folder may hold '@'), else the first followed by KEY=, else
+ * the first after the last '/'.  A value may then hold '/' (100GB/s). */
+static char *overrides_at(char *buf)
+{
+	struct stat st;
+	for (char *p = strchr(buf, '@'); p; p = strchr(p + 1, '@')) {
+		*p = '\0';
+		int file = stat(buf, &st) == 0 && !S_ISDIR(st.st_mode);
+		*p = '@';
+		if (file)
+			return p;
+	}
+	for (char *p = strchr(buf, '@'); p; p = strchr(p + 1, '@'))
+		if (assignment(p + 1))
+			return p;
+	char *slash = strrchr(buf, '/');
+	return strchr(slash ? slash : buf, '@');
+}
 
 int fx_cmp_split(const char *arg, char *buf, size_t len, const char **path, const char **sets,
 		 int max_sets)
 {
 	snprintf(buf, len, "%s", arg);
 	*path = buf;
-	char *slash = strrchr(buf, '/');
-	char *at = strchr(slash ? slash : buf, '@');
+	char *at = overrides_at(buf);
 	if (!at)
 		return 0;
 	*at = '\0';
@@ -224,7 +256,7 @@ static int capped(fx_cli *full, const char *path, const char *const *vs, int nv,
 	}
 }
 
-int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r)
+int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r, fx_diag *first)
 {
 	char buf[4096];
 	const char *path, *vs[FX_CLI_MAX_SETS / 2];
@@ -235,15 +267,21 @@ int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r)
 		r->t_s[i] = NAN;
 	int nv = fx_cmp_split(arg, buf, sizeof buf, &path, vs, FX_CLI_MAX_SETS / 2);
 	if (nv < 0) {
-		fprintf(stderr, "fabricx: error: compare: '%s': expected SPEC@KEY=VALUE[,KEY=VALUE...]: at "
-			"most %d overrides, none empty, brackets and quotes closed\n", arg, FX_CLI_MAX_SETS / 2);
+		fx_diag e;
+		fx_diag_init(&e);
+		fx_diag_error(&e, NULL, "compare: '%s': expected SPEC@KEY=VALUE[,KEY=VALUE...]: at "
+			      "most %d overrides, none empty, brackets and quotes closed", arg,
+			      FX_CLI_MAX_SETS / 2);
+		if (first)
+			fx_diag_adopt(first, &e);
+		fx_diag_release(&e);
 		return FX_EXIT_INPUT;
 	}
 	fx_cli c;
 	fx_power_plan plan;
 	int status = 0, rc = load(&c, path, o, vs, nv, NULL);
 	if (rc == 0) {
-		const char *at = strrchr(arg, '/') ? strchr(strrchr(arg, '/'), '@') : strchr(arg, '@');
+		const char *at = nv > 0 ? arg + strlen(path) : NULL;  /* the '@' split at */
 		snprintf(r->name, sizeof r->name, "%s%s", c.design.name, at ? at : "");
 		snprintf(r->kind, sizeof r->kind, "%s", c.design.fab.builder->kind);
 		r->spec_devices = c.design.fab.ndev;
@@ -271,6 +309,8 @@ int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r)
 			fx_power_plan_release(&plan);
 		}
 	}
+	if (first)
+		fx_diag_adopt(first, &c.d);
 	int s = fx_cli_finish(&c, r->ok && status ? 0 : rc);
 	if (!r->ok)
 		return s ? s : FX_EXIT_INTERNAL;

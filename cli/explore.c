@@ -21,6 +21,7 @@
  * succeeded).  The folder is replaced whole (core/outdir.h): no file of an
  * earlier run or another command is left looking current.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +153,7 @@ static int sec_diagrams(explore *e)
 	int rc = 0;
 	fx_render_opts o = {FX_VIEW_PHYSICAL, 0, c->design.name, NULL, NULL};
 	char *path = fx_xasprintf("%s/fabric.svg", c->outdir);
-	rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
+	rc |= fx_render_file_isolated(&c->design.fab, &o, "svg", path, &c->d);
 	free(path);
 	fprintf(c->md, "- Fabric: ![fabric](fabric.svg)\n");
 	if (e->have_loads) {
@@ -162,7 +163,7 @@ static int sec_diagrams(explore *e)
 		o.view = FX_VIEW_LOADS;
 		o.utilisation = util;
 		path = fx_xasprintf("%s/loads.svg", c->outdir);
-		rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
+		rc |= fx_render_file_isolated(&c->design.fab, &o, "svg", path, &c->d);
 		free(path);
 		free(util);
 		fprintf(c->md, "- Link loads of a direct all-to-all of 32 MiB over all devices: "
@@ -180,7 +181,7 @@ static int sec_diagrams(explore *e)
 		o.utilisation = NULL;
 		o.instance = inst;
 		path = fx_xasprintf("%s/placement.svg", c->outdir);
-		rc |= fx_render_file(&c->design.fab, &o, "svg", path, &c->d);
+		rc |= fx_render_file_isolated(&c->design.fab, &o, "svg", path, &c->d);
 		free(path);
 		free(inst);
 		fprintf(c->md, "- Placement of the workload's instances: ![placement](placement.svg)\n");
@@ -296,7 +297,7 @@ static void report_date(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-void fx_explore_provenance(fx_cli *c, FILE *md)
+void fx_explore_provenance(fx_cli *c, FILE *md, const char *space_sha)
 {
 	char sha[65], date[32];
 	if (fx_sha256_file(c->spec_path, sha))
@@ -313,6 +314,8 @@ void fx_explore_provenance(fx_cli *c, FILE *md)
 	for (int i = 0; i < c->nsets; i++)
 		fx_json_str(&c->js, NULL, c->sets[i]);
 	fx_json_arr_end(&c->js);
+	if (space_sha)
+		fx_json_str(&c->js, "space_sha256", space_sha);
 	fx_json_obj_end(&c->js);
 	fprintf(md, "Made by fabricx %s on %s from `%s` (SHA-256 %s) with `%s`", fx_version(), date,
 		c->spec_path, sha, cmd);
@@ -340,6 +343,41 @@ static void md_head(fx_cli *c, FILE *md)
 	}
 }
 
+/* `files`: what the report's folder holds (its sections' files, then
+ * report.md and report.json), sorted, so that another command writing
+ * into the folder may add files but replace none of these
+ * (fx_cli_may_write). */
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void report_files(fx_cli *c)
+{
+	char **name = NULL;
+	size_t n = 0, cap = 0;
+	DIR *dir = opendir(c->outdir);
+	for (struct dirent *e; dir && (e = readdir(dir));) {
+		if (e->d_name[0] == '.')
+			continue;
+		name = fx_xgrow(name, &cap, n + 1, sizeof *name);
+		name[n++] = fx_xstrdup(e->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	if (n > 1)
+		qsort(name, n, sizeof *name, by_str);
+	fx_json_arr_begin(&c->js, "files");
+	for (size_t i = 0; i < n; i++) {
+		fx_json_str(&c->js, NULL, name[i]);
+		free(name[i]);
+	}
+	fx_json_str(&c->js, NULL, "report.md");
+	fx_json_str(&c->js, NULL, "report.json");
+	fx_json_arr_end(&c->js);
+	free(name);
+}
+
 /* --skip NAME (repeatable, or a comma list): every name must be a section. */
 static int skipped(fx_cli *c, int skip[NSECTIONS])
 {
@@ -351,6 +389,8 @@ static int skipped(fx_cli *c, int skip[NSECTIONS])
 		char *list = fx_xstrdup(vals[i]), *save = NULL;
 		if (strspn(list, ",") == strlen(list))
 			rc = fx_diag_error(&c->d, NULL, "--skip: '%s' names no section", vals[i]);
+		else if (fx_cli_list_check(c, "--skip", vals[i]))
+			rc = -1;
 		for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 			int k = 0;
 			while (k < NSECTIONS && strcmp(sections[k].name, w) != 0)
@@ -442,7 +482,8 @@ int fx_cmd_explore(int argc, char **argv)
 		{"budget-points", "N", "sample a larger space: N points at most (Latin hypercube, "
 				       "then around the Pareto front)"},
 		{"seed", "N", "the sample's seed (default 0)"},
-		{"max-points", "N", "refuse spaces of more points unsampled (default 100000)"},
+		{"max-points", "N", "refuse whole grids of more points (default 100000, at most "
+				    "10^7; a sample is any size)"},
 		{"resume", NULL, "keep the points already in out/NAME/points.csv"},
 		{"quiet", NULL, "no progress line on stderr"},
 		{"no-space", NULL, "the design report of the spec's base design, its space: aside"},
@@ -459,6 +500,14 @@ int fx_cmd_explore(int argc, char **argv)
 	if (rc == 0)
 		rc = fx_cli_load(&c);
 	int space = 0;  /* a spec with a space: or --vary explores the space */
+	/* --no-space reports the base design: an option that only a space run
+	 * reads would be ignored unseen (--vary most of all) */
+	static const char *const space_only[] = {"vary", "jobs", "shard", "budget-points", "seed",
+						 "max-points", "resume", NULL};
+	for (const char *const *o = space_only; rc == 0 && *o && fx_cli_opt(&c, "no-space"); o++)
+		if (fx_cli_opt(&c, *o))
+			rc = fx_diag_error(&c.d, NULL, "--no-space reports the base design, which --%s "
+					   "does not apply to: give one or the other", *o);
 	if (rc == 0 && !fx_cli_opt(&c, "no-space"))
 		rc = fx_explore_space(&c, e.diagrams && !skip[NSECTIONS - 1], &space);
 	if (space || rc)
@@ -488,7 +537,7 @@ int fx_cmd_explore(int argc, char **argv)
 	fx_json_str(&c.js, "name", c.design.name);
 	fx_json_str(&c.js, "spec", c.spec_path);
 	md_head(&c, md);
-	fx_explore_provenance(&c, md);
+	fx_explore_provenance(&c, md, NULL);
 	outcome out[NSECTIONS];
 	memset(out, 0, sizeof out);
 	long failed_writes = fx_outfile_failures();
@@ -528,6 +577,7 @@ int fx_cmd_explore(int argc, char **argv)
 		else
 			fprintf(md, "**%s**: %s\n\n", out[i].status, out[i].reason);
 	}
+	report_files(&c);
 	fx_json_obj_end(&c.js);
 	fputc('\n', jf);
 	fclose(jf);

@@ -46,15 +46,19 @@ static char *slurp(const char *path)
 	return s;
 }
 
-/* Holds the points of DIR/points.csv (must = 1: the folder must have one
- * of this space's).  0, or -1 after reporting. */
-static int take_folder(fx_cli *c, fx_space_run *r, const char *dir, int must)
+/* Holds the points of DIR/points.csv, which must be this space's, run
+ * from the same spec, overrides and fabricx (cli/space_provenance.c), and
+ * agree with every point held before.  what: "merge" (the folder must
+ * exist) or "--resume" (a folder not there leaves nothing to resume).
+ * 0, or -1 after reporting. */
+static int take_folder(fx_cli *c, fx_space_run *r, const char *dir, const char *what)
 {
+	int must = strcmp(what, "merge") == 0;
 	char *path = fx_xasprintf("%s/points.csv", dir);
 	char *text = slurp(path);
 	int rc = 0;
 	if (!text) {
-		if (must)
+		if (must || errno != ENOENT)
 			rc = fx_diag_error(&c->d, NULL, "cannot read '%s': %s", path, errno == EILSEQ
 					   ? "it holds a NUL byte, so it is no points.csv" : strerror(errno));
 		free(path);
@@ -69,17 +73,23 @@ static int take_folder(fx_cli *c, fx_space_run *r, const char *dir, int must)
 	fclose(h);
 	head[hl ? hl - 1 : 0] = '\0';
 	if (!line || strcmp(line, head)) {
-		if (must)
-			rc = fx_diag_error(&c->d, NULL, "'%s' is not from this space (its header "
-					   "differs: other parameters or metrics)", path);
-		else
-			fprintf(stderr, "fabricx: --resume: '%s' is from another space; every point "
-				"is computed again\n", path);
+		rc = fx_diag_error(&c->d, NULL, "%s: '%s' is not from this space (its header "
+				   "differs: other parameters or metrics)%s", what, path,
+				   must ? "" : "; drop --resume to compute every point again");
 	} else {
+		rc = fx_space_provenance_check(c, dir, r->ev->spec_text, r->ev->space, what);
 		size_t bad = 0;
-		while ((line = strtok_r(NULL, "\n", &save)))
-			bad += fx_space_run_take_line(r, line, 1) != 0;
-		if (bad && must)
+		char why[512];
+		while (rc == 0 && (line = strtok_r(NULL, "\n", &save))) {
+			int k = fx_space_run_take_line(r, line, 1, why, sizeof why);
+			bad += k < 0;
+			if (k > 0)
+				rc = fx_diag_error(&c->d, NULL, "%s: '%s' holds point %llu measured "
+						   "otherwise than the same point read before (%s): "
+						   "results of one point must agree", what, path,
+						   strtoull(line, NULL, 10), why);
+		}
+		if (rc == 0 && bad)
 			rc = fx_diag_error(&c->d, NULL, "'%s': %zu %s of this space", path, bad,
 					   bad == 1 ? "line is not a point" : "lines are not points");
 	}
@@ -117,16 +127,16 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 		     int mpi_size)
 {
 	uint64_t count = fx_space_count(s);
-	if (count == (uint64_t)-1 || (!o->budget && count > (uint64_t)o->max_points)) {
-		char n[32];
-		if (count == (uint64_t)-1)
-			snprintf(n, sizeof n, "more than %d", FX_SPACE_MAX_POINTS);
-		else
-			snprintf(n, sizeof n, "%llu", (unsigned long long)count);
-		return fx_diag_error(&c->d, NULL, "the space has %s points, over the limit of %lld: "
-				     "sample it with --budget-points N, or raise --max-points", n,
-				     (long long)o->max_points);
-	}
+	if (count == (uint64_t)-1)
+		return fx_diag_error(&c->d, NULL, "the space has more than 2^62 points, more than "
+				     "fabricx can number even to sample: vary fewer values");
+	/* a sample is any size; the whole grid up to --max-points */
+	if (!o->budget && count > (uint64_t)o->max_points)
+		return fx_diag_error(&c->d, NULL, "the space has %llu points, over the limit of %lld "
+				     "for the whole grid: sample it with --budget-points N%s",
+				     (unsigned long long)count, (long long)o->max_points,
+				     count <= FX_SPACE_MAX_POINTS ? ", or raise --max-points"
+				     : " (--max-points goes up to 10^7)");
 	if (o->budget && o->shard_n)
 		return fx_diag_error(&c->d, NULL, "--shard with --budget-points: refining around the "
 				     "front needs every point; run a sampled space on all cores "
@@ -166,10 +176,10 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 	}
 	int rc = 0;
 	for (int k = 0; rc == 0 && k < o->nfrom; k++)
-		rc = take_folder(c, &r, o->from[k], 1);
+		rc = take_folder(c, &r, o->from[k], "merge");
 	if (rc == 0 && o->resume) {
 		char *dir = fx_xasprintf("%s/%s", c->out_root, c->design.name);
-		rc = take_folder(c, &r, dir, 0);
+		rc = take_folder(c, &r, dir, "--resume");
 		free(dir);
 	}
 	if (rc == 0)
@@ -197,7 +207,9 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 			fx_json_obj_begin(&c->js, NULL);
 			fx_json_str(&c->js, "name", c->design.name);
 			fx_json_str(&c->js, "spec", c->spec_path);
-			fx_explore_provenance(c, md);
+			char space_sha[65];
+			fx_space_signature(s, space_sha);
+			fx_explore_provenance(c, md, space_sha);
 			/* the tables go to report.md and report.json; the CSVs are
 			 * points.csv and pareto.csv alone */
 			char *dir = fx_xstrdup(c->outdir);
@@ -229,7 +241,7 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 				fwrite(json, 1, jl, stdout);
 			else if (rc == 0)
 				printf("report: %s/report.md, points.csv, pareto.csv%s\n", c->outdir,
-				       diagrams ? ", plots (*.svg, *.png)" : "");
+				       diagrams && !r.plots_skipped[0] ? ", plots (*.svg, *.png)" : "");
 		}
 		if (md)
 			fclose(md);

@@ -1,19 +1,23 @@
 /*
  * fabricx failures: what losing one element does to the fabric (the
  * chapter "Supernodes" §6.7.2: a failure's scope depends on what shares
- * it).  For each class of switch chips (a role: leaf, spine, a plane's L2
- * chips, NVSwitch chips) and each class of links (a tier, split into the
- * links that cross the canonical split and those that do not), one element is
- * failed and the fabric measured again: the max-flow across the canonical
+ * it).  For each class of alike switch chips, links, nodes, racks,
+ * planes or power domains, one element is failed and the fabric measured
+ * again: the max-flow across the canonical
  * bisection split, each device's bandwidth into the fabric (the worst
  * device's share kept), and the blast radius: devices slowed, and devices
- * cut off.  Chips of one role and links of one class are
- * structurally equivalent in every structured kind, so one of each is
- * evaluated (said in the output); `--all` evaluates every chip instead.
- * `--kind node|rack|plane` fails the first node, rack or plane with all it
- * holds (alike in the structured kinds), `--fail SEL` any set a selector
- * picks, `--kind power` the first power domain
- * (packaging.nodes_per_power_domain).  With a workload, the blast radius
+ * cut off.  Elements are alike only when an automorphism of the fabric
+ * that has been checked maps one onto the other and keeps the split (its
+ * sides may swap), the workload's instances and, for nodes, racks,
+ * planes and power domains, those units (fabric/orbit.c: the kind's own
+ * candidates and igraph's automorphism group, each checked): one of each
+ * class is evaluated and stands for the rest, so the numbers are those
+ * every element would give.  `--all` evaluates every element instead
+ * (the brute force tests/cli/fail.sh compares against); past
+ * FX_MAX_FAILURE_WORK the run is not decided (exit 4).
+ * `--kind node|rack|plane|power` fails a node, rack, switch plane or power
+ * domain (packaging.nodes_per_power_domain) with all it holds, `--fail
+ * SEL` any set a selector picks.  With a workload, the blast radius
  * also counts the instances of its placement on the intact fabric that a
  * failure slows or cuts off.
  *
@@ -46,7 +50,7 @@
 
 static const fx_opt opts[] = {
 	{"kind", "K", "what fails: switch (default), link, node, rack, plane or power"},
-	{"all", NULL, "evaluate every switch chip, not one per role"},
+	{"all", NULL, "evaluate every element, not one of each class proven alike"},
 	{"fail", "SEL", "fail these instead, one at a time: a selector as --cut takes, or A~B "
 	 "for the links between two (repeatable)"},
 	{"k", "K", "fail 1 (default) or 2 elements at once: every pair, or a sample"},
@@ -138,7 +142,8 @@ static int measure_failed(fx_cli *c, const uint8_t *side, const uint8_t *sel, co
 typedef struct row {
 	char what[400];
 	int64_t equivalent;    /* elements this row stands for */
-	measure m;
+	measure m;             /* its arrays freed once kept: hit() has counted them */
+	int64_t slower, cut_off, instances;
 	double rank;           /* bisection kept, then worst device kept: lower is graver */
 } row;
 
@@ -147,22 +152,6 @@ typedef struct rows {
 	row *r;
 	size_t n, cap;
 } rows;
-
-static void keep(rows *rs, const row *r, const measure *base)
-{
-	rs->r = fx_xgrow(rs->r, &rs->cap, rs->n + 1, sizeof *rs->r);
-	row *k = &rs->r[rs->n++];
-	*k = *r;
-	double b = base->bisection > 0 ? r->m.bisection / base->bisection : 1;
-	double w = base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1;
-	k->rank = b + 1e-6 * w;
-}
-
-static int by_rank(const void *a, const void *b)
-{
-	const row *x = a, *y = b;
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
 
 /* The blast radius: devices that lost bandwidth, and those cut off (no
  * longer joined to the rest of the fabric, fx_fabric_reachable: a failed
@@ -186,10 +175,29 @@ static void hit(const fx_fabric *f, const measure *base, const measure *m, int64
 	free(seen);
 }
 
-static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
+static void keep(const fx_fabric *f, rows *rs, const row *r, const measure *base)
 {
-	int64_t slower, cut_off, inst;
-	hit(&c->design.fab, base, &r->m, &slower, &cut_off, &inst);
+	rs->r = fx_xgrow(rs->r, &rs->cap, rs->n + 1, sizeof *rs->r);
+	row *k = &rs->r[rs->n++];
+	*k = *r;
+	double b = base->bisection > 0 ? r->m.bisection / base->bisection : 1;
+	double w = base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1;
+	k->rank = b + 1e-6 * w;
+	hit(f, base, &k->m, &k->slower, &k->cut_off, &k->instances);
+	free(k->m.each);  /* reach rides in it */
+	k->m.each = NULL;
+	k->m.reach = NULL;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const row *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void emit(fx_table *t, const row *r, const measure *base)
+{
+	int64_t slower = r->slower, cut_off = r->cut_off, inst = r->instances;
 	fx_table_cell(t, "%s", r->what);
 	fx_table_int(t, r->equivalent);
 	fx_table_num(t, r->m.bisection);
@@ -204,33 +212,100 @@ static void emit(fx_cli *c, fx_table *t, const row *r, const measure *base)
 		fx_table_null(t, "-");
 }
 
-/* One row per switch role (its first chip), or per chip with --all. */
+/* The classes of elements proven alike (fabric/orbit.c): orbits under
+ * automorphisms, each checked, that keep the canonical split (its sides
+ * may swap), the workload's instances and, for --kind node|rack|plane|
+ * power, those units (dom, may be NULL).  With --all, or past the
+ * evaluation limit, nothing is grouped. */
+static int alike(fx_cli *c, const uint8_t *side, const int64_t *dom, int64_t ndom, int all,
+		 fx_orbits *o)
+{
+	const fx_fabric *f = &c->design.fab;
+	if (all) {
+		memset(o, 0, sizeof *o);
+		o->vertex = fx_xmalloc((size_t)(f->nv + 1) * sizeof *o->vertex);
+		o->edge = fx_xmalloc((size_t)(f->ne + 1) * sizeof *o->edge);
+		o->block[0] = fx_xmalloc((size_t)(ndom + 1) * sizeof *o->block[0]);
+		for (int64_t v = 0; v < f->nv; v++)
+			o->vertex[v] = v;
+		for (int64_t e = 0; e < f->ne; e++)
+			o->edge[e] = e;
+		for (int64_t j = 0; j < ndom; j++)
+			o->block[0][j] = j;
+		return 0;
+	}
+	int64_t *of = fx_xmalloc((size_t)(2 * f->nv + 1) * sizeof *of);
+	fx_blocks b[3];
+	int nb = 0;
+	for (int64_t v = 0; v < f->nv; v++)
+		of[v] = side[v] < 2 ? side[v] : -1;
+	b[nb++] = (fx_blocks){of, 2};
+	if (instance_of) {
+		int64_t n = 0, *inst = of + f->nv;
+		for (int64_t v = 0; v < f->nv; v++) {
+			inst[v] = v < f->ndev ? instance_of[v] : -1;
+			n = inst[v] + 1 > n ? inst[v] + 1 : n;
+		}
+		b[nb++] = (fx_blocks){inst, n};
+	}
+	if (dom)
+		b[nb++] = (fx_blocks){dom, ndom};
+	int rc = fx_fabric_orbits(f, b, nb, o);
+	free(of);
+	return rc;
+}
+
+/* Refuses to evaluate more classes than the limit lets measure: each
+ * evaluation is a pass over the fabric, or a max-flow (counted 10 passes,
+ * as measured) where switches are free; not decided, with the numbers. */
+static int affordable(fx_cli *c, const uint8_t *side, int64_t classes, const char *what)
+{
+	const fx_fabric *f = &c->design.fab;
+	int flow = 0;
+	for (int64_t v = 0; v < f->nv && !flow; v++)
+		flow = side[v] > 1;
+	double work = (double)classes * (double)(f->nv + f->ne) * (flow ? 10 : 1);
+	if (work <= FX_MAX_FAILURE_WORK)
+		return 0;
+	return fx_diag_undecided(&c->d, "failures: %lld classes of %s proven alike need %.3g "
+				 "vertex and bundle visits, over the limit of %.3g; fail chosen "
+				 "ones with --fail SEL", (long long)classes, what, work,
+				 (double)FX_MAX_FAILURE_WORK);
+}
+
+/* One row per class of alike switch chips (its first chip), or per chip
+ * with --all. */
 static int switches(fx_cli *c, const uint8_t *side, const measure *base, rows *rs, int all)
 {
 	const fx_fabric *f = &c->design.fab;
+	fx_orbits o;
+	alike(c, side, NULL, 0, all, &o);
+	int64_t *size = fx_xcalloc((size_t)f->nv + 1, sizeof *size), classes = 0;
+	for (int64_t v = 0; v < f->nv; v++)
+		if (f->v[v].type == FX_V_SWITCH && fx_fabric_vertex_up(f, v)) {
+			classes += size[o.vertex[v]]++ == 0;
+		}
+	int rc = affordable(c, side, classes, "switch chips");
 	uint8_t *sel = fx_xcalloc((size_t)f->nv + 1, 1);
-	int rc = 0;
-	int *done = fx_xcalloc((size_t)f->nroles + 1, sizeof *done);
 	for (int64_t v = 0; v < f->nv && rc == 0; v++) {
 		int role = f->v[v].role;
-		if (f->v[v].type != FX_V_SWITCH || role < 0 || (!all && done[role]) ||
-		    !fx_fabric_vertex_up(f, v))
+		if (o.vertex[v] != v || !size[v])
 			continue;
-		done[role] = 1;
 		sel[v] = 1;
-		row r = {.equivalent = all ? 1 : f->roles[role].count};
+		row r = {.equivalent = size[v]};
 		char name[48];
 		fx_fabric_vertex_name(f, v, name, sizeof name);
-		snprintf(r.what, sizeof r.what, "%s (%s)", name, f->roles[role].name);
+		snprintf(r.what, sizeof r.what, "%s (%s)", name, role >= 0 ? f->roles[role].name : "switch");
 		rc = measure_failed(c, side, sel, NULL, &r.m);
 		sel[v] = 0;
 		if (rc == 0)
-			keep(rs, &r, base);
+			keep(&c->design.fab, rs, &r, base);
 		else
 			free(r.m.each);
 	}
-	free(done);
+	free(size);
 	free(sel);
+	fx_orbits_release(&o);
 	return rc;
 }
 
@@ -242,25 +317,27 @@ static int crosses(const fx_fabric *f, const uint8_t *side, int64_t e)
 	return a < 2 && b < 2 && a != b;
 }
 
-/* One row per link tier, and within a tier apart the links that cross the
- * canonical split (a lattice's cut: each costs the split one link) from
- * those that do not: one physical link of the first bundle of each. */
-static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
+/* One row per class of alike bundles (their links, each failed alone,
+ * are alike too): one physical link of the first bundle of each, or of
+ * every bundle with --all. */
+static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs, int all)
 {
 	fx_fabric *f = &c->design.fab;
-	int rc = 0;
-	int done[128][2] = {{0}};
+	fx_orbits o;
+	alike(c, side, NULL, 0, all, &o);
+	int64_t *n = fx_xcalloc((size_t)f->ne + 1, sizeof *n), classes = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (fx_fabric_edge_up(f, e)) {
+			classes += n[o.edge[e]] == 0;
+			n[o.edge[e]] += f->e[e].count;
+		}
+	int rc = affordable(c, side, classes, "links");
 	int32_t *lost = fx_xcalloc((size_t)f->ne + 1, sizeof *lost);
 	for (int64_t e = 0; e < f->ne && rc == 0; e++) {
-		int tier = f->e[e].tier, x = crosses(f, side, e);
-		if (tier < 0 || tier >= 128 || done[tier][x] || !fx_fabric_edge_up(f, e))
+		if (o.edge[e] != e || !n[e])
 			continue;
-		done[tier][x] = 1;
-		int64_t n = 0;
-		for (int64_t g = 0; g < f->ne; g++)
-			n += f->e[g].tier == tier && crosses(f, side, g) == x && fx_fabric_edge_up(f, g)
-			     ? f->e[g].count : 0;
-		row r = {.equivalent = n};
+		int tier = f->e[e].tier, x = crosses(f, side, e);
+		row r = {.equivalent = n[e]};
 		char a[48], b[48];
 		fx_fabric_vertex_name(f, f->ends[2 * e], a, sizeof a);
 		fx_fabric_vertex_name(f, f->ends[2 * e + 1], b, sizeof b);
@@ -270,11 +347,13 @@ static int links(fx_cli *c, const uint8_t *side, const measure *base, rows *rs)
 		rc = measure_failed(c, side, NULL, lost, &r.m);
 		lost[e] = 0;
 		if (rc == 0)
-			keep(rs, &r, base);
+			keep(&c->design.fab, rs, &r, base);
 		else
 			free(r.m.each);
 	}
 	free(lost);
+	free(n);
+	fx_orbits_release(&o);
 	return rc;
 }
 
@@ -294,7 +373,7 @@ static int selected(fx_cli *c, const uint8_t *side, const measure *base, rows *r
 		rc = measure_now(c, side, &r.m);
 	fx_fabric_fail_restore(f, &saved);
 	if (rc == 0)
-		keep(rs, &r, base);
+		keep(&c->design.fab, rs, &r, base);
 	return rc;
 }
 
@@ -322,29 +401,64 @@ static void place_intact(fx_cli *c)
 	fx_diag_release(&quiet);
 }
 
-/* --kind node|rack|plane: the first of its kind stands for all (nodes,
- * racks and planes of the structured kinds are alike). */
+/* Vertex v's unit of the kind (node, rack, power domain, or a switch's
+ * plane: what the selector KIND=N picks), or -1. */
+static int64_t unit_of(const fx_fabric *f, const char *kind, int64_t v)
+{
+	return strcmp(kind, "node") == 0 ? f->v[v].node
+	       : strcmp(kind, "rack") == 0 ? f->v[v].rack
+	       : strcmp(kind, "power") == 0 ? fx_fabric_power_domain(f, v)
+	       : f->v[v].type == FX_V_SWITCH ? f->v[v].plane : -1;
+}
+
+/* --kind node|rack|plane|power: one row per class of alike units (its
+ * first, with all it holds), or per unit with --all. */
 static int domains(fx_cli *c, const char *kind, const uint8_t *side, const measure *base,
-		   rows *rs)
+		   rows *rs, int all)
 {
 	const fx_fabric *f = &c->design.fab;
-	int64_t n = 0;
+	int64_t n = 0, *dom = fx_xmalloc((size_t)(f->nv + 1) * sizeof *dom);
 	for (int64_t v = 0; v < f->nv; v++) {
-		int64_t id = strcmp(kind, "node") == 0 ? f->v[v].node
-			     : strcmp(kind, "rack") == 0 ? f->v[v].rack
-			     : strcmp(kind, "power") == 0 ? fx_fabric_power_domain(f, v) : f->v[v].plane;
-		if (id + 1 > n)
-			n = id + 1;
+		dom[v] = unit_of(f, kind, v);
+		if (dom[v] + 1 > n)
+			n = dom[v] + 1;
 	}
+	int rc = 0;
 	if (n == 0 && strcmp(kind, "power") == 0)
-		return fx_diag_error(&c->d, NULL, "--kind power: %s has no power domains (set "
-				     "packaging.nodes_per_power_domain)", c->spec_path);
-	if (n == 0)
-		return fx_diag_error(&c->d, NULL, "--kind %s: %s has no %ss", kind, c->spec_path, kind);
-	char expr[32], label[48];
-	snprintf(expr, sizeof expr, "%s=0", kind);
-	snprintf(label, sizeof label, "%s 0 (all it holds)", kind);
-	return selected(c, side, base, rs, expr, label, n);
+		rc = fx_diag_error(&c->d, NULL, "--kind power: %s has no power domains (set "
+				   "packaging.nodes_per_power_domain)", c->spec_path);
+	else if (n == 0)
+		rc = fx_diag_error(&c->d, NULL, "--kind %s: %s has no %ss", kind, c->spec_path, kind);
+	if (rc) {
+		free(dom);
+		return rc;
+	}
+	fx_orbits o;
+	alike(c, side, dom, n, all, &o);
+	int64_t k = instance_of ? 2 : 1;  /* the units' block system */
+	const int64_t *cls = all ? o.block[0] : o.block[k];
+	int64_t *size = fx_xcalloc((size_t)n + 1, sizeof *size), classes = 0;
+	uint8_t *held = fx_xcalloc((size_t)n + 1, 1);
+	for (int64_t v = 0; v < f->nv; v++)
+		if (dom[v] >= 0)
+			held[dom[v]] = 1;
+	for (int64_t u = 0; u < n; u++)
+		if (held[u])
+			classes += size[cls[u]]++ == 0;
+	rc = affordable(c, side, classes, strcmp(kind, "power") == 0 ? "power domains" : kind);
+	for (int64_t u = 0; u < n && rc == 0; u++) {
+		if (cls[u] != u || !size[u])
+			continue;
+		char expr[48], label[64];
+		snprintf(expr, sizeof expr, "%s=%lld", kind, (long long)u);
+		snprintf(label, sizeof label, "%s %lld (all it holds)", kind, (long long)u);
+		rc = selected(c, side, base, rs, expr, label, size[u]);
+	}
+	free(held);
+	free(size);
+	free(dom);
+	fx_orbits_release(&o);
+	return rc;
 }
 
 /* SplitMix64 (Steele, Lea and Flood, OOPSLA 2014; the constants of
@@ -496,7 +610,7 @@ static int pairs(fx_cli *c, const char *kind, const uint8_t *side, const measure
 		snprintf(r.what, sizeof r.what, "%s + %s", a, b);
 		rc = measure_failed(c, side, sel, lost, &r.m);
 		if (rc == 0)
-			keep(rs, &r, base);
+			keep(&c->design.fab, rs, &r, base);
 		else
 			free(r.m.each);
 	}
@@ -548,7 +662,6 @@ static void stats(wv *x, size_t n, double *worst, double *median, double *mean)
 static int summary(fx_cli *c, const rows *rs, const measure *base, int k, double total,
 		   int sampled, uint64_t seed)
 {
-	const fx_fabric *f = &c->design.fab;
 	wv *b = fx_xmalloc((rs->n + 1) * sizeof *b), *w = fx_xmalloc((rs->n + 1) * sizeof *w),
 	   *cut = fx_xmalloc((rs->n + 1) * sizeof *cut);
 	int64_t inst_max = 0;
@@ -556,8 +669,7 @@ static int summary(fx_cli *c, const rows *rs, const measure *base, int k, double
 	for (size_t i = 0; i < rs->n; i++) {
 		const row *r = &rs->r[i];
 		double wt = (double)r->equivalent;
-		int64_t slower, cut_off, inst;
-		hit(f, base, &r->m, &slower, &cut_off, &inst);
+		int64_t cut_off = r->cut_off, inst = r->instances;
 		b[i] = (wv){base->bisection > 0 ? r->m.bisection / base->bisection : 1, wt};
 		w[i] = (wv){base->worst_inject > 0 ? r->m.worst_inject / base->worst_inject : 1, wt};
 		cut[i] = (wv){-(double)cut_off, wt};  /* most cut off = "least" */
@@ -629,14 +741,14 @@ int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 		return -1;
 	}
 	place_intact(c);
-	int one_per_role = !nfail && !o->all && o->k == 1 && strcmp(kind, "switch") == 0;
+	int one_per_class = !nfail && !o->all && o->k == 1;
 	/* with the spec's own failures (or --fail elsewhere) the baseline is
 	 * the fabric they leave */
 	const char *what = fx_fabric_degraded(&c->design.fab) ? "Baseline fabric (with the spec's "
 				"failures:)" : "Intact fabric";
 	char title[160];
-	snprintf(title, sizeof title, "%s%s", what, one_per_role ? " (one chip per role is failed: "
-		 "chips of a role are structurally equivalent here)" : "");
+	snprintf(title, sizeof title, "%s%s", what, one_per_class ? " (one of each class is failed: "
+		 "an automorphism of the fabric, checked, maps a class onto itself)" : "");
 	fx_table *t = fx_record_new("failures_intact", title, NULL);
 	fx_record_num(t, "bisection_bandwidth_Bps", "bisection across the canonical split",
 		      FX_F_BPS, base.bisection);
@@ -666,9 +778,9 @@ int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 	} else if (strcmp(kind, "switch") == 0)
 		rc = switches(c, side, &base, &rs, o->all);
 	else if (strcmp(kind, "link") == 0)
-		rc = links(c, side, &base, &rs);
+		rc = links(c, side, &base, &rs, o->all);
 	else
-		rc = domains(c, kind, side, &base, &rs);
+		rc = domains(c, kind, side, &base, &rs, o->all);
 	/* the most critical first: least bisection kept, then least kept by
 	 * the worst device (a stable order for ties: evaluation order) */
 	for (size_t i = 0; i < rs.n; i++)
@@ -681,11 +793,14 @@ int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 			   : "Failures, the most critical first", cols);
 	for (size_t i = 0; i < rs.n; i++) {
 		if (rc == 0)
-			emit(c, t, &rs.r[i], &base);
+			emit(t, &rs.r[i], &base);
 		free(rs.r[i].m.each);
 	}
 	free(rs.r);
-	rc |= fx_cli_table(c, t);
+	if (rc == 0)
+		rc = fx_cli_table(c, t);
+	else
+		fx_table_free(t);  /* no rows to show: the diagnostic says why */
 	free(side);
 	free(base.each);
 	free(instance_of);

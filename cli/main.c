@@ -3,6 +3,7 @@
  * link loads, power and placement.  The command table below is the table of
  * contents of the tool.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -26,6 +27,7 @@ static const command commands[] = {
 	{"explore", fx_cmd_explore, "design report of a fabric (start here)"},
 	{"metrics", fx_cmd_metrics, "counts, ports, hop counts and cut sets"},
 	{"collective", fx_cmd_collective, "link loads and completion time of a collective"},
+	{"calibrate", fx_cmd_calibrate, "fit alpha and bus bandwidth to nccl-tests runs, as a spec overlay"},
 	{"power", fx_cmd_power, "what a power budget buys: devices, racks, cooling, the limit"},
 	{"place", fx_cmd_place, "where the workload's TP/EP groups go, proven or explained"},
 	{"plan", fx_cmd_plan, "the best partitioning and placement of the workload, and why"},
@@ -121,20 +123,52 @@ static void alloc_policy(void)
 #endif
 }
 
+/*
+ * The program's signal policy (the library sets none): SIGPIPE is ignored,
+ * so a closed pipe is an EPIPE that every writer reports (standard output
+ * included, exit 2), never a silent kill half-way through a file.  Child
+ * programs (gnuplot) get the default back (plot/run.c).
+ */
+static void signal_policy(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+}
+
 int main(int argc, char **argv)
 {
 	alloc_policy();
+	signal_policy();
 	fx_stdout_wrap();
 	return finish_stdout(run(argc, argv));
+}
+
+/* No command, or an unknown one: the message, the usage, and under --json
+ * the error object every failure prints on stdout. */
+static int no_command(int argc, char **argv, const char *name)
+{
+	int json = 0;
+	for (int i = 1; i < argc; i++)
+		json |= strcmp(argv[i], "--json") == 0;
+	fx_diag d;
+	fx_diag_init(&d);
+	if (name)
+		fx_diag_error(&d, NULL, "unknown command '%s'", name);
+	else
+		fx_diag_error(&d, NULL, "no command given");
+	fputc('\n', stderr);
+	usage(stderr);
+	if (json)
+		fx_cli_print_json_error(&d, d.status);
+	int status = d.status;
+	fx_diag_release(&d);
+	return status;
 }
 
 static int run(int argc, char **argv)
 {
 	fx_cli_init();
-	if (argc < 2) {
-		usage(stderr);
-		return FX_EXIT_INPUT;
-	}
+	if (argc < 2 || strcmp(argv[1], "--json") == 0)
+		return no_command(argc, argv, NULL);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		if (argc > 2 && strcmp(argv[1], "help") == 0)
@@ -153,7 +187,5 @@ static int run(int argc, char **argv)
 	for (const command *c = commands; c->name; c++)
 		if (strcmp(c->name, argv[1]) == 0)
 			return c->fn(argc - 1, argv + 1);
-	fprintf(stderr, "fabricx: error: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
-	return FX_EXIT_INPUT;
+	return no_command(argc, argv, argv[1]);
 }

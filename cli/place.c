@@ -272,6 +272,8 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
 		fx_table_cell(t, "%s", p.rack[r].liquid ? "liquid" : "air");
 	}
 	rc |= fx_cli_table(c, t);
+	if (rc == 0)
+		rc = fx_report_step(c, &p);
 
 	if (keep)
 		*keep = p;

@@ -448,7 +448,7 @@ static int flips(fx_cli *c, fx_plan_runner *run, fx_plan_problem *p, const fx_pl
 			snprintf(title, sizeof title, "Flip threshold: %s %s (%s)", fx_plan_knob_name(f[i].knob),
 				 f[i].dir > 0 ? "up" : "down", f[i].to);
 			snprintf(xl, sizeof xl, "%s", fx_plan_knob_name(f[i].knob));
-			fx_plot pl = {title, xl, 0, NULL, &pn, 1};
+			fx_plot pl = {.title = title, .xlabel = xl, .p = &pn, .np = 1};
 			snprintf(path, sizeof path, "%s/flip-%zu.svg", plot_dir, i);
 			char err[256];
 			if (fx_plot_draw(&pl, path, err, sizeof err))
@@ -507,7 +507,8 @@ static int front(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, const c
 	if (rc == 0 && plot_dir && r->nfront) {
 		fx_plot_series s = {"Pareto front", xs, ys, r->nfront, 2, NULL};
 		fx_plot_panel pn = {fx_plan_objective_name(p->obj[1]), 0, &s, 1};
-		fx_plot pl = {"Plan: the Pareto front", fx_plan_objective_name(p->obj[0]), 0, NULL, &pn, 1};
+		fx_plot pl = {.title = "Plan: the Pareto front", .xlabel = fx_plan_objective_name(p->obj[0]),
+			      .p = &pn, .np = 1};
 		char path[1200], err[256];
 		snprintf(path, sizeof path, "%s/front.svg", plot_dir);
 		if (fx_plot_draw(&pl, path, err, sizeof err))

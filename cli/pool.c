@@ -60,6 +60,8 @@ static int reads(fx_cli *c, double path, double lat, double q, double u, double 
 /* "100GB,60GB,..." into need[] (at most cap); the count, or -1. */
 static int64_t tasks(fx_cli *c, const char *list, double *need, int64_t cap)
 {
+	if (fx_cli_list_check(c, "--tasks", list))
+		return -1;
 	char *s = fx_xstrdup(list), *save = NULL;
 	int64_t n = 0;
 	for (char *w = strtok_r(s, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
@@ -143,7 +145,7 @@ static int plot(fx_cli *c, double path, double lat, double q, const char *file)
 	char title[160], err[256], b1[32], b2[32];
 	snprintf(title, sizeof title, "Remote reads (Eq. 6-12): q = %s, L = %s",
 		 fx_unit_format(q, FX_UNIT_SIZE, b1, sizeof b1), fx_unit_format(lat, FX_UNIT_TIME, b2, sizeof b2));
-	fx_plot pl = {title, "transactions in flight u", 1, NULL, &p, 1};
+	fx_plot pl = {title, "transactions in flight u", 1, NULL, &p, 1, 0};
 	if (fx_plot_draw(&pl, file, err, sizeof err))
 		return fx_diag_error(&c->d, NULL, "--plot: %s", err);
 	return 0;

@@ -385,6 +385,8 @@ int fx_cmd_render(int argc, char **argv)
 			snprintf(path, sizeof path, "%s", out);
 		else
 			snprintf(path, sizeof path, "%s/%s.%s", c.outdir, fx_view_name((fx_view)view), format);
+		if (rc == 0 && !out)
+			rc = fx_cli_may_write(&c, strrchr(path, '/') + 1);
 		if (rc == 0) {
 			fx_render_opts o = {(fx_view)view, detail != NULL, NULL, v.util, v.instance};
 			fx_render_ext x = {.group = v.group, .loads_caption = v.caption[0] ? v.caption : NULL,

@@ -186,6 +186,8 @@ int fx_rnd_page(fx_cli *c, int view, const char *format, const fx_rnd_specs *s, 
 	else
 		snprintf(path, pathlen, "%s/%s-%s.%s", c->outdir, fx_view_name((fx_view)view),
 			 nfail ? "failed" : "side-by-side", format);
+	if (rc == 0 && !out)
+		rc = fx_cli_may_write(c, strrchr(path, '/') + 1);
 	if (rc == 0)
 		rc = fx_render_page(p, np, nfail ? "before and after the failure" : "side by side",
 				    format, path, info, &c->d);

@@ -30,6 +30,11 @@ int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char 
  * With keep != NULL the placement is handed to the caller to release. */
 int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
 		    const fx_power_config *pc, fx_placement *keep);
+/* The serving step of the design's model on the placement's first
+ * instance (p NULL: the fabric's devices in order): inventory per device,
+ * timeline, sessions, throughput (cli/step_report.c).  Nothing without a
+ * model and workload.accelerator.hbm. */
+int fx_report_step(fx_cli *c, const fx_placement *p);
 
 /* plan: how the command line moves the spec's plan (plan/plan.h); a
  * negative or zero value leaves the spec's. */
@@ -60,7 +65,7 @@ typedef struct fx_failures_opts {
 	const char *kind;           /* NULL: switch */
 	const char *const *fails;
 	int nfail;
-	int all;                    /* every switch chip, not one per role */
+	int all;                    /* every element, not one per class proven alike */
 	int k;                      /* 1 or 2 */
 	int64_t sample;
 	uint64_t seed;

@@ -132,6 +132,13 @@ static int report(fx_cli *c, const uint8_t *idle, const int *shape, int jobs, co
 	if (!decided)
 		return fx_diag_undecided(&c->d, "%d of %d jobs of %s chips placed in 10^7 search steps; "
 					 "whether more fit is not decided", found, jobs, sh);
+	int64_t vol = 1;
+	for (int i = 0; i < f->ndims; i++)
+		vol *= shape[i];
+	if (found < jobs && (double)jobs * (double)vol > (double)nidle)
+		return fx_diag_infeasible(&c->d, "%d job%s of %s chips need %.0f chips, and %lld are "
+					  "idle: at most %d fit (by counting)", jobs, jobs == 1 ? "" : "s",
+					  sh, (double)jobs * (double)vol, (long long)nidle, found);
 	if (found < jobs)
 		return fx_diag_infeasible(&c->d, "%d job%s of %s adjacent chips %s not fit the %lld idle "
 					  "chips: at most %d do (every placement searched)", jobs,

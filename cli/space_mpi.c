@@ -153,7 +153,7 @@ static int mpi_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
 
 static int mpi_take(void *ctx, const char *line)
 {
-	return fx_space_run_take_line(((mpi_space *)ctx)->r, line, 0);
+	return fx_space_run_take_line(((mpi_space *)ctx)->r, line, 0, NULL, 0);
 }
 
 int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n)

@@ -265,8 +265,9 @@ static double top_of(const fx_pt **v, size_t n, const double *xs, size_t col)
 
 /* Feasible, infeasible and front series of (x, y) over the points. */
 static int draw(const char *dir, const char *file, const char *title, const char *xlabel,
-		const char *ylabel, const char *xtics, const fx_pt **v, size_t n, const double *xs,
-		double xdiv, size_t ycol, double ydiv, fx_diag *d)
+		const char *ylabel, const fx_plot_tic *xtics, size_t ntics, const fx_pt **v, size_t n,
+		const double *xs, double xdiv, size_t ycol, double ydiv, char *skip, size_t skiplen,
+		fx_diag *d)
 {
 	double *x = fx_xmalloc(3 * (n + 1) * sizeof *x), *y = fx_xmalloc(3 * (n + 1) * sizeof *y);
 	size_t cnt[3] = {0, 0, 0};
@@ -291,12 +292,15 @@ static int draw(const char *dir, const char *file, const char *title, const char
 	int rc = 0;
 	if (ns) {
 		fx_plot_panel panel = {ylabel, 0, ser, ns};
-		fx_plot pl = {title, xlabel, 0, xtics, &panel, 1};
+		fx_plot pl = {title, xlabel, 0, xtics, &panel, 1, ntics};
 		static const char *const ext[2] = {"svg", "png"};
 		for (int e = 0; e < 2 && rc == 0; e++) {
 			char err[256];
 			char *path = fx_xasprintf("%s/%s.%s", dir, file, ext[e]);
-			if (fx_plot_draw(&pl, path, err, sizeof err))
+			int st = fx_plot_draw(&pl, path, err, sizeof err);
+			if (st == FX_PLOT_NO_GNUPLOT)  /* an optional tool: the report goes on without plots */
+				snprintf(skip, skiplen, "%s", err), e = 2;
+			else if (st)
 				rc = fx_diag_error(d, NULL, "plot '%s': %s", path, err);
 			free(path);
 		}
@@ -316,29 +320,24 @@ static void md_plot(FILE *md, const char *title, const char *file)
 }
 
 static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t n, FILE *md,
-		 fx_diag *d)
+		 char *skip, size_t skiplen, fx_diag *d)
 {
 	const fx_space *s = ev->space;
 	double *xs = fx_xmalloc((n + 1) * sizeof *xs);
 	int rc = 0;
 	char yl[256], xl[256];
-	for (size_t a = 0; a < s->naxes && rc == 0; a++) {
+	for (size_t a = 0; a < s->naxes && rc == 0 && !*skip; a++) {
 		const fx_space_axis *ax = &s->axes[a];
 		double *val = fx_xmalloc((ax->nvals + 1) * sizeof *val);
 		fx_unit_kind unit;
 		int numeric = axis_numbers(ax, val, &unit);
-		char *tics = NULL;
-		if (!numeric) {  /* values as labels at their index */
-			size_t len = 0;
-			FILE *f = open_memstream(&tics, &len);
+		fx_plot_tic *tics = NULL;
+		if (!numeric) {  /* values as labels at their index (plot/ quotes them) */
+			tics = fx_xcalloc(ax->nvals + 1, sizeof *tics);
 			for (size_t k = 0; k < ax->nvals; k++) {
-				fprintf(f, "%s'", k ? ", " : "");
-				for (const char *c = ax->vals[k * ax->npaths]; *c; c++)
-					fputs(*c == '\'' ? "''" : (char[2]){*c, 0}, f);
-				fprintf(f, "' %zu", k);
+				tics[k] = (fx_plot_tic){ax->vals[k * ax->npaths], (double)k};
 				val[k] = (double)k;
 			}
-			fclose(f);
 		}
 		size_t dig[64];
 		for (size_t i = 0; i < n; i++) {
@@ -348,7 +347,7 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 		double xdiv = scaled(ax->paths[0], unit_of(unit), top_of(v, n, xs, 0), xl, sizeof xl);
 		/* the objectives; without any, every metric */
 		size_t nplot = s->nobj ? s->nobj : ev->nnames;
-		for (size_t o = 0; o < nplot && rc == 0; o++) {
+		for (size_t o = 0; o < nplot && rc == 0 && !*skip; o++) {
 			const char *m = s->nobj ? s->obj[o].metric : ev->names[o];
 			char *sm = safe(m), *sp = safe(ax->paths[0]);
 			char *file = fx_xasprintf("plot-%s-vs-%s", sm, sp);
@@ -359,15 +358,17 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 						   : " (minimised)");
 			size_t col = metric_col(ev, m);
 			double ydiv = scaled(m, field_unit(m), top_of(v, n, NULL, col), yl, sizeof yl);
-			rc = draw(dir, file, title, xl, yl, tics, v, n, xs, xdiv, col, ydiv, d);
-			md_plot(md, title, file);
+			rc = draw(dir, file, title, xl, yl, tics, tics ? ax->nvals : 0, v, n, xs, xdiv, col,
+				  ydiv, skip, skiplen, d);
+			if (!*skip)
+				md_plot(md, title, file);
 			free(file), free(title), free(sm), free(sp);
 		}
 		free(tics);
 		free(val);
 	}
 	/* the front in the plane of the first two objectives */
-	if (s->nobj >= 2 && rc == 0) {
+	if (s->nobj >= 2 && rc == 0 && !*skip) {
 		const char *m0 = s->obj[0].metric, *m1 = s->obj[1].metric;
 		size_t c0 = metric_col(ev, m0);
 		for (size_t i = 0; i < n; i++)
@@ -380,10 +381,13 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 		size_t c1 = metric_col(ev, m1);
 		double xdiv = scaled(m0, field_unit(m0), top_of(v, n, NULL, c0), xl, sizeof xl);
 		double ydiv = scaled(m1, field_unit(m1), top_of(v, n, NULL, c1), yl, sizeof yl);
-		rc = draw(dir, file, title, xl, yl, NULL, v, n, xs, xdiv, c1, ydiv, d);
-		md_plot(md, title, file);
+		rc = draw(dir, file, title, xl, yl, NULL, 0, v, n, xs, xdiv, c1, ydiv, skip, skiplen, d);
+		if (!*skip)
+			md_plot(md, title, file);
 		free(file), free(title), free(s0), free(s1);
 	}
+	if (*skip)  /* the report lists none rather than the few drawn before */
+		fprintf(md, "Plots skipped: %s.\n", skip);
 	fputc('\n', md);
 	free(xs);
 	return rc;
@@ -549,7 +553,13 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 
 	if (rc == 0 && diagrams && c->md) {
 		fprintf(c->md, "## Plots\n\n");
-		rc = plots(dir, ev, v, n, c->md, &c->d);
+		rc = plots(dir, ev, v, n, c->md, r->plots_skipped, sizeof r->plots_skipped, &c->d);
+		if (rc == 0 && r->plots_skipped[0]) {  /* said once, in the report and here */
+			fprintf(c->d.out ? c->d.out : stderr, "fabricx: note: plots skipped: %s\n",
+				r->plots_skipped);
+			if (c->json)
+				fx_json_str(&c->js, "plots_skipped", r->plots_skipped);
+		}
 	}
 	free(v);
 	return rc;

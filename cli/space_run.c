@@ -69,14 +69,43 @@ static void keep(fx_space_run *r, fx_pt *p)
 	*p = (fx_pt){0};
 }
 
-int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto)
+/* The first column in which two results for one point differ, into why;
+ * 0 when they are alike. */
+static int differs(const fx_space_run *r, const fx_pt *a, const fx_pt *b, char *why, size_t len)
+{
+	if (a->status != b->status) {
+		snprintf(why, len, "status %s against %s", fx_pt_status_name(a->status),
+			 fx_pt_status_name(b->status));
+		return 1;
+	}
+	if ((a->reason == NULL) != (b->reason == NULL) ||
+	    (a->reason && strcmp(a->reason, b->reason))) {
+		snprintf(why, len, "reason '%s' against '%s'", a->reason ? a->reason : "",
+			 b->reason ? b->reason : "");
+		return 1;
+	}
+	for (size_t k = 0; k < r->ev->nnames; k++) {
+		double x = a->m[k], y = b->m[k];
+		if (x != y && !(isnan(x) && isnan(y))) {
+			snprintf(why, len, "%s %.17g against %.17g", r->ev->names[k], x, y);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto, char *why,
+			   size_t len)
 {
 	fx_pt p;
 	if (fx_pt_read_line(r->ev, line, &p, with_pareto))
 		return -1;
 	p.pareto = 0;
-	keep(r, &p);
-	return 0;
+	const fx_pt *had = fx_space_run_find(r, p.index);
+	char none[8];
+	int clash = had && differs(r, had, &p, why ? why : none, why ? len : sizeof none);
+	keep(r, &p);  /* a duplicate is dropped: the first stands */
+	return clash;
 }
 
 void fx_space_run_free(fx_space_run *r)
@@ -291,7 +320,7 @@ static int space_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
 
 static int space_take(void *ctx, const char *line)
 {
-	return fx_space_run_take_line(((space_lines *)ctx)->r, line, 0);
+	return fx_space_run_take_line(((space_lines *)ctx)->r, line, 0, NULL, 0);
 }
 
 static void space_progress(void *ctx, size_t got)

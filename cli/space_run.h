@@ -33,6 +33,7 @@ typedef struct fx_space_run {
 	double t0, t_shown;
 	size_t done_before;
 	int shown_any;
+	char plots_skipped[256];   /* why the report has no plots ("" when it has) */
 } fx_space_run;
 
 /* Work that travels as lines (space points, plan schemes): children write
@@ -58,8 +59,11 @@ int fx_lines_mpi(const fx_lines_job *job, int rank, int size, fx_diag *d);
  * recomputed).  0, or -1 after reporting through r->d. */
 int fx_space_run_all(fx_space_run *r);
 /* Holds the point of one points.csv line (resumed or merged); -1 when
- * the line is not one of this space's. */
-int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto);
+ * the line is not one of this space's, 1 when a point of its index is
+ * held already and measured otherwise (why: the first difference, into
+ * why[len]); a duplicate alike in every column is dropped. */
+int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto, char *why,
+			   size_t len);
 const fx_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx);
 /* Marks pareto on the points held. */
 void fx_space_run_front(fx_space_run *r);
@@ -79,9 +83,20 @@ void fx_space_mpi_end(void);
 int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, int text);
 
 /* What made a report (fabricx version, date, the spec's SHA-256, the
- * command, every --set): a "provenance" object into c->js and a line of
- * Markdown (cli/explore.c). */
-void fx_explore_provenance(fx_cli *c, FILE *md);
+ * command, every --set, and a space's signature when space_sha is not
+ * NULL): a "provenance" object into c->js and a line of Markdown
+ * (cli/explore.c). */
+void fx_explore_provenance(fx_cli *c, FILE *md, const char *space_sha);
+
+/* The SHA-256 of a space's axes, every path and value in order
+ * (provenance's space_sha256; cli/space_provenance.c). */
+void fx_space_signature(const fx_space *s, char out[65]);
+/* Whether dir's report.json says its points were computed as this run
+ * computes them: the same fabricx version, spec bytes (spec_text), --set
+ * overrides in order and space signature.  0, or -1 after reporting the
+ * first that differs (what: "merge" or "--resume"). */
+int fx_space_provenance_check(fx_cli *c, const char *dir, const char *spec_text,
+			      const fx_space *s, const char *what);
 
 /* explore's entry: runs the spec's space or --vary axes (*handled = 1),
  * or leaves a spec without one to the design report (*handled = 0). */

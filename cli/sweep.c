@@ -83,6 +83,8 @@ static int parse_algos(fx_cli *c, const char *pattern, const char *text,
 				v[k++] = *a;
 			}
 	} else {
+		if (fx_cli_list_check(c, "--algo", text))
+			return -1;
 		char *copy = fx_xstrdup(text), *save = NULL;
 		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 			const fx_coll_algo *a = fx_coll_find(pattern, t);
@@ -164,9 +166,9 @@ static int plot_sweep(fx_cli *c, const char *path, const fx_coll_req *q0,
 	char title[160], err[256];
 	snprintf(title, sizeof title, "%s over %lld ranks, %s", q0->pattern, (long long)q0->n,
 		 c->design.fab.name ? c->design.fab.name : "");
-	fx_plot pl = {title, "size per rank", 1,
-		      "'1 B' 1, '1 KiB' 1024, '1 MiB' 1048576, '1 GiB' 1073741824, '1 TiB' 1099511627776",
-		      panels, 2};
+	static const fx_plot_tic tics[] = {{"1 B", 1}, {"1 KiB", 1024}, {"1 MiB", 1048576},
+					   {"1 GiB", 1073741824}, {"1 TiB", 1099511627776}};
+	fx_plot pl = {title, "size per rank", 1, tics, panels, 2, sizeof tics / sizeof tics[0]};
 	int rc = fx_plot_draw(&pl, path, err, sizeof err);
 	free(ser);
 	free(ys);
@@ -204,6 +206,7 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 	fx_record_text(t, "pattern", "pattern", "%s", q0->pattern);
 	fx_record_int(t, "ranks", "ranks", q0->n);
 	fx_record_text(t, "routing_policy", "routing policy", "%s", fx_route_policy_name(tm->policy));
+	fx_record_text(t, "timing", "timing", "%s", fx_timing_name(tm->timing));
 	fx_record_num(t, "alpha_s", "alpha per round", FX_F_SECONDS, tm->alpha);
 	rc |= fx_cli_table(c, t);
 	/* one nccl-tests table per algorithm (text and CSV); every row in one
@@ -246,6 +249,8 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 		rc |= fx_cli_table(c, t);
 	}
 	/* the long table goes to sweep.csv and JSON only */
+	if (rc == 0 && c->outdir[0])
+		rc = fx_cli_may_write(c, "sweep.csv");
 	if (rc == 0 && c->outdir[0] && fx_table_write_csv(all, c->outdir))
 		rc = fx_diag_error(&c->d, NULL, "cannot write '%s/sweep.csv'", c->outdir);
 	if (rc == 0 && c->json)

@@ -125,7 +125,7 @@ static int plot(fx_cli *c, const fx_transport *t, const char *path)
 	char title[128], err[256];
 	snprintf(title, sizeof title, "Connection state and setup against hosts (A = %.0f endpoints)",
 		 t->endpoints);
-	fx_plot pl = {title, "hosts H", 1, NULL, p, 2};
+	fx_plot pl = {title, "hosts H", 1, NULL, p, 2, 0};
 	if (fx_plot_draw(&pl, path, err, sizeof err))
 		return fx_diag_error(&c->d, NULL, "--plot: %s", err);
 	return 0;

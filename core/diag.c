@@ -8,6 +8,8 @@
 
 void fx_diag_init(fx_diag *d)
 {
+	if (!d)
+		return;
 	memset(d, 0, sizeof *d);
 	d->out = stderr;
 	d->max_shown = 25;
@@ -15,6 +17,8 @@ void fx_diag_init(fx_diag *d)
 
 void fx_diag_release(fx_diag *d)
 {
+	if (!d)
+		return;
 	for (size_t i = 0; i < d->nsrc; i++) {
 		free(d->src[i].name);
 		free(d->src[i].text);
@@ -33,6 +37,8 @@ void fx_diag_release(fx_diag *d)
 
 const char *fx_diag_add_source(fx_diag *d, const char *name, const char *text)
 {
+	if (!d || !name || !text)
+		return NULL;
 	d->src = fx_xgrow(d->src, &d->capsrc, d->nsrc + 1, sizeof *d->src);
 	d->src[d->nsrc].name = fx_xstrdup(name);
 	d->src[d->nsrc].text = fx_xstrdup(text);
@@ -124,9 +130,23 @@ static void vreport(fx_diag *d, const fx_loc *loc, const char *kind,
 		show_line(d, loc);
 }
 
+void fx_diag_adopt(fx_diag *to, const fx_diag *from)
+{
+	if (to->first || !from->first)
+		return;
+	to->first = fx_xstrdup(from->first);
+	if (from->first_loc.file) {
+		to->first_loc.file = fx_xstrdup(from->first_loc.file);
+		to->first_loc.line = from->first_loc.line;
+		to->first_loc.col = from->first_loc.col;
+	}
+	if (from->first_key)
+		to->first_key = fx_xstrdup(from->first_key);
+}
+
 void fx_diag_key(fx_diag *d, const char *key)
 {
-	if (d->nerr == 1 && !d->first_key && key)
+	if (d && d->nerr == 1 && !d->first_key && key)
 		d->first_key = fx_xstrdup(key);
 }
 
@@ -145,6 +165,14 @@ int fx_diag_gravity(int status)
 static int report(fx_diag *d, int status, const fx_loc *loc, const char *kind, const char *fmt,
 		  va_list ap)
 {
+	if (!d) {  /* a library caller that passed no fx_diag still hears why */
+		char *msg = fx_xvasprintf(fmt, ap);
+		fprintf(stderr, "fabricx: %s: ", kind);
+		put_clean(stderr, msg, strlen(msg));
+		fputc('\n', stderr);
+		free(msg);
+		return -1;
+	}
 	d->nerr++;
 	if (!d->first) {
 		va_list aq;
@@ -202,7 +230,7 @@ int fx_diag_undecided(fx_diag *d, const char *fmt, ...)
 
 void fx_diag_note(fx_diag *d, const fx_loc *loc, const char *fmt, ...)
 {
-	if (d->nerr > d->max_shown)
+	if (!d || d->nerr > d->max_shown)
 		return;
 	va_list ap;
 	va_start(ap, fmt);

@@ -14,6 +14,10 @@
  *
  * The caret line is printed when the source text was registered with
  * fx_diag_add_source().  fx_diag owns copies of registered source texts.
+ *
+ * Every library function that takes an fx_diag accepts NULL for it: the
+ * message then goes to stderr, counted nowhere (the return value still says
+ * it failed).
  */
 #ifndef FX_DIAG_H
 #define FX_DIAG_H
@@ -79,6 +83,10 @@ int fx_diag_undecided(fx_diag *d, const char *fmt, ...)
 /* Names the spec key (dotted path) the first message is about, when the
  * message just reported was the first and no key is known yet. */
 void fx_diag_key(fx_diag *d, const char *key);
+/* Takes from's first message, position and key as to's first when to has
+ * none (a command that ran others' diagnostics apart, for --json's error
+ * object); counts and statuses stay the caller's. */
+void fx_diag_adopt(fx_diag *to, const fx_diag *from);
 /* How grave an exit status is: internal 4 > bad input 3 > infeasible 2 >
  * not decided 1 > ok 0.  A run reports the gravest of its messages. */
 int fx_diag_gravity(int status);

@@ -52,6 +52,19 @@
  * about 1.3e8 vertex and edge visits a second (a k=32 fat-tree's
  * all-to-all: 2.8e8 in 2.2 s), so about 15 s. */
 #define FX_MAX_HASH_WORK 2e9
+/* The flows a flow-level timing mode (collective.timing maxmin, events:
+ * routing/timing.c) holds at once: a round's for maxmin, every round's
+ * repetitions for events (about 90 bytes each: 2e6 is 180 MB; a ring
+ * allreduce over 4,096 ranks is 3.4e7 and is left not decided, exit 4). */
+#define FX_MAX_TIMING_FLOWS 2e6
+
+/* Vertex and bundle visits `failures` may spend evaluating one element of
+ * each class proven alike (fabric/orbit.c): a pass over the fabric each,
+ * counted 10 where a max-flow runs (switches free).  Measured at about 4e7
+ * a second (a 100x100 mesh's 5,000 classes of links, 1.5e8, in 3.5 s; a
+ * max-flow on CloudMatrix384, about 10 times slower a visit), so some
+ * 12 s; the WSE-2's 376,986 classes of links would need 8.5e11. */
+#define FX_MAX_FAILURE_WORK 5e8
 
 /* A limit as text, for help strings: FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT). */
 #define FX_LIMIT_TEXT_(x) #x

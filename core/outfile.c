@@ -245,7 +245,7 @@ static FILE *open_out(fx_outfile *o, const char *path)
 	fx_outfile_sweep(*dir ? dir : ".");  /* what killed runs left beside it */
 	char *tmp = fx_xasprintf("%s" TMP_PREFIX "%ld.XXXXXX", dir, (long)getpid());
 	free(dir);
-	int fd = mkstemp(tmp);
+	int fd = mkostemp(tmp, O_CLOEXEC);  /* not inherited by gnuplot (plot/run.c) */
 	if (fd < 0 || fchmod(fd, file_mode()) != 0) {
 		int e = errno;
 		if (fd >= 0) {
@@ -308,6 +308,12 @@ static long failed_writes;
 long fx_outfile_failures(void)
 {
 	return failed_writes;
+}
+
+void fx_outfile_failures_add(long n)
+{
+	if (n > 0)
+		failed_writes += n;
 }
 
 FILE *fx_outfile_open(fx_outfile *o, const char *path)

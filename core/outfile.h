@@ -58,6 +58,9 @@ FILE *fx_outfile_open(fx_outfile *o, const char *path);
 int fx_outfile_close(fx_outfile *o, int ok);
 /* Opens and closes of fx_outfile that failed so far in this process. */
 long fx_outfile_failures(void);
+/* Adds n failures counted by a child process working for this one
+ * (core/isolate.h), so a run that checks the count sees them. */
+void fx_outfile_failures_add(long n);
 /* Removes temporaries left in dir by runs that no longer exist.  Errors
  * are ignored: a sweep never fails a run. */
 void fx_outfile_sweep(const char *dir);

@@ -97,6 +97,8 @@ char *fx_unit_message(fx_unit_status st, const char *text, fx_unit_kind want, fx
 		      int option, const char *name, const char *units)
 {
 	const char *kind = fx_unit_kind_name(want), *ex = fx_unit_example(want);
+	text = text ? text : "(nothing)";
+	name = name ? name : "(a value)";
 	if (option) {
 		switch (st) {
 		case FX_UNIT_RANGE:
@@ -138,6 +140,8 @@ fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,
 			     fx_unit_kind *got)
 {
 	char *end;
+	if (!text || !out)
+		return FX_UNIT_NOT_A_NUMBER;
 	while (*text == ' ')
 		text++;
 	double v = strtod(text, &end);
@@ -195,6 +199,8 @@ char *fx_unit_format(double v, fx_unit_kind k, char *buf, size_t len)
 		{FX_UNIT_FREQUENCY, 1e9, "GHz"}, {FX_UNIT_FREQUENCY, 1e6, "MHz"},
 		{FX_UNIT_FREQUENCY, 1e3, "kHz"}, {FX_UNIT_FREQUENCY, 1, "Hz"},
 	};
+	if (!buf || !len)
+		return NULL;
 	const char *name = "";
 	double f = 1;
 	int found = 0;

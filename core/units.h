@@ -40,7 +40,7 @@ typedef enum fx_unit_status {
 /*
  * Parses text such as "50 GB/s" as a quantity of kind `want`.  On success
  * stores the value in base units in *out; negative zero reads as zero.  On FX_UNIT_WRONG_KIND stores the
- * kind found in *got (may be NULL).
+ * kind found in *got (may be NULL).  NULL text or out: FX_UNIT_NOT_A_NUMBER.
  */
 fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,
 			     fx_unit_kind *got);
@@ -58,7 +58,8 @@ fx_unit_status fx_unit_parse(const char *text, fx_unit_kind want, double *out,
 char *fx_unit_message(fx_unit_status st, const char *text, fx_unit_kind want, fx_unit_kind got,
 		      int option, const char *name, const char *units);
 
-/* Formats v (base units of kind k) with a readable prefix: "50 GB/s". */
+/* Formats v (base units of kind k) with a readable prefix: "50 GB/s".
+ * Returns buf; NULL when buf is NULL or len 0. */
 char *fx_unit_format(double v, fx_unit_kind k, char *buf, size_t len);
 
 #endif

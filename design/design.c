@@ -83,27 +83,62 @@ static int load_rest(fx_design *ds, const char *path, const char *const *overrid
 	return fx_design_groups_check(ds, d);
 }
 
+/* The arguments both loads share: a design to fill, overrides that are
+ * there when counted, limits that are numbers. */
+static int check_args(const char *fn, fx_design *ds, const char *path, const char *const *overrides,
+		      size_t n, const fx_design_limits *limits, fx_diag *d)
+{
+	if (!ds)
+		return fx_diag_error(d, NULL, "%s: no design to load into", fn);
+	memset(ds, 0, sizeof *ds);
+	if (!path)
+		return fx_diag_error(d, NULL, "%s: no spec path or name", fn);
+	if (n && !overrides)
+		return fx_diag_error(d, NULL, "%s: %zu overrides but no list of them", fn, n);
+	for (size_t i = 0; i < n; i++)
+		if (!overrides[i])
+			return fx_diag_error(d, NULL, "%s: override %zu is NULL", fn, i);
+	if (limits && !(limits->max_memory >= 0))
+		return fx_diag_error(d, NULL, "%s: max_memory must be 0 (the default) or more", fn);
+	return 0;
+}
+
+/* A design whose load failed holds nothing: every later use of it fails
+ * (fx_fabric_built is 0), as if it had never been loaded. */
+static int loaded(fx_design *ds, int rc)
+{
+	if (rc)
+		fx_design_free(ds);
+	return rc ? -1 : 0;
+}
+
 int fx_design_load(fx_design *ds, const char *path, const char *const *overrides,
 		   size_t noverrides, const fx_design_limits *limits, fx_diag *d)
 {
-	memset(ds, 0, sizeof *ds);
-	if (fx_spec_load(&ds->spec, path, d))
+	if (check_args("fx_design_load", ds, path, overrides, noverrides, limits, d))
 		return -1;
-	return load_rest(ds, path, overrides, noverrides, limits, d);
+	if (fx_spec_load(&ds->spec, path, d))
+		return loaded(ds, -1);
+	return loaded(ds, load_rest(ds, path, overrides, noverrides, limits, d));
 }
 
 int fx_design_load_text(fx_design *ds, const char *name, const char *text,
 			const char *const *overrides, size_t noverrides,
 			const fx_design_limits *limits, fx_diag *d)
 {
-	memset(ds, 0, sizeof *ds);
-	if (fx_spec_load_text(&ds->spec, name, text, d))
+	if (check_args("fx_design_load_text", ds, name, overrides, noverrides, limits, d))
 		return -1;
-	return load_rest(ds, name, overrides, noverrides, limits, d);
+	if (!text)
+		return fx_diag_error(d, NULL, "fx_design_load_text: no text");
+	if (fx_spec_load_text(&ds->spec, name, text, d))
+		return loaded(ds, -1);
+	return loaded(ds, load_rest(ds, name, overrides, noverrides, limits, d));
 }
 
 void fx_design_free(fx_design *ds)
 {
+	if (!ds)
+		return;
 	free(ds->wl);
 	free(ds->sources);
 	fx_coll_measured_free((fx_coll_measured *)ds->coll.measured);

@@ -16,6 +16,7 @@
 #include "../power/power.h"
 #include "../routing/routing.h"
 #include "../spec/spec.h"
+#include "../step/step.h"
 
 /* One collective the spec's workload asks `explore` to evaluate. */
 typedef struct fx_wl_coll {
@@ -40,6 +41,14 @@ typedef struct fx_design {
 	const char *description;             /* `description:`, or NULL (the spec's text) */
 	const char **sources;                /* `sources:`, nsources strings (the spec's) */
 	size_t nsources;
+	/* the step model (step/step.h): the model as an inventory, its
+	 * layout, load and hardware; have_step when the spec gives a model
+	 * or `workload.inventory` */
+	int have_step;
+	fx_step_model step;
+	fx_step_layout step_layout;
+	fx_step_load step_load;
+	fx_step_hw step_hw;
 } fx_design;
 
 /* What a load may cost.  A zeroed struct (or NULL) means the defaults. */
@@ -52,7 +61,10 @@ typedef struct fx_design_limits {
  * collective time model and `workload:`, builds the fabric and checks
  * `groups:`.  ds need not be initialised; after the call, whatever it
  * returned, fx_design_free() releases it.  0, or -1 after reporting
- * through d (d->status says why: bad input, too big, ...). */
+ * through d (d->status says why: bad input, too big, ...); a failed load
+ * leaves ds empty, so every later use of it fails rather than reads a
+ * half-built fabric.  NULL ds or path, NULL overrides when noverrides > 0
+ * and a negative limit are refused with -1. */
 int fx_design_load(fx_design *ds, const char *path, const char *const *overrides,
 		   size_t noverrides, const fx_design_limits *limits, fx_diag *d);
 /* The same from spec text in memory; `name` stands for the file in
@@ -63,6 +75,14 @@ int fx_design_load_text(fx_design *ds, const char *name, const char *text,
 /* Releases everything ds holds (not ds itself) and zeroes it; safe on a
  * zeroed or partly loaded design, and twice. */
 void fx_design_free(fx_design *ds);
+
+/* One step of the design's step model (ld NULL: the spec's load) with its
+ * communication routed on the design's fabric: the instance's ranks are
+ * devs[0 .. ndev) (a placement's), or with devs NULL the fabric's devices
+ * in order.  0, or -1 after reporting through d (a collective that cannot
+ * be routed, a layout the fabric is too small for). */
+int fx_design_step(const fx_design *ds, const int64_t *devs, int64_t ndev, const fx_step_load *ld,
+		   fx_step_result *out, fx_diag *d);
 
 /* The devices of group `name` into r[] (room for ndev; device order):
  * a `groups:` selector of the spec or, on custom fabrics, the nodes'

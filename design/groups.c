@@ -16,6 +16,11 @@
 
 int64_t fx_design_group_devices(const fx_design *ds, const char *name, int64_t *r, fx_diag *d)
 {
+	if (!ds || !ds->have_fab || !fx_fabric_built(&ds->fab))
+		return fx_diag_error(d, NULL, "fx_design_group_devices: no design loaded");
+	if (!name || !r)
+		return fx_diag_error(d, NULL, "fx_design_group_devices: no %s", name ? "array for the devices"
+				     : "group name");
 	const fx_fabric *f = &ds->fab;
 	const fx_snode *g = fx_snode_get(ds->spec.root, "groups");
 	const fx_snode *sel = g && g->kind == FX_SNODE_MAP ? fx_snode_get(g, name) : NULL;

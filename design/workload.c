@@ -67,18 +67,57 @@ static int parse_coll(fx_diag *d, const fx_snode *n, fx_wl_coll *w)
 	return 0;
 }
 
+/* What each parallel group of an inventory sends, for the groups the spec
+ * does not give (placement's defaults, as placement/workload.c's for a
+ * shape): TP reductions, dispatch and combine (or §6.3.1's reduction
+ * across the expert groups), the PP hand-off. */
+static void inventory_traffic(fx_design *ds, const fx_snode *groups)
+{
+	const fx_step_model *m = &ds->step;
+	fx_workload *w = &ds->work;
+	double tok = (double)w->tokens;
+	const fx_step_part *ep = NULL;
+	for (int i = 0; i < m->nparts; i++)
+		if (m->part[i].split == FX_SPLIT_EP)
+			ep = &m->part[i];
+	int64_t moe = m->moe_layers ? m->moe_layers : ep ? ep->layers : 0;
+	fx_group_traffic t[FX_GROUP_KINDS] = {
+		{"allreduce", "ring", m->reduce_bytes * tok, (double)m->tp_reductions},
+		{"allreduce", "ring", m->reduce_bytes * tok, (double)moe},
+		{"broadcast", "chain", m->act_bytes * tok, 1},
+		{"allreduce", "ring", 0, 0},
+	};
+	if (ep && !ds->step_layout.ep_allreduce) {
+		double n = (double)w->dims[FX_GROUP_EP];
+		double per = ep->a2a_token_bytes > 0 ? ep->a2a_token_bytes
+						     : ep->token_bytes * (double)ep->top_k;
+		t[FX_GROUP_EP] = (fx_group_traffic){"all-to-all", "direct",
+						    per * tok * (n > 1 ? (n - 1) / n : 0),
+						    2.0 * (double)moe};
+	}
+	for (int k = 0; k < FX_GROUP_KINDS; k++)
+		if (!fx_snode_get(groups, fx_group_kind_name((fx_group_kind)k)))
+			w->traffic[k] = t[k];
+}
+
 int fx_design_workload_parse(fx_design *ds, fx_diag *d)
 {
 	/* training is the planner's (plan/problem.c) */
-	static const char *const mine[] = {"collectives", "accelerator", "sessions", "training",
-					   NULL};
+	static const char *const mine[] = {"collectives", "accelerator", "sessions", "inventory",
+					   "layout", "serve", "training", NULL};
 	const fx_snode *w, *l;
 	/* placement/ checks every key of the map; design/ reads the rest */
 	if (fx_workload_place_parse(d, &ds->spec, mine, &ds->work) ||
 	    fx_accel_sessions_parse(d, &ds->spec, &ds->accel, &ds->sessions))
 		return -1;
+	if (fx_step_parse(d, &ds->spec, ds->work.have_model ? &ds->work.model : NULL,
+			  ds->work.dims, &ds->accel, &ds->sessions, &ds->step, &ds->step_layout,
+			  &ds->step_load, &ds->step_hw, &ds->have_step))
+		return -1;
 	if (fx_spec_map(d, ds->spec.root, "workload", 0, &w))
 		return -1;
+	if (w && fx_snode_get(w, "inventory") && ds->work.present)
+		inventory_traffic(ds, fx_snode_get(w, "groups"));
 	if (!w)
 		return 0;
 	if (fx_spec_seq(d, w, "collectives", 0, &l))

@@ -149,3 +149,26 @@ int fx_fb_halves_by_index(const fx_fabric *f, uint8_t *side)
 		side[v] = v >= f->ndev / 2;
 	return 1;
 }
+
+int fx_fb_unit_turn(int64_t n, int k, int64_t *map)
+{
+	int64_t h = n / 2, d = 0;
+	/* k < (divisors of h below h): turn each half by the k-th of them */
+	for (int64_t x = 1; n % 2 == 0 && x < h; x++)
+		if (h % x == 0 && d++ == k) {
+			for (int64_t u = 0; u < n; u++)
+				map[u] = u / h * h + (u % h + x) % h;
+			return 1;
+		}
+	if (n % 2 == 0 && k == d) {
+		for (int64_t u = 0; u < n; u++)
+			map[u] = (u + h) % n;
+		return 1;
+	}
+	if (n > 1 && k == d + (n % 2 == 0)) {
+		for (int64_t u = 0; u < n; u++)
+			map[u] = (u + 1) % n;
+		return 1;
+	}
+	return 0;
+}

@@ -67,8 +67,15 @@ double fx_fabric_default_limit(void)
 	return FX_DEFAULT_MEMORY_SHARE * (double)pages * (double)psz;
 }
 
+int fx_fabric_built(const fx_fabric *f)
+{
+	return f && f->builder && f->v && f->nv > 0 && f->ndev > 0;
+}
+
 int64_t fx_fabric_links(const fx_fabric *f)
 {
+	if (!fx_fabric_built(f))
+		return 0;
 	int64_t n = 0;
 	for (int64_t e = 0; e < f->ne; e++)
 		n += f->e[e].count;
@@ -77,6 +84,8 @@ int64_t fx_fabric_links(const fx_fabric *f)
 
 int64_t fx_fabric_ports(const fx_fabric *f, int64_t v)
 {
+	if (!fx_fabric_built(f) || v < 0 || v >= f->nv)
+		return -1;
 	igraph_vector_int_t inc;
 	int64_t n = 0;
 	fx_igraph_alloc(igraph_vector_int_init(&inc, 0));
@@ -163,7 +172,11 @@ const char *fx_fabric_device_noun(const fx_fabric *f, char *buf, size_t len)
 
 const char *fx_fabric_vertex_name(const fx_fabric *f, int64_t v, char *buf, size_t len)
 {
-	if (f->names)
+	if (!buf || !len)
+		return "?";
+	if (!fx_fabric_built(f) || v < 0 || v >= f->nv)
+		snprintf(buf, len, "?");
+	else if (f->names)
 		snprintf(buf, len, "%s", f->names[v]);
 	else if (f->builder && f->builder->vertex_name)
 		f->builder->vertex_name(f, v, buf, len);
@@ -412,8 +425,11 @@ int fx_fabric_build(fx_fabric *f, const fx_spec *spec, double max_bytes, fx_diag
 	const fx_snode *fab;
 	const char *kind;
 	char name[256];
+	if (!f)
+		return fx_diag_error(d, NULL, "fx_fabric_build: no fabric to build into");
 	memset(f, 0, sizeof *f);
-
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_fabric_build: no spec (NULL, or one that failed to load)");
 	if (fx_spec_map(d, spec->root, "fabric", 1, &fab) || fx_spec_str(d, fab, "kind", &kind))
 		return -1;
 	const fx_builder *b = fx_builder_find(kind);

@@ -125,11 +125,17 @@ static int fail_expr(fx_fabric *f, const char *expr, const char *where, const fx
 
 int fx_fabric_fail(fx_fabric *f, const char *expr, const char *where, fx_diag *d)
 {
+	if (!fx_fabric_built(f) || !expr)
+		return fx_diag_error(d, NULL, "fx_fabric_fail: no %s", expr ? "fabric (NULL, or one "
+				     "whose load failed)" : "selector");
 	return fail_expr(f, expr, where, NULL, d);
 }
 
 int fx_fabric_fail_node(fx_fabric *f, const fx_snode *n, fx_diag *d)
 {
+	if (!fx_fabric_built(f) || !n)
+		return fx_diag_error(d, NULL, "fx_fabric_fail_node: no %s", n ? "fabric (NULL, or one "
+				     "whose load failed)" : "selector");
 	if (n->kind != FX_SNODE_SCALAR)
 		return fx_snode_error(d, n, "'%s' must be a selector string such as 'node=0' or "
 				      "'device=3~device=4', got %s", n->path, fx_snode_kind_name(n));

@@ -230,12 +230,18 @@ static int select_vertices(const fx_fabric *f, const sel_ctx *x, uint8_t *sel)
 int fx_fabric_select(const fx_fabric *f, const char *expr, const char *where, uint8_t *sel,
 		     fx_diag *d)
 {
+	if (!fx_fabric_built(f) || !expr || !sel)
+		return fx_diag_error(d, NULL, "fx_fabric_select: no %s", !expr ? "selector" : !sel ?
+				     "array to mark" : "fabric (NULL, or one whose load failed)");
 	sel_ctx x = {expr, where, NULL, d};
 	return select_vertices(f, &x, sel);
 }
 
 int fx_fabric_select_node(const fx_fabric *f, const fx_snode *n, uint8_t *sel, fx_diag *d)
 {
+	if (!fx_fabric_built(f) || !n || !sel)
+		return fx_diag_error(d, NULL, "fx_fabric_select_node: no %s", !n ? "selector" : !sel ?
+				     "array to mark" : "fabric (NULL, or one whose load failed)");
 	if (n->kind != FX_SNODE_SCALAR)
 		return fx_snode_error(d, n, "'%s' must be a selector string such as 'node=0-1', "
 				      "got %s", n->path, fx_snode_kind_name(n));

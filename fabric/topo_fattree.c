@@ -281,6 +281,80 @@ static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, 
 	return 0;
 }
 
+/* ---- symmetries (fx_builder.symmetries; fabric/orbit.c checks them) ---- */
+
+/* One candidate: unit u (a pod, or a leaf of a two-tier tree) goes to
+ * umap[u]; within it leaves turn by ls, hosts within their leaf by hs,
+ * aggregation switches (with their core groups) by as, cores within a
+ * group by cs, spines by ss. */
+typedef struct ft_move {
+	const int64_t *umap;
+	int64_t ls, hs, as, cs, ss;
+} ft_move;
+
+static void ft_perm(const fx_fabric *f, const ft_move *m, int64_t *perm)
+{
+	const fx_fattree_state *s = &f->state.fattree;
+	int64_t H = f->ndev, d1 = s->d1, L = H / d1, d2 = s->tiers == 3 ? s->d2 : 1;
+	int64_t leaf0 = H, up0 = H + L;
+	for (int64_t l = 0; l < L; l++) {
+		int64_t u = l / d2, j = l % d2, to = m->umap[u] * d2 + (j + m->ls) % d2;
+		perm[leaf0 + l] = leaf0 + to;
+		for (int64_t i = 0; i < d1; i++)
+			perm[l * d1 + i] = to * d1 + (i + m->hs) % d1;
+	}
+	if (s->tiers == 2) {
+		for (int64_t x = 0; x < s->spines; x++)
+			perm[up0 + x] = up0 + (x + m->ss) % s->spines;
+		return;
+	}
+	int64_t P = L / d2, u1 = s->u1, u2 = s->u2, core0 = up0 + P * u1;
+	for (int64_t u = 0; u < P; u++)
+		for (int64_t a = 0; a < u1; a++)
+			perm[up0 + u * u1 + a] = up0 + m->umap[u] * u1 + (a + m->as) % u1;
+	for (int64_t a = 0; a < u1; a++)
+		for (int64_t c = 0; c < u2; c++)
+			perm[core0 + a * u2 + c] = core0 + ((a + m->as) % u1) * u2 + (c + m->cs) % u2;
+}
+
+/* Turns of hosts within leaves (by each divisor of their number, so a
+ * placement's instances may be kept), of leaves within pods, of
+ * aggregation switches with their core groups, of cores within a group and
+ * of spines; of the pods (or two-tier leaves) as fx_fb_unit_turn moves
+ * them. */
+static void fattree_symmetries(const fx_fabric *f, void (*offer)(void *ctx, const int64_t *perm),
+			       void *ctx)
+{
+	const fx_fattree_state *s = &f->state.fattree;
+	int64_t d1 = s->d1, L = f->ndev / d1, d2 = s->tiers == 3 ? s->d2 : 1, P = L / d2;
+	int64_t want = f->ndev + L + (s->tiers == 2 ? s->spines : P * s->u1 + s->u1 * s->u2);
+	if (f->nv != want || f->ndev % d1 || L % d2)
+		return;
+	int64_t *perm = fx_xmalloc((size_t)(f->nv + 1) * sizeof *perm);
+	int64_t *id = fx_xmalloc((size_t)(P + 1) * sizeof *id), *um = fx_xmalloc((size_t)(P + 1) * sizeof *um);
+	for (int64_t u = 0; u < P; u++)
+		id[u] = u;
+	for (int64_t d = 1; d < d1; d++)
+		if (d1 % d == 0) {
+			ft_perm(f, &(ft_move){.umap = id, .hs = d}, perm);
+			offer(ctx, perm);
+		}
+	const ft_move turns[] = {
+		{.umap = id, .ls = 1}, {.umap = id, .as = 1}, {.umap = id, .cs = 1}, {.umap = id, .ss = 1},
+	};
+	for (size_t t = 0; t < sizeof turns / sizeof turns[0]; t++) {
+		ft_perm(f, &turns[t], perm);
+		offer(ctx, perm);
+	}
+	for (int k = 0; fx_fb_unit_turn(P, k, um); k++) {
+		ft_perm(f, &(ft_move){.umap = um}, perm);
+		offer(ctx, perm);
+	}
+	free(um);
+	free(id);
+	free(perm);
+}
+
 const fx_builder fx_builder_fattree = {
 	.kind = "fat-tree",
 	.summary = "folded Clos of switch chips: k-ary three-tier, or two/three tiers with port splits",
@@ -291,6 +365,7 @@ const fx_builder fx_builder_fattree = {
 	.halves = fx_fb_halves_by_index,
 	.bisection = bisection,
 	.shrink = shrink,
+	.symmetries = fattree_symmetries,
 	.router = FX_ROUTER_ECMP,
 	.device_noun = "device",
 };

@@ -569,6 +569,85 @@ static int lattice_shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_d
 	return 0;
 }
 
+/* ---- symmetries (fx_builder.symmetries; fabric/orbit.c checks them) ---- */
+
+/* perm[v]: device v with coordinate i taken from x[src[i]] (dimensions
+ * of one extent), reflected where flip[i] and shifted by shift[i] (mod
+ * the extent). */
+static void lattice_perm(const fx_fabric *f, const int *src, const int *flip, const int *shift,
+			 int64_t *perm)
+{
+	int x[FX_MAX_DIMS];
+	for (int64_t v = 0; v < f->ndev; v++) {
+		fx_fabric_coords(f, v, x);
+		int64_t w = 0, st = 1;
+		for (int i = 0; i < f->ndims; i++) {
+			int k = f->dims[i], y = x[src[i]];
+			if (flip[i])
+				y = k - 1 - y;
+			y = (y + shift[i]) % k;
+			w += st * y;
+			st *= k;
+		}
+		perm[v] = w;
+	}
+}
+
+/* Shifts along wrapped dimensions by each divisor of the extent (the
+ * shifts that keep a split or a placement are those by a multiple of
+ * one of them), swaps of two dimensions of one
+ * extent and wrap, and every product of reflections and half turns of
+ * wrapped even dimensions (a split is often kept only by a product: a 2x7
+ * mesh's by turning both axes).  Devices only: a fabric with OCS switches
+ * offers nothing. */
+static void lattice_symmetries(const fx_fabric *f, void (*offer)(void *ctx, const int64_t *perm),
+			       void *ctx)
+{
+	int nd = f->ndims, src[FX_MAX_DIMS], flip[FX_MAX_DIMS] = {0}, shift[FX_MAX_DIMS] = {0};
+	if (f->nv != f->ndev)
+		return;
+	int64_t *perm = fx_xmalloc((size_t)(f->nv + 1) * sizeof *perm);
+	for (int i = 0; i < nd; i++)
+		src[i] = i;
+	for (int i = 0; i < nd; i++)
+		for (int d = 1; f->wrap[i] && d < f->dims[i]; d++) {
+			if (f->dims[i] % d)
+				continue;
+			shift[i] = d;
+			lattice_perm(f, src, flip, shift, perm);
+			offer(ctx, perm);
+			shift[i] = 0;
+		}
+	for (int i = 0; i < nd; i++)
+		for (int j = i + 1; j < nd; j++) {
+			if (f->dims[i] != f->dims[j] || f->wrap[i] != f->wrap[j])
+				continue;
+			src[i] = j;
+			src[j] = i;
+			lattice_perm(f, src, flip, shift, perm);
+			offer(ctx, perm);
+			src[i] = i;
+			src[j] = j;
+		}
+	int bits = nd <= 4 ? 2 * nd : nd;
+	for (long m = 1; m < 1L << bits; m++) {
+		int fine = 1;
+		for (int i = 0; i < nd; i++) {
+			flip[i] = (int)(m >> i & 1);
+			shift[i] = 0;
+			if (bits > nd && (m >> (nd + i) & 1)) {
+				fine &= f->wrap[i] && f->dims[i] % 2 == 0;
+				shift[i] = f->dims[i] / 2;
+			}
+		}
+		if (!fine)
+			continue;
+		lattice_perm(f, src, flip, shift, perm);
+		offer(ctx, perm);
+	}
+	free(perm);
+}
+
 const fx_builder fx_builder_torus = {
 	.kind = "torus",
 	.summary = "n-dimensional torus with wrap-around links (TPU-style)",
@@ -581,6 +660,7 @@ const fx_builder fx_builder_torus = {
 	.halves = lattice_halves,
 	.bisection = lattice_bisection,
 	.shrink = lattice_shrink,
+	.symmetries = lattice_symmetries,
 	.router = FX_ROUTER_DOR,
 	.device_noun = "chip",
 	.caps = FX_KIND_LATTICE,
@@ -598,6 +678,7 @@ const fx_builder fx_builder_mesh = {
 	.halves = lattice_halves,
 	.bisection = lattice_bisection,
 	.shrink = lattice_shrink,
+	.symmetries = lattice_symmetries,
 	.router = FX_ROUTER_DOR,
 	.device_noun = "chip",
 	.caps = FX_KIND_LATTICE | FX_KIND_MESH,
@@ -615,6 +696,7 @@ const fx_builder fx_builder_wafer = {
 	.halves = lattice_halves,
 	.bisection = lattice_bisection,
 	.shrink = lattice_shrink,
+	.symmetries = lattice_symmetries,
 	.router = FX_ROUTER_DOR,
 	.device_noun = "PE",
 	.caps = FX_KIND_LATTICE | FX_KIND_WAFER,

@@ -294,6 +294,86 @@ static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, 
 	return 0;
 }
 
+/* ---- symmetries (fx_builder.symmetries; fabric/orbit.c checks them) ---- */
+
+/* One candidate: node n goes to nmap[n]; within a node GPUs turn by ds
+ * (CPUs by ds / (GPUs per CPU)) and chips j1 and j2 trade places. */
+typedef struct nvs_move {
+	const int64_t *nmap;
+	int64_t ds, j1, j2;
+} nvs_move;
+
+static void nvs_perm(const fx_fabric *f, const nvs_move *m, int64_t *perm)
+{
+	const fx_nvswitch_state *s = &f->state.nvswitch;
+	int64_t N = s->nodes, D = s->devices, S = s->switches, C = s->cpus;
+	int64_t sw0 = N * D, sp0 = sw0 + N * S, cpu0 = sp0 + s->spines, per = C ? D / C : 1;
+	for (int64_t n = 0; n < N; n++) {
+		int64_t to = m->nmap[n];
+		for (int64_t i = 0; i < D; i++)
+			perm[n * D + i] = to * D + (i + m->ds) % D;
+		for (int64_t j = 0; j < S; j++) {
+			int64_t k = j == m->j1 ? m->j2 : j == m->j2 ? m->j1 : j;
+			perm[sw0 + n * S + j] = sw0 + to * S + k;
+		}
+		for (int64_t c = 0; c < C; c++)
+			perm[cpu0 + n * C + c] = cpu0 + to * C + (c + m->ds / per) % C;
+	}
+	for (int64_t x = 0; x < s->spines; x++)
+		perm[sp0 + x] = sp0 + x;
+}
+
+/* Links of node 0's GPU 0 to chip j, and chip j's ports: chips alike in
+ * both are offered as a swap. */
+static void chip_profile(const fx_fabric *f, int64_t j, int64_t *to_gpu, int64_t *ports)
+{
+	int64_t sw = f->state.nvswitch.nodes * f->state.nvswitch.devices + j;
+	*to_gpu = 0;
+	for (int64_t e = 0; e < f->ne; e++)
+		if (f->ends[2 * e] == 0 && f->ends[2 * e + 1] == sw)
+			*to_gpu += f->e[e].count;
+	*ports = fx_fabric_ports(f, sw);
+}
+
+/* Turns of the GPUs within every node (by each multiple of the GPUs a CPU
+ * serves that divides their number), swaps of chips alike in links, and
+ * of the nodes as fx_fb_unit_turn moves them. */
+static void nvs_symmetries(const fx_fabric *f, void (*offer)(void *ctx, const int64_t *perm),
+			   void *ctx)
+{
+	const fx_nvswitch_state *s = &f->state.nvswitch;
+	int64_t N = s->nodes, D = s->devices, S = s->switches, C = s->cpus;
+	int64_t per = C ? D / C : 1;
+	if (f->nv != N * (D + S + C) + s->spines || (C && D % C))
+		return;
+	int64_t *perm = fx_xmalloc((size_t)(f->nv + 1) * sizeof *perm);
+	int64_t *id = fx_xmalloc((size_t)(N + 1) * sizeof *id), *nm = fx_xmalloc((size_t)(N + 1) * sizeof *nm);
+	for (int64_t n = 0; n < N; n++)
+		id[n] = n;
+	for (int64_t d = per; d < D; d += per)
+		if (D % d == 0) {
+			nvs_perm(f, &(nvs_move){.nmap = id, .ds = d, .j1 = -1, .j2 = -1}, perm);
+			offer(ctx, perm);
+		}
+	int64_t *prof = fx_xmalloc((size_t)(2 * S + 1) * sizeof *prof);
+	for (int64_t j = 0; j < S; j++)
+		chip_profile(f, j, &prof[2 * j], &prof[2 * j + 1]);
+	for (int64_t j1 = 0; j1 < S; j1++)
+		for (int64_t j2 = j1 + 1; j2 < S; j2++)
+			if (prof[2 * j1] == prof[2 * j2] && prof[2 * j1 + 1] == prof[2 * j2 + 1]) {
+				nvs_perm(f, &(nvs_move){.nmap = id, .j1 = j1, .j2 = j2}, perm);
+				offer(ctx, perm);
+			}
+	free(prof);
+	for (int k = 0; fx_fb_unit_turn(N, k, nm); k++) {
+		nvs_perm(f, &(nvs_move){.nmap = nm, .j1 = -1, .j2 = -1}, perm);
+		offer(ctx, perm);
+	}
+	free(nm);
+	free(id);
+	free(perm);
+}
+
 const fx_builder fx_builder_nvswitch = {
 	.kind = "nvswitch",
 	.summary = "NVLink switch domains (HGX H100, GB200 NVL72), optionally joined by a spine tier",
@@ -306,6 +386,7 @@ const fx_builder fx_builder_nvswitch = {
 	.halves = fx_fb_halves_by_index,
 	.bisection = bisection,
 	.shrink = shrink,
+	.symmetries = nvs_symmetries,
 	.router = FX_ROUTER_ECMP,
 	.device_noun = "GPU",
 };

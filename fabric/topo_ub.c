@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../core/xalloc.h"
 #include "fabric.h"
 
 typedef struct ub_params {
@@ -168,6 +169,68 @@ static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, 
 	return 0;
 }
 
+/* ---- symmetries (fx_builder.symmetries; fabric/orbit.c checks them) ---- */
+
+/* One candidate: node n goes to nmap[n]; within a node NPUs turn by ds
+ * and CPUs by cs; planes turn by ps (each node's L1 chips with the
+ * plane's L2 chips), the L2 chips within a plane by ls. */
+typedef struct ub_move {
+	const int64_t *nmap;
+	int64_t ds, cs, ps, ls;
+} ub_move;
+
+static void ub_perm(const fx_fabric *f, const ub_move *m, int64_t *perm)
+{
+	const fx_ub_state *s = &f->state.ub;
+	int64_t N = s->nodes, D = s->devices_per_node, P = s->planes, L2 = s->l2_per_plane;
+	int64_t C = s->cpus_per_node, l1_0 = N * D, l2_0 = l1_0 + N * P, cpu0 = l2_0 + P * L2;
+	for (int64_t n = 0; n < N; n++) {
+		int64_t to = m->nmap[n];
+		for (int64_t k = 0; k < D; k++)
+			perm[n * D + k] = to * D + (k + m->ds) % D;
+		for (int64_t i = 0; i < P; i++)
+			perm[l1_0 + n * P + i] = l1_0 + to * P + (i + m->ps) % P;
+		for (int64_t c = 0; c < C; c++)
+			perm[cpu0 + n * C + c] = cpu0 + to * C + (c + m->cs) % C;
+	}
+	for (int64_t pl = 0; pl < P; pl++)
+		for (int64_t j = 0; j < L2; j++)
+			perm[l2_0 + pl * L2 + j] = l2_0 + ((pl + m->ps) % P) * L2 + (j + m->ls) % L2;
+}
+
+/* Turns of the NPUs within every node (by each divisor of their number,
+ * so a placement's instances may be kept), of its CPUs, of the planes and
+ * of the L2 chips of a plane; of the nodes as fx_fb_unit_turn moves them. */
+static void ub_symmetries(const fx_fabric *f, void (*offer)(void *ctx, const int64_t *perm),
+			  void *ctx)
+{
+	const fx_ub_state *s = &f->state.ub;
+	int64_t N = s->nodes, D = s->devices_per_node;
+	if (f->nv != N * (D + s->planes + s->cpus_per_node) + s->planes * s->l2_per_plane)
+		return;
+	int64_t *perm = fx_xmalloc((size_t)(f->nv + 1) * sizeof *perm);
+	int64_t *id = fx_xmalloc((size_t)(N + 1) * sizeof *id), *nm = fx_xmalloc((size_t)(N + 1) * sizeof *nm);
+	for (int64_t n = 0; n < N; n++)
+		id[n] = n;
+	for (int64_t d = 1; d < D; d++)
+		if (D % d == 0) {
+			ub_perm(f, &(ub_move){.nmap = id, .ds = d}, perm);
+			offer(ctx, perm);
+		}
+	const ub_move turns[] = {{.nmap = id, .cs = 1}, {.nmap = id, .ps = 1}, {.nmap = id, .ls = 1}};
+	for (size_t t = 0; t < sizeof turns / sizeof turns[0]; t++) {
+		ub_perm(f, &turns[t], perm);
+		offer(ctx, perm);
+	}
+	for (int k = 0; fx_fb_unit_turn(N, k, nm); k++) {
+		ub_perm(f, &(ub_move){.nmap = nm}, perm);
+		offer(ctx, perm);
+	}
+	free(nm);
+	free(id);
+	free(perm);
+}
+
 const fx_builder fx_builder_ub = {
 	.kind = "ub",
 	.summary = "Unified Bus two-level switching in independent planes (CloudMatrix384)",
@@ -179,6 +242,7 @@ const fx_builder fx_builder_ub = {
 	.halves = fx_fb_halves_by_index,
 	.bisection = bisection,
 	.shrink = shrink,
+	.symmetries = ub_symmetries,
 	.router = FX_ROUTER_ECMP,
 	.device_noun = "NPU",
 };

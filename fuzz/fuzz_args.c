@@ -81,7 +81,8 @@ static const char *const specs[] = {
 #define NSPEC (sizeof specs / sizeof specs[0])
 
 static char home[PATH_MAX], scratch[PATH_MAX], bin_sink[PATH_MAX], bin_none[PATH_MAX];
-static char spec_abs[NSPEC][PATH_MAX];
+/* room for home, a slash and a spec's relative name */
+static char spec_abs[NSPEC][PATH_MAX + 64];
 
 static int unlink_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -111,7 +112,8 @@ static void setup(void)
 	if (!getcwd(home, sizeof home))
 		abort();
 	for (size_t i = 0; i < NSPEC; i++)
-		snprintf(spec_abs[i], sizeof spec_abs[i], "%s/%s", home, specs[i]);
+		if (snprintf(spec_abs[i], sizeof spec_abs[i], "%s/%s", home, specs[i]) >= (int)sizeof spec_abs[i])
+			abort();
 	long pid = (long)getpid();
 	snprintf(scratch, sizeof scratch, "/tmp/fabricx-fuzz-%ld", pid);
 	snprintf(bin_sink, sizeof bin_sink, "/tmp/fabricx-fuzz-%ld-bin", pid);

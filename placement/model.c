@@ -73,6 +73,37 @@ static double min_d(double a, double b)
 	return a < b ? a : b;
 }
 
+/* Layers with the dense FFN, and with experts (and router and shared
+ * experts): without dense_layers every layer has whatever it has. */
+static double dense_layers(const fx_model *m)
+{
+	return m->experts && m->dense_layers > 0 ? (double)m->dense_layers : (double)m->layers;
+}
+
+static double moe_layers(const fx_model *m)
+{
+	return m->experts ? (double)(m->layers - m->dense_layers) : 0;
+}
+
+static double shared_params(const fx_model *m)
+{
+	return (double)m->shared_experts * ffn_mats(m) * (double)m->hidden *
+	       (double)m->shared_expert_ffn;
+}
+
+/* Ways the KV splits over t TP ranks: by KV heads, not at all for MLA's
+ * one latent (each rank keeps it whole). */
+static double kv_ways(const fx_model *m, double t)
+{
+	return m->kv_lora_rank > 0 ? 1 : min_d(t, (double)m->kv_heads);
+}
+
+/* Fixed state per session (linear attention), bytes. */
+static double fixed_state(const fx_model *m)
+{
+	return m->linear_state;
+}
+
 /* ---- parsing ---- */
 
 static int dtype_bytes(fx_diag *d, const fx_snode *map, const char *key, double *out)
@@ -97,7 +128,9 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 {
 	static const char *const keys[] = {
 		"layers", "hidden", "heads", "kv_heads", "head_dim", "dense_ffn", "experts",
-		"top_k", "expert_ffn", "vocab", "tied_embeddings", "dtype", "reduce_dtype", "ffn", NULL};
+		"top_k", "expert_ffn", "vocab", "tied_embeddings", "dtype", "reduce_dtype", "ffn",
+		"dense_layers", "shared_experts", "shared_expert_ffn", "linear_layers",
+		"linear_state", "kv_lora_rank", "qk_rope_dim", "cross_layer_state", NULL};
 	const int64_t big = INT64_C(1) << 30;
 	memset(m, 0, sizeof *m);
 	m->dtype_bytes = 2;
@@ -116,6 +149,14 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 	rc |= fx_spec_int_opt(d, map, "experts", 1, 1 << 20, &m->experts);
 	rc |= fx_spec_int_opt(d, map, "top_k", 1, 1 << 20, &m->top_k);
 	rc |= fx_spec_int_opt(d, map, "expert_ffn", 1, big, &m->expert_ffn);
+	rc |= fx_spec_int_opt(d, map, "dense_layers", 1, 1 << 20, &m->dense_layers);
+	rc |= fx_spec_int_opt(d, map, "shared_experts", 1, 1 << 20, &m->shared_experts);
+	rc |= fx_spec_int_opt(d, map, "shared_expert_ffn", 1, big, &m->shared_expert_ffn);
+	rc |= fx_spec_int_opt(d, map, "linear_layers", 1, 1 << 20, &m->linear_layers);
+	rc |= fx_spec_qty_opt(d, map, "linear_state", FX_UNIT_SIZE, 0, 1, &m->linear_state);
+	rc |= fx_spec_int_opt(d, map, "kv_lora_rank", 1, big, &m->kv_lora_rank);
+	rc |= fx_spec_int_opt(d, map, "qk_rope_dim", 0, big, &m->qk_rope_dim);
+	rc |= fx_spec_qty_opt(d, map, "cross_layer_state", FX_UNIT_SIZE, 0, 0, &m->cross_layer_state);
 	int other = fx_spec_bool_opt(d, map, "tied_embeddings", &m->tied_embeddings);
 	other |= dtype_bytes(d, map, "dtype", &m->dtype_bytes);
 	other |= dtype_bytes(d, map, "reduce_dtype", &m->reduce_bytes);
@@ -137,6 +178,15 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 					    *map->path ? "." : "", (long long)m->hidden,
 					    (long long)m->heads);
 		m->head_dim = m->hidden / m->heads;
+	} else if (m->head_dim > m->hidden) {
+		/* a head's query, key and value are projections of the hidden
+		 * vector: a head wider than it is no model's shape (Qwen3-32B's
+		 * 64 heads of 128 project 5,120; DeepSeek-V3's widest, 192 of
+		 * 7,168); hidden: 1 with heads of 128 is a slip, not a design */
+		const fx_snode *hd = fx_snode_get(map, "head_dim");
+		rc |= fx_snode_error(d, hd, "'%s' (%lld) is wider than hidden (%lld): a head projects "
+				     "the hidden vector, so it cannot be wider than it", hd->path,
+				     (long long)m->head_dim, (long long)m->hidden);
 	}
 
 	/* MoE: experts, top_k and expert_ffn come together */
@@ -177,6 +227,30 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 				    "expert_ffn", *map->path ? map->path : "(top)");
 	if (nmoe < 3)
 		m->experts = m->top_k = m->expert_ffn = 0;
+	/* the extended shapes: each key needs what it refines */
+	const fx_snode *n;
+	if ((n = fx_snode_get(map, "dense_layers"))) {
+		if (nmoe < 3 || !fx_snode_get(map, "dense_ffn"))
+			rc |= fx_snode_error(d, n, "'%s' needs an MoE model with dense_ffn (the first "
+					     "layers dense, the rest experts)", n->path);
+		else if (m->dense_layers >= m->layers)
+			rc |= fx_snode_error(d, n, "'%s' must be less than layers (%lld), got %lld",
+					     n->path, (long long)m->layers, (long long)m->dense_layers);
+	}
+	if ((fx_snode_get(map, "shared_experts") != NULL) != (fx_snode_get(map, "shared_expert_ffn") != NULL))
+		rc |= fx_diag_error(d, &map->loc, "'%s' needs both shared_experts and "
+				    "shared_expert_ffn", *map->path ? map->path : "(top)");
+	else if ((n = fx_snode_get(map, "shared_experts")) && nmoe < 3)
+		rc |= fx_snode_error(d, n, "'%s' needs experts, top_k and expert_ffn", n->path);
+	if ((n = fx_snode_get(map, "linear_layers")) && m->linear_layers >= m->layers)
+		rc |= fx_snode_error(d, n, "'%s' must be less than layers (%lld: some layers keep "
+				     "KV), got %lld", n->path, (long long)m->layers,
+				     (long long)m->linear_layers);
+	if ((n = fx_snode_get(map, "linear_state")) && !fx_snode_get(map, "linear_layers"))
+		rc |= fx_snode_error(d, n, "'%s' needs linear_layers", n->path);
+	if ((fx_snode_get(map, "kv_lora_rank") != NULL) != (fx_snode_get(map, "qk_rope_dim") != NULL))
+		rc |= fx_diag_error(d, &map->loc, "'%s' needs both kv_lora_rank and qk_rope_dim "
+				    "(MLA keeps both per token and layer)", *map->path ? map->path : "(top)");
 	return rc ? -1 : 0;
 }
 
@@ -184,9 +258,12 @@ int fx_model_parse(fx_diag *d, const fx_snode *map, fx_model *m)
 
 double fx_model_params(const fx_model *m)
 {
-	double layer = qo_params(m) + kv_proj_params(m) + dense_ffn_params(m) +
-		       (double)m->experts * expert_params(m) + router_params(m) + norm_params(m);
-	return (double)m->layers * layer + vocab_params(m) + (double)m->hidden;
+	double L = (double)m->layers;
+	double all = L * (qo_params(m) + kv_proj_params(m) + norm_params(m)) +
+		     dense_layers(m) * dense_ffn_params(m) +
+		     moe_layers(m) * ((double)m->experts * expert_params(m) + router_params(m) +
+				      shared_params(m));
+	return all + vocab_params(m) + (double)m->hidden;
 }
 
 double fx_model_weights_per_device(const fx_model *m, int64_t tp, int64_t ep)
@@ -197,12 +274,14 @@ double fx_model_weights_per_device(const fx_model *m, int64_t tp, int64_t ep)
 	/* heads are the unit of attention split: beyond kv_heads the K and V
 	 * projections are copied, as KV is (the chapter, §6.2.2; footnote 1's 58.96 GB) */
 	double attn = qo_params(m) / min_d(t, (double)m->heads) +
-		      kv_proj_params(m) / min_d(t, (double)m->kv_heads);
+		      kv_proj_params(m) / kv_ways(m, t);
 	/* the busiest EP group holds ceil(experts / ep) experts */
 	double experts = m->experts ? ceil((double)m->experts / (double)ep) : 0;
-	double layer = attn + dense_ffn_params(m) / t + experts * expert_params(m) / t +
-		       router_params(m) + norm_params(m);
-	double all = (double)m->layers * layer + vocab_params(m) / t + (double)m->hidden;
+	double all = (double)m->layers * (attn + norm_params(m)) +
+		     dense_layers(m) * dense_ffn_params(m) / t +
+		     moe_layers(m) * (experts * expert_params(m) / t + router_params(m) +
+				      shared_params(m) / t) +
+		     vocab_params(m) / t + (double)m->hidden;
 	return all * m->dtype_bytes;
 }
 
@@ -234,16 +313,19 @@ void fx_model_memory_per_device(const fx_model *m, int64_t tp, int64_t ep, int64
 		out->sessions = per;
 		out->tokens = fx_add_sat(s->context, s->steps > 0 ? s->steps : 0);
 		double layers = pp > 1 ? ceil((double)m->layers / (double)pp) / (double)m->layers : 1;
-		out->kv = (double)per * fx_model_kv_per_token(m) * (double)out->tokens /
-			  min_d((double)tp, (double)m->kv_heads) * layers;
+		out->kv = (double)per * (fx_model_kv_per_token(m) * (double)out->tokens + fixed_state(m)) /
+			  kv_ways(m, (double)tp) * layers;
 	}
 	out->total = out->weights + out->kv + out->reserve;
 }
 
 double fx_model_kv_per_token(const fx_model *m)
 {
-	return 2.0 * (double)m->layers * (double)m->kv_heads * (double)m->head_dim *
-	       m->dtype_bytes;
+	/* only full-attention layers keep KV; MLA keeps one latent per layer */
+	double full = (double)(m->layers - m->linear_layers);
+	double per_layer = m->kv_lora_rank > 0 ? (double)(m->kv_lora_rank + m->qk_rope_dim)
+					       : 2.0 * (double)m->kv_heads * (double)m->head_dim;
+	return full * per_layer * m->dtype_bytes + m->cross_layer_state;
 }
 
 /* Bytes one member sends in a ring allreduce of M bytes over n (Eq. 6-9). */
@@ -262,9 +344,11 @@ double fx_model_send_per_token(const fx_model *m, int64_t tp, int64_t ep)
  * lookup; norms are left out as the chapter leaves them out in Eq. 6-4). */
 static double read_params(const fx_model *m)
 {
-	double layer = qo_params(m) + kv_proj_params(m) + dense_ffn_params(m) +
-		       (double)m->top_k * expert_params(m) + router_params(m);
-	return (double)m->layers * layer + (double)m->vocab * (double)m->hidden;
+	double all = (double)m->layers * (qo_params(m) + kv_proj_params(m)) +
+		     dense_layers(m) * dense_ffn_params(m) +
+		     moe_layers(m) * ((double)m->top_k * expert_params(m) + router_params(m) +
+				      shared_params(m));
+	return all + (double)m->vocab * (double)m->hidden;
 }
 
 double fx_model_read_per_token(const fx_model *m)
@@ -275,8 +359,8 @@ double fx_model_read_per_token(const fx_model *m)
 double fx_model_step_flops(const fx_model *m, int64_t s)
 {
 	/* 2 FLOPs per weight; QK^T and PV over s + 1 positions per query head */
-	double attn = 4.0 * (double)m->layers * (double)m->heads * (double)m->head_dim *
-		      ((double)s + 1);
+	double attn = 4.0 * (double)(m->layers - m->linear_layers) * (double)m->heads *
+		      (double)m->head_dim * ((double)s + 1);
 	return 2.0 * read_params(m) + attn;
 }
 
@@ -284,9 +368,8 @@ double fx_model_local_time(const fx_model *m, const fx_accel *a, int64_t p, int6
 {
 	if (p < 1)
 		return NAN;
-	double kv_ways = min_d((double)p, (double)m->kv_heads);
 	double v = fx_model_read_per_token(m) / (double)p +
-		   fx_model_kv_per_token(m) * ((double)s + 1) / kv_ways;
+		   (fx_model_kv_per_token(m) * ((double)s + 1) + fixed_state(m)) / kv_ways(m, (double)p);
 	double t = v / a->hbm_bw;
 	if (a->flops > 0) {
 		double f = fx_model_step_flops(m, s) / (double)p / a->flops;
@@ -301,8 +384,8 @@ int64_t fx_model_sessions_fit(const fx_model *m, const fx_accel *a, int64_t p, i
 	if (p < 1)
 		return 0;
 	double room = a->hbm - a->reserve - fx_model_weights_per_device(m, p, 1);
-	double per = fx_model_kv_per_token(m) * (double)tokens /
-		     min_d((double)p, (double)m->kv_heads);
+	double per = (fx_model_kv_per_token(m) * (double)tokens + fixed_state(m)) /
+		     kv_ways(m, (double)p);
 	if (!(room > 0))
 		return 0;
 	if (!(per > 0))

@@ -27,10 +27,27 @@ typedef struct fx_model {
 				   * three (gated: SwiGLU's gate, up, down) */
 	double dtype_bytes;       /* weights and KV, e.g. 2 for BF16 */
 	double reduce_bytes;      /* element size of TP reductions, e.g. 4 (FP32, the chapter, §6.3.1) */
+	/* Shapes beyond standard attention (step/step.h); 0 = absent, and then
+	 * every function here gives what it gave before. */
+	int64_t dense_layers;     /* MoE: the first dense_layers layers have a dense FFN of
+				   * dense_ffn instead of experts (DeepSeek-V3: 3) */
+	int64_t shared_experts;   /* experts every token runs, per MoE layer (DeepSeek: 1) */
+	int64_t shared_expert_ffn;/* intermediate size of one shared expert */
+	int64_t linear_layers;    /* layers of linear attention: no KV, a fixed state
+				   * (Qwen3.6-35B-A3B: 30 of 40, §6.2.2); counted with the
+				   * projections of full attention */
+	double linear_state;      /* bytes of that state per session, all of them
+				   * (Qwen3.6: 62.9 MB recurrent + 2.0 MB convolution) */
+	int64_t kv_lora_rank, qk_rope_dim;  /* MLA: a layer keeps kv_lora_rank + qk_rope_dim
+					     * elements per token, one latent for every head
+					     * (DeepSeek-V3: 512 + 64), not split by TP */
+	double cross_layer_state; /* bytes per token kept once for all layers (§6.7.1:
+				   * V4.1's 890 B) */
 } fx_model;
 
 /* Parses a `model:` map (keys as the struct, dtype and reduce_dtype:
- * bf16|fp16|fp8|fp32, ffn: gated|plain).  Required: layers, hidden, heads,
+ * bf16|fp16|fp8|fp32, ffn: gated|plain; linear_state and cross_layer_state
+ * are sizes).  Required: layers, hidden, heads,
  * vocab, and either dense_ffn or all of experts, top_k, expert_ffn; a
  * dense model must say its ffn kind (a GPT-3 shape is 175 B parameters
  * plain and 233 B gated, so no default is safe); MoE experts default to

@@ -417,7 +417,16 @@ static int lay_out(const fx_pctx *c, fx_router *rt, const fx_plan *plan, fx_plac
 int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc,
 	     const fx_place_opts *o, fx_placement *out, fx_diag *d)
 {
+	if (!out)
+		return fx_diag_error(d, NULL, "fx_place: no placement to fill");
 	memset(out, 0, sizeof *out);
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_place: no fabric (NULL, or one whose load failed)");
+	if (!w || !pc || !o)
+		return fx_diag_error(d, NULL, "fx_place: no %s", !w ? "workload" : !pc ? "power "
+				     "configuration" : "options");
+	if (!(o->time_limit >= 0) || o->node_limit < 0)
+		return fx_diag_error(d, NULL, "fx_place: the time limit and node limit must be 0 or more");
 	fx_pctx c;
 	memset(&c, 0, sizeof c);
 	c.f = f;
@@ -450,7 +459,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 		} else {
 			fx_lp *lp = fx_place_milp(&c, -1, &x);
 			if (fx_lp_write(lp, o->lp_path))
-				rc = fx_diag_error(d, NULL, "--lp: cannot write '%s'", o->lp_path);
+				rc = fx_diag_error(d, NULL, "--lp: %s", fx_lp_last_error());
 			fx_lp_free(lp);
 			free(x);
 		}
@@ -500,6 +509,8 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 
 void fx_placement_release(fx_placement *p)
 {
+	if (!p)
+		return;
 	for (int64_t i = 0; i < p->ninst; i++)
 		free(p->inst[i].devices);
 	free(p->inst);

@@ -22,6 +22,8 @@ const char *fx_group_kind_name(fx_group_kind k)
 
 int64_t fx_workload_devices(const fx_workload *w)
 {
+	if (!w)
+		return -1;
 	int64_t n = 1;
 	for (int k = 0; k < FX_GROUP_KINDS; k++)
 		n = fx_mul_sat(n, w->dims[k]);  /* 2^20 each overflowed */
@@ -77,18 +79,31 @@ static int parse_traffic(fx_diag *d, const fx_snode *n, fx_group_traffic *t)
 	return 0;
 }
 
-/* The chapter "Supernodes", §6.3.1: TP partial sums are reduced twice per layer (attention and
- * FFN or experts), the EP groups' contributions once per layer, both on the
- * FP32 hidden vector; pipeline stages hand the activations on once per step. */
-static void default_traffic(fx_workload *w)
+/* The chapter "Supernodes": TP partial sums are reduced twice per layer
+ * (attention and FFN or experts, §6.2.2) on the FP32 hidden vector; the
+ * EP groups dispatch each token's vector to the experts' cards and combine
+ * the results back, two all-to-alls per MoE layer (§6.2.6: k copies of the
+ * hidden vector, the (n-1)/n of them that leave the card) -- or, when
+ * every expert group runs attention for the same sessions
+ * (`workload.layout.experts: allreduce`, §6.3.1), reduce their
+ * contributions once per layer; pipeline stages hand the activations on
+ * once per step. */
+static void default_traffic(fx_workload *w, int ep_allreduce)
 {
 	const fx_model *m = &w->model;
 	double vec = (double)m->hidden * m->reduce_bytes * (double)w->tokens;
+	double moe = (double)(m->layers - (m->experts ? m->dense_layers : 0));
 	fx_group_traffic *t = w->traffic;
 	if (!t[FX_GROUP_TP].pattern[0])
 		t[FX_GROUP_TP] = (fx_group_traffic){"allreduce", "ring", vec, 2.0 * (double)m->layers};
-	if (!t[FX_GROUP_EP].pattern[0])
-		t[FX_GROUP_EP] = (fx_group_traffic){"allreduce", "ring", vec, (double)m->layers};
+	if (!t[FX_GROUP_EP].pattern[0] && (ep_allreduce || !m->experts)) {
+		t[FX_GROUP_EP] = (fx_group_traffic){"allreduce", "ring", vec, moe};
+	} else if (!t[FX_GROUP_EP].pattern[0]) {
+		double n = (double)w->dims[FX_GROUP_EP];
+		double per = (double)m->hidden * m->dtype_bytes * (double)m->top_k * (double)w->tokens;
+		t[FX_GROUP_EP] = (fx_group_traffic){"all-to-all", "direct",
+						    per * (n > 1 ? (n - 1) / n : 0), 2 * moe};
+	}
 	if (!t[FX_GROUP_PP].pattern[0])
 		t[FX_GROUP_PP] = (fx_group_traffic){"broadcast", "chain",
 						    (double)m->hidden * m->dtype_bytes * (double)w->tokens, 1};
@@ -113,13 +128,23 @@ static int flops_parse(fx_diag *d, const fx_snode *n, double *out)
 
 int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_sessions *s)
 {
-	static const char *const akeys[] = {"hbm", "hbm_bandwidth", "flops", "reserve", NULL};
+	/* the step model's keys (step/parse.c reads them) after the decode model's */
+	static const char *const akeys[] = {"hbm", "hbm_bandwidth", "flops", "reserve", "efficiency",
+					    "host", "sram", "rom_bandwidth", "balance",
+					    "fixed_per_layer", NULL};
 	static const char *const skeys[] = {"count", "context", "steps", "deadline", "min_on_time", NULL};
 	const fx_snode *wl, *n;
+	if (!a || !s)
+		return fx_diag_error(d, NULL, "fx_accel_sessions_parse: nothing to fill");
 	memset(a, 0, sizeof *a);
 	memset(s, 0, sizeof *s);
-	if (fx_spec_map(d, spec->root, "workload", 0, &wl) || !wl)
-		return wl ? 0 : (d->nerr ? -1 : 0);
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_accel_sessions_parse: no spec (NULL, or one that "
+				     "failed to load)");
+	if (fx_spec_map(d, spec->root, "workload", 0, &wl))
+		return -1;
+	if (!wl)
+		return 0;
 	int rc = 0;
 	if (fx_spec_map(d, wl, "accelerator", 0, &n))
 		return -1;
@@ -180,7 +205,12 @@ int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *
 		keys[nk++] = *other;
 	keys[nk] = NULL;
 
+	if (!w)
+		return fx_diag_error(d, NULL, "fx_workload_place_parse: no workload to fill");
 	memset(w, 0, sizeof *w);
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_workload_place_parse: no spec (NULL, or one that "
+				     "failed to load)");
 	for (int k = 0; k < FX_GROUP_KINDS; k++) {
 		w->dims[k] = 1;
 		w->keep[k] = FX_LEVEL_ANY;
@@ -262,11 +292,17 @@ int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *
 		rc |= parse_level(d, fx_snode_get(wl, "failure_domain"), 1, &w->failure_domain);
 	if (rc)
 		return -1;
+	/* an inventory (step/parse.c) gives the defaults too, through design/ */
 	for (int k = 0; k < FX_GROUP_KINDS; k++)
-		if (w->dims[k] > 1 && !w->traffic[k].pattern[0] && !w->have_model)
-			return fx_snode_error(d, wl, "'workload' needs a 'model' or 'groups.%s' to know "
-					      "what the %s groups send", kinds[k], kinds[k]);
-	if (w->have_model)
-		default_traffic(w);
+		if (w->dims[k] > 1 && !w->traffic[k].pattern[0] && !w->have_model &&
+		    !fx_snode_get(wl, "inventory"))
+			return fx_snode_error(d, wl, "'workload' needs a 'model', an 'inventory' or "
+					      "'groups.%s' to know what the %s groups send", kinds[k],
+					      kinds[k]);
+	if (w->have_model) {
+		/* peeked here, checked by step/parse.c */
+		const fx_snode *lay = fx_snode_get(wl, "layout"), *ex = lay ? fx_snode_get(lay, "experts") : NULL;
+		default_traffic(w, ex && ex->text && strcmp(ex->text, "allreduce") == 0);
+	}
 	return 0;
 }

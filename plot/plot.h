@@ -1,11 +1,21 @@
 /*
  * plot: line charts for sweeps and model curves, drawn by gnuplot.
  *
- * gnuplot (Debian's gnuplot-nox; `make deps` installs it) runs as a
- * program with the data inline on its standard input, so nothing but the
- * picture touches disk; one module owns that, so every plot in fabricx
+ * gnuplot (Debian's gnuplot-nox; `make deps` installs it) runs as a child
+ * program, started without a shell, with the script and the data on its
+ * standard input and the picture on its standard output, which this module
+ * copies into the file through the confined, atomic writer (core/outfile.h):
+ * a symlink is refused, a failed or cut drawing leaves the previous file as
+ * it was, a full disk is an error.  The file's name never reaches gnuplot,
+ * and every text (titles, labels, tick names) reaches it as a quoted string
+ * literal with its control characters removed, so nothing a user writes can
+ * become a gnuplot command.  One module owns that, so every plot in fabricx
  * looks alike: a title, labelled axes with units, a legend, log axes where
  * the quantity spans decades.  SVG or PNG by the file's extension.
+ *
+ * Signals: the script goes to gnuplot over a socket written with
+ * MSG_NOSIGNAL, so a gnuplot that dies early is an EPIPE here, never a
+ * SIGPIPE: the library sets no signal disposition (that is the program's).
  */
 #ifndef FX_PLOT_H
 #define FX_PLOT_H
@@ -30,15 +40,28 @@ typedef struct fx_plot_panel {
 	size_t ns;
 } fx_plot_panel;
 
+/* A named tick on the x axis: label drawn at x = at. */
+typedef struct fx_plot_tic {
+	const char *label;
+	double at;
+} fx_plot_tic;
+
 typedef struct fx_plot {
 	const char *title, *xlabel;  /* a '\n' in the title starts a second line */
 	int logx;                /* base-2 log axis when set */
-	const char *xtics;       /* gnuplot xtics list, or NULL */
+	const fx_plot_tic *xtics;  /* nxtics named ticks, or NULL: gnuplot's own */
 	const fx_plot_panel *p;  /* side by side */
 	size_t np;
+	size_t nxtics;
 } fx_plot;
 
-/* Draws pl into path (.svg or .png).  0, or -1 with why in err. */
+/* fx_plot_draw's answer when gnuplot is not installed (not found on PATH):
+ * nothing was drawn and the file is untouched; err says so. */
+#define FX_PLOT_NO_GNUPLOT (-2)
+
+/* Draws pl into path (.svg or .png).  0; FX_PLOT_NO_GNUPLOT; or -1 with
+ * why in err (a bad extension, a path the writer refuses, a write that
+ * failed, gnuplot's own error). */
 int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen);
 
 #endif

@@ -83,10 +83,14 @@ static int parse_switch_racks(fx_diag *d, const fx_spec *spec, fx_power_config *
 {
 	static const char *const keys[] = {"chips_per_box", "boxes_per_rack", "cooling", NULL};
 	const fx_snode *pk, *s;
-	if (fx_spec_map(d, spec->root, "packaging", 0, &pk) || !pk)
-		return pk ? -1 : 0;
-	if (fx_spec_map(d, pk, "switches", 0, &s) || !s)
-		return s ? -1 : 0;
+	if (fx_spec_map(d, spec->root, "packaging", 0, &pk))
+		return -1;  /* (pk is NULL then: a not-a-map is an error, not an absence) */
+	if (!pk)
+		return 0;
+	if (fx_spec_map(d, pk, "switches", 0, &s))
+		return -1;
+	if (!s)
+		return 0;
 	int rc = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const fx_snode *e = s->items[i];
@@ -115,7 +119,11 @@ int fx_power_parse(fx_diag *d, const fx_spec *spec, fx_power_config *c)
 		"racks", "liquid", NULL};
 	static const char *const step_keys[] = {"devices", "power", NULL};
 	const fx_snode *p, *st;
+	if (!c)
+		return fx_diag_error(d, NULL, "fx_power_parse: no configuration to fill");
 	memset(c, 0, sizeof *c);
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_power_parse: no spec (NULL, or one that failed to load)");
 	c->install_nodes = 1;
 	/* the chapter "Supernodes", §6.5.2: the example's air-cooled rack threshold */
 	c->air_limit = 40e3;

@@ -59,6 +59,8 @@ static int networked(const fx_fabric *f, int64_t v)
 
 double fx_power_node(const fx_power_config *c, const fx_fabric *f)
 {
+	if (!c || !fx_fabric_built(f))
+		return NAN;
 	if (c->node > 0)
 		return c->node;
 	int64_t nodes = f->nnodes > 0 ? f->nnodes : 1;
@@ -125,6 +127,8 @@ static fx_power_parts parts_of(const fx_power_config *c, const fx_fabric *f, int
 
 fx_power_parts fx_power_of(const fx_power_config *c, const fx_fabric *f, int64_t n)
 {
+	if (!c || !fx_fabric_built(f) || n < 0)
+		return (fx_power_parts){NAN, NAN, NAN, NAN, NAN, NAN, NAN};
 	infra in;
 	infra_of(c, f, &in);
 	return parts_of(c, f, n, fx_power_node(c, f), &in);
@@ -132,6 +136,8 @@ fx_power_parts fx_power_of(const fx_power_config *c, const fx_fabric *f, int64_t
 
 void fx_power_plan_release(fx_power_plan *p)
 {
+	if (!p)
+		return;
 	free(p->rack);
 	p->rack = NULL;
 }
@@ -215,7 +221,7 @@ static int check_roles(const fx_power_config *c, const fx_fabric *f, fx_diag *d)
 
 const char *fx_power_limit_text(const fx_power_plan *p)
 {
-	if (!p->present)
+	if (!p || !p->present)
 		return "n/a (no power model)";
 	if (!strcmp(p->limited_by, "none"))
 		return "as specified (no limit binds)";
@@ -226,13 +232,18 @@ const char *fx_power_limit_text(const fx_power_plan *p)
 
 const char *fx_power_cooling_text(const fx_power_rack *r)
 {
-	return r->liquid ? "liquid" : r->over_air ? "air (over the air limit)" : "air";
+	return !r ? "n/a" : r->liquid ? "liquid" : r->over_air ? "air (over the air limit)" : "air";
 }
 
 int fx_power_plan_build(const fx_power_config *c, const fx_fabric *f, int64_t nodes,
 			fx_power_plan *p, fx_diag *d)
 {
+	if (!p)
+		return fx_diag_error(d, NULL, "fx_power_plan_build: no plan to fill");
 	memset(p, 0, sizeof *p);
+	if (!c || !fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_power_plan_build: no %s", c ? "fabric (NULL, or one "
+				     "whose load failed)" : "power configuration");
 	if (check_roles(c, f, d))
 		return -1;
 	int64_t total = f->nnodes > 0 ? f->nnodes : 1, inc = c->install_nodes;

@@ -117,9 +117,11 @@ typedef struct fx_power_plan {
 	fx_power_rack *rack;          /* [racks], owned; free with fx_power_plan_release */
 } fx_power_plan;
 
-/* Power of one node of the fabric, all in (Eq. 6-11's P_s). */
+/* Power of one node of the fabric, all in (Eq. 6-11's P_s); NAN without
+ * a configuration or a built fabric. */
 double fx_power_node(const fx_power_config *c, const struct fx_fabric *f);
-/* Power of the build with n nodes installed. */
+/* Power of the build with n nodes installed (every part NAN for n < 0, no
+ * configuration or no built fabric). */
 fx_power_parts fx_power_of(const fx_power_config *c, const struct fx_fabric *f, int64_t n);
 /* The largest build within the budget (Eq. 6-11 generalised: install
  * increments, radix steps, rack limits and racks available); nodes >= 0

@@ -85,6 +85,41 @@ static void sb_html(sbuf *b, const char *s)
 		}
 }
 
+/* A name from the spec (a vertex, a role) in a label or a tooltip.
+ * Graphviz reads backslash escapes in both (\N the node's name, \G the
+ * graph's, \L, \n, \l ...).  In a label each backslash of the name is
+ * doubled, and the name is drawn as written.  A tooltip is read for
+ * escapes twice by Graphviz 2.42 (Debian 12) and may be once by others,
+ * so no number of backslashes is right everywhere: there a name's
+ * backslash is shown as U+29F5 (reverse solidus operator), which nothing
+ * reads. */
+#define TIP_BACKSLASH "\xe2\xa7\xb5"
+
+static void sb_text(sbuf *b, const char *s, int tip)
+{
+	for (; *s; s++)
+		if (*s == '\\')
+			sb_add(b, "%s", tip ? TIP_BACKSLASH : "\\\\");
+		else
+			sb_add(b, "%c", *s);
+}
+
+/* The same into a fixed buffer (always terminated, the name cut short
+ * when it does not fit). */
+static const char *esc_text(const char *s, char *buf, size_t len, int tip)
+{
+	size_t k = 0;
+	for (; *s && k + 4 < len; s++)
+		if (*s == '\\') {
+			memcpy(buf + k, tip ? TIP_BACKSLASH : "\\\\", tip ? 3 : 2);
+			k += tip ? 3 : 2;
+		} else {
+			buf[k++] = *s;
+		}
+	buf[k] = '\0';
+	return buf;
+}
+
 /* ---- colours ---- */
 
 static const char *hsv(double h, double s, double v, char *buf)
@@ -234,8 +269,8 @@ static void contents(emit *e, const rd_box *x, sbuf *b, const char *sep)
 	for (int r = 0; r < e->f->nroles; r++)
 		if (x->nrole[r]) {
 			char c[32];
-			sb_add(b, "%s%s %s", first ? "" : sep, rd_int(x->nrole[r], c, sizeof c),
-			       e->f->roles[r].name);
+			sb_add(b, "%s%s ", first ? "" : sep, rd_int(x->nrole[r], c, sizeof c));
+			sb_text(b, e->f->roles[r].name, b == &e->tip);
 			first = 0;
 		}
 }
@@ -295,7 +330,7 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 	case RD_DEVICE:
 	case RD_CPU:
 	case RD_SWITCH:
-		sb_add(b, "%s", fx_fabric_vertex_name(f, x->first, name, sizeof name));
+		sb_text(b, fx_fabric_vertex_name(f, x->first, name, sizeof name), b == &e->tip);
 		break;
 	case RD_NODE:
 		sb_add(b, "node %d\\n", x->node);
@@ -317,11 +352,13 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 		break;
 	case RD_GROUP: {
 		const fx_role *r = &f->roles[x->role];
-		if (x->plane >= 0)
-			sb_add(b, "%s plane %d\\n%s chips", r->name, x->plane,
-			       rd_int(x->n[FX_V_SWITCH], c, sizeof c));
-		else
-			sb_add(b, "%s %s", rd_int(x->n[FX_V_SWITCH], c, sizeof c), r->name);
+		if (x->plane >= 0) {
+			sb_text(b, r->name, b == &e->tip);
+			sb_add(b, " plane %d\\n%s chips", x->plane, rd_int(x->n[FX_V_SWITCH], c, sizeof c));
+		} else {
+			sb_add(b, "%s ", rd_int(x->n[FX_V_SWITCH], c, sizeof c));
+			sb_text(b, r->name, b == &e->tip);
+		}
 		if (r->radix > 0)
 			sb_add(b, "\\n%d ports each", r->radix);
 		break;
@@ -520,10 +557,11 @@ static void style_box(emit *e, Agnode_t *n, int64_t bi)
 	/* the tooltip: the label's facts on one line */
 	sb_reset(&e->tip);
 	box_label(e, x, &e->tip);
-	for (char *p = e->tip.s; (p = strstr(p, "\\n")); p++) {
-		p[0] = ';';
-		p[1] = ' ';
-	}
+	for (char *p = e->tip.s; *p; p++)  /* our line breaks, not a name's doubled backslash */
+		if (p[0] == '\\' && p[1] == 'n')
+			p[0] = ';', p[1] = ' ';
+		else if (p[0] == '\\' && p[1])
+			p++;
 	set(e, n, "tooltip", e->tip.s);
 }
 
@@ -562,7 +600,7 @@ static int drawn_ring(const rd_model *m)
 
 static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 {
-	char col[8], c[32], w[32], t[32], na[64], nb[64];
+	char col[8], c[32], w[32], t[32], na[200], nb[200];
 	const rd_model *m = e->m;
 	int medium = -1;
 	for (int k = 0; k < FX_MEDIUMS; k++)
@@ -622,8 +660,8 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 	}
 	/* tooltip */
 	sb_reset(&e->tip);
-	snprintf(na, sizeof na, "%s", x->ltail >= 0 ? m->cl[x->ltail].label : plain_name(e, e->nd[x->a]));
-	snprintf(nb, sizeof nb, "%s", x->lhead >= 0 ? m->cl[x->lhead].label : plain_name(e, e->nd[x->b]));
+	esc_text(x->ltail >= 0 ? m->cl[x->ltail].label : plain_name(e, e->nd[x->a]), na, sizeof na, 1);
+	esc_text(x->lhead >= 0 ? m->cl[x->lhead].label : plain_name(e, e->nd[x->b]), nb, sizeof nb, 1);
 	sb_add(&e->tip, "%s – %s: %s links", na, nb, rd_int(x->links, c, sizeof c));
 	if (x->link_bw > 0)
 		sb_add(&e->tip, " x %s", bw(x->link_bw, w));
@@ -1400,7 +1438,9 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 			break;
 		}
 		/* pinned rows of a lattice leave no room for cluster labels */
-		set(&e, e.cg[i], m->lattice && c->kind == 1 ? "tooltip" : "label", c->label);
+		char cl[3 * sizeof c->label];
+		int tip = m->lattice && c->kind == 1;
+		set(&e, e.cg[i], tip ? "tooltip" : "label", esc_text(c->label, cl, sizeof cl, tip));
 		if (c->kind == 1 || c->kind == 3)
 			set(&e, e.cg[i], "fillcolor", "#ffffff");
 		else if (c->kind == 2)

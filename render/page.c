@@ -247,7 +247,7 @@ static int panels(page *pg, GVC_t *gvc, const fx_render_panel *p, const char *he
 			rc |= rd_gv_check(d, "layout");
 		}
 		if (rc)
-			return d->nerr ? -1 : fx_diag_internal(d, "render: Graphviz could not lay out panel %d",
+			return d && d->nerr ? -1 : fx_diag_internal(d, "render: Graphviz could not lay out panel %d",
 								  i + 1);
 	}
 	if (!(pg->lg = legend_graph(&pg->legend, heading)))
@@ -346,7 +346,7 @@ int fx_render_page(const fx_render_panel *p, int n, const char *heading, const c
 			rd_picture_size(all, 0, &px_w, &px_h);
 			rc = gvRenderData(gvc, all, format, &data, &len) != 0 ? -1 : 0;
 			rc |= rd_gv_check(d, "output");
-			if (rc && d->nerr == 0)
+			if (rc && (!d || d->nerr == 0))
 				rc = fx_diag_internal(d, "render: Graphviz could not produce %s", format);
 		}
 	} else if (rc == 0) {

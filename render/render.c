@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/isolate.h"
 #include "../core/outfile.h"
 #include "../core/xalloc.h"
 #include "render_internal.h"
@@ -223,6 +224,35 @@ int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *form
 	return fx_render_file_ext(f, o, NULL, format, path, d);
 }
 
+typedef struct render_job {
+	const fx_fabric *f;
+	const fx_render_opts *o;
+	const char *format, *path;
+} render_job;
+
+static int render_job_run(void *arg, fx_diag *d)
+{
+	const render_job *j = arg;
+	return fx_render_file(j->f, j->o, j->format, j->path, d);
+}
+
+int fx_render_file_isolated(const fx_fabric *f, const fx_render_opts *o, const char *format,
+			    const char *path, fx_diag *d)
+{
+	render_job j = {f, o, format, path};
+	const char *base = path && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *what = fx_xasprintf("Graphviz drawing %s", base ? base : "(no file)");
+	int rc = fx_isolate(what, render_job_run, &j, d);
+	free(what);
+	if (rc && path) {  /* a child killed mid-write left its temporary: removed */
+		const char *slash = strrchr(path, '/');
+		char *dir = slash ? fx_xstrndup(path, (size_t)(slash - path)) : fx_xstrdup(".");
+		fx_outfile_sweep(*dir ? dir : "/");
+		free(dir);
+	}
+	return rc;
+}
+
 int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
 		      char **dot, fx_diag *d)
 {
@@ -296,7 +326,7 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 		if (rc == 0) {
 			rc = gvLayout(gvc, g, m.engine) != 0 ? -1 : 0;
 			rc |= rd_gv_check(d, "layout");
-			if (rc && d->nerr == 0)
+			if (rc && (!d || d->nerr == 0))
 				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
 			if (rc == 0)
 				rd_picture_size(g, o->detail_full, &px_w, &px_h);
@@ -310,7 +340,7 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 				unsigned int len = 0;
 				rc = gvRenderData(gvc, g, format, &data, &len) != 0 ? -1 : 0;
 				rc |= rd_gv_check(d, "output");
-				if (rc && d->nerr == 0)
+				if (rc && (!d || d->nerr == 0))
 					rc = fx_diag_internal(d, "render: Graphviz could not produce %s", format);
 				if (rc == 0 && fwrite(data, 1, len, out) != len)
 					rc = -1;  /* reported with the real errno at the close */

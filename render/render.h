@@ -104,6 +104,13 @@ int fx_render_dot(const fx_fabric *f, const fx_render_opts *o, char **dot, fx_di
  * tests).  A failed rendering leaves no file. */
 int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *format,
 		   const char *path, fx_diag *d);
+/* fx_render_file in a child process (core/isolate.h): a crash or an abort
+ * inside Graphviz fails this drawing alone (-1, an internal error "Graphviz
+ * drawing FILE: killed by signal N") and the caller goes on; the file is written
+ * whole or not at all either way.  explore draws its diagrams so, and its
+ * report stands whatever Graphviz does. */
+int fx_render_file_isolated(const fx_fabric *f, const fx_render_opts *o, const char *format,
+			    const char *path, fx_diag *d);
 /* The same with further options (x may be NULL). */
 int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
 		      char **dot, fx_diag *d);

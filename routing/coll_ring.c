@@ -190,11 +190,16 @@ static void ring_phase(const fx_fabric *f, fx_sched *s, const fx_coll_req *q, do
 	int64_t k = ring_layout(f, q, rings);
 	fx_round *r = fx_sched_round(s, n - 1, label);
 	fx_sched_reserve(r, (size_t)(k ? 2 * k * n : n));
+	char how[sizeof s->plan];
 	if (k == 0 && mesh_snake(f, q, rings)) {
 		for (int64_t i = 0; i < n; i++)
 			fx_sched_flow(r, q, rings[i], rings[(i + 1) % n], bytes);
 		snprintf(s->plan, sizeof s->plan, "a ring snaking over the %dx%d mesh, one hop a step",
 			 f->dims[0], f->dims[1]);
+	} else if (k == 0 && fx_lattice_ring(f, q->ranks, n, rings, how, sizeof how)) {
+		for (int64_t i = 0; i < n; i++)
+			fx_sched_flow(r, q, rings[i], rings[(i + 1) % n], bytes);
+		snprintf(s->plan, sizeof s->plan, "%s", how);
 	} else if (k == 0) {
 		for (int64_t i = 0; i < n; i++)
 			fx_sched_flow(r, q, i, (i + 1) % n, bytes);
@@ -291,6 +296,31 @@ static int ar_hier(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_dia
 		int64_t *at = fx_xmalloc((size_t)q->n * sizeof *at);
 		for (int64_t i = 0; i < q->n; i++)
 			at[node[i] * g + local[i]] = i;
+		/* a node that is a block of a lattice (a tray) rings over its
+		 * wires, as the ring algorithm does; every node is the same
+		 * block, so local index j is the same place in each and the
+		 * rings across nodes join like places */
+		int64_t *dev = fx_xmalloc((size_t)(g ? g : 1) * sizeof *dev);
+		int64_t *ord = fx_xmalloc((size_t)(g ? g : 1) * sizeof *ord);
+		int64_t *row = fx_xmalloc((size_t)(g ? g : 1) * sizeof *row);
+		char how[sizeof s->plan - 32];
+		for (int64_t k = 0; k < nodes; k++) {
+			for (int64_t j = 0; j < g; j++)
+				dev[j] = q->ranks[at[k * g + j]];
+			if (!fx_lattice_ring(f, dev, g, ord, how, sizeof how))
+				continue;
+			for (int64_t j = 0; j < g; j++)
+				row[j] = at[k * g + ord[j]];
+			for (int64_t j = 0; j < g; j++) {
+				at[k * g + j] = row[j];
+				local[row[j]] = j;
+			}
+			if (k == 0)
+				snprintf(s->plan, sizeof s->plan, "inside each node %s", how);
+		}
+		free(dev);
+		free(ord);
+		free(row);
 		if (g > 1) {
 			fx_round *r = fx_sched_round(s, g - 1, "intra reduce-scatter");
 			for (int64_t i = 0; i < q->n; i++)

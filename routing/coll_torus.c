@@ -4,6 +4,8 @@
  * all-gathers in reverse order, moving only between neighbours.  To keep
  * all 2D ports busy the data is cut into 2D parts: part (i, dir) starts
  * with dimension i and runs its rings in direction dir, all parts at once.
+ * A mesh's line is a ring in the interleaved order (fx_line_next), as
+ * the ring algorithm's block rings are.
  * Needs a lattice fabric with every device a rank, in device order.
  */
 #include <stdlib.h>
@@ -76,6 +78,18 @@ static int ar_torus(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_di
 	int64_t len;
 	step *st = steps(f, q->size, &len);
 	int x[FX_MAX_DIMS];
+	/* each dimension's ring: x + 1 round a torus, the interleaved order
+	 * along a mesh's line (at most 2 hops a step, not a k-1 hop return:
+	 * routing/coll_order.c); prev runs it backwards */
+	int *next[FX_MAX_DIMS], *prev[FX_MAX_DIMS];
+	for (int i = 0; i < D; i++) {
+		next[i] = fx_xmalloc((size_t)f->dims[i] * sizeof *next[i]);
+		prev[i] = fx_xmalloc((size_t)f->dims[i] * sizeof *prev[i]);
+		for (int c = 0; c < f->dims[i]; c++) {
+			next[i][c] = (int)fx_line_next(f->dims[i], f->wrap[i], c);
+			prev[i][next[i][c]] = c;
+		}
+	}
 	for (int64_t t = 0; t < len; t++) {
 		if (repeats(st, parts, len, t)) {
 			s->r[s->n - 1].repeat++;
@@ -89,13 +103,16 @@ static int ar_torus(const fx_fabric *f, const fx_coll_req *q, fx_sched *s, fx_di
 				stride *= f->dims[j];
 			for (int64_t v = 0; v < q->n; v++) {
 				fx_fabric_coords(f, v, x);
-				int k = f->dims[e->dim];
-				int nx = e->dir == 0 ? (x[e->dim] + 1) % k : (x[e->dim] + k - 1) % k;
+				int nx = e->dir == 0 ? next[e->dim][x[e->dim]] : prev[e->dim][x[e->dim]];
 				fx_sched_flow(r, q, v, v + (int64_t)(nx - x[e->dim]) * stride, e->bytes);
 			}
 		}
 	}
 	free(st);
+	for (int i = 0; i < D; i++) {
+		free(next[i]);
+		free(prev[i]);
+	}
 	return 0;
 }
 

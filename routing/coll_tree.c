@@ -62,6 +62,8 @@ typedef struct tedge {
  */
 int64_t fx_coll_tree_chunks(double bytes, int64_t depth)
 {
+	if (!(bytes >= 0) || !isfinite(bytes) || depth < 0)
+		return -1;
 	double chunk = 512 * 1024;
 	while (floor(bytes / chunk) < (double)(depth * 8) && chunk > 131072)
 		chunk /= 2;

@@ -153,15 +153,18 @@ static void plmr_finish(const fx_fabric *f, fx_plmr *out)
 
 /*
  * Memory per PE (M).  Sources:
- *   gemm-shift: the write-up §3.1.  Cannon and MeshGEMM hold A_sub, B_sub
- *     and C_sub ("optimal O(1/N^2) memory") and, to "compute C_sub = A_sub x
- *     B_sub + C_sub while shifting A_sub and B_sub" (§3.1 step 3), one
- *     receive buffer each for the next A_sub and B_sub; SUMMA holds A_sub,
- *     B_sub, C_sub plus the A column tile and B row tile it receives each
- *     step ("still twice the local sub-matrix").  size is one A tile plus
- *     one B tile; square matrices split P x P make every tile (A, B and C)
- *     size / 2, so all three hold 5 tiles = 2.5 x size.  (The
- *     allgather-based GEMM's O(1/N) buffers are not modelled.)
+ *   gemm-shift: the write-up §3.1.  Cannon and MeshGEMM are memory-optimal
+ *     ("optimal O(1/N^2) memory"): a PE holds its local sub-matrices A_sub,
+ *     B_sub and C_sub and nothing else, the tile shifted in taking the
+ *     place of the one shifted out (the mesh streams it through the
+ *     router).  SUMMA's memory "is still twice the local sub-matrix size":
+ *     beside its own A_sub and B_sub it holds the A column tile and the B
+ *     row tile broadcast to it in the step, twice the input sub-matrices,
+ *     plus C_sub.  size is one A tile plus one B tile; square matrices
+ *     split P x P make every tile (A, B and C) size / 2, so Cannon and
+ *     MeshGEMM hold 3 tiles = 1.5 x size and SUMMA 5 tiles = 2.5 x size
+ *     (its inputs 2 x size against their size).  (The allgather-based
+ *     GEMM's O(1/N) buffers are not modelled.)
  *   allreduce: the write-up gives no count; each PE holds its vector plus
  *     one receive buffer for what one transfer brings: a partial sum of the
  *     whole vector for pipeline and K-tree (2 x size), one block of size / W
@@ -172,9 +175,10 @@ static double mem_vector(const fx_coll_req *q)
 	return 2 * q->size;
 }
 
-static double mem_gemm(const fx_coll_req *q)
+static double mem_gemm(const fx_coll_req *q, const char *algo)
 {
-	return 5 * (q->size / 2);
+	double tiles = strcmp(algo, "summa") == 0 ? 5 : 3;
+	return tiles * (q->size / 2);
 }
 
 /* ---------------- allreduce/pipeline ---------------- */
@@ -583,7 +587,7 @@ static int plmr_gemm(const fx_fabric *f, const fx_coll_req *q, fx_plmr *out, fx_
 	if (square_grid(f, q, algo, &g, d))
 		return -1;
 	int64_t P = g.W;
-	out->memory_per_pe = mem_gemm(q);
+	out->memory_per_pe = mem_gemm(q, algo);
 	if (P >= 2) {
 		ivl l = {0};
 		if (strcmp(algo, "summa") == 0) {

@@ -27,6 +27,8 @@ const fx_coll_algo *const fx_coll_algos[] = {
 
 const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo)
 {
+	if (!pattern)
+		return NULL;
 	for (const fx_coll_algo *const *a = fx_coll_algos; *a; a++)
 		if (strcmp((*a)->pattern, pattern) == 0 && (!algo || strcmp((*a)->name, algo) == 0))
 			return *a;
@@ -250,6 +252,8 @@ int fx_need_pow2(const fx_coll_req *q, fx_diag *d)
  * all-gather, all-to-all (n-1)/n; broadcast and reduce 1. */
 double fx_coll_bus_factor(const char *pattern, int64_t n)
 {
+	if (!pattern)
+		return NAN;
 	if (n < 2)
 		return 0;
 	if (strcmp(pattern, "allreduce") == 0)
@@ -262,6 +266,8 @@ double fx_coll_bus_factor(const char *pattern, int64_t n)
 
 void fx_coll_result_release(fx_coll_result *res)
 {
+	if (!res)
+		return;
 	free(res->per_round);
 	free(res->link_bytes);
 	free(res->link_busy);
@@ -377,7 +383,9 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
-	int rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
+	int rc = fx_timing_check(f, &s, tm, d);
+	if (rc == 0)
+		rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
 	/* the distance table's routing is bounded as it goes (route_work) */
 	int bounded = rc == 0 && tm->policy != FX_ROUTE_HASH && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
 		      fx_router_takes_table(r);
@@ -495,6 +503,10 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 				       (long long)n, FX_MAX_TABLE_WORK, at + 1, s.n);
 	if (sum)
 		fx_dorsum_finish(sum, out->link_bytes, out->link_busy);
+	out->timing = tm->timing;
+	out->sharing = tm->sharing;
+	if (rc == 0 && tm->timing != FX_TIMING_BOUND)
+		rc = fx_timing_run(f, r, &s, tm, out, d);
 	for (size_t l = 0; l < nl; l++)
 		if (out->link_bytes[l] > out->max_link_bytes)
 			out->max_link_bytes = out->link_bytes[l];
@@ -557,6 +569,60 @@ int fx_route_policy_parse(const char *s, fx_route_policy *out)
 	return 0;
 }
 
+/* A request's ranks, size and pieces, checked before any algorithm reads
+ * them: every rank is a device of f (a rank of -1 or of ndev once wrote
+ * outside the per-device arrays, or ran as nothing in no time).  A device
+ * may be given twice: tests and the round-twin path rely on it. */
+static int check_req(const char *fn, const fx_fabric *f, const fx_coll_req *q, fx_diag *d)
+{
+	if (!q || !q->pattern)
+		return fx_diag_error(d, NULL, "%s: no collective (pattern) given", fn);
+	if (q->n < 1 || !q->ranks)
+		return fx_diag_error(d, NULL, "%s: %s needs one rank or more, got %lld%s", fn, q->pattern,
+				     (long long)q->n, q->ranks ? "" : " and no rank list");
+	if (!isfinite(q->size) || q->size < 0)
+		return fx_diag_error(d, NULL, "%s: size %g must be a finite number of bytes, 0 or more",
+				     fn, q->size);
+	if (q->chunks < 0)
+		return fx_diag_error(d, NULL, "%s: chunks %lld must be 0 (the algorithm's) or more", fn,
+				     (long long)q->chunks);
+	for (int64_t i = 0; i < q->n; i++)
+		if (q->ranks[i] < 0 || q->ranks[i] >= f->ndev)
+			return fx_diag_error(d, NULL, "%s: rank %lld is device %lld, not one of the "
+					     "fabric's %lld devices (0 to %lld)", fn, (long long)i,
+					     (long long)q->ranks[i], (long long)f->ndev,
+					     (long long)f->ndev - 1);
+	return 0;
+}
+
+/* What every collective entry needs besides its requests. */
+static int check_run(const char *fn, const fx_fabric *f, const fx_router *r, const fx_coll_time *tm,
+		     fx_coll_result *out, fx_diag *d)
+{
+	if (out)
+		memset(out, 0, sizeof *out);
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "%s: no fabric (NULL, or one whose load failed)", fn);
+	if (!r || fx_router_fabric(r) != f)
+		return fx_diag_error(d, NULL, "%s: %s", fn, r ? "the router was made for another fabric"
+				     : "no router (fx_router_new)");
+	if (!tm || !out)
+		return fx_diag_error(d, NULL, "%s: no %s", fn, tm ? "result to fill" : "time model");
+	return 0;
+}
+
+/* A collective of one rank, or of 0 bytes, has nothing to move: it does
+ * nothing and costs nothing, whatever the algorithm (NCCL returns at once
+ * for a count of 0 and for a communicator of one rank).  Its schedule is
+ * generated all the same, so a request no algorithm takes is still
+ * refused, then dropped: no round pays the per-round overhead or a hop's
+ * latency for no data (a 1-rank tree had cost 2 overheads, a 0-byte ring
+ * nothing where 1 byte paid every round's latency). */
+static int nothing_to_move(const fx_coll_req *q)
+{
+	return q->n < 2 || q->size == 0;
+}
+
 /* Nodes the ranks span (devices outside any node count one each). */
 static int64_t nodes_spanned(const fx_fabric *f, const int64_t *ranks, int64_t n)
 {
@@ -588,7 +654,7 @@ static void take_measured(const fx_fabric *f, const fx_coll_req *q, const char *
 	out->modelled_time = out->time;
 	out->measured = 0;
 	snprintf(out->time_source, sizeof out->time_source, "modelled");
-	if (!tm->measured)
+	if (!tm->measured || nothing_to_move(q))
 		return;
 	double t = 0;
 	/* a curve of "any algorithm" stands for what the library chose, so
@@ -607,7 +673,8 @@ static void take_measured(const fx_fabric *f, const fx_coll_req *q, const char *
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
-	memset(out, 0, sizeof *out);
+	if (check_run("fx_coll_run", f, r, tm, out, d) || check_req("fx_coll_run", f, q, d))
+		return -1;
 	fx_router_set_policy(r, tm->policy);
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	if (!a)
@@ -619,6 +686,10 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 	if (a->gen(f, q, &s, d) || check_total(q, &s, d)) {
 		fx_sched_release(&s);
 		return -1;
+	}
+	if (nothing_to_move(q)) {
+		fx_sched_release(&s);
+		s = (fx_sched){0};
 	}
 	int rc = run_sched(f, r, s, q->pattern, q->n, q->size, tm, out, d);
 	if (rc == 0)
@@ -645,7 +716,13 @@ static void merge_flows(fx_round *m, const fx_round *rd)
 int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
 		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
 {
-	memset(out, 0, sizeof *out);
+	if (check_run("fx_coll_run_groups", f, r, tm, out, d))
+		return -1;
+	if (ngroups && !groups)
+		return fx_diag_error(d, NULL, "fx_coll_run_groups: %zu groups but no list of them", ngroups);
+	for (size_t g = 0; g < ngroups; g++)
+		if (check_req("fx_coll_run_groups", f, &groups[g], d))
+			return -1;
 	fx_sched *each = fx_xcalloc(ngroups ? ngroups : 1, sizeof *each);
 	size_t *at = fx_xcalloc(ngroups ? ngroups : 1, sizeof *at);  /* current round */
 	int64_t *left = fx_xcalloc(ngroups ? ngroups : 1, sizeof *left);  /* its repeats left */
@@ -667,6 +744,10 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 					   groups[g].algo ? groups[g].algo : "(default)");
 		else
 			rc = a->gen(f, &groups[g], &each[g], d);
+		if (rc == 0 && nothing_to_move(&groups[g])) {
+			fx_sched_release(&each[g]);
+			each[g] = (fx_sched){0};
+		}
 		if (each[g].n)
 			left[g] = each[g].r[0].repeat;
 	}
@@ -738,14 +819,21 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
-	static const char *const keys[] = {"overhead", "includes_path_latency", "routing",
-					   "measured", NULL};
+	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", "timing",
+					   "sharing", "measured", NULL};
 	const fx_snode *c;
-	const char *pol = NULL;
+	const char *pol = NULL, *timing = NULL, *sharing = NULL;
+	if (!tm)
+		return fx_diag_error(d, NULL, "fx_coll_time_parse: no time model to fill");
 	tm->alpha = 0;
 	tm->alpha_replaces_latency = 0;
 	tm->policy = FX_ROUTE_SPLIT;
 	tm->measured = NULL;
+	tm->timing = FX_TIMING_BOUND;
+	tm->sharing = FX_SHARING_RTT;
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_coll_time_parse: no spec (NULL, or one that failed to "
+				     "load)");
 	if (fx_spec_map(d, spec->root, "collective", 0, &c))
 		return -1;
 	if (!c)
@@ -753,10 +841,18 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 	int rc = fx_spec_keys(d, c, keys) |
 		 fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
 		 fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency) |
-		 fx_spec_str_opt(d, c, "routing", &pol);
+		 fx_spec_str_opt(d, c, "routing", &pol) |
+		 fx_spec_str_opt(d, c, "timing", &timing) |
+		 fx_spec_str_opt(d, c, "sharing", &sharing);
 	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
 		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
 				    "got '%s'", fx_snode_get(c, "routing")->path, pol);
+	if (rc == 0 && timing && fx_timing_parse(timing, &tm->timing))
+		rc = fx_snode_error(d, fx_snode_get(c, "timing"), "'%s' must be bound, maxmin or "
+				    "events, got '%s'", fx_snode_get(c, "timing")->path, timing);
+	if (rc == 0 && sharing && fx_sharing_parse(sharing, &tm->sharing))
+		rc = fx_snode_error(d, fx_snode_get(c, "sharing"), "'%s' must be fair or rtt, got "
+				    "'%s'", fx_snode_get(c, "sharing")->path, sharing);
 	fx_coll_measured *m = NULL;
 	rc |= fx_coll_measured_parse(d, fx_snode_get(c, "measured"), spec->file, &m);
 	tm->measured = m;
@@ -781,6 +877,12 @@ double fx_coll_crossover(const fx_fabric *f, fx_router *r, const fx_coll_req *q,
 			 const char *algo_a, const char *algo_b, const fx_coll_time *tm,
 			 double lo, double hi, fx_diag *d)
 {
+	fx_coll_result res;
+	if (check_run("fx_coll_crossover", f, r, tm, &res, d) || check_req("fx_coll_crossover", f, q, d))
+		return -1;
+	if (!algo_a || !algo_b || !(lo >= 0) || !(hi >= lo) || !isfinite(hi))
+		return fx_diag_error(d, NULL, "fx_coll_crossover: needs two algorithms and sizes 0 <= lo "
+				     "<= hi, finite");
 	double dlo = time_of(f, r, q, algo_a, lo, tm, d) - time_of(f, r, q, algo_b, lo, tm, d);
 	double dhi = time_of(f, r, q, algo_a, hi, tm, d) - time_of(f, r, q, algo_b, hi, tm, d);
 	if (isnan(dlo) || isnan(dhi) || (dlo > 0) == (dhi > 0))

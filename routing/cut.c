@@ -161,6 +161,17 @@ static int contracted_maxflow(const fx_fabric *f, const uint8_t *side, double li
 
 int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *d)
 {
+	if (!out)
+		return fx_diag_error(d, NULL, "fx_route_cut: no result to fill");
+	memset(out, 0, sizeof *out);
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_route_cut: no fabric (NULL, or one whose load failed)");
+	if (!side)
+		return fx_diag_error(d, NULL, "fx_route_cut: no sides");
+	for (int64_t v = 0; v < f->nv; v++)
+		if (side[v] > 2)
+			return fx_diag_error(d, NULL, "fx_route_cut: side of vertex %lld is %d, not 0, 1 "
+					     "or 2", (long long)v, side[v]);
 	return fx_route_cut_within(f, side, MAXFLOW_LIMIT, out, d);
 }
 
@@ -440,8 +451,13 @@ static int degraded_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 
 int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 {
+	if (!out)
+		return fx_diag_error(d, NULL, "fx_route_bisection: no result to fill");
 	memset(out, 0, sizeof *out);
 	out->formula = -1;
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_route_bisection: no fabric (NULL, or one whose load "
+				     "failed)");
 	if (f->ndev < 2) {
 		out->exact = 1;
 		out->method = "exact";

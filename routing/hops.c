@@ -16,6 +16,8 @@
 
 void fx_hops_release(fx_hops *h)
 {
+	if (!h)
+		return;
 	free(h->hist);
 	memset(h, 0, sizeof *h);
 }
@@ -133,7 +135,11 @@ static int tally(const fx_fabric *f, const fx_bfs *b, int64_t src, double weight
 
 int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 {
+	if (!h)
+		return fx_diag_error(d, NULL, "fx_route_hops: no result to fill");
 	memset(h, 0, sizeof *h);
+	if (!fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_route_hops: no fabric (NULL, or one whose load failed)");
 	if (f->ndev < 2) {
 		hist_add(h, 0, 0);
 		h->method = "trivial: fewer than two devices";

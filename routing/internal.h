@@ -21,6 +21,69 @@ static inline void fx_load_add(double *load, int64_t l, double bytes, int64_t **
 	load[l] += bytes;
 }
 
+/* ---- flow-level timing (routing/flowsim.c, routing/timing.c) ---- */
+
+/* Each (source, destination)'s route as links with the share of the
+ * flow's bytes each carries (1 on a single path; ECMP's split shares) and
+ * the route's latency (its slowest path's), routed once per pair and
+ * kept. */
+typedef struct fx_paths {
+	size_t n, cap;        /* routes */
+	size_t *off;          /* [n + 1] into link and frac */
+	int64_t *link;        /* directed links */
+	double *frac;
+	size_t nl, capl;
+	double *lat;          /* [n] seconds */
+	int64_t *key;         /* open addressing: src * nv + dst, -1 empty */
+	int32_t *val;
+	size_t hcap, hn;
+	double *load;         /* [2 ne] scratch, zero between calls */
+} fx_paths;
+void fx_paths_init(fx_paths *P, const fx_fabric *f);
+void fx_paths_release(fx_paths *P);
+/* The route of src -> dst (routed by r on first use); -1 when it has none
+ * (reported through d). */
+int32_t fx_paths_get(fx_paths *P, fx_router *r, int64_t src, int64_t dst, fx_diag *d);
+
+/* The flow simulation: flows on routes of P, each released (by the caller,
+ * at a time), then waiting its delay, then sharing the links max-min until
+ * its bytes are in. */
+typedef struct fx_fsim fx_fsim;
+/* weighted: sharing weight 1 / route latency (SimGrid CM02), else 1. */
+fx_fsim *fx_fsim_new(const fx_fabric *f, const fx_paths *paths, int weighted);
+void fx_fsim_free(fx_fsim *s);
+void fx_fsim_reserve(fx_fsim *s, size_t n);
+/* A flow of bytes over route path that waits delay seconds once released;
+ * its id (0, 1, ... in order). */
+int32_t fx_fsim_add(fx_fsim *s, int32_t path, double bytes, double delay);
+void fx_fsim_release(fx_fsim *s, int32_t flow, double t);
+/* on: a flow's delay comes after its bytes (the latency of data on the
+ * wire, so the next message on a connection may start as the last one's
+ * bytes leave); off (the default, SimGrid's order): before. */
+void fx_fsim_set_trailing(fx_fsim *s, int on);
+/* Runs to the next instant at which flows are sent (their bytes have
+ * left: fx_fsim_sent) or done (arrived: fx_fsim_done); returns how many
+ * are done, -1 when no flow is left to run.  fx_fsim_now is that
+ * instant. */
+int fx_fsim_step(fx_fsim *s);
+const int32_t *fx_fsim_done(const fx_fsim *s, size_t *n);
+const int32_t *fx_fsim_sent(const fx_fsim *s, size_t *n);
+double fx_fsim_now(const fx_fsim *s);
+double fx_fsim_finish(const fx_fsim *s, int32_t flow);
+double fx_fsim_makespan(const fx_fsim *s);
+size_t fx_fsim_flows(const fx_fsim *s);
+/* Flows done so far (all of them once fx_fsim_step returns -1, unless a
+ * dependency was never met). */
+size_t fx_fsim_finished(const fx_fsim *s);
+
+/* Refuses (exit 4) before any routing a schedule the timing mode could
+ * not hold (FX_MAX_TIMING_FLOWS); 0 otherwise. */
+int fx_timing_check(const fx_fabric *f, const fx_sched *s, const fx_coll_time *tm, fx_diag *d);
+/* Times schedule s under tm->timing (maxmin or events), after run_sched
+ * has routed its loads: sets out->time and each round's time. */
+int fx_timing_run(const fx_fabric *f, fx_router *r, const fx_sched *s, const fx_coll_time *tm,
+		  fx_coll_result *out, fx_diag *d);
+
 /* Starts a new round (repeated `repeat` times) labelled `label`. */
 fx_round *fx_sched_round(fx_sched *s, int64_t repeat, const char *label);
 /* Adds a flow of bytes from rank a to rank b (rank indexes into q->ranks). */
@@ -53,6 +116,17 @@ typedef void (*fx_sched_fill)(fx_sched *s, const fx_coll_req *q, const void *ctx
  * fill over q as given. */
 void fx_sched_over_wires(const fx_fabric *f, const fx_coll_req *q, fx_sched_fill fill,
 			 const void *ctx, fx_sched *s);
+/* A ring over ranks[0..n-1] that follows a lattice's wires when they fill
+ * a block of it (routing/coll_order.c): 1 with order[] (ring position ->
+ * rank index) and how[] saying which ring, 0 when the ranks are no block
+ * of a lattice (or a degraded one), or the ring would be no shorter than
+ * rank order's. */
+int fx_lattice_ring(const fx_fabric *f, const int64_t *ranks, int64_t n, int64_t *order,
+		    char *how, size_t howlen);
+/* The next position after x on a ring of a line of k: x + 1 round a
+ * torus's wrap, else the interleaved order 0, 2, 4, ..., 5, 3, 1 (at most 2
+ * hops a step). */
+int64_t fx_line_next(int k, int wrap, int x);
 /* Swing's rho(s) = sum_{i<=s} (-2)^i: 1, -1, 3, -5, 11, ... */
 int64_t fx_swing_rho(int s);
 /* Reports that algo needs a power-of-two rank count. */

@@ -42,8 +42,17 @@ struct fx_router {
 	int hash;               /* FX_ROUTE_HASH: one path per flow */
 	int degraded;           /* built on a fabric with failed elements */
 	int fallback;           /* ... whose own router could not avoid them */
-	double hop_lat;         /* dimension-order: seconds per hop, the slowest
-				 * link class's (tori with rack_link) */
+	/* dimension-order latency: a route's is the sum of its links' own
+	 * (link classes differ on tori with rack_link, dim_link, wrap_link).
+	 * Every lattice builder gives a link a latency set by its dimension
+	 * and its position along the line alone, so lat_pre[i][p] sums the
+	 * latencies of dimension i's links at positions 0 .. p-1 and a
+	 * segment costs O(1).  lat_uniform: all links alike (hops x hop_lat);
+	 * lat_by_pos 0 (never with the shipped builders): the slowest link's
+	 * latency per hop, a bound. */
+	double hop_lat;         /* the slowest link's latency */
+	int lat_uniform, lat_by_pos;
+	double *lat_pre[FX_MAX_DIMS];  /* [k + 1] per dimension */
 	fx_inc inc;             /* ecmp: incident edges per vertex (routing/bfs.c) */
 	int32_t *queue;         /* ecmp: the searches' queue */
 	int64_t *used;          /* directed links loaded since fx_router_used() */
@@ -136,10 +145,32 @@ static void dor_segment(fx_router *r, int i, int dir, int64_t base, int64_t stri
 	}
 }
 
-/* Routes one flow (or a half of a split one) from dimension i onward. */
-static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *hops)
+/* Seconds of h links of dimension i from link position `start` on
+ * (positions wrap round a ring): their latencies summed. */
+static double seg_lat(const fx_router *r, int i, int start, int h)
+{
+	if (r->lat_uniform || !r->lat_by_pos)
+		return (double)h * r->hop_lat;
+	int k = r->f->dims[i];
+	const double *pre = r->lat_pre[i];
+	if (start + h <= k)
+		return pre[start + h] - pre[start];
+	return pre[k] - pre[start] + pre[start + h - k];
+}
+
+/* The link position a segment of h hops from coordinate a starts at. */
+static int seg_start(int k, int dir, int a, int h)
+{
+	return dir == 0 ? a : ((a - h) % k + k) % k;
+}
+
+/* Routes one flow (or a half of a split one) from dimension i onward;
+ * returns the route's latency from here (the slower half's where an even
+ * ring's tie splits it). */
+static double dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *hops)
 {
 	const fx_fabric *f = r->f;
+	double lat = 0, other = 0;  /* other: the worst split-off half's */
 	for (; i < f->ndims; i++) {
 		int k = f->dims[i];
 		int fwd = ((y[i] - x[i]) % k + k) % k;
@@ -154,15 +185,14 @@ static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *h
 				base += (int64_t)x[j] * s;
 			s *= f->dims[j];
 		}
+		int dir, h;
 		if (!f->wrap[i]) {
-			int h = abs(y[i] - x[i]);
-			dor_segment(r, i, y[i] > x[i] ? 0 : 1, base, stride, x[i], h, m);
-			*hops += h;
+			h = abs(y[i] - x[i]);
+			dir = y[i] > x[i] ? 0 : 1;
 		} else if (2 * fwd == k && r->hash) {
 			/* pinned: even destination coordinates go +, odd go - */
-			int h = fwd;
-			dor_segment(r, i, y[i] % 2, base, stride, x[i], h, m);
-			*hops += h;
+			h = fwd;
+			dir = y[i] % 2;
 		} else if (2 * fwd == k && !r->tie_plus) {
 			/* the two equal ways round an even ring share the traffic:
 			 * half goes the - way and finishes its route from here */
@@ -170,19 +200,99 @@ static void dor_flow(fx_router *r, int i, int *x, const int *y, double m, int *h
 			memcpy(x2, x, sizeof x2);
 			dor_segment(r, i, 1, base, stride, x[i], fwd, m / 2);
 			x2[i] = y[i];
-			dor_flow(r, i + 1, x2, y, m / 2, &h2);
+			double l2 = lat + seg_lat(r, i, seg_start(k, 1, x[i], fwd), fwd) +
+				    dor_flow(r, i + 1, x2, y, m / 2, &h2);
+			if (l2 > other)
+				other = l2;
 			m /= 2;
-			dor_segment(r, i, 0, base, stride, x[i], fwd, m);
-			*hops += fwd;
+			h = fwd;
+			dir = 0;
 		} else if (fwd <= k - fwd) {
-			dor_segment(r, i, 0, base, stride, x[i], fwd, m);
-			*hops += fwd;
+			h = fwd;
+			dir = 0;
 		} else {
-			dor_segment(r, i, 1, base, stride, x[i], k - fwd, m);
-			*hops += k - fwd;
+			h = k - fwd;
+			dir = 1;
 		}
+		dor_segment(r, i, dir, base, stride, x[i], h, m);
+		lat += seg_lat(r, i, seg_start(k, dir, x[i], h), h);
+		*hops += h;
 		x[i] = y[i];
 	}
+	return lat > other ? lat : other;
+}
+
+/* The worst latency of a dimension-order route's part in dimension i from
+ * coordinate a to b (both ways where a tie splits the flow). */
+static double dim_worst(const fx_router *r, int i, int a, int b)
+{
+	const fx_fabric *f = r->f;
+	int k = f->dims[i];
+	if (a == b)
+		return 0;
+	if (!f->wrap[i])
+		return seg_lat(r, i, a < b ? a : b, abs(b - a));
+	int fwd = ((b - a) % k + k) % k;
+	double plus = seg_lat(r, i, a, fwd), minus = seg_lat(r, i, b, k - fwd);
+	if (2 * fwd == k)
+		return r->hash ? (b % 2 ? minus : plus) : r->tie_plus ? plus
+			: (plus > minus ? plus : minus);
+	return fwd < k - fwd ? plus : minus;
+}
+
+/* The slowest route among devices dev[0..n-1] (NULL: every device), each
+ * to every other: the sum over dimensions of the worst part there, since
+ * a route's parts in different dimensions are chosen independently.  For
+ * every device that is exact; for a subset it is exact up to
+ * PAIRS_EXACT devices (every pair summed) and above that the per-dimension
+ * worst over the coordinates present, a bound (exact on a box). */
+#define PAIRS_EXACT 2048
+static double dor_pairs_latency(const fx_router *r, const int64_t *dev, int64_t n, int64_t hops)
+{
+	const fx_fabric *f = r->f;
+	if (r->lat_uniform || !r->lat_by_pos)
+		return (double)hops * r->hop_lat;
+	int D = f->ndims;
+	if (dev && n <= PAIRS_EXACT) {
+		double worst = 0;
+		int *xs = fx_xmalloc((size_t)(n ? n : 1) * (size_t)D * sizeof *xs);
+		for (int64_t a = 0; a < n; a++)
+			fx_fabric_coords(f, dev[a], xs + a * D);
+		for (int64_t a = 0; a < n; a++)
+			for (int64_t b = 0; b < n; b++) {
+				double l = 0;
+				for (int i = 0; i < D; i++)
+					l += dim_worst(r, i, xs[a * D + i], xs[b * D + i]);
+				if (l > worst)
+					worst = l;
+			}
+		free(xs);
+		return worst;
+	}
+	double sum = 0;
+	for (int i = 0; i < D; i++) {
+		int k = f->dims[i];
+		uint8_t *have = fx_xcalloc((size_t)k, 1);
+		int x[FX_MAX_DIMS];
+		if (dev)
+			for (int64_t a = 0; a < n; a++) {
+				fx_fabric_coords(f, dev[a], x);
+				have[x[i]] = 1;
+			}
+		else
+			memset(have, 1, (size_t)k);
+		double worst = 0;
+		for (int a = 0; a < k; a++)
+			for (int b = 0; b < k && have[a]; b++)
+				if (have[b]) {
+					double l = dim_worst(r, i, a, b);
+					if (l > worst)
+						worst = l;
+				}
+		free(have);
+		sum += worst;
+	}
+	return sum;
 }
 
 static void dor_arrays(fx_router *r);
@@ -192,7 +302,6 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 {
 	const fx_fabric *f = r->f;
 	(void)d;
-	double lat = r->hop_lat;
 	if (!r->sum_on)
 		dor_arrays(r);
 	for (size_t q = 0; q < n; q++) {
@@ -201,11 +310,13 @@ static int dor_add(fx_router *r, const fx_flow *flows, size_t n, double *load, f
 		int x[FX_MAX_DIMS], y[FX_MAX_DIMS], hops = 0;
 		dor_coords(f, flows[q].src, x);
 		dor_coords(f, flows[q].dst, y);
-		dor_flow(r, 0, x, y, flows[q].bytes, &hops);
+		double lat = dor_flow(r, 0, x, y, flows[q].bytes, &hops);
+		if (r->lat_uniform || !r->lat_by_pos)  /* exactly as the all-pairs paths */
+			lat = (double)hops * r->hop_lat;
 		if (hops > st->max_hops)
 			st->max_hops = hops;
-		if (hops * lat > st->max_latency)
-			st->max_latency = hops * lat;
+		if (lat > st->max_latency)
+			st->max_latency = lat;
 	}
 	/* prefix sums along the touched lines turn the differences into link
 	 * loads; entries are cleared as they are read, ready for the next call */
@@ -257,7 +368,7 @@ static int dor_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats
 	(void)d;
 	bump_ctx c = {r, load};
 	st->max_hops = fx_dor_pairs(r->f, NULL, 0, dor_tie(r), bytes, bump_emit, &c);
-	st->max_latency = (double)st->max_hops * r->hop_lat;
+	st->max_latency = dor_pairs_latency(r, NULL, r->f->ndev, st->max_hops);
 	return 0;
 }
 
@@ -267,7 +378,7 @@ static int dor_among(fx_router *r, const fx_among *a, double *load, fx_path_stat
 	(void)d;
 	bump_ctx c = {r, load};
 	st->max_hops = fx_dor_pairs(r->f, a->dev, a->n, dor_tie(r), a->bytes, bump_emit, &c);
-	st->max_latency = (double)st->max_hops * r->hop_lat;
+	st->max_latency = dor_pairs_latency(r, a->dev, a->n, st->max_hops);
 	return 0;
 }
 
@@ -627,9 +738,38 @@ static int ecmp_all_pairs(fx_router *r, double bytes, double *load, fx_path_stat
 static void dor_init(fx_router *r)
 {
 	const fx_fabric *f = r->f;
-	for (int64_t e = 0; e < f->ne; e++)
+	r->lat_uniform = 1;
+	for (int64_t e = 0; e < f->ne; e++) {
 		if (f->e[e].lat > r->hop_lat)
 			r->hop_lat = f->e[e].lat;
+		r->lat_uniform &= f->e[e].lat == f->e[0].lat;
+	}
+	if (r->lat_uniform || f->ndims == 0)
+		return;
+	/* per (dimension, position): checked on every line, else the bound */
+	int D = f->ndims, x[FX_MAX_DIMS];
+	r->lat_by_pos = 1;
+	for (int i = 0; i < D; i++) {
+		r->lat_pre[i] = fx_xcalloc((size_t)f->dims[i] + 1, sizeof *r->lat_pre[i]);
+		for (int p = 0; p <= f->dims[i]; p++)
+			r->lat_pre[i][p] = -1;  /* not seen yet */
+	}
+	for (int64_t v = 0; v < f->ndev && r->lat_by_pos; v++) {
+		fx_fabric_coords(f, v, x);
+		for (int i = 0; i < D; i++) {
+			int64_t e = f->plus_edge[v * D + i];
+			double l = e < 0 ? 0 : f->e[e].lat, *at = &r->lat_pre[i][x[i] + 1];
+			if (*at < 0)
+				*at = l;
+			else if (*at != l)
+				r->lat_by_pos = 0;
+		}
+	}
+	for (int i = 0; i < D; i++) {  /* latencies into prefix sums */
+		r->lat_pre[i][0] = 0;
+		for (int p = 1; p <= f->dims[i]; p++)
+			r->lat_pre[i][p] = r->lat_pre[i][p - 1] + (r->lat_pre[i][p] > 0 ? r->lat_pre[i][p] : 0);
+	}
 }
 
 /* The per-link path's arrays, made when it first runs: rounds the summary
@@ -722,6 +862,8 @@ int fx_route_among_aggregated(const fx_fabric *f)
 
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 {
+	if (!fx_fabric_built(f))
+		return NULL;
 	fx_router *r = fx_xcalloc(1, sizeof *r);
 	r->f = f;
 	r->tie_plus = tie_plus;
@@ -733,6 +875,11 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 	return r;
 }
 
+const fx_fabric *fx_router_fabric(const fx_router *r)
+{
+	return r ? r->f : NULL;
+}
+
 void fx_router_free(fx_router *r)
 {
 	if (!r)
@@ -742,6 +889,8 @@ void fx_router_free(fx_router *r)
 	free(r->touched);
 	free(r->dl);
 	free(r->lines);
+	for (int i = 0; i < FX_MAX_DIMS; i++)
+		free(r->lat_pre[i]);
 	if (r->dist)
 		for (int64_t v = 0; v < r->f->nv; v++) {
 			free(r->dist[v]);
@@ -858,11 +1007,14 @@ void fx_router_summarise(fx_router *r, int on)
 
 void fx_router_set_policy(fx_router *r, fx_route_policy p)
 {
-	r->hash = p == FX_ROUTE_HASH;
+	if (r)
+		r->hash = p == FX_ROUTE_HASH;
 }
 
 int fx_router_policy_matters(const fx_router *r)
 {
+	if (!r)
+		return 0;
 	if (r->kind != &dor)  /* ECMP, and the fallback of a degraded lattice */
 		return 1;
 	for (int i = 0; i < r->f->ndims; i++)
@@ -878,6 +1030,8 @@ const char *fx_route_policy_name(fx_route_policy p)
 
 const char *fx_router_name(const fx_router *r)
 {
+	if (!r)
+		return "(no router)";
 	if (r->fallback)
 		return "ecmp over the degraded graph (dimension order cannot avoid failed elements)";
 	if (r->degraded)

@@ -105,8 +105,11 @@ typedef struct fx_router fx_router;
  * coordinates, - for odd), the pessimistic end. */
 typedef enum fx_route_policy { FX_ROUTE_SPLIT = 0, FX_ROUTE_HASH } fx_route_policy;
 
+/* NULL when f is not a built fabric (fx_fabric_built). */
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
 void fx_router_free(fx_router *r);
+/* The fabric r routes on. */
+const fx_fabric *fx_router_fabric(const fx_router *r);
 /* Sets the policy (default split); the next fx_router_add uses it. */
 void fx_router_set_policy(fx_router *r, fx_route_policy p);
 /* 0 when no policy can change what r routes: dimension order on a
@@ -303,19 +306,50 @@ fx_coll_match fx_coll_measured_lookup(const fx_coll_measured *m, const char *pat
 				      const char *algo, int64_t ranks, int64_t nodes, double size,
 				      double *time, char *why, size_t len);
 
-/* The time model: a round costs alpha + the slowest path's latency + the
- * busiest directed link's bytes / bandwidth (+ beta, the fabric's
- * routing_latency, per software routing stage on wafer meshes); rounds
- * add.  With
- * alpha_replaces_latency the path latency is not added (the "Supernodes" chapter's alpha
- * stands for both).  Calls that a measured curve covers take its time
- * (fx_coll_run); the table is owned by whoever parsed it (the design). */
+/* How a schedule's time is computed (collective.timing, --timing):
+ *   bound   a round costs alpha + the slowest path's latency + the busiest
+ *           directed link's bytes / bandwidth (+ beta, the fabric's
+ *           routing_latency, per software routing stage on wafer meshes);
+ *           rounds add.  The chapter "Supernodes"' Eq. 6-9 form, the
+ *           default.
+ *   maxmin  each round's flows share the links max-min fairly
+ *           (progressive filling), each flow first waiting out its own
+ *           route's latency: the round lasts until its last flow is in,
+ *           + alpha (+ beta per stage); rounds still add.  SimGrid's CM02
+ *           network model with latency and bandwidth factors 1 and cross
+ *           traffic off (routing/flowsim.c says how exactly).
+ *   events  no barrier between rounds: a rank's sends of a round start
+ *           once the flows into it of its previous receiving round have
+ *           arrived and its previous flow to the same peer has gone (eager
+ *           forwarding, as NCCL and MPI do); each flow waits alpha + its
+ *           route's latency, then shares max-min with the flows active at
+ *           that moment (routing/timing.c).
+ * With alpha_replaces_latency the path latency is not added (the
+ * "Supernodes" chapter's alpha stands for both).  Whatever the mode, calls
+ * that a measured curve covers take its time (fx_coll_run); the table is
+ * owned by whoever parsed it (the design). */
+typedef enum fx_timing { FX_TIMING_BOUND = 0, FX_TIMING_MAXMIN, FX_TIMING_EVENTS } fx_timing;
+/* How flows share a link under maxmin and events (collective.sharing):
+ * rtt (the default) = weight 1 / the flow's route latency, the sharing
+ * penalty of SimGrid's CM02, so the modes reproduce their peer (TCP's RTT
+ * unfairness); fair = equal weights, plain max-min (credit-based fabrics
+ * that do not favour short paths). */
+typedef enum fx_sharing { FX_SHARING_RTT = 0, FX_SHARING_FAIR } fx_sharing;
+
 typedef struct fx_coll_time {
 	double alpha;
 	int alpha_replaces_latency;
 	fx_route_policy policy;   /* how ECMP shares flows (collective.routing) */
+	fx_timing timing;         /* collective.timing (default bound) */
+	fx_sharing sharing;       /* collective.sharing (default fair) */
 	const fx_coll_measured *measured;  /* collective.measured, or NULL */
 } fx_coll_time;
+
+const char *fx_timing_name(fx_timing t);
+/* "bound", "maxmin" or "events" into *out; -1 for anything else. */
+int fx_timing_parse(const char *s, fx_timing *out);
+const char *fx_sharing_name(fx_sharing s);
+int fx_sharing_parse(const char *s, fx_sharing *out);
 
 typedef struct fx_round_result {
 	int64_t repeat;
@@ -324,12 +358,16 @@ typedef struct fx_round_result {
 	int64_t max_hops;
 	int64_t stages;       /* software routing stages (beta each) */
 	double latency;       /* slowest path, seconds */
-	double time;          /* seconds, one repetition */
+	double time;          /* seconds, one repetition (events: the round's
+			       * share of the makespan: how far its last flow
+			       * moved the finish, over its repeats) */
 } fx_round_result;
 
 typedef struct fx_coll_result {
 	int64_t rounds;            /* repetitions included */
 	double time;               /* seconds */
+	fx_timing timing;          /* how time was computed */
+	fx_sharing sharing;
 	double max_link_bytes;     /* busiest directed link, whole collective */
 	double total_link_bytes;   /* sum over directed links (hop-bytes) */
 	double sent_bytes;         /* sum over flows */
@@ -349,14 +387,18 @@ typedef struct fx_coll_result {
 } fx_coll_result;
 
 /* Reads the spec's `collective: {overhead: T, includes_path_latency: B,
- * routing: split|hash, measured: [...]}` (default 0, false, split, none;
- * with includes_path_latency the overhead is the chapter's alpha, a
- * measured one-way latency that already covers the path).  tm->measured
- * is allocated here: free it with fx_coll_measured_free. */
+ * routing: split|hash, timing: bound|maxmin|events, sharing: fair|rtt,
+ * measured: [...]}` (default 0, false, split, bound, rtt, none; with
+ * includes_path_latency the overhead is the chapter's alpha, a measured
+ * one-way latency that already covers the path).  tm->measured is
+ * allocated here: free it with fx_coll_measured_free. */
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 
 /* Generates and routes the collective (with tm->policy set on the router).
- * The result owns its arrays; free them with fx_coll_result_release(). */
+ * The result owns its arrays; free them with fx_coll_result_release().
+ * -1 with a diagnostic, before anything runs, for a fabric that is not
+ * built, a router of another fabric, no ranks, a rank that is not a
+ * device of f, a size that is negative or not finite, negative chunks. */
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d);
 void fx_coll_result_release(fx_coll_result *res);
@@ -369,8 +411,8 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
  * tree `depth` edges deep: 512 KiB chunks (4 MiB buffer / 8 steps), halved
  * to keep the pipeline >= 8 x depth chunks long (down to 128 KiB), 4 x
  * (64 KiB), 1 x (32 KiB); NCCL src/enqueue.cc. */
-int64_t fx_coll_tree_chunks(double bytes, int64_t depth);
-/* nccl-tests' bus bandwidth factor of a pattern for n ranks. */
+int64_t fx_coll_tree_chunks(double bytes, int64_t depth);  /* -1: bad bytes or depth */
+/* nccl-tests' bus bandwidth factor of a pattern for n ranks (NAN: no pattern). */
 double fx_coll_bus_factor(const char *pattern, int64_t n);
 /* The size at which algorithms a and b take equal time (bisection over
  * [lo, hi] bytes), or -1 if they do not cross there. */

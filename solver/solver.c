@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/outfile.h"
 #include "../core/xalloc.h"
@@ -642,8 +643,37 @@ int fx_lp_write(const fx_lp *lp, const char *path)
 	fx_outfile o;
 	if (!fx_outfile_open(&o, path))
 		return fail("cannot write '%s': %s", path, strerror(errno));
-	struct write_args a = {lp, o.tmp, 0};
+	/* a device or a FIFO is written in place (o.tmp is NULL): GLPK, which
+	 * writes only by name, writes a private temporary that is copied in */
+	char *priv = NULL;
+	if (!o.tmp) {
+		const char *dir = getenv("TMPDIR");
+		priv = fx_xasprintf("%s/.fxlp.XXXXXX", dir && *dir == '/' ? dir : "/tmp");
+		int fd = mkstemp(priv);
+		if (fd < 0) {
+			int e = errno;
+			free(priv);
+			fx_outfile_close(&o, 0);
+			return fail("cannot write '%s': a temporary: %s", path, strerror(e));
+		}
+		close(fd);
+	}
+	struct write_args a = {lp, o.tmp ? o.tmp : priv, 0};
 	int rc = guard(write_lp, &a);
+	if (priv) {
+		FILE *in = rc == 0 && a.rc == 0 ? fopen(priv, "rb") : NULL;
+		char buf[65536];
+		size_t n;
+		while (in && (n = fread(buf, 1, sizeof buf, in)) > 0)
+			if (fwrite(buf, 1, n, o.f) != n)
+				break;
+		if (in && ferror(in))
+			a.rc = -1;
+		if (in)
+			fclose(in);
+		unlink(priv);
+		free(priv);
+	}
 	if (fx_outfile_close(&o, rc == 0 && a.rc == 0) && rc == 0)
 		return fail("cannot write '%s': %s", path, strerror(errno));
 	if (rc)

@@ -241,6 +241,9 @@ static int zip_axes(fx_space *s, const fx_snode *zip, fx_diag *d)
 				return fx_snode_error(d, pn, "zip names '%s', which 'space.vary' does "
 						      "not vary (or another zip took)",
 						      pn->text ? pn->text : "(not a path)");
+			for (size_t q = 0; q < p; q++)  /* merged once, a second time it is gone */
+				if (strcmp(g->items[q]->text, pn->text) == 0)
+					return fx_snode_error(d, pn, "zip names '%s' twice", pn->text);
 			if (p && s->axes[i].nvals != nvals)
 				return fx_snode_error(d, pn, "'%s' has %zu values but '%s' has %zu: "
 						      "zipped paths vary together", pn->text,
@@ -338,7 +341,17 @@ static int objective(fx_space *s, const fx_snode *o, fx_diag *d)
 	return 0;
 }
 
+static int parse_space(fx_space *s, const fx_spec *spec, fx_diag *d, int *present);
+
 int fx_space_parse(fx_space *s, const fx_spec *spec, fx_diag *d, int *present)
+{
+	int rc = parse_space(s, spec, d, present);
+	if (rc)
+		fx_space_free(s);  /* what was read before the error: nothing is kept */
+	return rc;
+}
+
+static int parse_space(fx_space *s, const fx_spec *spec, fx_diag *d, int *present)
 {
 	*s = (fx_space){0};
 	const fx_snode *sp;
@@ -374,6 +387,36 @@ int fx_space_parse(fx_space *s, const fx_spec *spec, fx_diag *d, int *present)
 		if (objective(s, obj->items[i], d))
 			return -1;
 	return 0;
+}
+
+/* The number (from 1) of the first empty value of a comma list, outside
+ * brackets and quotes ("4,,8", "4,8,": a value dropped would shrink the
+ * space unseen), or 0. */
+static int empty_entry(const char *text)
+{
+	int depth = 0, k = 1;
+	char q = 0;
+	const char *start = text;
+	for (const char *p = text;; p++) {
+		if (q && *p) {
+			q = *p == q ? 0 : q;
+			continue;
+		}
+		if (*p == '"' || *p == '\'')
+			q = *p;
+		else if (*p == '[' || *p == '{')
+			depth++;
+		else if (*p == ']' || *p == '}')
+			depth--;
+		else if ((*p == ',' && depth == 0) || !*p) {
+			if (strspn(start, " \t") >= (size_t)(p - start))
+				return k;
+			if (!*p)
+				return 0;
+			start = p + 1;
+			k++;
+		}
+	}
 }
 
 /* Splits text at commas outside brackets and quotes into a YAML
@@ -460,6 +503,11 @@ int fx_space_vary(fx_space *s, const char *arg, fx_diag *d)
 			fx_diag_error(d, NULL, "--vary '%s': the range %s", arg, why);
 		free(from);
 		free(to);
+	} else if ((rc = empty_entry(val)) > 0) {
+		fx_diag_error(d, NULL, "--vary '%s': value %d is empty (%s)", arg, rc,
+			      rc == 1 || val[strlen(val) - 1] != ',' ? "two commas, or one at the start"
+			      : "a comma at the end");
+		rc = -1;
 	} else {
 		char *flow = as_flow_list(val);
 		fx_spec tmp = {0};
@@ -505,7 +553,7 @@ uint64_t fx_space_count(const fx_space *s)
 {
 	uint64_t n = 1;
 	for (size_t i = 0; i < s->naxes; i++) {
-		if (s->axes[i].nvals > FX_SPACE_MAX_POINTS / n)
+		if (s->axes[i].nvals > FX_SPACE_MAX_INDEX / n)
 			return (uint64_t)-1;
 		n *= s->axes[i].nvals;
 	}

@@ -40,9 +40,13 @@
 #include "../core/diag.h"
 #include "../spec/spec.h"
 
-/* A space may hold at most this many points before sampling is asked for;
- * larger ones are refused with their count, before anything runs. */
+/* A space's whole grid is evaluated up to this many points (explore
+ * --max-points raises its default of 100,000 this far; one axis may hold
+ * this many values); past it a run must sample (--budget-points). */
 #define FX_SPACE_MAX_POINTS 10000000
+/* The largest space fabricx indexes (a sample of it is any size): point
+ * indices are 64-bit integers, with room to step to a neighbour. */
+#define FX_SPACE_MAX_INDEX (1ull << 62)
 
 typedef struct fx_space_axis {
 	size_t npaths;          /* 1, or the paths of a zip */
@@ -76,14 +80,15 @@ typedef struct fx_space {
 } fx_space;
 
 /* Reads the spec's `space:` block; *present is 0 (and *s empty) when
- * the spec has none.  0, or -1 after reporting. */
+ * the spec has none.  0, or -1 after reporting, *s then empty (nothing
+ * to free). */
 int fx_space_parse(fx_space *s, const fx_spec *spec, fx_diag *d, int *present);
 /* Adds one --vary PATH=V1,V2,... or PATH=FROM:TO:STEP axis (a path the
  * spec's space already varies is replaced). */
 int fx_space_vary(fx_space *s, const char *arg, fx_diag *d);
 void fx_space_free(fx_space *s);
 
-/* Points in the full grid; (uint64_t)-1 past FX_SPACE_MAX_POINTS. */
+/* Points in the full grid; (uint64_t)-1 past FX_SPACE_MAX_INDEX. */
 uint64_t fx_space_count(const fx_space *s);
 /* The overrides of point i: "path=value" strings into out[], at most
  * cap; returns how many (the sum of the axes' npaths).  Strings are

@@ -358,7 +358,11 @@ static fx_snode *parse(const char *name, const char *text, const char *base, fx_
 
 int fx_spec_load_text(fx_spec *s, const char *name, const char *text, fx_diag *d)
 {
+	if (!s)
+		return fx_diag_error(d, NULL, "fx_spec_load_text: no spec to load into");
 	memset(s, 0, sizeof *s);
+	if (!name || !text)
+		return fx_diag_error(d, NULL, "fx_spec_load_text: no %s", name ? "text" : "name");
 	s->file = fx_xstrdup(name);
 	s->root = parse(name, text, "", d);
 	if (s->root && s->root->kind == FX_SNODE_SCALAR && !*s->root->text) {
@@ -375,8 +379,12 @@ int fx_spec_load_text(fx_spec *s, const char *name, const char *text, fx_diag *d
 
 int fx_spec_load(fx_spec *s, const char *path, fx_diag *d)
 {
-	fx_loc l = {path, 0, 0};
+	if (!s)
+		return fx_diag_error(d, NULL, "fx_spec_load: no spec to load into");
 	memset(s, 0, sizeof *s);
+	if (!path || !*path)
+		return fx_diag_error(d, NULL, "fx_spec_load: no path");
+	fx_loc l = {path, 0, 0};
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return fx_diag_error(d, &l, "cannot read spec: it is a directory");
@@ -422,6 +430,8 @@ int fx_spec_load(fx_spec *s, const char *path, fx_diag *d)
 
 void fx_spec_release(fx_spec *s)
 {
+	if (!s)
+		return;
 	node_free(s->root);
 	free(s->file);
 	memset(s, 0, sizeof *s);
@@ -442,6 +452,10 @@ static void repath(fx_snode *n, const char *path)
 
 int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 {
+	if (!s || !s->root)
+		return fx_diag_error(d, NULL, "fx_spec_set: no spec (NULL, or one that failed to load)");
+	if (!assignment)
+		return fx_diag_error(d, NULL, "fx_spec_set: no KEY=VALUE");
 	const char *eq = strchr(assignment, '=');
 	fx_loc opt = {NULL, 0, 0};
 	if (!eq || eq == assignment)

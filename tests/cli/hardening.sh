@@ -131,7 +131,9 @@ wait "$pid"
 st=$?
 leftover=$(leftovers "$tmp/o")
 [ -z "$leftover" ] && ok || bad "SIGINT left temporaries: $leftover"
-if [ "$st" -ne 0 ]; then
+# (a status of 4 is a whole run: the 400x400 wafer's failures are not
+# decided, tests/cli/fail.sh; a background job of sh ignores SIGINT)
+if [ "$st" -gt 128 ]; then
 	[ ! -e "$tmp/o/wse2/report.md" ] && ok || bad "interrupted explore left report.md"
 fi
 # a whole run leaves every file and no temporary
@@ -213,12 +215,13 @@ n255=$(printf 'f%.0s' $(seq 251)).dot
 expect 0 "-o with a 255-byte name" -- "$FABRICX" render specs/nvl72.yaml --format dot -o "$tmp/$n255" --out "$tmp/o"
 [ -s "$tmp/$n255" ] && ok || bad "255-byte -o name not written"
 # stale temporaries of dead runs are swept; a live run's are left alone
-mkdir -p "$tmp/o/nvl72"
+# (a folder of its own: explore's report in $tmp/o/nvl72 lists metrics.csv)
+mkdir -p "$tmp/st/nvl72"
 dead=$(sh -c 'echo $$')
-touch "$tmp/o/nvl72/.fxtmp.$dead.AbCdEf" "$tmp/o/nvl72/.fxtmp.$$.AbCdEf"
-expect 0 "metrics sweeps stale temporaries" -- "$FABRICX" metrics specs/nvl72.yaml --out "$tmp/o"
-[ ! -e "$tmp/o/nvl72/.fxtmp.$dead.AbCdEf" ] && [ -e "$tmp/o/nvl72/.fxtmp.$$.AbCdEf" ] && ok || bad "stale temporary sweep"
-rm -f "$tmp/o/nvl72/.fxtmp.$$.AbCdEf"
+touch "$tmp/st/nvl72/.fxtmp.$dead.AbCdEf" "$tmp/st/nvl72/.fxtmp.$$.AbCdEf"
+expect 0 "metrics sweeps stale temporaries" -- "$FABRICX" metrics specs/nvl72.yaml --out "$tmp/st"
+[ ! -e "$tmp/st/nvl72/.fxtmp.$dead.AbCdEf" ] && [ -e "$tmp/st/nvl72/.fxtmp.$$.AbCdEf" ] && ok || bad "stale temporary sweep"
+rm -f "$tmp/st/nvl72/.fxtmp.$$.AbCdEf"
 
 # explore replaces out/<name> whole: a file of an earlier run is gone after a
 # whole run, and a failed run leaves the earlier folder exactly as it was

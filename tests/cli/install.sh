@@ -88,4 +88,36 @@ grep -q '^prefix=/opt/fx$' "$tmp/stage/opt/fx/lib/pkgconfig/fabricx.pc" && ok ||
 expect 0 "make uninstall DESTDIR" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX=/opt/fx DESTDIR="$tmp/stage"
 [ -z "$(ls -A "$tmp/stage/opt/fx")" ] && ok || bad "DESTDIR uninstall left files"
 
+# ---- install roots are data (issue #25) ----
+# a space is part of the name: nothing lands in ./fix or $tmp/pre, and
+# fabricx.pc escapes it as pkg-config reads it
+q="$tmp/pre fix"
+expect 0 "make install PREFIX with a space" -- $MAKE --no-print-directory -s BUILD="$BUILD" install PREFIX="$q" DESTDIR=
+[ -f "$q/bin/fabricx" ] && [ ! -e fix ] && [ ! -e "$tmp/pre" ] && ok || bad "PREFIX with a space: split ($(ls -A "$tmp" | tr '\n' ' '))"
+grep -q '^prefix=.*/pre\\ fix$' "$q/lib/pkgconfig/fabricx.pc" && ok || bad "fabricx.pc: $(grep ^prefix "$q/lib/pkgconfig/fabricx.pc")"
+# uninstalling "nowhere other" removes nothing of the installation in other
+expect 0 "make install (other)" -- $MAKE --no-print-directory -s BUILD="$BUILD" install PREFIX="$tmp/other" DESTDIR=
+expect 0 "make uninstall of two words" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX="$tmp/nowhere $tmp/other" DESTDIR=
+[ -f "$tmp/other/bin/fabricx" ] && [ -f "$tmp/other/lib/libfabricx.a" ] && ok || bad "uninstall of '$tmp/nowhere $tmp/other' removed another installation"
+# ';', '$(...)', backquotes and a quote run nothing in the recipes' shell
+# (make reads '$' in a value given to it as its own syntax, so the shell's
+# '$(...)' is written '$$(...)' here; h is the name the shell is handed)
+h="$tmp/h;touch $tmp/pwned1;\$(touch $tmp/pwned2)\`touch $tmp/pwned3\`'"
+hm=$(printf '%s' "$h" | sed 's/\$/$$/g')
+expect 0 "make install PREFIX with ; \$(...) \` '" -- $MAKE --no-print-directory -s BUILD="$BUILD" install PREFIX="$hm" DESTDIR=
+[ -f "$h/bin/fabricx" ] && ok || bad "hostile PREFIX: not installed under its name"
+expect 0 "make uninstall PREFIX with ; \$(...) \` '" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX="$hm" DESTDIR=
+[ ! -e "$h/bin/fabricx" ] && ok || bad "hostile PREFIX: not uninstalled"
+[ -z "$(ls "$tmp" | grep pwned)" ] && [ ! -e pwned1 ] && ok || bad "a PREFIX ran a command: $(ls "$tmp" | grep pwned)"
+# refused: / however spelt, a relative PREFIX, a newline (under a scratch
+# DESTDIR, so a check that let one through would touch only that)
+for p in / // /usr/.. /./ relative "$(printf '/opt/a\nb')"; do
+	expect 2 "make uninstall PREFIX='$p'" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX="$p" DESTDIR="$tmp/stage2"
+	has "refused\|must be an absolute path" "PREFIX='$p' refused"
+done
+expect 2 "make uninstall DESTDIR=/" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX=/nonexistent-fx DESTDIR=/
+has "refused" "DESTDIR=/ refused"
+expect 2 "make uninstall DESTDIR with a newline" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX=/opt/fx DESTDIR="$(printf '%s\nx' "$tmp/stage2")"
+has "newline" "DESTDIR with a newline refused"
+
 summary "install tests"

@@ -44,6 +44,9 @@ expect 0 "slice --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2
 expect 0 "slice --cube --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --cube 2x2 --json && keys
 expect 0 "transport --json" -- "$FABRICX" transport specs/cm384.yaml --json && keys
 expect 0 "pool --json" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json && keys
+expect 0 "collective --timing maxmin --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1MiB --timing maxmin --json && keys
+expect 0 "calibrate --json" -- "$FABRICX" calibrate specs/dgx-h100-256.yaml --from tests/measured/hgx-h100-2server-allreduce.txt --json && keys
+expect 0 "collective --versus-measured --json" -- "$FABRICX" collective specs/dgx-h100-256.yaml --pattern allreduce --size 10KiB --ranks 16 --versus-measured tests/measured/hgx-h100-2server-allreduce.txt --json && keys
 expect 0 "collective --sizes --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1GiB:x32 --json && keys
 expect 0 "compare --json" -- "$FABRICX" compare specs/cm384.yaml specs/fat-tree-k8.yaml --power-cap 120kW --json && keys
 expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys
@@ -91,5 +94,22 @@ rows = list(csv.reader(open(sys.argv[1], newline="")))
 assert rows[0] == ["src", "dst", "bytes", "busy_s", "utilisation"], rows[0]
 assert rows[1][0] == "(0,0,0)" and all(len(r) == 5 for r in rows), rows[1]
 PY
+
+# 3. A report's files are one run's (issue 25): metrics --out into
+# explore's folder wrote metrics.csv of a 100 GB/s build (3.168 TB/s)
+# beside report.md of the 50 GB/s one.  report.json lists its files;
+# another command may add files (render's picture) but replaces none.
+expect 0 "explore hgx-h100" -- "$FABRICX" explore specs/hgx-h100.yaml --skip diagrams --out "$tmp/one"
+cp "$tmp/one/hgx-h100/metrics.csv" "$tmp/metrics-before.csv"
+jq -e '.files | index("metrics.csv") and index("report.md")' "$tmp/one/hgx-h100/report.json" >/dev/null && ok || bad "report.json lists no files"
+expect 2 "metrics --out into explore's folder" -- "$FABRICX" metrics specs/hgx-h100.yaml --set fabric.link.bandwidth=50GB/s --out "$tmp/one"
+first "fabricx: error: '$tmp/one/hgx-h100/metrics.csv' is part of explore's report there (report.json): metrics's metrics.csv would pass for the report's; give another --out" "mixing refused"
+cmp -s "$tmp/metrics-before.csv" "$tmp/one/hgx-h100/metrics.csv" && ok || bad "explore's metrics.csv was changed"
+expect 0 "render a picture beside the report" -- "$FABRICX" render specs/hgx-h100.yaml --out "$tmp/one"
+expect 0 "and again" -- "$FABRICX" render specs/hgx-h100.yaml --out "$tmp/one"
+[ -s "$tmp/one/hgx-h100/physical.svg" ] && ok || bad "render wrote no physical.svg"
+expect 0 "explore with its diagrams" -- "$FABRICX" explore specs/hgx-h100.yaml --out "$tmp/two"
+expect 2 "render over the report's loads.svg" -- "$FABRICX" render specs/hgx-h100.yaml --view loads --out "$tmp/two"
+has "loads.svg' is part of explore's report there" "render collision named"
 
 summary "output tests"

@@ -56,7 +56,7 @@ double *a2a_util(const fx_fabric *f, int64_t nranks)
 	for (int64_t i = 0; i < nranks; i++)
 		ranks[i] = i;
 	fx_coll_req q = {"all-to-all", "direct", ranks, nranks, 32.0 * 1024 * 1024, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = 0, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
 	fx_coll_result res;
 	fx_router *r = fx_router_new(f, 0);
 	fx_diag d;

@@ -45,6 +45,7 @@ Suite *suite_metrics(void);
 Suite *suite_collective(void);
 Suite *suite_solver(void);
 Suite *suite_model(void);
+Suite *suite_step(void);
 Suite *suite_wafer(void);
 Suite *suite_power(void);
 Suite *suite_place(void);
@@ -58,9 +59,13 @@ Suite *suite_bisection(void);
 Suite *suite_outfile(void);
 Suite *suite_space(void);
 Suite *suite_table(void);
+Suite *suite_api(void);
+Suite *suite_peer(void);
+Suite *suite_calib(void);
 Suite *suite_fail(void);
 Suite *suite_lattice_fast(void);
 Suite *suite_measured(void);
 Suite *suite_plan(void);
+Suite *suite_orbit(void);
 
 #endif

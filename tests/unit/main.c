@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, suite_collective());
 	srunner_add_suite(sr, suite_solver());
 	srunner_add_suite(sr, suite_model());
+	srunner_add_suite(sr, suite_step());
 	srunner_add_suite(sr, suite_wafer());
 	srunner_add_suite(sr, suite_power());
 	srunner_add_suite(sr, suite_place());
@@ -35,6 +36,10 @@ int main(void)
 	srunner_add_suite(sr, suite_table());
 	srunner_add_suite(sr, suite_fail());
 	srunner_add_suite(sr, suite_lattice_fast());
+	srunner_add_suite(sr, suite_api());
+	srunner_add_suite(sr, suite_orbit());
+	srunner_add_suite(sr, suite_peer());
+	srunner_add_suite(sr, suite_calib());
 	srunner_add_suite(sr, suite_measured());
 	srunner_add_suite(sr, suite_plan());
 	srunner_run_all(sr, CK_ENV);

@@ -36,7 +36,7 @@ static run coll_chunks(const char *spec, const char *const *sets, const char *pa
 	for (int64_t i = 0; i < fx.f.ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, n > 0 ? n : fx.f.ndev, size, chunks};
-	fx_coll_time tm = {alpha < 0 ? 0 : alpha, alpha >= 0, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = alpha < 0 ? 0 : alpha, .alpha_replaces_latency = alpha >= 0, .policy = FX_ROUTE_SPLIT};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	out.rc = fx_coll_run(&fx.f, r, &q, &tm, &out.res, &fx.d);
 	ck_assert_msg(out.rc == 0, "%s %s/%s failed", spec, pattern, algo);
@@ -92,7 +92,7 @@ START_TEST(book_ring_vs_tree)
 	load_ok(&fx, "specs/hgx-h100.yaml", NULL);
 	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	fx_coll_req q = {"allreduce", "ring", ranks, 8, 0, 1};
-	fx_coll_time tm = {NVLINK_ALPHA, 1, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = NVLINK_ALPHA, .alpha_replaces_latency = 1, .policy = FX_ROUTE_SPLIT};
 	fx_router *rt = fx_router_new(&fx.f, 0);
 	double x = fx_coll_crossover(&fx.f, rt, &q, "ring", "tree", &tm, 1, 1e9, &fx.d);
 	/* 8 alpha = (6 - 14/8) M / B  ->  M = 696,282 B = 680 KiB */
@@ -323,7 +323,7 @@ static double xi(const char *dims, const char *algo, double ports)
 	for (int64_t i = 0; i < fx.f.ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {"reduce-scatter", algo, ranks, fx.f.ndev, 4 * MIB, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = 0, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
 	fx_router *r = fx_router_new(&fx.f, 1);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
@@ -411,6 +411,61 @@ START_TEST(swing_latency_optimal)
 	ck_assert_double_eq_tol(sw.res.sent_bytes, 4096 * 12 * 32.0, 1e-6);
 	fx_coll_result_release(&sw.res);
 	fx_coll_result_release(&rd.res);
+}
+END_TEST
+
+/* A collective with nothing to move does nothing and costs nothing, by
+ * every algorithm (routing/collective.c nothing_to_move): one rank (the
+ * tree and dbtree had cost 2 and 1 overheads of 0.822 us on HGX H100, the
+ * ring 0), or 0 bytes (a ring on the 4x4x4 torus cost 0 s where 1 B paid
+ * every round's latency).  What an algorithm refuses it still refuses. */
+START_TEST(nothing_to_move_costs_nothing)
+{
+	static const char *const where[] = {"specs/hgx-h100.yaml", "specs/tpu-v4-cube.yaml",
+					    "specs/fat-tree-k8.yaml", "specs/wse2.yaml", NULL};
+	static const char *const small[] = {"fabric.grid=[8,4]", NULL};
+	for (const char *const *sp = where; *sp; sp++) {
+		fixture fx;
+		load_ok(&fx, *sp, strstr(*sp, "wse2") ? small : NULL);
+		int64_t *ranks = malloc((size_t)fx.f.ndev * sizeof *ranks);
+		for (int64_t i = 0; i < fx.f.ndev; i++)
+			ranks[i] = i;
+		fx_coll_time tm = {.alpha = 0.822e-6, .alpha_replaces_latency = 1, .policy = FX_ROUTE_SPLIT};
+		fx_router *r = fx_router_new(&fx.f, 0);
+		int ran = 0;
+		for (const fx_coll_algo *const *a = fx_coll_algos; *a; a++)
+			for (int k = 0; k < 2; k++) {
+				int64_t n = strstr((*a)->name, "torus") || (*a)->plmr ? fx.f.ndev : 8;
+				fx_coll_req q = {(*a)->pattern, (*a)->name, ranks, k ? 1 : n,
+						 k ? 1 * MIB : 0, 0};
+				fx_diag d;
+				fx_diag_init(&d);
+				d.out = fopen("/dev/null", "w");
+				fx_coll_result res;
+				int rc = fx_coll_run(&fx.f, r, &q, &tm, &res, &d);
+				fclose(d.out);
+				fx_diag_release(&d);
+				if (rc == 0) {
+					ck_assert_msg(res.time == 0 && res.rounds == 0 && res.sent_bytes == 0,
+						      "%s %s/%s, %lld ranks of %g B: %g s, %lld rounds",
+						      *sp, (*a)->pattern, (*a)->name, (long long)q.n,
+						      q.size, res.time, (long long)res.rounds);
+					ran++;
+				}
+				fx_coll_result_release(&res);
+			}
+		ck_assert_msg(ran >= 10, "%s: only %d runs", *sp, ran);
+		fx_router_free(r);
+		free(ranks);
+		fixture_release(&fx);
+	}
+	/* by hand, the repro's numbers: one rank, 0 s; 1 B still pays */
+	run t = coll("specs/hgx-h100.yaml", NULL, "allreduce", "tree", 1, 1 * MIB, NVLINK_ALPHA);
+	ck_assert_double_eq(t.res.time, 0);
+	fx_coll_result_release(&t.res);
+	t = coll("specs/tpu-v4-cube.yaml", NULL, "allreduce", "ring", 0, 1, -1);
+	ck_assert(t.res.time > 0);
+	fx_coll_result_release(&t.res);
 }
 END_TEST
 
@@ -595,7 +650,7 @@ static void both_policies(const fx_fabric *f, const char *pattern, const char *a
 	fx_coll_req q = {pattern, algo, ranks, f->ndev, 3e6, 0};
 	fx_router *r = fx_router_new(f, 0);
 	for (int pol = 0; pol < 2; pol++) {
-		fx_coll_time tm = {1e-6, 0, pol ? FX_ROUTE_HASH : FX_ROUTE_SPLIT, NULL};
+		fx_coll_time tm = {.alpha = 1e-6, .alpha_replaces_latency = 0, .policy = pol ? FX_ROUTE_HASH : FX_ROUTE_SPLIT};
 		fx_diag d;
 		fx_diag_init(&d);
 		ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res[pol], &d), 0);
@@ -674,7 +729,7 @@ static void pairwise_same(const fx_fabric *f, const int64_t *ranks, int64_t n, d
 			  const char *what)
 {
 	fx_coll_req q = {"all-to-all", "pairwise", ranks, n, size, 0};
-	fx_coll_time tm = {1e-6, 0, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = 1e-6, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
 	fx_coll_result res[2];
 	for (int listed = 0; listed < 2; listed++) {
 		fx_router *r = fx_router_new(f, 0);
@@ -813,6 +868,7 @@ Suite *suite_collective(void)
 	tc = tcase_create("properties");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, every_algorithm_everywhere);
+	tcase_add_test(tc, nothing_to_move_costs_nothing);
 	tcase_add_test(tc, ring_volume);
 	tcase_add_test(tc, all_pairs_equals_flows);
 	tcase_add_test(tc, pairwise_on_demand_equals_listed);

@@ -32,7 +32,7 @@ static int run_path(const fx_fabric *f, const fx_coll_req *q, fx_route_policy po
 		fx_dorsum_set_dense(s, dense);
 		fx_dorsum_set_replay(s, replay);
 	}
-	fx_coll_time tm = {1e-6, 0, pol, NULL};
+	fx_coll_time tm = {.alpha = 1e-6, .alpha_replaces_latency = 0, .policy = pol};
 	fx_diag d;
 	fx_diag_init(&d);
 	d.max_shown = 0;
@@ -301,7 +301,7 @@ START_TEST(dorsum_router_reused)
 		{"all-gather", "ring"}, {"allreduce", "ring"}, {"gemm-shift", "summa"},
 	};
 	fx_router *shared = fx_router_new(f, 0);
-	fx_coll_time tm = {1e-6, 0, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = 1e-6, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
 	size_t replays = 0;
 	for (size_t k = 0; k < sizeof algos / sizeof *algos; k++) {
 		fx_coll_req q = {algos[k][0], algos[k][1], ranks, f->ndev, 1e6 * (double)(k + 1), 0};

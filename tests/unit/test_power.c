@@ -361,6 +361,16 @@ START_TEST(variant_split)
 	ck_assert_int_eq(fx_cmp_split("t.yaml@a=1,,b=2", buf, sizeof buf, &path, sets, 8), -1);
 	ck_assert_int_eq(fx_cmp_split("t.yaml@", buf, sizeof buf, &path, sets, 8), -1);
 	ck_assert_int_eq(fx_cmp_split("t.yaml@a=1]", buf, sizeof buf, &path, sets, 8), -1);
+	/* a value may hold '/' (issue 25: the bandwidth's unit made the whole
+	 * variant a path); a file that exists ends the path at its '@' */
+	ck_assert_int_eq(fx_cmp_split("specs/hgx-h100.yaml@fabric.link.bandwidth=100GB/s", buf,
+				      sizeof buf, &path, sets, 8), 1);
+	ck_assert_str_eq(path, "specs/hgx-h100.yaml");
+	ck_assert_str_eq(sets[0], "fabric.link.bandwidth=100GB/s");
+	ck_assert_int_eq(fx_cmp_split("no/such.yaml@description=a/b,name=c", buf, sizeof buf, &path,
+				      sets, 8), 2);
+	ck_assert_str_eq(path, "no/such.yaml");
+	ck_assert_str_eq(sets[0], "description=a/b");
 }
 END_TEST
 

@@ -18,7 +18,8 @@
 static const char *const shipped[] = {
 	"specs/cm384.yaml", "specs/dgx-h100-256.yaml", "specs/dgx1.yaml", "specs/fat-tree-k8.yaml",
 	"specs/hgx-h100.yaml", "specs/nvl72.yaml", "specs/switched-64.yaml",
-	"specs/torus-8x8x8.yaml", "specs/tpu-v4-cube.yaml", "specs/wse2.yaml", NULL,
+	"specs/torus-8x8x8.yaml", "specs/tpu-v4-cube.yaml", "specs/wse2.yaml",
+	"specs/hgx-h100-x2.yaml", "specs/hgx-h100-x8.yaml", NULL,
 };
 
 /* What a parsed drawing holds. */
@@ -560,7 +561,8 @@ static int svg_ok(const char *path)
  * 2,400 px on its long side and 3:1, as fx_render_info says. */
 START_TEST(test_every_spec_every_view)
 {
-	static const char *const other[] = {"collectives", "accelerator", "sessions", NULL};
+	static const char *const other[] = {"collectives", "accelerator", "sessions", "inventory",
+					    "layout", "serve", NULL};
 	const char *specs[16];
 	int n = 0, nshipped;
 	while (shipped[n])

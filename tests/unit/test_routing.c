@@ -60,7 +60,7 @@ static double coll_time(const fx_fabric *f, const char *pattern, const char *alg
 	for (int64_t i = 0; i < f->ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, f->ndev, size, 0};
-	fx_coll_time tm = {0, 0, pol, NULL};
+	fx_coll_time tm = {.alpha = 0, .alpha_replaces_latency = 0, .policy = pol};
 	fx_router *r = fx_router_new(f, 0);
 	fx_coll_result res;
 	fx_diag d;
@@ -353,7 +353,7 @@ START_TEST(dgx1_rings_over_links)
 	load_ok(&fx, "specs/dgx1.yaml", NULL);
 	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	fx_coll_req q = {"allreduce", "ring", ranks, 8, 64 * MIB, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = 0, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
@@ -456,7 +456,7 @@ START_TEST(dgx1_tree_over_links)
 	ck_assert(t > 2 * 64 * MIB / 150e9);
 	int64_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 	fx_coll_req q = {"allreduce", "dbtree", ranks, 8, 64 * MIB, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = 0, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&fx.f, r, &q, &tm, &res, &fx.d), 0);
@@ -545,7 +545,7 @@ START_TEST(mesh_snake_ring)
 	for (int i = 0; i < 64; i++)
 		ranks[i] = i;
 	fx_coll_req q = {"allreduce", "ring", ranks, 64, 64 * MIB, 0};
-	fx_coll_time tm = {0, 0, FX_ROUTE_SPLIT, NULL};
+	fx_coll_time tm = {.alpha = 0, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
 	fx_router *r = fx_router_new(&a.f, 0);
 	fx_coll_result res;
 	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
@@ -564,12 +564,17 @@ START_TEST(mesh_snake_ring)
 	fx_coll_result_release(&res);
 	fx_router_free(r);
 	fixture_release(&a);
+	/* 5x5: no cycle of one-hop steps (an odd grid is bipartite); the
+	 * block ring takes one 2-hop step (routing/coll_order.c), each
+	 * directed link carrying one flow: 48 x (400 ns + 64 MiB / 25 / 50 GB/s) */
 	ck_assert_int_eq(fixture_load(&a, "m.yaml", mesh, odd), 0);
 	q.n = 25;
 	r = fx_router_new(&a.f, 0);
 	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
-	ck_assert_str_eq(res.plan, "");
-	ck_assert(res.total_link_bytes > res.sent_bytes);
+	ck_assert_msg(strstr(res.plan, "one 2-hop step"), "%s", res.plan);
+	ck_assert_int_eq(res.per_round[0].max_hops, 2);
+	ck_assert_double_eq_tol(res.time, 48 * (400e-9 + 64 * MIB / 25 / 50e9), 1e-12);
+	ck_assert_double_eq_tol(res.total_link_bytes, res.sent_bytes * 26 / 25, 1e-3);
 	fx_coll_result_release(&res);
 	fx_router_free(r);
 	fixture_release(&a);
@@ -684,6 +689,174 @@ START_TEST(among_equals_flows)
 }
 END_TEST
 
+/*
+ * A route's latency is the sum of its links' own (issue 30, issue 27 item
+ * 4): before, every hop of a lattice route was charged at the slowest
+ * link class's latency.  An 8-ring in two racks of 4 (rack_shape [4]),
+ * 200 ns inside a rack, 1 us on the two links between racks (positions
+ * 3->4 and 7->0).  By hand: 2 -> 5 crosses 2-3 (200), 3-4 (1000), 4-5
+ * (200) = 1.4 us (was 3 x 1 us); 6 -> 1 likewise 1.4 us; 0 -> 3 stays in
+ * rack 0: 600 ns; every pair's worst is a 4-hop tie, one way or the
+ * other 3 x 200 + 1000 = 1.6 us (was 4 us); among the first rack's four
+ * 600 ns.  The aggregated all-to-all's latency equals its flows' routed
+ * one by one.  Then a ring allreduce inside a 2x2 tray of a 4x4 torus of
+ * 2x2 racks with 1 us between racks, devices 0, 1, 4, 5: 1 MB at 50 GB/s
+ * is 250 kB a flow on its own links, 5 us a round (below).
+ */
+START_TEST(latency_per_link)
+{
+	static const char *const ring =
+		"name: r8\nfabric:\n  kind: torus\n  dims: [8]\n  rack_shape: [4]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n"
+		"  rack_link: {bandwidth: 50 GB/s, latency: 1 us}\n";
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "r8.yaml", ring, NULL) == 0, "%s", a.msg);
+	const fx_fabric *f = &a.f;
+	double *load = calloc((size_t)(2 * f->ne), sizeof *load);
+	for (int mode = 0; mode < 3; mode++) {  /* split, --tie plus, hash */
+		fx_router *r = fx_router_new(f, mode == 1);
+		if (mode == 2)
+			fx_router_set_policy(r, FX_ROUTE_HASH);
+		fx_path_stats st;
+		static const struct {
+			int64_t a, b;
+			double lat;
+		} one[] = {{2, 5, 1.4e-6}, {6, 1, 1.4e-6}, {0, 3, 600e-9}, {1, 5, 1.6e-6}};
+		for (size_t k = 0; k < sizeof one / sizeof one[0]; k++) {
+			fx_flow fl = {one[k].a, one[k].b, 1};
+			ck_assert_int_eq(fx_router_add(r, &fl, 1, load, &st, &a.d), 0);
+			ck_assert_double_eq_tol(st.max_latency, one[k].lat, 1e-18);
+		}
+		ck_assert_int_eq(fx_router_add_all_pairs(r, 1, load, &st, &a.d), 0);
+		ck_assert_double_eq_tol(st.max_latency, 1.6e-6, 1e-18);
+		int64_t rack0[4] = {0, 1, 2, 3}, odd[3] = {1, 2, 6};
+		fx_among am = {rack0, 4, 1};
+		ck_assert_int_eq(fx_router_add_among(r, &am, load, &st, &a.d), 0);
+		ck_assert_double_eq_tol(st.max_latency, 600e-9, 1e-18);
+		/* 2 -> 6 is a tie: 2-3-4-5-6 or 2-1-0-7-6, 1.6 us either way;
+		 * 1 -> 6 goes 1-0-7-6: 1.4 us */
+		fx_among o = {odd, 3, 1};
+		fx_path_stats ref;
+		ck_assert_int_eq(fx_router_add_among(r, &o, load, &st, &a.d), 0);
+		fx_router_set_reference(r, 1);
+		ck_assert_int_eq(fx_router_add_among(r, &o, load, &ref, &a.d), 0);
+		ck_assert_double_eq_tol(st.max_latency, ref.max_latency, 1e-18);
+		ck_assert_double_eq_tol(st.max_latency, 1.6e-6, 1e-18);
+		fx_router_free(r);
+	}
+	free(load);
+	fixture_release(&a);
+	static const char *const tray =
+		"name: t\nfabric:\n  kind: torus\n  dims: [4, 4]\n  rack_shape: [2, 2]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n"
+		"  rack_link: {bandwidth: 50 GB/s, latency: 1 us}\n";
+	ck_assert_msg(fixture_load(&a, "t.yaml", tray, NULL) == 0, "%s", a.msg);
+	int64_t ranks[4] = {0, 1, 4, 5};
+	fx_coll_req q = {"allreduce", "ring", ranks, 4, 1e6, 0};
+	fx_coll_time tm = {.alpha = 0, .alpha_replaces_latency = 0, .policy = FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&a.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	/* the ring follows the tray's wires (routing/coll_order.c): 0 1 5 4,
+	 * one hop a step at 200 ns (the slowest class's rule gave 1 us):
+	 * 6 x (5 + 0.2) us = 31.2 us; in rank order 1 -> 4 and 5 -> 0 were
+	 * 2 hops, 6 x 5.4 = 32.4 us */
+	ck_assert_double_eq_tol(res.per_round[0].latency, 200e-9, 1e-18);
+	ck_assert_int_eq(res.per_round[0].max_hops, 1);
+	ck_assert_double_eq_tol(res.time, 31.2e-6, 1e-15);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+}
+END_TEST
+
+/*
+ * Rings that follow the wires of a block (issue 30): ranks filling a box
+ * of a torus or mesh ring one hop a step where the box has a one-hop
+ * cycle.  A 2x2 tray of a 4x4 torus and a whole 5x5 torus (a helix round
+ * the wraps; device order's row ends are 2 hops) use 1-hop links only.  A
+ * Dojo-like 5x5 tile of a 10x10 mesh (rack_shape [5, 5]) has none (odd),
+ * so one step is 2 hops; by hand, 1 MB over 25 ranks, 50 GB/s, 200 ns: 48
+ * rounds of 40 kB (0.8 us, one flow a directed link either way), device
+ * order's longest step the 8-hop return (4,4) -> (0,0): 48 x (1.6 + 0.8)
+ * = 115.2 us; the block ring's 2-hop step: 48 x (0.4 + 0.8) = 57.6 us.
+ * The torus algorithm on a 4x4 mesh rings each line interleaved (0 2 3 1):
+ * at most 2 hops a step, not the 3-hop return, 12 steps x 200 ns faster:
+ * 6 x (0.4 + 131072 / 50e9) + 6 x (0.4 + 32768 / 50e9) us = 24.4608 us.
+ * hier inside 2x2 trays of a 4x4 torus rings each tray over its wires.
+ */
+static fx_coll_result block_run(const char *yaml, const char *group, const char *algo,
+				int64_t nranks, double size)
+{
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "b.yaml", yaml, NULL) == 0, "%s", a.msg);
+	int64_t *ranks = malloc((size_t)a.f.ndev * sizeof *ranks), n = 0;
+	if (group) {
+		uint8_t *sel = calloc((size_t)a.f.nv, 1);
+		ck_assert_int_eq(fx_fabric_select(&a.f, group, "g", sel, &a.d), 0);
+		for (int64_t v = 0; v < a.f.ndev; v++)
+			if (sel[v])
+				ranks[n++] = v;
+		free(sel);
+	} else {
+		for (; n < nranks; n++)
+			ranks[n] = n;
+	}
+	fx_coll_req q = {"allreduce", algo, ranks, n, size, 0};
+	fx_coll_time tm = {.alpha = 0, .policy = FX_ROUTE_SPLIT};
+	fx_router *r = fx_router_new(&a.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	fx_router_free(r);
+	free(ranks);
+	fixture_release(&a);
+	return res;
+}
+
+START_TEST(block_rings)
+{
+	static const char *const tray =
+		"name: t\nfabric:\n  kind: torus\n  dims: [4, 4]\n  rack_shape: [2, 2]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	fx_coll_result res = block_run(tray, "rack=0", "ring", 0, 1e6);
+	ck_assert_int_eq(res.per_round[0].max_hops, 1);
+	ck_assert_int_eq(res.per_round[1].max_hops, 1);
+	ck_assert_msg(strstr(res.plan, "2x2 block"), "%s", res.plan);
+	fx_coll_result_release(&res);
+	static const char *const t55 =
+		"name: t\nfabric:\n  kind: torus\n  dims: [5, 5]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	res = block_run(t55, NULL, "ring", 25, 1e6);
+	ck_assert_int_eq(res.per_round[0].max_hops, 1);
+	ck_assert_msg(strstr(res.plan, "helix"), "%s", res.plan);
+	ck_assert_double_eq_tol(res.time, 48 * (200e-9 + 0.8e-6), 1e-15);
+	fx_coll_result_release(&res);
+	static const char *const dojo =
+		"name: d\nfabric:\n  kind: mesh\n  dims: [10, 10]\n  node_shape: [5, 5]\n"
+		"  rack_shape: [5, 5]\n  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	res = block_run(dojo, "rack=0", "ring", 0, 1e6);
+	ck_assert_double_eq_tol(res.time, 57.6e-6, 1e-15);
+	ck_assert_int_eq(res.per_round[0].max_hops, 2);
+	fx_coll_result_release(&res);
+	static const char *const m44 =
+		"name: m\nfabric:\n  kind: mesh\n  dims: [4, 4]\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	res = block_run(m44, NULL, "torus", 16, 1024 * 1024);
+	for (size_t i = 0; i < res.nround; i++)
+		ck_assert_int_eq(res.per_round[i].max_hops, 2);
+	ck_assert_double_eq_tol(res.time, 24.4608e-6, 1e-15);
+	fx_coll_result_release(&res);
+	static const char *const trays =
+		"name: t\nfabric:\n  kind: torus\n  dims: [4, 4]\n  node_shape: [2, 2]\n"
+		"  rack_shape: [4, 4]\n  link: {bandwidth: 50 GB/s, latency: 200 ns}\n";
+	res = block_run(trays, NULL, "hier", 16, 1e6);
+	ck_assert_int_eq(res.per_round[0].max_hops, 1);  /* intra reduce-scatter */
+	ck_assert_int_eq(res.per_round[res.nround - 1].max_hops, 1);  /* intra all-gather */
+	ck_assert_msg(strstr(res.plan, "inside each node"), "%s", res.plan);
+	fx_coll_result_release(&res);
+}
+END_TEST
+
 /* Every kind in the builder registry is complete, and routes with the
  * router pinned here: a kind added without a router, or moved to another,
  * fails this test rather than falling back to shortest paths silently. */
@@ -748,6 +921,8 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, dgx1_rhd_over_links);
 	tcase_add_test(tc, lattice_all_pairs_equals_per_flow);
 	tcase_add_test(tc, among_equals_flows);
+	tcase_add_test(tc, latency_per_link);
+	tcase_add_test(tc, block_rings);
 	tcase_add_test(tc, registry_routers);
 	suite_add_tcase(s, tc);
 	return s;

@@ -131,6 +131,8 @@ START_TEST(space_refused)
 		"space: {vary: {a: {from: 1, to: 5}}}\n",                   /* no step */
 		"space: {vary: {a: [1, 2], b: [1]}, zip: [[a, b]]}\n",      /* lengths */
 		"space: {vary: {a: [1, 2]}, zip: [[a, c]]}\n",              /* not varied */
+		"space: {vary: {a: [1, 2]}, zip: [[a, a]]}\n",              /* twice (overflowed) */
+		"space: {vary: {a: [1, 2], b: [3, 4]}, zip: [[a, b, a]]}\n", /* twice, apart */
 		"space: {vary: {a: [1]}, objectives: [{fastest: x}]}\n",    /* sense */
 		"space: {vary: {a: [1]}, constraints: [{metric: x}]}\n",    /* no bound */
 		"space: {vary: {a: [1]}, constraints: [{metric: p_W, max: 3 s}]}\n", /* unit */

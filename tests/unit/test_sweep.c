@@ -820,7 +820,7 @@ static void same_collective(const fx_fabric *f, const char *pattern, const char 
 	for (int64_t i = 0; i < f->ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, f->ndev, size, 0};
-	fx_coll_time tm = {1e-6, 0, pol, NULL};
+	fx_coll_time tm = {.alpha = 1e-6, .alpha_replaces_latency = 0, .policy = pol};
 	fx_coll_result res[2];
 	for (int ref = 0; ref < 2; ref++) {
 		fx_router *r = fx_router_new(f, 0);

@@ -1,0 +1,23 @@
+/*
+ * plot/run: gnuplot as a child process, inside plot/ only.
+ *
+ * The program is started with posix_spawnp (no shell, nothing of the script
+ * on its command line), SIGPIPE and the other signals a program may have
+ * set aside restored to their defaults and none blocked.  The script goes
+ * in over a socket written with MSG_NOSIGNAL; the picture comes back on a
+ * pipe and is copied into `out`; the first line gnuplot prints on its
+ * standard error becomes the message when it fails.  Every call retries
+ * on EINTR, and the child is always waited for.
+ */
+#ifndef FX_PLOT_RUN_H
+#define FX_PLOT_RUN_H
+
+#include <stdio.h>
+
+/* Runs gnuplot on script[len], its output into out.  0 when gnuplot exited
+ * 0 after writing something and every write to out succeeded;
+ * FX_PLOT_NO_GNUPLOT when there is no gnuplot to start; -1 otherwise, with
+ * why in err. */
+int fx_plot_run(const char *script, size_t len, FILE *out, char *err, size_t errlen);
+
+#endif
