@@ -54,8 +54,8 @@ static int fault_table(fx_cli *c, const fx_choice *ch, size_t n, int64_t devices
 	static const fx_col cols[] = {
 		{"tp", "TP", FX_F_INT}, {"finish_s", "sessions done", FX_F_SECONDS},
 		{"on_time", "on time", FX_F_INT}, {"sessions", "of sessions", FX_F_INT},
-		{"meets", "meets", FX_F_BOOL}, {"gpu_time_s", "GPU time", FX_F_SECONDS},
-		{"gpu_time_per_on_time_s", "per on-time", FX_F_SECONDS},
+		{"meets", "meets", FX_F_BOOL}, {"gpu_time_s", "GPU time", FX_F_GPU_SECONDS},
+		{"gpu_time_per_on_time_s", "per on-time", FX_F_GPU_SECONDS},
 		{"energy_J", "energy", FX_F_JOULES}, {NULL, NULL, 0},
 	};
 	char b1[32], b2[32];
@@ -96,8 +96,8 @@ static int choices(fx_cli *c, const fx_fault *fault)
 		{"step_s", "step", FX_F_SECONDS}, {"session_s", "session", FX_F_SECONDS},
 		{"finish_s", "last done", FX_F_SECONDS}, {"on_time", "on time", FX_F_INT},
 		{"sessions", "of sessions", FX_F_INT}, {"meets", "meets", FX_F_BOOL},
-		{"gpu_time_s", "GPU time", FX_F_SECONDS},
-		{"gpu_time_per_on_time_s", "per on-time", FX_F_SECONDS},
+		{"gpu_time_s", "GPU time", FX_F_GPU_SECONDS},
+		{"gpu_time_per_on_time_s", "per on-time", FX_F_GPU_SECONDS},
 		{"energy_J", "energy", FX_F_JOULES}, {"tp_time_source", "TP time is", FX_F_TEXT},
 		{NULL, NULL, 0},
 	};

@@ -42,15 +42,18 @@ static const fx_opt plan_opts[] = {
 	{NULL, NULL, NULL},
 };
 
-static const char *tshow(double v, char *buf)
-{
-	return fx_unit_format(v, FX_UNIT_TIME, buf, 32);
-}
-
 /* An objective's value as text shows it. */
 static fx_field_kind obj_kind(fx_plan_objective o)
 {
-	return o == FX_PO_LATENCY || o == FX_PO_COST ? FX_F_SECONDS : FX_F_NUM;
+	/* cost is device time (GPU-s per on-time session, §6.7.2), not a wait */
+	return o == FX_PO_LATENCY ? FX_F_SECONDS : o == FX_PO_COST ? FX_F_GPU_SECONDS : FX_F_NUM;
+}
+
+/* An objective's value as text, in its unit. */
+static const char *obj_show(fx_plan_objective o, double v, char *buf, size_t len)
+{
+	fx_field_format(v, obj_kind(o), buf, len);
+	return buf;
 }
 
 static void eval_at(fx_plan_problem *p, const fx_plan_result *r, int64_t idx, fx_plan_eval *e,
@@ -206,7 +209,7 @@ static int choice(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 		fx_record_int(t, "on_time", "sessions on time", (long long)e.on_time);
 		fx_record_int(t, "sessions", "of sessions", (long long)e.count);
 	}
-	fx_record_num(t, "gpu_time_s", "device time billed (GPU-s)", FX_F_SECONDS, e.gpu_s);
+	fx_record_num(t, "gpu_time_s", "device time billed", FX_F_GPU_SECONDS, e.gpu_s);
 	for (int o = 0; o < FX_PO_N; o++) {
 		if (isnan(e.obj[o]))
 			continue;
@@ -274,7 +277,7 @@ static int runners_up(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 		{"objective_value", "objective", FX_F_NUM}, {"versus_best", "against the best", FX_F_FRACTION},
 		{"tie", "tie", FX_F_BOOL}, {"session_s", "session", FX_F_SECONDS},
 		{"finish_s", "last done", FX_F_SECONDS}, {"on_time", "on time", FX_F_INT},
-		{"gpu_time_per_on_time_s", "per on-time", FX_F_SECONDS},
+		{"gpu_time_per_on_time_s", "per on-time", FX_F_GPU_SECONDS},
 		{"time_source", "comm is", FX_F_TEXT}, {NULL, NULL, 0},
 	};
 	char title[160];
@@ -344,10 +347,10 @@ static int excluded(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, char
 			memset(&bnd, 0, sizeof bnd);
 			bnd.s = e.s;
 			fx_plan_bound(p, NULL, &bnd);
-			int sec = obj_kind(p->obj[0]) == FX_F_SECONDS;
-			if (sec)
+			if (!fx_plan_objective_maximise(p->obj[0]))
 				fx_table_cell(t, "its %s is at least %s, the choice's %s", fx_plan_objective_name(p->obj[0]),
-					      tshow(bnd.obj[p->obj[0]], x), tshow(r->best_obj, y));
+					      obj_show(p->obj[0], bnd.obj[p->obj[0]], x, sizeof x),
+					      obj_show(p->obj[0], r->best_obj, y, sizeof y));
 			else
 				fx_table_cell(t, "its %s is at most %.4g, the choice's %.4g",
 					      fx_plan_objective_name(p->obj[0]), bnd.obj[p->obj[0]], r->best_obj);

@@ -27,6 +27,20 @@ expect 0 "row 1" -- "$FABRICX" plan specs/plans/hgx-h100-4x128k.yaml --json
 jq -e '.excluded[] | select(.family=="TP1") | .why | contains("102.03 GB > 80.00 GB")' "$tmp/out" >/dev/null && ok || bad "row 1: TP1's memory"
 jq -e '[.ranked[] | select(.scheme=="TP4 x2")][0].gpu_time_per_on_time_s | . > 0.2545 and . < 0.2555' "$tmp/out" >/dev/null && ok || bad "row 1: TP4's 0.255"
 jq -e '.flips | map(select(.input=="deadline" and .direction=="down"))[0].becomes == "no feasible scheme"' "$tmp/out" >/dev/null && ok || bad "row 1: the deadline flip"
+# cost is device time: the chapter "Supernodes" §6.7.3 prices four TP2
+# instances at 0.238 GPU·s per on-time session (8 cards x 119.1 ms / 4);
+# text says GPU-s, never a wait of "238.2 ms"; JSON and CSV hold seconds
+# under the one name docs/output.md gives (gpu_time_per_on_time_s)
+expect 0 "row 1 text" -- "$FABRICX" plan specs/plans/hgx-h100-4x128k.yaml --no-flips
+grep -Eq '^  cost +0\.2382 GPU-s$' "$tmp/out" && ok || bad "row 1: the cost line is not 0.2382 GPU-s: $(grep -E '^  cost ' "$tmp/out")"
+grep -Eq '^  device time billed +0\.9529 GPU-s$' "$tmp/out" && ok || bad "row 1: device time billed is not 0.9529 GPU-s"
+grep -q '238\.2 ms' "$tmp/out" && bad "row 1: a cost shown as a time (238.2 ms)" || ok
+grep -Eq 'TP2 x4 .* 0\.2382 GPU-s' "$tmp/out" && ok || bad "row 1: the ranked table's per on-time is not in GPU-s"
+expect 0 "row 1 json" -- "$FABRICX" plan specs/plans/hgx-h100-4x128k.yaml --no-flips --json
+jq -e '(.plan.gpu_time_per_on_time_s | . > 0.2377 and . < 0.2387) and (.choice.gpu_time_per_on_time_s | . > 0.2377 and . < 0.2387)' "$tmp/out" >/dev/null && ok || bad "row 1 json: cost 0.238 GPU-s as gpu_time_per_on_time_s"
+expect 0 "row 1 csv" -- "$FABRICX" plan specs/plans/hgx-h100-4x128k.yaml --no-flips --csv "$tmp/r1.csv"
+col=$(head -1 "$tmp/r1.csv" | tr ',' '\n' | grep -nx 'gpu_time_per_on_time_s' | cut -d: -f1)
+[ -n "$col" ] && awk -F, -v c="$col" '$2=="TP2 x4" {found=1; if ($c < 0.2377 || $c > 0.2387) exit 1} END {exit !found}' "$tmp/r1.csv" && ok || bad "row 1 csv: TP2 x4's gpu_time_per_on_time_s is not 0.238"
 expect 0 "row 3" -- "$FABRICX" plan specs/plans/hgx-h100-x2.yaml --json --no-flips
 [ "$(jq -r .plan.choice "$tmp/out")" = "TP8 x1" ] && ok || bad "row 3 choice"
 jq -e '.excluded[] | select(.family=="TP16") | .why | contains("53.33 ms")' "$tmp/out" >/dev/null && ok || bad "row 3: TP16's 53.3 ms"
