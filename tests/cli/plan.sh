@@ -83,6 +83,9 @@ fi
 expect 0 "co-design" -- "$FABRICX" plan specs/plans/supernode-size.yaml --out "$tmp/sn" --json
 [ "$(jq '.space.points_feasible' "$tmp/out")" = 3 ] && ok || bad "co-design: $(jq '.space.points_feasible' "$tmp/out") feasible builds"
 grep -q '^0,.*infeasible,plan: no feasible scheme among 1: the furthest any got was memory' "$tmp/sn/supernode-size-plan/points.csv" && ok || bad "co-design: the 8-card build's reason"
+# device time in a space's report is GPU-s too (its points.csv: seconds)
+expect 0 "co-design GPU-s" -- "$FABRICX" plan specs/plans/supernode-size.yaml --set 'space.metrics=[devices, choice.gpu_time_s]' --out "$tmp/sg"
+grep -q '| 64 | 136.8 GPU-s |' "$tmp/sg/supernode-size-plan/report.md" && ok || bad "co-design: the 64-card build's device time is not 136.8 GPU-s"
 expect 0 "--vary" -- "$FABRICX" plan specs/plans/hgx-h100-4x128k.yaml --vary 'workload.accelerator.hbm=40 GB,80 GB,141 GB' --out "$tmp/v" --json
 [ "$(jq '.space.points_total' "$tmp/out")" = 3 ] && ok || bad "--vary: $(jq '.space.points_total' "$tmp/out") points"
 # explore has a plan section when the spec has a workload to plan
