@@ -43,7 +43,7 @@ PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk 
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c step/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c calib/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c step/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c calib/*.c plan/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -159,6 +159,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/space.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/fail.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/plan.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/interop.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/contracts.sh
 

@@ -89,6 +89,7 @@ typedef struct fx_cli {
 	fx_table **captured;                 /* [ncaptured], the caller's to free */
 	size_t ncaptured;
 	void *od;                            /* fx_outdir between outdir_begin and _end */
+	const struct fx_plan_opts *plan;     /* `plan` over a space: each point plans */
 	/* outdir holds explore's report: the files it lists (report.json's
 	 * `files`), which another command may not replace; all: every file
 	 * there (a report without the list) */
@@ -203,6 +204,7 @@ int fx_cmd_collective(int argc, char **argv);
 int fx_cmd_calibrate(int argc, char **argv);
 int fx_cmd_power(int argc, char **argv);
 int fx_cmd_place(int argc, char **argv);
+int fx_cmd_plan(int argc, char **argv);
 int fx_cmd_compare(int argc, char **argv);
 int fx_cmd_render(int argc, char **argv);
 int fx_cmd_transport(int argc, char **argv);

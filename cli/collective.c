@@ -51,6 +51,12 @@ static fx_table *result_record(const fx_coll_req *q, const fx_coll_algo *a,
 		      "pipeline chunks", res->chunks);
 	fx_record_num(t, "chunk_bytes", "chunk size", FX_F_BYTES, res->chunk_bytes);
 	fx_record_num(t, "time_s", "time", FX_F_SECONDS, res->time);
+	fx_record_text(t, "time_source", "time", "%s", res->measured ? "measured" : "modelled");
+	fx_record_text(t, "time_note", "time from", "%s", res->time_source[0] ? res->time_source
+											       : "modelled");
+	if (res->measured)
+		fx_record_num(t, "modelled_time_s", "the model's time", FX_F_SECONDS,
+			      res->modelled_time);
 	fx_record_num(t, "algbw_Bps", "algbw", FX_F_BPS, res->algbw);
 	fx_record_num(t, "busbw_Bps", "busbw", FX_F_BPS, res->busbw);
 	fx_record_num(t, "max_link_bytes", "busiest link (all rounds)", FX_F_BYTES,
@@ -489,7 +495,8 @@ int fx_report_collectives(fx_cli *c)
 		{"ranks", "ranks", FX_F_INT}, {"size_bytes", "size", FX_F_BYTES},
 		{"routing_policy", "routing", FX_F_TEXT}, {"timing", "timing", FX_F_TEXT},
 		{"rounds", "rounds", FX_F_INT},
-		{"time_s", "time", FX_F_SECONDS}, {"busbw_Bps", "busbw", FX_F_BPS},
+		{"time_s", "time", FX_F_SECONDS}, {"time_source", "time is", FX_F_TEXT},
+		{"busbw_Bps", "busbw", FX_F_BPS},
 		{"max_link_bytes", "busiest link", FX_F_BYTES}, {NULL, NULL, 0},
 	};
 	fx_table *t = fx_table_typed("collectives", c->design.nwl ? "Collectives (workload)" :
@@ -565,10 +572,12 @@ int fx_report_collectives(fx_cli *c)
 				fx_table_null(t, too_big ? "past the work limit" : "not applicable");
 				fx_table_null(t, "-");
 				fx_table_null(t, "-");
+				fx_table_null(t, "-");
 				continue;
 			}
 			fx_table_int(t, res.rounds);
 			fx_table_num(t, res.time);
+			fx_table_cell(t, "%s", res.measured ? "measured" : "modelled");
 			fx_table_num(t, res.busbw);
 			fx_table_num(t, res.max_link_bytes);
 			size_t u = strlen(c->sum.colls);

@@ -125,6 +125,17 @@ static int sec_placement(explore *e)
 	return rc;
 }
 
+/* The plan of the workload (book §6.7.3): the scheme, why, the flips. */
+static int sec_plan(explore *e)
+{
+	fx_plan_opts o = {.context = -1, .tie = -1, .margin = -1, .jobs = 1, .flips = 1,
+			  .sensitivity = 1};
+	fx_json_obj_begin(&e->c->js, "plan_report");
+	int rc = fx_report_plan(e->c, &o);
+	fx_json_obj_end(&e->c->js);
+	return rc;
+}
+
 /* One switch chip per role, or one link per tier, failed. */
 static int sec_failures(explore *e)
 {
@@ -185,6 +196,7 @@ static const section sections[] = {
 	{.name = "loads", .title = "Link loads", .run = sec_loads},
 	{.name = "power", .title = "Power and cooling", .run = sec_power},
 	{.name = "placement", .title = "Placement", .run = sec_placement},
+	{.name = "plan", .title = "Plan", .run = sec_plan},
 	{.name = "failures", .title = "Failures", .run = sec_failures},
 	{.name = "diagrams", .title = "Diagrams", .run = sec_diagrams},
 };
@@ -209,6 +221,8 @@ static const char *not_applicable(const explore *e, int i)
 	const fx_cli *c = e->c;
 	if (strcmp(sections[i].name, "placement") == 0 && !c->design.work.present)
 		return "the spec has no workload to place";
+	if (strcmp(sections[i].name, "plan") == 0 && !fx_plan_applies(&c->design))
+		return "the spec has no model, accelerator and sessions (or training) to plan";
 	if (strcmp(sections[i].name, "loads") == 0 && c->design.fab.ndev < 2)
 		return "an all-to-all needs at least two devices";
 	if (strcmp(sections[i].name, "failures") == 0 && !c->design.fab.builder->halves)
@@ -385,7 +399,7 @@ static int skipped(fx_cli *c, int skip[NSECTIONS])
 				skip[k] = 1;
 			else
 				rc = fx_diag_error(&c->d, NULL, "--skip: unknown section '%s' (expected: fabric, "
-						   "collectives, loads, power, placement, failures, "
+						   "collectives, loads, power, placement, plan, failures, "
 						   "diagrams)", w);
 		}
 		free(list);

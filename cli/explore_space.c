@@ -10,6 +10,7 @@
 
 #include "../core/limits.h"
 #include "../core/xalloc.h"
+#include "report.h"
 #include "space_run.h"
 
 /* Spaces past this many points are refused before anything runs unless
@@ -155,7 +156,7 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 		.spec_path = c->spec_path, .spec_text = text, .space = s, .names = names,
 		.nnames = nnames, .sets = c->sets, .nsets = (size_t)c->nsets,
 		.limits = {.max_memory = c->max_mem}, .time_limit = o->time_limit,
-		.node_limit = (long)o->node_limit,
+		.node_limit = (long)o->node_limit, .plan = c->plan,
 	};
 	fx_space_run r = {
 		.ev = &ev, .d = &c->d, .jobs = (int)o->jobs, .shard_i = o->shard_i,
@@ -318,6 +319,18 @@ static int read_opts(fx_cli *c, fx_space *s, space_opts *o)
 	o->resume = fx_cli_opt(c, "resume") != NULL;
 	if (rc == 0 && s->naxes == 0)
 		rc = fx_diag_error(&c->d, NULL, "the spec has no space: block and no --vary was given");
+	if (rc == 0 && s->nobj == 0 && c->plan) {
+		/* plan over builds: which build and which scheme, the front of
+		 * the plan's objective against the build's power */
+		int max = 0;
+		char *field = fx_plan_primary_metric(c, c->plan, &max);
+		if (!field)
+			return -1;
+		s->obj = fx_xcalloc(2, sizeof *s->obj);
+		s->obj[0] = (fx_space_objective){field, max ? FX_SPACE_MAX : FX_SPACE_MIN};
+		s->obj[1] = (fx_space_objective){fx_xstrdup("power_W"), FX_SPACE_MIN};
+		s->nobj = 2;
+	}
 	if (rc == 0 && s->nobj == 0 && s->nmetrics == 0) {
 		/* nothing named: what an architect looks at first */
 		static const char *const dflt[] = {"devices", "diameter_hops", "bisection_per_device_Bps",

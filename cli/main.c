@@ -30,6 +30,7 @@ static const command commands[] = {
 	{"calibrate", fx_cmd_calibrate, "fit alpha and bus bandwidth to nccl-tests runs, as a spec overlay"},
 	{"power", fx_cmd_power, "what a power budget buys: devices, racks, cooling, the limit"},
 	{"place", fx_cmd_place, "where the workload's TP/EP groups go, proven or explained"},
+	{"plan", fx_cmd_plan, "the best partitioning and placement of the workload, and why"},
 	{"compare", fx_cmd_compare, "builds side by side under a power cap"},
 	{"render", fx_cmd_render, "architecture diagrams: physical, loads, placement (Graphviz)"},
 	{"transport", fx_cmd_transport, "connection state per NIC and setup time: RC, UB, coherence"},

@@ -21,6 +21,22 @@ static double ring_time(int64_t p, double bytes, void *ctx)
 	return fx_cli_coll_time(ctx, "allreduce", "ring", p, bytes);
 }
 
+/* Whether the TP reduction of the deployment table (the BF16 hidden
+ * vector, fx_model_choices) over the first p devices is measured. */
+static int tp_measured(fx_cli *c, int64_t p)
+{
+	if (!c->design.coll.measured)
+		return 0;
+	const fx_model *m = &c->design.work.model;
+	fx_coll_result res;
+	if (fx_cli_coll_first(c, "allreduce", "ring", p, (double)m->hidden * m->dtype_bytes, NULL,
+			      NULL, &res))
+		return 0;
+	int meas = res.measured;
+	fx_coll_result_release(&res);
+	return meas;
+}
+
 /* Energy: the node's power while the last session runs (§6.7.2); n/a
  * without a node power. */
 static void energy(fx_table *t, double node_w, double finish)
@@ -38,8 +54,8 @@ static int fault_table(fx_cli *c, const fx_choice *ch, size_t n, int64_t devices
 	static const fx_col cols[] = {
 		{"tp", "TP", FX_F_INT}, {"finish_s", "sessions done", FX_F_SECONDS},
 		{"on_time", "on time", FX_F_INT}, {"sessions", "of sessions", FX_F_INT},
-		{"meets", "meets", FX_F_BOOL}, {"gpu_time_s", "GPU time", FX_F_SECONDS},
-		{"gpu_time_per_on_time_s", "per on-time", FX_F_SECONDS},
+		{"meets", "meets", FX_F_BOOL}, {"gpu_time_s", "GPU time", FX_F_GPU_SECONDS},
+		{"gpu_time_per_on_time_s", "per on-time", FX_F_GPU_SECONDS},
 		{"energy_J", "energy", FX_F_JOULES}, {NULL, NULL, 0},
 	};
 	char b1[32], b2[32];
@@ -80,9 +96,10 @@ static int choices(fx_cli *c, const fx_fault *fault)
 		{"step_s", "step", FX_F_SECONDS}, {"session_s", "session", FX_F_SECONDS},
 		{"finish_s", "last done", FX_F_SECONDS}, {"on_time", "on time", FX_F_INT},
 		{"sessions", "of sessions", FX_F_INT}, {"meets", "meets", FX_F_BOOL},
-		{"gpu_time_s", "GPU time", FX_F_SECONDS},
-		{"gpu_time_per_on_time_s", "per on-time", FX_F_SECONDS},
-		{"energy_J", "energy", FX_F_JOULES}, {NULL, NULL, 0},
+		{"gpu_time_s", "GPU time", FX_F_GPU_SECONDS},
+		{"gpu_time_per_on_time_s", "per on-time", FX_F_GPU_SECONDS},
+		{"energy_J", "energy", FX_F_JOULES}, {"tp_time_source", "TP time is", FX_F_TEXT},
+		{NULL, NULL, 0},
 	};
 	fx_choice ch[16];
 	int64_t devices = c->design.fab.nnodes > 0 ? c->design.fab.ndev / c->design.fab.nnodes : c->design.fab.ndev;
@@ -96,7 +113,7 @@ static int choices(fx_cli *c, const fx_fault *fault)
 		fx_table_int(t, ch[i].capacity);
 		fx_table_bool(t, ch[i].fits);
 		if (!ch[i].fits) {
-			for (int k = 0; k < 9; k++)
+			for (int k = 0; k < 10; k++)
 				fx_table_null(t, k == 0 ? "cannot fit" : "-");
 			continue;
 		}
@@ -109,6 +126,8 @@ static int choices(fx_cli *c, const fx_fault *fault)
 		fx_table_num(t, ch[i].cost);
 		fx_table_num(t, ch[i].cost_per_on_time);
 		energy(t, c->design.power.node, ch[i].finish);
+		fx_table_cell(t, "%s", ch[i].tp < 2 ? "-" : tp_measured(c, ch[i].tp) ? "measured"
+									   : "modelled");
 	}
 	int rc = fx_cli_table(c, t);
 	if (rc == 0 && fault)
@@ -127,7 +146,8 @@ static int instance_table(fx_cli *c, const fx_placement *p, int64_t D)
 		{"tp_max_hops", "tp hops", FX_F_INT}, {"tp_time_s", "tp time", FX_F_SECONDS},
 		{"ep_max_hops", "ep hops", FX_F_INT}, {"ep_time_s", "ep time", FX_F_SECONDS},
 		{"pp_max_hops", "pp hops", FX_F_INT}, {"pp_time_s", "pp time", FX_F_SECONDS},
-		{"comm_time_s", "comm per step", FX_F_SECONDS}, {NULL, NULL, 0},
+		{"comm_time_s", "comm per step", FX_F_SECONDS}, {"time_source", "times are", FX_F_TEXT},
+		{NULL, NULL, 0},
 	};
 	fx_table *t = fx_table_typed("placement", "Placement (instances on nodes)", cols);
 	fx_table_json_key(t, "instances");
@@ -151,6 +171,10 @@ static int instance_table(fx_cli *c, const fx_placement *p, int64_t D)
 			}
 		}
 		fx_table_num(t, pi->comm_time);
+		int meas = 0;
+		for (int k = 0; k < FX_GROUP_KINDS; k++)
+			meas |= pi->group[k].measured;
+		fx_table_cell(t, "%s", meas ? "measured" : "modelled");
 	}
 	free(dv);
 	return fx_cli_table(c, t);

@@ -82,6 +82,20 @@ static int run_placement(fx_cli *c, const fx_pt_eval *ev)
 	return fx_report_place(c, NULL, ev->time_limit, ev->node_limit, &c->design.power, NULL);
 }
 
+/* The plan of the point's build (no flip thresholds: each is a search). */
+static int run_plan(fx_cli *c, const fx_pt_eval *ev)
+{
+	if (!fx_plan_applies(&c->design))
+		return 1;  /* nothing to plan: its fields stay unknown */
+	fx_plan_opts o = {.context = -1, .tie = -1, .margin = -1};
+	if (ev->plan)
+		o = *ev->plan;
+	o.flips = o.sensitivity = 0;
+	o.csv = o.plot = NULL;
+	o.jobs = 1;
+	return fx_report_plan(c, &o);
+}
+
 static const struct pt_section {
 	const char *name;
 	int (*run)(fx_cli *c, const fx_pt_eval *ev);  /* 0, 1 not applicable, -1 failed */
@@ -90,6 +104,7 @@ static const struct pt_section {
 	{.name = "power", .run = run_power},
 	{.name = "collectives", .run = run_collectives},
 	{.name = "placement", .run = run_placement},
+	{.name = "plan", .run = run_plan},
 };
 enum { NSEC = sizeof sections / sizeof sections[0] };
 

@@ -40,6 +40,7 @@ typedef struct fx_pt_eval {
 	fx_design_limits limits;
 	double time_limit;         /* placement, seconds */
 	long node_limit;
+	const struct fx_plan_opts *plan;  /* `plan` over a space: its options, or NULL */
 } fx_pt_eval;
 
 /* What became of a point. */

@@ -36,6 +36,28 @@ int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limi
  * model and workload.accelerator.hbm. */
 int fx_report_step(fx_cli *c, const fx_placement *p);
 
+/* plan: how the command line moves the spec's plan (plan/plan.h); a
+ * negative or zero value leaves the spec's. */
+typedef struct fx_plan_opts {
+	const char *objective;      /* "cost,latency", or NULL */
+	double deadline, power_cap; /* 0: the spec's */
+	double tie, margin;         /* < 0: the spec's */
+	int64_t sessions, limit;    /* 0: the spec's */
+	int64_t context;            /* < 0: the spec's */
+	int exhaustive, jobs, flips, sensitivity;
+	const char *csv, *plot;     /* files asked for, or NULL */
+} fx_plan_opts;
+
+/* Whether the design has something to plan (a model, an accelerator,
+ * sessions or training). */
+int fx_plan_applies(const fx_design *ds);
+/* "plan.<field>" of the plan's first objective on this design (malloc'd),
+ * *max when it is maximised; NULL after reporting. */
+char *fx_plan_primary_metric(fx_cli *c, const fx_plan_opts *o, int *max);
+/* The plan: the search, the choice and why (cli/plan.c).  Exit 3 with
+ * the binding rule when nothing is feasible, 4 past plan.limit. */
+int fx_report_plan(fx_cli *c, const fx_plan_opts *o);
+
 /* What to fail: one element of a kind (switch, link, node, rack, plane,
  * power) at a time, or every pair (k = 2; at most `sample`, drawn from
  * seed), or the nfail selectors one at a time. */

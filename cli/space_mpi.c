@@ -51,7 +51,7 @@ void fx_space_mpi_end(void)
 	started = 0;
 }
 
-int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n)
+int fx_lines_mpi(const fx_lines_job *job, int rank, int size, fx_diag *d)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -60,34 +60,26 @@ int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n)
 		fx_xalloc_failed();
 	fx_diag own;
 	fx_diag_init(&own);
-	for (size_t k = (size_t)r->mpi_rank; k < n; k += (size_t)r->mpi_size) {
-		fx_pt p;
-		if (fx_pt_evaluate(r->ev, idx[k], &p, &own)) {
-			/* every rank still joins the gather; the line stops them all */
-			fprintf(f, "!%d %s\n", own.status ? own.status : 1, own.last ? own.last : "failed");
-			fx_pt_release(&p);
-			break;
-		}
-		fx_pt_write_line(r->ev, &p, f, 0);
-		fx_pt_release(&p);
-	}
+	/* every rank still joins the gather; the line stops them all */
+	if (job->work(job->ctx, rank, size, f, &own))
+		fprintf(f, "!%d %s\n", own.status ? own.status : 1, own.last ? own.last : "failed");
 	fx_diag_release(&own);
 	fclose(f);
 	if (len > (size_t)INT32_MAX / 2) {
 		free(buf);
-		return fx_diag_internal(r->d, "MPI: one rank's points exceed 1 GiB of text");
+		return fx_diag_internal(d, "MPI: one rank's lines exceed 1 GiB of text");
 	}
-	int mine = (int)len, *lens = fx_xcalloc((size_t)r->mpi_size, sizeof *lens);
-	int *offs = fx_xcalloc((size_t)r->mpi_size, sizeof *offs);
+	int mine = (int)len, *lens = fx_xcalloc((size_t)size, sizeof *lens);
+	int *offs = fx_xcalloc((size_t)size, sizeof *offs);
 	MPI_Allgather(&mine, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD);
 	long long total = 0;
-	for (int i = 0; i < r->mpi_size; i++) {
+	for (int i = 0; i < size; i++) {
 		offs[i] = (int)total;
 		total += lens[i];
 	}
 	int rc = 0;
 	if (total > INT32_MAX) {
-		rc = fx_diag_internal(r->d, "MPI: a batch's points exceed 2 GiB of text");
+		rc = fx_diag_internal(d, "MPI: a batch's lines exceed 2 GiB of text");
 	} else {
 		char *all = fx_xmalloc((size_t)total + 1);
 		MPI_Allgatherv(buf, mine, MPI_CHAR, all, lens, offs, MPI_CHAR, MPI_COMM_WORLD);
@@ -97,10 +89,10 @@ int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n)
 		     line = strtok_r(NULL, "\n", &save)) {
 			if (line[0] == '!') {
 				const char *msg = strchr(line, ' ');
-				rc = atoi(line + 1) == 2 ? fx_diag_error(r->d, NULL, "%s", msg ? msg + 1 : "")
-							 : fx_diag_internal(r->d, "%s", msg ? msg + 1 : "");
-			} else if (fx_space_run_take_line(r, line, 0, NULL, 0)) {
-				rc = fx_diag_internal(r->d, "MPI: a rank sent a line fabricx cannot read");
+				rc = atoi(line + 1) == 2 ? fx_diag_error(d, NULL, "%s", msg ? msg + 1 : "")
+							 : fx_diag_internal(d, "%s", msg ? msg + 1 : "");
+			} else if (job->take(job->ctx, line)) {
+				rc = fx_diag_internal(d, "MPI: a rank sent a line fabricx cannot read");
 			}
 		}
 		free(all);
@@ -127,11 +119,46 @@ void fx_space_mpi_end(void)
 {
 }
 
-int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n)
+int fx_lines_mpi(const fx_lines_job *job, int rank, int size, fx_diag *d)
 {
-	(void)idx;
-	(void)n;
-	return fx_diag_internal(r->d, "MPI: not built in");
+	(void)job;
+	(void)rank;
+	(void)size;
+	return fx_diag_internal(d, "MPI: not built in");
 }
 
 #endif
+
+/* A space batch: each rank evaluates every size-th point. */
+typedef struct mpi_space {
+	fx_space_run *r;
+	const uint64_t *idx;
+	size_t n;
+} mpi_space;
+
+static int mpi_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
+{
+	mpi_space *m = ctx;
+	for (size_t k = (size_t)w; k < m->n; k += (size_t)jobs) {
+		fx_pt p;
+		if (fx_pt_evaluate(m->r->ev, m->idx[k], &p, d)) {
+			fx_pt_release(&p);
+			return -1;
+		}
+		fx_pt_write_line(m->r->ev, &p, f, 0);
+		fx_pt_release(&p);
+	}
+	return 0;
+}
+
+static int mpi_take(void *ctx, const char *line)
+{
+	return fx_space_run_take_line(((mpi_space *)ctx)->r, line, 0, NULL, 0);
+}
+
+int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n)
+{
+	mpi_space m = {r, idx, n};
+	fx_lines_job job = {mpi_work, mpi_take, NULL, &m};
+	return fx_lines_mpi(&job, r->mpi_rank, r->mpi_size, r->d);
+}

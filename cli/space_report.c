@@ -61,6 +61,14 @@ static size_t metric_col(const fx_pt_eval *ev, const char *metric)
 static fx_field_kind kind_of(const char *field)
 {
 	size_t n = strlen(field);
+	/* device time (plan's cost) is seconds by name, GPU-seconds to read */
+	static const char *const gpu[] = {"gpu_time_s", "gpu_time_per_on_time_s"};
+	for (size_t i = 0; i < sizeof gpu / sizeof gpu[0]; i++) {
+		size_t m = strlen(gpu[i]);
+		if (n >= m && strcmp(field + n - m, gpu[i]) == 0 &&
+		    (n == m || field[n - m - 1] == '.' || field[n - m - 1] == '_'))
+			return FX_F_GPU_SECONDS;
+	}
 	for (int k = 0; k < FX_F_KINDS; k++) {
 		const char *s = fx_field_suffix((fx_field_kind)k);
 		size_t m = strlen(s);
@@ -234,6 +242,10 @@ static double scaled(const char *name, const char *unit, double top, char *buf, 
 		snprintf(buf, len, "%s", name);
 		return 1;
 	}
+	if (strcmp(unit, "GPU-s") == 0) {  /* no prefix: "mGPU-s" reads as nothing */
+		snprintf(buf, len, "%s (GPU-s)", name);
+		return 1;
+	}
 	size_t k = 0;
 	while (k + 1 < sizeof pre / sizeof pre[0] && top < pre[k].f)
 		k++;
@@ -247,7 +259,7 @@ static const char *field_unit(const char *field)
 {
 	static const char *const unit[FX_F_KINDS] = {
 		[FX_F_SECONDS] = "s", [FX_F_BYTES] = "B", [FX_F_BPS] = "B/s", [FX_F_WATTS] = "W",
-		[FX_F_JOULES] = "J", [FX_F_METRES] = "m",
+		[FX_F_JOULES] = "J", [FX_F_METRES] = "m", [FX_F_GPU_SECONDS] = "GPU-s",
 	};
 	return unit[kind_of(field)];
 }

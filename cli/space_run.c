@@ -159,26 +159,17 @@ static int eval_serial(fx_space_run *r, const uint64_t *idx, size_t n)
 	return 0;
 }
 
-/* A worker: its share of the batch as lines on fd; a run-stopping error
- * as "!STATUS message".  Never returns. */
-static void worker(fx_space_run *r, const uint64_t *idx, size_t n, int w, int jobs, int fd)
+/* A child of fx_lines_parallel: its share as lines on fd; a run-stopping
+ * error as "!STATUS message".  Never returns. */
+static void line_worker(const fx_lines_job *job, int w, int jobs, int fd)
 {
 	FILE *f = fdopen(fd, "w");
 	fx_diag d;
 	fx_diag_init(&d);
-	r->d = &d;
 	int st = 0;
-	for (size_t k = (size_t)w; f && k < n; k += (size_t)jobs) {
-		fx_pt p;
-		if (fx_pt_evaluate(r->ev, idx[k], &p, &d)) {
-			fprintf(f, "!%d %s\n", d.status ? d.status : 1, d.last ? d.last : "failed");
-			st = 1;
-			fx_pt_release(&p);
-			break;
-		}
-		fx_pt_write_line(r->ev, &p, f, 0);
-		fflush(f);
-		fx_pt_release(&p);
+	if (f && job->work(job->ctx, w, jobs, f, &d)) {
+		fprintf(f, "!%d %s\n", d.status ? d.status : 1, d.last ? d.last : "failed");
+		st = 1;
 	}
 	_exit(!f || fclose(f) ? 1 : st);
 }
@@ -189,8 +180,8 @@ typedef struct pipe_buf {
 	size_t len, cap;
 } pipe_buf;
 
-/* Takes the complete lines of b; returns how many, -1 on a bad one. */
-static int drain_lines(fx_space_run *r, pipe_buf *b, size_t *got, int *stop)
+/* Takes the complete lines of b. */
+static void drain_lines(const fx_lines_job *job, pipe_buf *b, size_t *got, int *stop, fx_diag *d)
 {
 	size_t start = 0;
 	for (size_t i = 0; i < b->len; i++) {
@@ -202,15 +193,15 @@ static int drain_lines(fx_space_run *r, pipe_buf *b, size_t *got, int *stop)
 			int st = atoi(line + 1);
 			const char *msg = strchr(line, ' ');
 			if (!*stop) {
-				r->d->status = 0;
+				d->status = 0;
 				if (st == 2)
-					fx_diag_error(r->d, NULL, "%s", msg ? msg + 1 : "failed");
+					fx_diag_error(d, NULL, "%s", msg ? msg + 1 : "failed");
 				else
-					fx_diag_internal(r->d, "%s", msg ? msg + 1 : "failed");
+					fx_diag_internal(d, "%s", msg ? msg + 1 : "failed");
 			}
 			*stop = 1;
-		} else if (fx_space_run_take_line(r, line, 0, NULL, 0)) {
-			fx_diag_internal(r->d, "a worker wrote a line fabricx cannot read: %.80s", line);
+		} else if (job->take(job->ctx, line)) {
+			fx_diag_internal(d, "a worker wrote a line fabricx cannot read: %.80s", line);
 			*stop = 1;
 		} else {
 			(*got)++;
@@ -219,12 +210,10 @@ static int drain_lines(fx_space_run *r, pipe_buf *b, size_t *got, int *stop)
 	}
 	memmove(b->s, b->s + start, b->len - start);
 	b->len -= start;
-	return 0;
 }
 
-static int eval_parallel(fx_space_run *r, const uint64_t *idx, size_t n)
+int fx_lines_parallel(const fx_lines_job *job, int jobs, size_t expect, fx_diag *d)
 {
-	int jobs = r->jobs < (int)n ? r->jobs : (int)n;
 	pipe_buf *b = fx_xcalloc((size_t)jobs, sizeof *b);
 	pid_t *pid = fx_xcalloc((size_t)jobs, sizeof *pid);
 	fflush(stdout);
@@ -233,21 +222,21 @@ static int eval_parallel(fx_space_run *r, const uint64_t *idx, size_t n)
 	for (int w = 0; w < jobs; w++) {
 		int fds[2];
 		if (pipe(fds)) {
-			rc = fx_diag_internal(r->d, "cannot start a worker: %s", strerror(errno));
+			rc = fx_diag_internal(d, "cannot start a worker: %s", strerror(errno));
 			break;
 		}
 		pid[w] = fork();
 		if (pid[w] < 0) {
 			close(fds[0]);
 			close(fds[1]);
-			rc = fx_diag_internal(r->d, "cannot start a worker: %s", strerror(errno));
+			rc = fx_diag_internal(d, "cannot start a worker: %s", strerror(errno));
 			break;
 		}
 		if (pid[w] == 0) {
 			close(fds[0]);
 			for (int k = 0; k < w; k++)
 				close(b[k].fd);
-			worker(r, idx, n, w, jobs, fds[1]);
+			line_worker(job, w, jobs, fds[1]);
 		}
 		close(fds[1]);
 		b[w].fd = fds[0];
@@ -278,30 +267,74 @@ static int eval_parallel(fx_space_run *r, const uint64_t *idx, size_t n)
 			ssize_t k = read(b[w].fd, b[w].s + b[w].len, b[w].cap - b[w].len);
 			if (k > 0) {
 				b[w].len += (size_t)k;
-				drain_lines(r, &b[w], &got, &stop);
+				drain_lines(job, &b[w], &got, &stop, d);
 			} else if (k == 0 || errno != EINTR) {
 				close(b[w].fd);
 				b[w].fd = -1;
 				open_n--;
 			}
 		}
-		progress(r, got, n, 0);
+		if (job->progress)
+			job->progress(job->ctx, got);
 	}
 	for (int w = 0; w < started; w++) {
 		int status = 0;
 		while (waitpid(pid[w], &status, 0) < 0 && errno == EINTR)
 			;
 		if (!stop && !rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
-			rc = fx_diag_internal(r->d, "a worker %s", WIFSIGNALED(status) ? "was killed by "
+			rc = fx_diag_internal(d, "a worker %s", WIFSIGNALED(status) ? "was killed by "
 					      "a signal" : "failed");
 		free(b[w].s);
 	}
 	free(pf);
 	free(b);
 	free(pid);
-	if (!rc && !stop && got != n)
-		rc = fx_diag_internal(r->d, "the workers returned %zu of %zu points", got, n);
+	if (!rc && !stop && got != expect)
+		rc = fx_diag_internal(d, "the workers returned %zu of %zu lines", got, expect);
 	return rc || stop ? -1 : 0;
+}
+
+/* A space batch as lines: each worker evaluates every jobs-th point. */
+typedef struct space_lines {
+	fx_space_run *r;
+	const uint64_t *idx;
+	size_t n;
+} space_lines;
+
+static int space_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
+{
+	space_lines *sl = ctx;
+	sl->r->d = d;
+	for (size_t k = (size_t)w; k < sl->n; k += (size_t)jobs) {
+		fx_pt p;
+		if (fx_pt_evaluate(sl->r->ev, sl->idx[k], &p, d)) {
+			fx_pt_release(&p);
+			return -1;
+		}
+		fx_pt_write_line(sl->r->ev, &p, f, 0);
+		fflush(f);
+		fx_pt_release(&p);
+	}
+	return 0;
+}
+
+static int space_take(void *ctx, const char *line)
+{
+	return fx_space_run_take_line(((space_lines *)ctx)->r, line, 0, NULL, 0);
+}
+
+static void space_progress(void *ctx, size_t got)
+{
+	space_lines *sl = ctx;
+	progress(sl->r, got, sl->n, 0);
+}
+
+static int eval_parallel(fx_space_run *r, const uint64_t *idx, size_t n)
+{
+	int jobs = r->jobs < (int)n ? r->jobs : (int)n;
+	space_lines sl = {r, idx, n};
+	fx_lines_job job = {space_work, space_take, space_progress, &sl};
+	return fx_lines_parallel(&job, jobs, n, r->d);
 }
 
 /* Evaluates the points of idx[0..n) not held yet. */

@@ -36,6 +36,25 @@ typedef struct fx_space_run {
 	char plots_skipped[256];   /* why the report has no plots ("" when it has) */
 } fx_space_run;
 
+/* Work that travels as lines (space points, plan schemes): children write
+ * their share, the parent (every MPI rank) reads every line back. */
+typedef struct fx_lines_job {
+	/* writes share w of jobs as lines on f; 0, or -1 after reporting
+	 * through d (the run stops) */
+	int (*work)(void *ctx, int w, int jobs, FILE *f, fx_diag *d);
+	/* takes one line back; 0, or -1 when it is not such a line */
+	int (*take)(void *ctx, const char *line);
+	void (*progress)(void *ctx, size_t got);  /* may be NULL */
+	void *ctx;
+} fx_lines_job;
+/* Runs job on `jobs` worker processes (fork: they share nothing, so need no
+ * locks, and a crash stays in its worker), expecting `expect` lines in
+ * all.  0, or -1 after reporting through d. */
+int fx_lines_parallel(const fx_lines_job *job, int jobs, size_t expect, fx_diag *d);
+/* The same across MPI ranks: each rank runs its share (rank of size) and
+ * every rank takes every line (cli/space_mpi.c). */
+int fx_lines_mpi(const fx_lines_job *job, int rank, int size, fx_diag *d);
+
 /* Chooses and evaluates the points (those already held are not
  * recomputed).  0, or -1 after reporting through r->d. */
 int fx_space_run_all(fx_space_run *r);

@@ -15,6 +15,7 @@
 static const char *const suffixes[FX_F_KINDS] = {
 	[FX_F_SECONDS] = "_s", [FX_F_BYTES] = "_bytes", [FX_F_BPS] = "_Bps",
 	[FX_F_WATTS] = "_W", [FX_F_JOULES] = "_J", [FX_F_METRES] = "_m",
+	[FX_F_GPU_SECONDS] = "_s",
 };
 
 const char *fx_field_suffix(fx_field_kind k)
@@ -242,6 +243,7 @@ static void show_num(double v, fx_field_kind k, char *buf, size_t len)
 	static const char *const zero[FX_F_KINDS] = {
 		[FX_F_SECONDS] = "0 s", [FX_F_BYTES] = "0 B", [FX_F_BPS] = "0 B/s",
 		[FX_F_WATTS] = "0 W", [FX_F_JOULES] = "0 J", [FX_F_METRES] = "0 m",
+		[FX_F_GPU_SECONDS] = "0 GPU-s",
 	};
 	if (v == 0 && zero[k]) {  /* not "0 ps": zero has no scale */
 		snprintf(buf, len, "%s", zero[k]);
@@ -254,6 +256,9 @@ static void show_num(double v, fx_field_kind k, char *buf, size_t len)
 	case FX_F_WATTS: fx_unit_format(v, FX_UNIT_POWER, buf, len); break;
 	case FX_F_JOULES: show_si(v, "J", buf, len); break;
 	case FX_F_METRES: show_si(v, "m", buf, len); break;
+	case FX_F_GPU_SECONDS:  /* no SI prefix: "mGPU-s" reads as nothing */
+		snprintf(buf, len, fabs(v) >= 1e4 && fabs(v) < 1e15 ? "%.0f GPU-s" : "%.4g GPU-s", v);
+		break;
 	case FX_F_FRACTION: snprintf(buf, len, "%.2f%%", 100 * v); break;
 	case FX_F_INT: snprintf(buf, len, "%.0f", v); break;
 	default:  /* whole numbers whole: "1048576 connections", not 1.04858e+06 */
@@ -288,6 +293,11 @@ static void show_list(const fx_cell *c, fx_field_kind k, char *buf, size_t len)
 	}
 	if (c->nlist == 0)
 		snprintf(buf, len, "-");
+}
+
+void fx_field_format(double v, fx_field_kind k, char *buf, size_t len)
+{
+	show_num(v, k < FX_F_KINDS ? k : FX_F_NUM, buf, len);
 }
 
 const char *fx_table_show(const fx_table *t, size_t row, size_t col, char *buf, size_t len)

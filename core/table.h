@@ -52,6 +52,10 @@ typedef enum fx_field_kind {
 	FX_F_WATTS,      /* _W */
 	FX_F_JOULES,     /* _J */
 	FX_F_METRES,     /* _m */
+	/* _s of device time (GPU-seconds: devices x seconds, the chapter
+	 * "Supernodes" §6.7.2's cost): raw seconds in JSON and CSV, text shows
+	 * "0.2382 GPU-s", never a wall-clock "238.2 ms" */
+	FX_F_GPU_SECONDS,
 	FX_F_KINDS
 } fx_field_kind;
 
@@ -139,6 +143,9 @@ size_t fx_table_rows(const fx_table *t);  /* data rows, header excluded */
 const char *fx_field_suffix(fx_field_kind k);
 /* Cell (row, col) as text shows it, in buf (at least 64 bytes). */
 const char *fx_table_show(const fx_table *t, size_t row, size_t col, char *buf, size_t len);
+/* A number of kind k as text shows it ("238.2 ms", "0.2382 GPU-s"), into
+ * buf[len]; for prose around a table's values. */
+void fx_field_format(double v, fx_field_kind k, char *buf, size_t len);
 
 void fx_table_print(const fx_table *t, FILE *f);
 /* Writes the table as a Markdown section (title as a heading). */

@@ -19,7 +19,7 @@ static int check_root(fx_design *ds, const char *path, fx_diag *d)
 {
 	static const char *const keys[] = {"name", "description", "sources", "fabric",
 					   "packaging", "power", "collective", "groups",
-					   "workload", "space", "failures", NULL};
+					   "workload", "space", "failures", "plan", NULL};
 	const fx_snode *r = ds->spec.root, *n;
 	int rc = fx_spec_keys(d, r, keys);
 	const char *s;
@@ -141,6 +141,7 @@ void fx_design_free(fx_design *ds)
 		return;
 	free(ds->wl);
 	free(ds->sources);
+	fx_coll_measured_free((fx_coll_measured *)ds->coll.measured);
 	if (ds->have_fab)
 		fx_fabric_release(&ds->fab);
 	if (ds->have_spec)

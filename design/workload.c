@@ -102,8 +102,9 @@ static void inventory_traffic(fx_design *ds, const fx_snode *groups)
 
 int fx_design_workload_parse(fx_design *ds, fx_diag *d)
 {
+	/* training is the planner's (plan/problem.c) */
 	static const char *const mine[] = {"collectives", "accelerator", "sessions", "inventory",
-					   "layout", "serve", NULL};
+					   "layout", "serve", "training", NULL};
 	const fx_snode *w, *l;
 	/* placement/ checks every key of the map; design/ reads the rest */
 	if (fx_workload_place_parse(d, &ds->spec, mine, &ds->work) ||

@@ -84,6 +84,7 @@ static int measure(const fx_pctx *c, fx_router *rt, const int64_t *devs, fx_plac
 			if (res.per_round[i].max_hops > g->max_hops)
 				g->max_hops = res.per_round[i].max_hops;
 		g->time = res.time * t->count;
+		g->measured = res.measured;
 		*total += g->time;
 		*cross += leaving_nodes(c->f, res.link_bytes) * t->count;
 		fx_coll_result_release(&res);

@@ -94,6 +94,7 @@ typedef struct fx_place_group {
 	int64_t groups;           /* groups of this kind in the instance */
 	int64_t max_hops;
 	double time;              /* seconds per step: count x one collective (all groups at once) */
+	int measured;             /* the time is collective.measured's, not the model's */
 } fx_place_group;
 
 typedef struct fx_place_instance {

@@ -228,10 +228,17 @@ int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *
 	if (fx_spec_keys(d, wl, keys))
 		return -1;
 	if (!fx_snode_get(wl, "scheme")) {
+		/* a model alone is what `plan` chooses a scheme for */
 		for (size_t i = 1; i < sizeof own / sizeof own[0]; i++)
-			if (fx_snode_get(wl, own[i]))
+			if (fx_snode_get(wl, own[i]) && strcmp(own[i], "model") != 0)
 				return fx_snode_error(d, fx_snode_get(wl, own[i]), "'workload.%s' needs "
 						      "'workload.scheme'", own[i]);
+		if (fx_spec_map(d, wl, "model", 0, &n))
+			return -1;
+		if (n) {
+			w->have_model = 1;
+			return fx_model_parse(d, n, &w->model);
+		}
 		return 0;
 	}
 	w->present = 1;

@@ -618,6 +618,53 @@ static int nothing_to_move(const fx_coll_req *q)
 	return q->n < 2 || q->size == 0;
 }
 
+/* Nodes the ranks span (devices outside any node count one each). */
+static int64_t nodes_spanned(const fx_fabric *f, const int64_t *ranks, int64_t n)
+{
+	int64_t k = 0, loose = 0;
+	int32_t seen[64];
+	int32_t *set = n <= 64 ? seen : fx_xmalloc((size_t)n * sizeof *set);
+	for (int64_t i = 0; i < n; i++) {
+		int32_t node = ranks[i] >= 0 && ranks[i] < f->nv ? f->v[ranks[i]].node : -1;
+		if (node < 0) {
+			loose++;
+			continue;
+		}
+		int64_t j = 0;
+		while (j < k && set[j] != node)
+			j++;
+		if (j == k)
+			set[k++] = node;
+	}
+	if (set != seen)
+		free(set);
+	return k + loose;
+}
+
+/* A measured curve that covers the call replaces the model's time
+ * (collective.measured); the result says which it is either way. */
+static void take_measured(const fx_fabric *f, const fx_coll_req *q, const char *algo,
+			  const fx_coll_time *tm, fx_coll_result *out)
+{
+	out->modelled_time = out->time;
+	out->measured = 0;
+	snprintf(out->time_source, sizeof out->time_source, "modelled");
+	if (!tm->measured || nothing_to_move(q))
+		return;
+	double t = 0;
+	/* a curve of "any algorithm" stands for what the library chose, so
+	 * it answers for every algorithm of the pattern */
+	fx_coll_match mt = fx_coll_measured_lookup(tm->measured, q->pattern, algo, q->n,
+						   nodes_spanned(f, q->ranks, q->n), q->size, &t,
+						   out->time_source, sizeof out->time_source);
+	if (mt != FX_COLL_MEASURED)
+		return;
+	out->measured = 1;
+	out->time = t;
+	out->algbw = q->size / t;
+	out->busbw = out->algbw * fx_coll_bus_factor(q->pattern, q->n);
+}
+
 int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		fx_coll_result *out, fx_diag *d)
 {
@@ -648,7 +695,10 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 		fx_sched_release(&s);
 		s = (fx_sched){0};
 	}
-	return run_sched(f, r, s, q->pattern, q->n, q->size, tm, out, d);
+	int rc = run_sched(f, r, s, q->pattern, q->n, q->size, tm, out, d);
+	if (rc == 0)
+		take_measured(f, q, q->algo ? q->algo : a->name, tm, out);
+	return rc;
 }
 
 /* Appends round `rd` (its flows) to merged round m. */
@@ -749,14 +799,32 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 		fx_sched_release(&m);
 		return rc;
 	}
-	return run_sched(f, r, m, ngroups ? groups[0].pattern : "", ngroups ? groups[0].n : 0,
-			 ngroups ? groups[0].size : 0, tm, out, d);
+	rc = run_sched(f, r, m, ngroups ? groups[0].pattern : "", ngroups ? groups[0].n : 0,
+		       ngroups ? groups[0].size : 0, tm, out, d);
+	if (rc == 0 && ngroups == 1) {
+		take_measured(f, &groups[0], groups[0].algo ? groups[0].algo :
+			      fx_coll_find(groups[0].pattern, NULL)->name, tm, out);
+	} else if (rc == 0) {
+		/* a measurement of one group alone says nothing of groups that
+		 * share links: the model stands, and says so when it matters */
+		take_measured(f, &groups[0], groups[0].algo ? groups[0].algo :
+			      fx_coll_find(groups[0].pattern, NULL)->name, tm, out);
+		if (out->measured) {
+			out->time = out->modelled_time;
+			out->measured = 0;
+			out->algbw = out->time > 0 ? groups[0].size / out->time : 0;
+			out->busbw = out->algbw * fx_coll_bus_factor(groups[0].pattern, groups[0].n);
+			snprintf(out->time_source, sizeof out->time_source, "modelled: %zu groups run "
+				 "together, and the measured curve is of one group alone", ngroups);
+		}
+	}
+	return rc;
 }
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
 	static const char *const keys[] = {"overhead", "network_overhead", "includes_path_latency",
-					   "routing", "timing", "sharing", NULL};
+					   "routing", "timing", "sharing", "measured", NULL};
 	const fx_snode *c;
 	const char *pol = NULL, *timing = NULL, *sharing = NULL;
 	if (!tm)
@@ -766,6 +834,7 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 	tm->network_alpha = 0;
 	tm->alpha_replaces_latency = 0;
 	tm->policy = FX_ROUTE_SPLIT;
+	tm->measured = NULL;
 	tm->timing = FX_TIMING_BOUND;
 	tm->sharing = FX_SHARING_RTT;
 	if (!spec || !spec->root)
@@ -800,6 +869,9 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 	if (rc == 0 && sharing && fx_sharing_parse(sharing, &tm->sharing))
 		rc = fx_snode_error(d, fx_snode_get(c, "sharing"), "'%s' must be fair or rtt, got "
 				    "'%s'", fx_snode_get(c, "sharing")->path, sharing);
+	fx_coll_measured *m = NULL;
+	rc |= fx_coll_measured_parse(d, fx_snode_get(c, "measured"), spec->file, &m);
+	tm->measured = m;
 	return rc;
 }
 

@@ -300,6 +300,53 @@ extern const fx_coll_algo *const fx_coll_algos[];
 /* Finds pattern/algo (algo NULL: the pattern's first algorithm). */
 const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo);
 
+/*
+ * Measured collective times (`collective.measured` in a spec): for one
+ * pattern over a number of ranks (optionally: spanning a number of nodes,
+ * run by one algorithm), times at increasing sizes, from rows of the spec
+ * or an nccl-tests log.  A call that matches a curve takes the measured
+ * time instead of the model's: at a measured size that point; between two
+ * points log-log interpolation, or with `between: next` the next measured
+ * size up (the chapter "Supernodes", §6.5.1, takes nccl-tests' 16 KiB
+ * bucket for a 10 KiB message).  A size outside the measured range is never
+ * extrapolated: the model's time stands, and the result says why.
+ */
+typedef struct fx_coll_curve {
+	char pattern[24];
+	char algo[16];            /* "": any algorithm of the pattern (the library chose) */
+	int64_t ranks;
+	int64_t nodes;            /* nodes the ranks span; 0: any */
+	int next;                 /* sizes between points: 0 log-log, 1 the next point up */
+	size_t n;
+	double *size, *time;      /* [n], sizes strictly increasing, times > 0 */
+	char *source;             /* "FILE:LINE" of its first row or its log */
+} fx_coll_curve;
+
+typedef struct fx_coll_measured {
+	size_t n;
+	fx_coll_curve *c;
+} fx_coll_measured;
+
+/* What a lookup found. */
+typedef enum fx_coll_match {
+	FX_COLL_MODELLED = 0,     /* no curve for this pattern, ranks and nodes */
+	FX_COLL_MEASURED,         /* a measured (or interpolated) time */
+	FX_COLL_OUTSIDE           /* a curve, but the size is outside its points */
+} fx_coll_match;
+
+/* Reads `collective.measured` (a list; absent: *out NULL).  Relative
+ * nccl-tests paths are read beside spec_file.  0, or -1 after reporting
+ * every problem with its position. */
+int fx_coll_measured_parse(fx_diag *d, const fx_snode *list, const char *spec_file,
+			   fx_coll_measured **out);
+void fx_coll_measured_free(fx_coll_measured *m);
+/* The measured time of a call (algo NULL or "": the pattern's default,
+ * matched by curves of any algorithm), into *time; why (may be NULL)
+ * says where it came from, or why the model's time stands. */
+fx_coll_match fx_coll_measured_lookup(const fx_coll_measured *m, const char *pattern,
+				      const char *algo, int64_t ranks, int64_t nodes, double size,
+				      double *time, char *why, size_t len);
+
 /* How a schedule's time is computed (collective.timing, --timing):
  *   bound   a round costs alpha + the slowest path's latency + the busiest
  *           directed link's bytes / bandwidth (+ beta, the fabric's
@@ -319,7 +366,9 @@ const fx_coll_algo *fx_coll_find(const char *pattern, const char *algo);
  *           route's latency, then shares max-min with the flows active at
  *           that moment (routing/timing.c).
  * With alpha_replaces_latency the path latency is not added (the
- * "Supernodes" chapter's alpha stands for both). */
+ * "Supernodes" chapter's alpha stands for both).  Whatever the mode, calls
+ * that a measured curve covers take its time (fx_coll_run); the table is
+ * owned by whoever parsed it (the design). */
 typedef enum fx_timing { FX_TIMING_BOUND = 0, FX_TIMING_MAXMIN, FX_TIMING_EVENTS } fx_timing;
 /* How flows share a link under maxmin and events (collective.sharing):
  * rtt (the default) = weight 1 / the flow's route latency, the sharing
@@ -339,6 +388,7 @@ typedef struct fx_coll_time {
 	double network_alpha;
 	fx_timing timing;         /* collective.timing (default bound) */
 	fx_sharing sharing;       /* collective.sharing (default fair) */
+	const fx_coll_measured *measured;  /* collective.measured, or NULL */
 } fx_coll_time;
 
 const char *fx_timing_name(fx_timing t);
@@ -375,13 +425,19 @@ typedef struct fx_coll_result {
 	char plan[512];            /* fx_sched.plan */
 	double *link_bytes;        /* [2 ne] bytes per directed link */
 	double *link_busy;         /* [2 ne] seconds each link is busy */
+	/* where `time` comes from: a measured curve (collective.measured)
+	 * or the model; modelled_time is the model's either way */
+	int measured;
+	double modelled_time;
+	char time_source[200];     /* "measured: ..." or "modelled" (with why) */
 } fx_coll_result;
 
 /* Reads the spec's `collective: {overhead: T, includes_path_latency: B,
- * routing: split|hash, timing: bound|maxmin|events, sharing: fair|rtt}`
- * (default 0, false, split, bound, rtt; with includes_path_latency
- * the overhead is the chapter's alpha, a measured one-way latency that already
- * covers the path). */
+ * routing: split|hash, timing: bound|maxmin|events, sharing: fair|rtt,
+ * measured: [...]}` (default 0, false, split, bound, rtt, none; with
+ * includes_path_latency the overhead is the chapter's alpha, a measured
+ * one-way latency that already covers the path).  tm->measured is
+ * allocated here: free it with fx_coll_measured_free. */
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm);
 
 /* Generates and routes the collective (with tm->policy set on the router).

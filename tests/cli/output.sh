@@ -50,6 +50,12 @@ expect 0 "collective --versus-measured --json" -- "$FABRICX" collective specs/dg
 expect 0 "collective --sizes --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --sizes 1KiB:1GiB:x32 --json && keys
 expect 0 "compare --json" -- "$FABRICX" compare specs/cm384.yaml specs/fat-tree-k8.yaml --power-cap 120kW --json && keys
 expect 0 "explore --json" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams --json --out "$tmp/o" && keys
+expect 0 "plan --json" -- "$FABRICX" plan specs/plans/hgx-h100-x2.yaml --json && keys
+expect 0 "plan training --json" -- "$FABRICX" plan specs/plans/train-dense.yaml --no-flips --json && keys
+expect 3 "plan infeasible --json" -- "$FABRICX" plan specs/plans/hgx-h100-4x128k.yaml --deadline 50ms --no-flips --json && keys
+expect 0 "place measured --json" -- "$FABRICX" place specs/plans/hgx-h100-x2.yaml --json && keys
+expect 0 "explore with a plan --json" -- "$FABRICX" explore specs/plans/hgx-h100-4x128k.yaml --skip diagrams --json --out "$tmp/o" && keys
+expect 0 "collective measured --json" -- "$FABRICX" collective specs/plans/hgx-h100-x2.yaml --pattern allreduce --size 10KiB --json && keys
 expect 0 "explore a space --json" -- "$FABRICX" explore specs/spaces/power-budget.yaml --budget-points 4 --json --out "$tmp/o" && keys
 expect 0 "explore a space without objectives --json" -- "$FABRICX" explore specs/tpu-v4-cube.yaml --vary 'fabric.dims=[4,4,4],[6,6,6]' --json --out "$tmp/o" && keys
 sed -i -e 's/^[a-z_]*\.[a-z_.]*$/<spec_path>/' "$tmp/keys"

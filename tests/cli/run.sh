@@ -105,9 +105,9 @@ SOURCE_DATE_EPOCH=0 "$FABRICX" explore specs/hgx-h100.yaml --json --out "$tmp/o"
 [ "$(jq -r .provenance.date "$tmp/out")" = 1970-01-01T00:00:00Z ] && ok || bad "SOURCE_DATE_EPOCH date"
 # --skip leaves sections out, repeatable or as a list
 expect 0 "explore --skip" -- "$FABRICX" explore specs/hgx-h100.yaml --skip diagrams --skip placement,loads --json --out "$tmp/o"
-[ "$(jq -r '[.sections[]|.status]|join(",")' "$tmp/out")" = "ok,ok,skipped,ok,skipped,ok,skipped" ] && [ ! -e "$tmp/o/hgx-h100/fabric.svg" ] && [ ! -e "$tmp/o/hgx-h100/links.csv" ] && ok || bad "--skip"
+[ "$(jq -r '[.sections[]|.status]|join(",")' "$tmp/out")" = "ok,ok,skipped,ok,skipped,ok,ok,skipped" ] && [ ! -e "$tmp/o/hgx-h100/fabric.svg" ] && [ ! -e "$tmp/o/hgx-h100/links.csv" ] && ok || bad "--skip"
 expect 2 "explore --skip unknown" -- "$FABRICX" explore specs/hgx-h100.yaml --skip plot --out "$tmp/o"
-first "fabricx: error: --skip: unknown section 'plot' (expected: fabric, collectives, loads, power, placement, failures, diagrams)" "--skip message"
+first "fabricx: error: --skip: unknown section 'plot' (expected: fabric, collectives, loads, power, placement, plan, failures, diagrams)" "--skip message"
 # not decided is exit 4, and the report is still delivered
 expect 4 "explore not decided" -- "$FABRICX" explore tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1 --out "$tmp/o"
 [ "$(jq -r .sections.placement.status "$tmp/o/ports-budget/report.json")" = "not decided" ] && [ "$(jq -r .status "$tmp/o/ports-budget/report.json")" = "not decided" ] && [ -s "$tmp/o/ports-budget/fabric.svg" ] && ok || bad "explore report with an undecided placement"

@@ -67,6 +67,8 @@ Suite *suite_lattice_fast(void);
 Suite *suite_railclos(void);
 Suite *suite_composite(void);
 Suite *suite_kinds(void);
+Suite *suite_measured(void);
+Suite *suite_plan(void);
 Suite *suite_orbit(void);
 
 #endif

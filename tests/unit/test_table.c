@@ -140,6 +140,37 @@ START_TEST(suffixes)
 }
 END_TEST
 
+/* Device time is seconds in CSV and JSON and GPU-seconds in text: the
+ * chapter "Supernodes" §6.7.3 costs four TP2 instances 0.238 GPU·s per
+ * on-time session (8 cards x 119.1 ms / 4 sessions), which a table once
+ * printed as a wait of "238.2 ms". */
+START_TEST(gpu_seconds)
+{
+	fx_table *t = fx_record_new("plan", "Plan", "plan");
+	fx_record_num(t, "gpu_time_per_on_time_s", "cost", FX_F_GPU_SECONDS, 0.2382216);
+	fx_record_num(t, "gpu_time_s", "device time", FX_F_GPU_SECONDS, 0.9528864);
+	char *s = emit(t, fx_table_print);
+	ck_assert_msg(strstr(s, "cost         0.2382 GPU-s") && strstr(s, "0.9529 GPU-s"), "%s", s);
+	ck_assert_msg(!strstr(s, " ms"), "%s", s);
+	free(s);
+	s = emit(t, fx_table_csv);
+	ck_assert_str_eq(s, "gpu_time_per_on_time_s,gpu_time_s\n0.2382216,0.9528864\n");
+	free(s);
+	s = emit(t, json_emit);
+	ck_assert_msg(strstr(s, "\"gpu_time_per_on_time_s\": 0.2382216"), "%s", s);
+	free(s);
+	fx_table_free(t);
+	char b[64];
+	fx_field_format(0, FX_F_GPU_SECONDS, b, sizeof b);
+	ck_assert_str_eq(b, "0 GPU-s");
+	fx_field_format(12345.6, FX_F_GPU_SECONDS, b, sizeof b);
+	ck_assert_str_eq(b, "12346 GPU-s");
+	fx_field_format(0.2382216, FX_F_SECONDS, b, sizeof b);
+	ck_assert_str_eq(b, "238.2 ms");  /* a wait of the same number, for contrast */
+	ck_assert_str_eq(fx_field_suffix(FX_F_GPU_SECONDS), "_s");
+}
+END_TEST
+
 /* a field whose name contradicts its unit is a programming error */
 START_TEST(wrong_suffix)
 {
@@ -223,6 +254,7 @@ Suite *suite_table(void)
 	tcase_add_test(tc, record);
 	tcase_add_test(tc, untyped);
 	tcase_add_test(tc, suffixes);
+	tcase_add_test(tc, gpu_seconds);
 	tcase_add_test(tc, csv_num_fast);
 	tcase_add_test(tc, csv_text_buf_same);
 	tcase_add_test_raise_signal(tc, wrong_suffix, SIGABRT);
