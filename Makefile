@@ -155,6 +155,7 @@ cli-test: $(BIN)
 	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/output.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/pictures.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/space.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/fail.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh

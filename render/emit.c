@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "render_internal.h"
@@ -359,6 +360,8 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 			sb_add(b, "%s ", rd_int(x->n[FX_V_SWITCH], c, sizeof c));
 			sb_text(b, r->name, b == &e->tip);
 		}
+		if (e->m->tiers_derived)  /* the spec gives no tiers: say where they came from */
+			sb_add(b, "\\ntier %d (by hops)", x->tier);
 		if (r->radix > 0)
 			sb_add(b, "\\n%d ports each", r->radix);
 		break;
@@ -369,6 +372,15 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 	}
 	inner(e, x, b, "\\n");
 }
+
+static int id_cmp(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+#define SHOWN 4  /* instances listed in a box with too many cells */
 
 /* Placement: an HTML table with one cell per device, filled by instance. */
 static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
@@ -418,34 +430,43 @@ static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
 				sb_add(b, "</TR>");
 		}
 	} else {  /* too many cells: the instances present, most devices first */
-		int64_t top[4] = {-1, -1, -1, -1}, topn[4] = {0}, none = 0, ninst = 0;
+		int64_t *ids = fx_xmalloc((size_t)n * sizeof *ids), m = 0, none = 0;
 		for (int64_t k = 0; k < n; k++) {
 			int64_t i = inst ? inst[dev[k]] : -1;
-			if (i < 0) {
+			if (i < 0)
 				none++;
-				continue;
-			}
-			int64_t cnt = 0;
-			for (int64_t j = 0; j < n; j++)
-				cnt += inst[dev[j]] == i;
-			int seen = 0;
-			for (int t = 0; t < 4; t++)
-				seen |= top[t] == i;
-			if (seen)
-				continue;
-			ninst++;
-			for (int t = 0; t < 4; t++)
-				if (cnt > topn[t]) {
-					memmove(top + t + 1, top + t, (size_t)(3 - t) * sizeof *top);
-					memmove(topn + t + 1, topn + t, (size_t)(3 - t) * sizeof *topn);
-					top[t] = i;
-					topn[t] = cnt;
-					break;
-				}
+			else
+				ids[m++] = i;
 		}
-		for (int t = 0; t < 4 && top[t] >= 0; t++)
+		fx_sort_r(ids, (size_t)m, sizeof *ids, id_cmp, NULL);
+		/* runs of one instance: the SHOWN largest (ties: lower number) */
+		int64_t top[SHOWN], topn[SHOWN], ntop = 0, ninst = 0, listed = 0;
+		for (int64_t k = 0, j; k < m; k = j) {
+			for (j = k; j < m && ids[j] == ids[k]; j++)
+				;
+			ninst++;
+			int64_t cnt = j - k, t = ntop < SHOWN ? ntop++ : SHOWN;
+			while (t > 0 && topn[t - 1] < cnt) {
+				if (t < SHOWN) {
+					top[t] = top[t - 1];
+					topn[t] = topn[t - 1];
+				}
+				t--;
+			}
+			if (t < SHOWN) {
+				top[t] = ids[k];
+				topn[t] = cnt;
+			}
+		}
+		free(ids);
+		for (int64_t t = 0; t < ntop; t++) {
 			sb_add(b, "<TR><TD BGCOLOR=\"%s\" COLSPAN=\"%d\">instance %lld: %lld</TD></TR>",
 			       instance_colour(top[t], 0, col), cols, (long long)top[t], (long long)topn[t]);
+			listed += topn[t];
+		}
+		if (ninst > ntop)  /* never hide what the box holds */
+			sb_add(b, "<TR><TD COLSPAN=\"%d\">+%lld more (%lld %ss)</TD></TR>", cols,
+			       (long long)(ninst - ntop), (long long)(m - listed), e->m->noun);
 		if (none)
 			sb_add(b, "<TR><TD COLSPAN=\"%d\">unplaced: %lld</TD></TR>", cols, (long long)none);
 	}
@@ -598,6 +619,14 @@ static int drawn_ring(const rd_model *m)
 	return m->lattice && eff == 1 && wrap;
 }
 
+/* Whether dot draws edge x within one rank: its ends on one level of a
+ * tiered drawing (rank=same per level; other edges have minlen >= 1). */
+static int flat_edge(const rd_model *m, const rd_edge *x)
+{
+	return m->nlevels && strcmp(m->engine, "dot") == 0 && m->box[x->a].level >= 0 &&
+	       m->box[x->a].level == m->box[x->b].level;
+}
+
 static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 {
 	char col[8], c[32], w[32], t[32], na[200], nb[200];
@@ -642,10 +671,17 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		set(e, g, "lhead", cl_name(e, x->lhead, cn, sizeof cn));
 	if (x->lhead >= 0 && m->nlevels > 2)  /* rows sit close: room to enter the area */
 		set(e, g, "minlen", "3");
+	/* an edge within one rank of a tiered dot drawing is a flat edge: its
+	 * label goes beside it (xlabel), never on it.  Graphviz 2.43 makes room
+	 * for flat edges' labels by adding a rank above the top one
+	 * (flat_edges, abomination) and with clusters then frees that array
+	 * twice in gvFreeLayout: a rail-optimised custom graph without tiers
+	 * (tests/specs/rail-512.yaml) aborted with "free(): invalid pointer". */
+	const char *lkey = flat_edge(m, x) ? "xlabel" : "label";
 	sb_reset(&e->sb);
 	edge_label(e, x, &e->sb, !e->uniform, !m->uniform_util);
 	if (m->edge_labels && e->sb.n && !e->fan_labels)
-		set(e, g, "label", e->sb.s);
+		set(e, g, lkey, e->sb.s);
 	int64_t i = x - m->edge;
 	if (e->edge_failed && i >= 0 && i < m->nedge && e->edge_failed[i]) {
 		set(e, g, "color", C_FAILED);
@@ -653,9 +689,9 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		setf(e, g, "failed", "%lld", (long long)e->edge_failed[i]);
 		if (m->edge_labels && e->edge_failed[i] < x->links) {
 			sb_add(&e->sb, "%s%s failed", e->sb.n ? "\\n" : "", rd_int(e->edge_failed[i], c, sizeof c));
-			set(e, g, "label", e->sb.s);
+			set(e, g, lkey, e->sb.s);
 		} else if (m->edge_labels) {
-			set(e, g, "label", "failed");
+			set(e, g, lkey, "failed");
 		}
 	}
 	/* tooltip */
@@ -828,8 +864,8 @@ static void legend(sbuf *b, const rd_legend *l)
 			snprintf(t, sizeof t, "%lld", (long long)i);
 			legend_item(b, instance_colour(i, 0, col), "■", t);
 		}
-		if (l->ninst > shown)
-			sb_add(b, "… %s instances (colours repeat; cells give the number)    ",
+		if (l->ninst > shown)  /* on a row of its own: the legend stays narrow */
+			sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">… %s instances (colours repeat; cells give the number)    ",
 			       rd_int(l->ninst, c1, sizeof c1));
 		legend_item(b, "#cccccc", "□", "unplaced");
 		if (l->group)
