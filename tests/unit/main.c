@@ -40,6 +40,7 @@ int main(void)
 	srunner_add_suite(sr, suite_orbit());
 	srunner_add_suite(sr, suite_peer());
 	srunner_add_suite(sr, suite_calib());
+	srunner_add_suite(sr, suite_bom());
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	int ran = srunner_ntests_run(sr);
