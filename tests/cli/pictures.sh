@@ -35,4 +35,14 @@ expect 0 "rail-512 tiers" -- "$FABRICX" render tests/specs/rail-512.yaml -o "$tm
 grep -q '"8 switch\\ntier 2 (by hops)' "$tmp/r.dot" && grep -q '"16 switch\\ntier 1 (by hops)' "$tmp/r.dot" && ok ||
 	bad "rail-512: spines and leaves not drawn as tiers 2 and 1: $(grep -o 'label="[0-9]* switch[^"]*"' "$tmp/r.dot" | tr '\n' ' ')"
 
+# legends are drawn shapes (table cells), not glyphs a converter's fonts may
+# lack: no legend, chart or page legend uses a glyph
+for args in "specs/hgx-h100.yaml" "specs/cm384.yaml --view loads" "specs/hgx-h100.yaml --view placement" \
+	"specs/cm384.yaml --view loads --fail plane=0" "specs/hgx-h100.yaml specs/dgx1.yaml"; do
+	# shellcheck disable=SC2086
+	expect 0 "render $args" -- "$FABRICX" render $args -o "$tmp/g.dot"
+	if grep -q '■\|⬢\|━\|▮\|▯\|□\|▣\|┈\|╌' "$tmp/g.dot"; then bad "render $args: a glyph in the legend"; else ok; fi
+	grep -q 'FIXEDSIZE="TRUE"' "$tmp/g.dot" && ok || bad "render $args: no drawn swatch"
+done
+
 summary "picture tests"
