@@ -152,6 +152,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/hardening/tools.sh
 	FABRICX=$(abspath $(BIN)) sh tests/hardening/attack.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/power.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/composite.sh
 	$(if $(SAN),,MAKE="$(MAKE)" BUILD=$(BUILD) FABRICX=$(abspath $(BIN)) sh tests/cli/install.sh)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/output.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
@@ -171,11 +172,13 @@ san-check: deps
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  all build-san/check_fabricx unit cli-test fuzz-replay
 
-# The CLI tests once more with every fabricx run under valgrind
-# (tests/tools/vg-fabricx): an invalid access or a leak fails the test.
+# The CLI tests and issue #25's contracts once more with every fabricx run
+# under valgrind (tests/tools/vg-fabricx): an invalid access or a leak fails
+# the test.
 valgrind-check:
 	@$(MAKE) --no-print-directory WERROR=-Werror all
 	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
+	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/contracts.sh
 
 # ---- the SimGrid peer suite (tests/peer/README.md) ----
 # Each case's schedule (tests/peer/schedule.c, against the library) runs

@@ -10,6 +10,7 @@
 #include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
+#include "../routing/routing.h"
 
 static const fx_opt common[] = {
 	{"json", NULL, "print one JSON object instead of tables"},
@@ -17,6 +18,8 @@ static const fx_opt common[] = {
 	{"out", "DIR", "write the tables as CSV into DIR/<name>/ (explore: default out; "
 	 "other commands write no files without it)"},
 	{"max-memory", "SIZE", "refuse fabrics estimated to need more (default: half of RAM)"},
+	{"routing", "P", "how flows use equal-cost paths in every collective the command runs: "
+	 "split, hash, dmodk, smodk, rail or pxn (replaces collective.routing)"},
 	{"help", NULL, "show this help"},
 	{NULL, NULL, NULL},
 };
@@ -146,6 +149,12 @@ int fx_cli_parse(fx_cli *c, const char *cmd, const char *text, const fx_opt *opt
 		} else if (strcmp(name, "max-memory") == 0) {
 			if (fx_cli_qty(c, "--max-memory", val, FX_UNIT_SIZE, &c->max_mem))
 				return -1;
+		} else if (strcmp(name, "routing") == 0) {
+			fx_route_policy pol;
+			if (fx_route_policy_parse(val, &pol))
+				return fx_diag_error(&c->d, NULL, "%s: --routing must be "
+						     FX_ROUTE_POLICY_LIST ", got '%s'", cmd, val);
+			c->routing = val;
 		}
 	}
 	if (!c->spec_path) {
@@ -290,6 +299,8 @@ int fx_cli_load(fx_cli *c)
 	fx_design_limits l = limits(c);
 	if (fx_design_load(&c->design, c->spec_path, c->sets, (size_t)c->nsets, &l, &c->d))
 		return -1;
+	if (c->routing)  /* checked when parsed */
+		fx_route_policy_parse(c->routing, &c->design.coll.policy);
 	/* failures and render read --fail themselves (elements to evaluate,
 	 * a picture beside the intact one) */
 	if (find(c->opts, "fail") < 0 || !strcmp(c->cmd, "failures") || !strcmp(c->cmd, "render"))

@@ -62,6 +62,7 @@ typedef struct fx_cli {
 	int out_given;                       /* --out on the command line */
 	int json_error_done;                 /* --json: the error object is written */
 	double max_mem;
+	const char *routing;                 /* --routing: replaces collective.routing */
 	fx_diag d;
 	fx_design design;                    /* the loaded spec, fabric, workload */
 	fx_fault fault;                      /* place --fail-at (at < 0: none) */

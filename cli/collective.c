@@ -37,6 +37,9 @@ static fx_table *result_record(const fx_coll_req *q, const fx_coll_algo *a,
 	if (res->timing != FX_TIMING_BOUND)
 		fx_record_text(t, "sharing", "link sharing", "%s", fx_sharing_name(res->sharing));
 	fx_record_num(t, "alpha_s", "alpha per round", FX_F_SECONDS, tm->alpha);
+	if (tm->network_alpha_set)
+		fx_record_num(t, "network_alpha_s", "alpha per round over the network", FX_F_SECONDS,
+			      tm->network_alpha);
 	fx_record_bool(t, "alpha_replaces_latency", "alpha replaces path latency",
 		       tm->alpha_replaces_latency);
 	fx_record_int(t, "rounds", "rounds", res->rounds);
@@ -323,14 +326,19 @@ static int time_model(fx_cli *c, const char *alpha, fx_coll_time *tm)
 	*tm = c->design.coll;
 	const char *pol = fx_cli_opt(c, "routing"), *timing = fx_cli_opt(c, "timing");
 	if (pol && fx_route_policy_parse(pol, &tm->policy))
-		return fx_diag_error(&c->d, NULL, "collective: --routing must be split or hash, got '%s'",
-				     pol);
+		return fx_diag_error(&c->d, NULL, "collective: --routing must be " FX_ROUTE_POLICY_LIST
+				     ", got '%s'", pol);
+	if (pol && !fx_route_policy_applies(c->design.fab.builder->router, tm->policy))
+		return fx_diag_error(&c->d, NULL, "collective: --routing %s applies to %s; this is a %s "
+				     "fabric", pol, fx_route_policy_scope(tm->policy),
+				     c->design.fab.builder->kind);
 	if (timing && fx_timing_parse(timing, &tm->timing))
 		return fx_diag_error(&c->d, NULL, "collective: --timing must be bound, maxmin or events, "
 				     "got '%s'", timing);
 	if (!alpha)
 		return 0;
 	tm->alpha_replaces_latency = 1;
+	tm->network_alpha_set = 0;  /* one alpha for every round */
 	return fx_cli_qty(c, "--alpha", alpha, FX_UNIT_TIME, &tm->alpha);
 }
 
@@ -350,8 +358,10 @@ static const fx_opt coll_opts[] = {
 	 "(default NCCL's: 512 KiB chunks, smaller for short pipelines; 1 = unpipelined, book Eq. "
 	 "6-10); allreduce/ktree: groups G"},
 	{"tie", "split|plus", "even rings: split ties half and half (default) or always go +"},
-	{"routing", "split|hash", "equal-cost paths: fluid split (default) or one path per flow "
-	 "(destination-mod-k)"},
+	{"routing", "P", "equal-cost paths: split (fluid, default; = minimal), hash, dmodk or smodk "
+	 "(one path per flow; dmodk/smodk per cable, as SimGrid's fat-tree), rail or pxn "
+	 "(composites), valiant (via every other group) or ugal (minimal or Valiant per pair of "
+	 "groups by load) on dragonflies"},
 	{"timing", "bound|maxmin|events", "how rounds are timed: alpha + slowest path + busiest link "
 	 "per round (default, the book's Eq. 6-9), max-min sharing per round, or eager rounds with "
 	 "no barrier (collective.timing)"},
@@ -495,14 +505,28 @@ int fx_report_collectives(fx_cli *c)
 		q.algo = fx_coll_find(w[i].pattern, w[i].algo)->name;
 		q.ranks = ranks;
 		q.size = w[i].size;
-		int passes = strcmp(q.pattern, "all-to-all") == 0 ? 2 : 1;
+		/* all-to-all: both ends of ECMP, and on dragonflies Valiant
+		 * and UGAL too */
+		int passes = strcmp(q.pattern, "all-to-all") != 0 ? 1
+			     : fx_route_policy_applies(c->design.fab.builder->router, FX_ROUTE_VALIANT) ? 4
+			     : 2;
 		fx_coll_result first;  /* pass 0's figures, without its arrays */
 		int first_bad = 0, first_too_big = 0;
 		memset(&first, 0, sizeof first);
 		for (int pass = 0; pass < passes && rc == 0; pass++) {
 			fx_coll_time tm = c->design.coll;
-			if (pass == 1)  /* the other end of ECMP */
+			if (pass == 1 && passes == 2)  /* the other end of ECMP */
 				tm.policy = tm.policy == FX_ROUTE_HASH ? FX_ROUTE_SPLIT : FX_ROUTE_HASH;
+			if (pass >= 1 && passes == 4) {
+				/* the design's policy first, then the other three in order */
+				static const fx_route_policy order[] = {FX_ROUTE_SPLIT, FX_ROUTE_HASH,
+									FX_ROUTE_VALIANT, FX_ROUTE_UGAL};
+				fx_route_policy design = c->design.coll.policy;
+				int k = 0;
+				for (int o = 0; o < 4; o++)
+					if (order[o] != design && ++k == pass)
+						tm.policy = order[o];
+			}
 			fx_coll_result res;
 			int bad, too_big;
 			if (pass == 1 && !fx_router_policy_matters(r)) {
@@ -548,9 +572,9 @@ int fx_report_collectives(fx_cli *c)
 			fx_table_num(t, res.busbw);
 			fx_table_num(t, res.max_link_bytes);
 			size_t u = strlen(c->sum.colls);
-			snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s%s: %s",
+			snprintf(c->sum.colls + u, sizeof c->sum.colls - u, "%s%s/%s %s%s%s: %s",
 				 u ? "; " : "", q.pattern, q.algo, fmt(q.size, FX_UNIT_SIZE, b1),
-				 passes > 1 ? (tm.policy == FX_ROUTE_HASH ? " hash" : " split") : "",
+				 passes > 1 ? " " : "", passes > 1 ? fx_route_policy_name(tm.policy) : "",
 				 fmt(res.time, FX_UNIT_TIME, b2));
 			if (pass == 0 && keeps_a2a(c, &q)) {  /* explore's loads: the same run */
 				*c->a2a_keep = res;

@@ -217,9 +217,14 @@ static int capped(fx_cli *full, const char *path, const char *const *vs, int nv,
 	for (;;) {
 		fx_shrink sh;
 		if (fx_fabric_shrink(&full->design.fab, &full->design.spec, target, &sh)) {
+			/* a build the cap asks for that the kind cannot make: bad input,
+			 * said with what to add */
 			snprintf(r->limited, sizeof r->limited, "%s: %lld devices fit, but %s", plan->limited_by,
 				 (long long)target, sh.rule);
 			r->devices = target;
+			fx_diag_error(&full->d, NULL, "compare: %s: the cap powers %lld devices, but %s",
+				      r->name, (long long)target, sh.rule);
+			*status = full->d.status;
 			return 0;
 		}
 		if (sh.devices == 0) {
@@ -232,6 +237,18 @@ static int capped(fx_cli *full, const char *path, const char *const *vs, int nv,
 		fx_cli c;
 		fx_power_plan p;
 		int rc = load(&c, path, o, vs, nv, &sh);
+		if (rc && c.d.status == FX_EXIT_INPUT) {
+			/* the kind's own increment must build: no row of zeros for it */
+			fx_cli_finish(&c, rc);
+			r->ok = 0;
+			char sets[256] = "";
+			for (int i = 0, at = 0; i < sh.nsets; i++)
+				at += snprintf(sets + at, sizeof sets - (size_t)at, "%s%s", i ? " " : "", sh.set[i]);
+			fx_diag_internal(&full->d, "compare: %s: the %s kind's shrink (%s) gave overrides "
+					 "that do not build: %s", r->name, r->kind, sh.rule, sets);
+			*status = full->d.status;
+			return -1;
+		}
 		if (rc == 0)
 			rc = plan_all(&c, o, &p);
 		if (rc == 0 && p.over_budget) {

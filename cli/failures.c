@@ -722,19 +722,27 @@ int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 	if (o->k == 2 && nfail)
 		return fx_diag_error(&c->d, NULL, "--k 2 pairs the elements of --kind; give it or "
 				     "--fail, not both");
-	if (!c->design.fab.builder->halves)
-		return fx_diag_error(&c->d, NULL, "failures: a %s fabric has no canonical split to "
-				     "measure (structured kinds only)", c->design.fab.builder->kind);
 	if (nfail == 0 && strcmp(kind, "switch") == 0 && c->design.fab.nsw == 0)
 		return fx_diag_error(&c->d, NULL, "failures: %s has no switch chips (try --kind link)",
 				     c->spec_path);
+	/* every selector checked before anything is printed: a bad one is
+	 * bad input (exit 2) with no half-printed report */
+	for (int i = 0; i < nfail; i++) {
+		fx_fail_saved saved;
+		fx_fabric_fail_save(&c->design.fab, &saved);
+		int bad = fx_fabric_fail(&c->design.fab, o->fails[i], "--fail", &c->d);
+		fx_fabric_fail_restore(&c->design.fab, &saved);
+		if (bad)
+			return -1;
+	}
 	uint8_t *side = fx_xcalloc((size_t)c->design.fab.nv + 1, 1);
-	for (int64_t v = 0; v < c->design.fab.nv; v++)
-		side[v] = 2;
 	measure base;
-	if (!c->design.fab.builder->halves(&c->design.fab, side)) {
+	/* the kind's canonical split, or (custom graphs, odd device counts)
+	 * the bisection's spectral + Fiduccia-Mattheyses split */
+	int split = fx_route_split(&c->design.fab, side, &c->d);
+	if (split < 0) {
 		free(side);
-		return fx_diag_error(&c->d, NULL, "failures: no canonical split (an odd number of devices)");
+		return -1;
 	}
 	if (measure_now(c, side, &base)) {
 		free(side);
@@ -750,7 +758,8 @@ int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 	snprintf(title, sizeof title, "%s%s", what, one_per_class ? " (one of each class is failed: "
 		 "an automorphism of the fabric, checked, maps a class onto itself)" : "");
 	fx_table *t = fx_record_new("failures_intact", title, NULL);
-	fx_record_num(t, "bisection_bandwidth_Bps", "bisection across the canonical split",
+	fx_record_num(t, "bisection_bandwidth_Bps", split ? "bisection across a spectral + "
+		      "Fiduccia-Mattheyses split (no canonical one)" : "bisection across the canonical split",
 		      FX_F_BPS, base.bisection);
 	fx_record_num(t, "worst_device_Bps", "each device reaches the fabric with at least",
 		      FX_F_BPS, base.worst_inject);
@@ -776,7 +785,7 @@ int fx_report_failures(fx_cli *c, const fx_failures_opts *o)
 		rc = pairs(c, kind, side, &base, &rs, o->sample, o->seed, &total);
 		sampled = total > (double)o->sample;
 	} else if (strcmp(kind, "switch") == 0)
-		rc = switches(c, side, &base, &rs, o->all);
+		rc = switches(c, side, &base, &rs, o->all || (o->k == 1 && fx_fabric_is(&c->design.fab, FX_KIND_EXPLICIT)));
 	else if (strcmp(kind, "link") == 0)
 		rc = links(c, side, &base, &rs, o->all);
 	else

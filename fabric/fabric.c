@@ -207,6 +207,7 @@ void fx_fabric_release(fx_fabric *f)
 	free(f->name);
 	free(f->vdown);
 	free(f->edown);
+	free(f->domain_of);
 	memset(f, 0, sizeof *f);
 }
 
@@ -307,8 +308,13 @@ static int packaging(fx_fabric *f, const fx_spec *spec, fx_diag *d)
 			f->v[v].node = (int32_t)v;
 		f->nnodes = f->ndev;
 	}
+	/* nothing says otherwise: the kind's racks (a dragonfly's groups),
+	 * else one rack */
+	int64_t node_devices = f->nnodes > 0 ? f->ndev / f->nnodes : 0;
+	if (npr == 0 && f->rack_devices > 0 && node_devices > 0 && f->rack_devices % node_devices == 0)
+		npr = f->rack_devices / node_devices;
 	if (npr == 0)
-		npr = f->nnodes;  /* nothing says otherwise: one rack */
+		npr = f->nnodes;
 	/* racks given explicitly (custom nodes' rack keys) stand */
 	for (int64_t v = 0; v < f->nv; v++) {
 		fx_vertex *x = &f->v[v];

@@ -38,6 +38,7 @@
 
 #define FX_MAX_DIMS 8
 #define FX_MAX_ROLES 8
+#define FX_HOPS_MAX 64
 
 typedef enum fx_vtype { FX_V_DEVICE = 0, FX_V_SWITCH, FX_V_CPU } fx_vtype;
 
@@ -63,6 +64,10 @@ typedef struct fx_link {
 	int32_t count;  /* parallel physical links in this bundle */
 	uint8_t medium; /* fx_medium */
 	int8_t tier;    /* link class: 0 = device links, 1 = first switch tier up, ... */
+	/* 1: a link of a composite's scale-out network, its NIC links
+	 * included (fabric/topo_composite.c); the rounds that cross one
+	 * take collective.network_overhead */
+	uint8_t scale_out;
 } fx_link;
 
 /* A class of switch chips sharing a radix, e.g. "L1" and "L2" of a UB fabric. */
@@ -98,6 +103,7 @@ typedef enum fx_router_family {
 	FX_ROUTER_NONE = 0,   /* not set: a registry error */
 	FX_ROUTER_DOR,        /* dimension-order on a lattice */
 	FX_ROUTER_ECMP,       /* ECMP over relay-aware shortest paths */
+	FX_ROUTER_DRAGONFLY,  /* dragonfly groups: minimal, Valiant or UGAL */
 	FX_ROUTER_FAMILIES
 } fx_router_family;
 
@@ -116,6 +122,11 @@ enum {
 	 * before it runs (routing/collective.c) and small rings and trees
 	 * are laid over its wires */
 	FX_KIND_EXPLICIT = 1u << 3,
+	/* chips of one role, and links of one tier, are not all alike with
+	 * respect to the canonical split (a dragonfly's routers hold global
+	 * links to different groups), so no one of them stands for the rest
+	 * (cli/failures.c evaluates every chip) */
+	FX_KIND_UNEVEN = 1u << 4,
 };
 
 /* A smaller build of the same fabric, in whole increments of its kind, as
@@ -154,6 +165,62 @@ typedef struct fx_ub_state {
 	int64_t nodes, devices_per_node, planes, l2_per_plane, cpus_per_node;
 } fx_ub_state;
 
+typedef struct fx_railclos_state {
+	int64_t servers, rails, per_leaf, planes, tiers;
+	int64_t up;           /* leaf uplinks */
+	int64_t spines;       /* per plane (two tiers) or per pod (three) */
+	int64_t sus_per_pod, spine_up;
+} fx_railclos_state;
+
+/* composite: `domains` copies of a scale-up domain kind joined by a
+ * scale-out network through the devices' NICs (fabric/topo_composite.c). */
+typedef struct fx_composite_state {
+	const struct fx_builder *domain, *network;  /* the tiers' kinds */
+	int64_t domains;          /* scale-up domains */
+	int64_t devices;          /* devices per domain */
+	int64_t nics_per_device;
+	int64_t network_hosts;    /* host ports the network was built with */
+} fx_composite_state;
+/*
+ * dragonfly (topo_dragonfly.c; Kim, Dally, Scott and Abts, ISCA 2008): g
+ * groups joined by global links, m between every pair of groups.  A group
+ * has `edge` switches holding p devices each.  Complete groups (leaves 0):
+ * the edge switches are its a routers, every two joined by one local link,
+ * each holding h global links.  Leaf-spine groups (Dragonfly+, Shpiner et
+ * al. 2017): `edge` = leaves leaves, each linked once to each of the a
+ * spines, which hold the h global links each.  Vertex order: the devices
+ * (device d on edge switch d / p, counted over all groups), then group by
+ * group its edge switches, then its spines.  Global port j of a group (0 ..
+ * a h - 1, on its global switch j / h) leads to the group o(j) = j mod (g -
+ * 1) + 1 further round (the "relative" arrangement), so rotating the groups
+ * is an automorphism: every group is alike.
+ */
+typedef struct fx_dragonfly_state {
+	int64_t p, a, h, g;
+	int64_t leaves;    /* leaf-spine groups: leaves per group; 0: complete groups */
+	int64_t edge;      /* edge switches per group: leaves, or a */
+	int64_t m;         /* global links between each pair of groups: a h / (g - 1) */
+} fx_dragonfly_state;
+
+/* slimfly (topo_slimfly.c; Besta and Hoefler, SC'14): the McKay-Miller-Siran
+ * graph of the prime power q = 4w + delta: 2 q^2 routers of network degree
+ * (3q - delta)/2, p devices each.  Router (s, x, y) is vertex ndev + (s q +
+ * x) q + y for s in {0, 1} and x, y elements of GF(q) numbered 0 .. q-1. */
+typedef struct fx_slimfly_state {
+	int64_t q, p, delta, degree;
+} fx_slimfly_state;
+
+/* hyperx (topo_hyperx.c; Ahn, Binkert, Davis, McLaren and Schreiber, SC'09):
+ * routers at the points of an L-dimensional lattice of widths s[k], every
+ * two that differ in one coordinate k joined by k_links[k] links; t devices
+ * per router.  Router r (coordinates r = x0 + s0 (x1 + s1 (x2 ...))) is
+ * vertex ndev + r and holds devices r t .. r t + t - 1. */
+typedef struct fx_hyperx_state {
+	int ndims;
+	int64_t s[FX_MAX_DIMS], k_links[FX_MAX_DIMS];
+	int64_t t, routers;
+} fx_hyperx_state;
+
 /* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing stage
  * latency (beta) and router table entries per PE. */
 typedef struct fx_wafer_state {
@@ -175,6 +242,8 @@ typedef struct fx_fabric {
 				 * what is built on the fabric later (schedules,
 				 * MILPs, drawings) is held to as well; 0 = none */
 	int64_t nnodes, nracks;     /* packaging units that hold devices */
+	int64_t rack_devices;       /* devices per rack when packaging.nodes_per_rack
+				 * is not given (a dragonfly's groups); 0: one rack */
 	/* Lattice kinds (torus, mesh, wafer-mesh): device v has coordinates
 	 * v = x0 + d0*(x1 + d1*(x2 ...)); plus_edge[v*ndims+i] is the edge to
 	 * the +1 neighbour in dimension i, or -1 at a mesh boundary. */
@@ -197,7 +266,26 @@ typedef struct fx_fabric {
 		fx_nvswitch_state nvswitch;
 		fx_ub_state ub;
 		fx_wafer_state wafer;
+		fx_railclos_state railclos;
+		fx_composite_state composite;
+		fx_dragonfly_state dragonfly;
+		fx_slimfly_state slimfly;
+		fx_hyperx_state hyperx;
 	} state;
+	/* NICs, on kinds that have them (rail-clos endpoints, a composite's
+	 * devices): NIC i's ports are bundles nic_edge0 + i*nic_ports ..
+	 * + nic_ports - 1, one per network plane; nnics 0: no NICs.  `--fail
+	 * nic=I` fails them (fabric/fail.c). */
+	int64_t nic_edge0, nnics;
+	int nic_ports;
+	/* Composite fabrics: each vertex's scale-up domain, -1 for the
+	 * scale-out network's switches (NULL elsewhere).  The domains are
+	 * alike and their devices run domain by domain: domain k holds
+	 * devices k*n .. k*n + n-1, n = ndev / ndomains.  Routing keeps a
+	 * flow between two devices of one domain inside the domain
+	 * (routing/route.c), and hop counts measure it there. */
+	int32_t *domain_of;
+	int64_t ndomains;
 	char **names;               /* custom fabrics: vertex names; else NULL */
 	char **groups;              /* custom fabrics: vertex group or NULL */
 	/* Edge endpoints: ends[2e] < ends[2e+1].  Directed link 2e runs from
@@ -248,6 +336,13 @@ typedef struct fx_builder {
 	 * of the kind (fab is the spec's `fabric` map); 0, or -1 when the kind
 	 * cannot shrink this fabric (out->rule says why).  NULL: cannot shrink. */
 	int (*shrink)(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out);
+	/* Hop counts between the devices of the intact fabric in closed form,
+	 * or from the kind's own structure (searches from a few devices that
+	 * stand for all): hist[h] ordered pairs of distinct devices h hops
+	 * apart for h < *nhist (at most FX_HOPS_MAX), one farthest pair in
+	 * far[0], far[1], and *how says how.  0, or -1 when no formula applies
+	 * (routing/ searches instead).  NULL: none. */
+	int (*hops)(const fx_fabric *f, double *hist, int *nhist, int64_t far[2], const char **how);
 	/* Candidate automorphisms of the kind's structure (a lattice's
 	 * reflections and shifts, a fat-tree's rotations of alike parts):
 	 * offer(ctx, perm) for each, perm[nv] the image of each vertex.
@@ -397,6 +492,13 @@ typedef struct fx_fail_saved {
 } fx_fail_saved;
 void fx_fabric_fail_save(const fx_fabric *f, fx_fail_saved *s);
 void fx_fabric_fail_restore(fx_fabric *f, fx_fail_saved *s);
+/* The domains alone (composite fabrics): a shallow copy of f that shares
+ * its arrays, with every scale-out link (fx_link.scale_out) failed on top
+ * of f's own failures, so that routers and searches on it stay inside
+ * each domain.  Release it with fx_fabric_domain_view_release (which
+ * frees only the masks); never with fx_fabric_release. */
+void fx_fabric_domain_view(const fx_fabric *f, fx_fabric *view);
+void fx_fabric_domain_view_release(fx_fabric *view);
 /* Failed vertices and failed physical links (bundles weighted by count). */
 void fx_fabric_fail_counts(const fx_fabric *f, int64_t *vertices, int64_t *links);
 /*

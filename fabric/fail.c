@@ -11,6 +11,7 @@
  * chip, a node or rack with all it holds, a plane's chips, a power
  * domain); "A~B" fails the bundles between what A and B pick (a link).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,25 @@ void fx_fabric_fail_restore(fx_fabric *f, fx_fail_saved *s)
 	s->vdown = s->edown = NULL;
 }
 
+void fx_fabric_domain_view(const fx_fabric *f, fx_fabric *view)
+{
+	*view = *f;
+	view->domain_of = NULL;
+	view->vdown = fx_xcalloc((size_t)f->nv + 1, 1);
+	view->edown = fx_xcalloc((size_t)f->ne + 1, 1);
+	if (f->vdown)
+		memcpy(view->vdown, f->vdown, (size_t)f->nv + 1);
+	for (int64_t e = 0; e < f->ne; e++)
+		view->edown[e] = f->e[e].scale_out || !fx_fabric_edge_up(f, e);
+}
+
+void fx_fabric_domain_view_release(fx_fabric *view)
+{
+	free(view->vdown);
+	free(view->edown);
+	memset(view, 0, sizeof *view);
+}
+
 void fx_fabric_fail_counts(const fx_fabric *f, int64_t *vertices, int64_t *links)
 {
 	*vertices = *links = 0;
@@ -109,9 +129,52 @@ static int fail_links(fx_fabric *f, const char *expr, const char *tilde, const c
 	return rc;
 }
 
+/* "nic=I" or "nic=LO-HI": every port of those NICs (rail-clos endpoints,
+ * a composite's devices). */
+static int fail_nics(fx_fabric *f, const char *expr, const char *where, const fx_snode *n,
+		     fx_diag *d)
+{
+	const char *r = expr + 4;
+	char *end;
+	long lo = -1, hi = -1;
+	if (*r >= '0' && *r <= '9') {
+		lo = hi = strtol(r, &end, 10);
+		if (*end == '-' && end[1] >= '0' && end[1] <= '9')
+			hi = strtol(end + 1, &end, 10);
+		if (*end)
+			lo = -1;
+	}
+	const char *why = NULL;
+	char range[96];
+	snprintf(range, sizeof range, "0-%lld", (long long)(f->nnics - 1));
+	if (f->nnics == 0)
+		why = "names NICs, but this fabric has none (rail-clos and composite fabrics have "
+		      "them; fail a link with A~B)";
+	else if (lo < 0 || hi < lo)
+		why = "must be nic=I or nic=LO-HI";
+	else if (hi >= f->nnics)
+		why = "names a NIC the fabric does not have";
+	if (why) {
+		if (n)
+			return fx_snode_error(d, n, "'%s' %s%s%s", n->path, why, f->nnics ? ": NICs " : "",
+					      f->nnics ? range : "");
+		return fx_diag_error(d, NULL, "%s: '%s' %s%s%s", where ? where : "failures", expr, why,
+				     f->nnics ? ": NICs " : "", f->nnics ? range : "");
+	}
+	uint8_t *dead = fx_xcalloc((size_t)f->ne + 1, 1);
+	for (long i = lo; i <= hi; i++)
+		for (int j = 0; j < f->nic_ports; j++)
+			dead[f->nic_edge0 + i * f->nic_ports + j] = 1;
+	fx_fabric_fail_mark(f, NULL, dead);
+	free(dead);
+	return 0;
+}
+
 static int fail_expr(fx_fabric *f, const char *expr, const char *where, const fx_snode *n,
 		     fx_diag *d)
 {
+	if (strncmp(expr, "nic=", 4) == 0)
+		return fail_nics(f, expr, where, n, d);
 	const char *tilde = strchr(expr, '~');
 	if (tilde)
 		return fail_links(f, expr, tilde, where, n, d);
@@ -245,6 +308,13 @@ static int lattice_still_whole(const fx_fabric *f)
 	return 1;
 }
 
+static int64_t mutual_sets(const fx_fabric *f, const int64_t *off, const int64_t *inc,
+			   uint8_t *reach);
+
+/* Past this many search steps (devices x (vertices + edges)) a composite's
+ * joined devices are found as other fabrics' are. */
+#define MUTUAL_MAX_STEPS 2e8
+
 int64_t fx_fabric_reachable(const fx_fabric *f, uint8_t *reach)
 {
 	int64_t nd = f->ndev;
@@ -271,6 +341,12 @@ int64_t fx_fabric_reachable(const fx_fabric *f, uint8_t *reach)
 			inc[at[f->ends[2 * e + 1]]++] = e;
 		}
 	free(at);
+	if (f->domain_of && (double)nd * (double)(f->nv + f->ne) <= MUTUAL_MAX_STEPS) {
+		int64_t n = mutual_sets(f, off, inc, reach);
+		free(off);
+		free(inc);
+		return n;
+	}
 	int32_t *mark = fx_xmalloc((size_t)(nd + 1) * sizeof *mark);
 	int64_t *queue = fx_xmalloc((size_t)(f->nv + 1) * sizeof *queue);
 	for (int64_t v = 0; v < nd; v++)
@@ -297,4 +373,60 @@ int64_t fx_fabric_reachable(const fx_fabric *f, uint8_t *reach)
 	free(off);
 	free(inc);
 	return best;
+}
+
+/*
+ * A composite's devices do not relay, and they reach the rest of their
+ * domain and the network by different links, so what one device reaches
+ * is not what another does: a GPU that lost its NIC still reaches its own
+ * server's GPUs, and they the other server, but it cannot.  Searching from
+ * the first device would call its server the whole fabric.  Here every
+ * live device is searched, and devices are dropped, the one missing the
+ * most partners first, until every device left reaches every other.
+ */
+static int64_t mutual_sets(const fx_fabric *f, const int64_t *off, const int64_t *inc,
+			   uint8_t *reach)
+{
+	int64_t nd = f->ndev, words = (nd + 63) / 64;
+	uint64_t *m = fx_xcalloc((size_t)(nd * words + 1), sizeof *m);
+	int32_t *mark = fx_xmalloc((size_t)(nd + 1) * sizeof *mark);
+	int64_t *queue = fx_xmalloc((size_t)(f->nv + 1) * sizeof *queue);
+	for (int64_t s = 0; s < nd; s++) {
+		reach[s] = fx_fabric_vertex_up(f, s) != 0;
+		if (!reach[s])
+			continue;
+		for (int64_t v = 0; v < nd; v++)
+			mark[v] = -1;
+		reach_from(f, off, inc, s, mark, 0, queue);
+		for (int64_t v = 0; v < nd; v++)
+			if (mark[v] == 0)
+				m[s * words + v / 64] |= (uint64_t)1 << (v % 64);
+	}
+	int64_t *miss = fx_xmalloc((size_t)(nd + 1) * sizeof *miss);
+	for (;;) {
+		int64_t worst = -1;
+		for (int64_t a = 0; a < nd; a++)
+			miss[a] = 0;
+		for (int64_t a = 0; a < nd; a++)
+			for (int64_t b = a + 1; b < nd && reach[a]; b++)
+				if (reach[b] && !((m[a * words + b / 64] >> (b % 64)) & 1 &&
+						  (m[b * words + a / 64] >> (a % 64)) & 1)) {
+					miss[a]++;
+					miss[b]++;
+				}
+		for (int64_t a = 0; a < nd; a++)
+			if (reach[a] && miss[a] > 0 && (worst < 0 || miss[a] > miss[worst]))
+				worst = a;
+		if (worst < 0)
+			break;
+		reach[worst] = 0;
+	}
+	int64_t n = 0;
+	for (int64_t a = 0; a < nd; a++)
+		n += reach[a];
+	free(miss);
+	free(m);
+	free(mark);
+	free(queue);
+	return n;
 }

@@ -217,9 +217,93 @@ static int check_roles(fx_diag *d, custom_params *p)
 	return rc;
 }
 
+/* The blocks a custom graph declares for capped builds (`increment: node`
+ * or `group`): each vertex's block, in block order (packaging node
+ * numbers; groups in order of first appearance), or -1 when it has none;
+ * returns the number of blocks. */
+static int64_t blocks_of(const fx_snode *ns, int by_group, int64_t *block)
+{
+	int64_t nb = 0;
+	const char **names = fx_xcalloc(ns->n + 1, sizeof *names);
+	for (size_t i = 0; i < ns->n; i++) {
+		const fx_snode *n = ns->items[i];
+		const fx_snode *k = fx_snode_get(n, by_group ? "group" : "node");
+		block[i] = -1;
+		if (!k || !k->text)
+			continue;
+		if (!by_group) {
+			block[i] = strtoll(k->text, NULL, 10);
+			if (block[i] + 1 > nb)
+				nb = block[i] + 1;
+			continue;
+		}
+		int64_t g = 0;
+		while (g < nb && strcmp(names[g], k->text) != 0)
+			g++;
+		if (g == nb)
+			names[nb++] = k->text;
+		block[i] = g;
+	}
+	free(names);
+	return nb;
+}
+
+/* `blocks: K` with `increment`: only the first K blocks are built (and
+ * every vertex in none); links to what is left out go too. */
+static int keep_blocks(fx_diag *d, const fx_snode *fab, const fx_snode *ns, custom_params *p)
+{
+	const fx_snode *inc = fx_snode_get(fab, "increment"), *bl = fx_snode_get(fab, "blocks");
+	const char *how = NULL;
+	int64_t keep = 0;
+	if (inc && fx_snode_str(d, inc, &how))
+		return -1;
+	if (how && strcmp(how, "node") && strcmp(how, "group"))
+		return fx_snode_error(d, inc, "'%s' must be node or group (the blocks a capped build "
+				      "takes away), got '%s'", inc->path, how);
+	if (bl && !inc)
+		return fx_snode_error(d, bl, "'%s.blocks' needs '%s.increment' (node or group)",
+				      fab->path, fab->path);
+	if (!bl)
+		return 0;
+	if (fx_snode_int(d, bl, 1, INT32_MAX, &keep))
+		return -1;
+	int64_t *block = fx_xmalloc((ns->n + 1) * sizeof *block);
+	int64_t nb = blocks_of(ns, how[0] == 'g', block);
+	if (keep > nb) {
+		free(block);
+		return fx_snode_error(d, bl, "'%s' (%lld) is more than the %lld %s blocks", bl->path,
+				      (long long)keep, (long long)nb, how);
+	}
+	int64_t *to = fx_xmalloc((p->nn + 1) * sizeof *to);
+	size_t m = 0;
+	for (size_t i = 0; i < p->nn; i++) {
+		to[i] = block[i] < keep ? (int64_t)m : -1;
+		if (to[i] >= 0)
+			p->nodes[m++] = p->nodes[i];
+	}
+	p->nn = m;
+	size_t ml = 0;
+	for (size_t i = 0; i < p->nl; i++)
+		if (to[p->links[i].a] >= 0 && to[p->links[i].b] >= 0) {
+			p->links[ml] = p->links[i];
+			p->links[ml].a = to[p->links[i].a];
+			p->links[ml++].b = to[p->links[i].b];
+		}
+	p->nl = ml;
+	free(to);
+	free(block);
+	int64_t ndev = 0;
+	for (size_t i = 0; i < p->nn; i++)
+		ndev += p->nodes[i].type == FX_V_DEVICE;
+	if (ndev == 0)
+		return fx_snode_error(d, bl, "'%s' (%lld) keeps no device", bl->path, (long long)keep);
+	return 0;
+}
+
 static int parse(fx_diag *d, const fx_snode *fab, void *params)
 {
-	static const char *const keys[] = {"kind", "nodes", "links", "link", NULL};
+	static const char *const keys[] = {"kind", "nodes", "links", "link", "increment", "blocks",
+					   NULL};
 	custom_params *p = params;
 	const fx_snode *ns, *ls;
 	fx_linkspec dflt = {0, 0, FX_MEDIUM_COPPER};
@@ -262,7 +346,7 @@ static int parse(fx_diag *d, const fx_snode *fab, void *params)
 	p->nl = ls->n;
 	for (size_t i = 0; i < ls->n; i++)
 		rc |= parse_link(d, ls->items[i], p, &dflt, have_dflt, &p->links[i]);
-	if (rc)
+	if (rc || keep_blocks(d, fab, ns, p))
 		return -1;
 	for (size_t i = 0; i < p->nl; i++) {
 		p->nodes[p->links[i].a].used += p->links[i].count;
@@ -340,6 +424,49 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 	return 0;
 }
 
+/* Shrinks by the blocks the spec declares (`increment`), the largest
+ * first ones whose devices fit; without `increment`, it cannot. */
+static int shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
+{
+	(void)f;
+	const fx_snode *inc = fx_snode_get(fab, "increment"), *ns = fx_snode_get(fab, "nodes");
+	if (!inc || !inc->text || !ns || ns->kind != FX_SNODE_SEQ) {
+		snprintf(out->rule, sizeof out->rule, "a custom graph shrinks by the blocks it declares: "
+			 "give 'fabric.increment' (node or group)");
+		return -1;
+	}
+	int by_group = strcmp(inc->text, "group") == 0;
+	int64_t *block = fx_xmalloc((ns->n + 1) * sizeof *block);
+	int64_t nb = blocks_of(ns, by_group, block);
+	int64_t *dev = fx_xcalloc((size_t)nb + 1, sizeof *dev);
+	for (size_t i = 0; i < ns->n; i++) {
+		const fx_snode *t = fx_snode_get(ns->items[i], "type");
+		if (block[i] >= 0 && t && t->text && strcmp(t->text, "device") == 0)
+			dev[block[i]]++;
+	}
+	if (nb == 0) {
+		snprintf(out->rule, sizeof out->rule, "'fabric.increment' is %s, but no vertex has a "
+			 "'%s' to make blocks of", inc->text, by_group ? "group" : "node");
+		free(block);
+		free(dev);
+		return -1;
+	}
+	int64_t free_dev = f->ndev;  /* devices in no block stay */
+	for (int64_t b = 0; b < nb; b++)
+		free_dev -= dev[b];
+	int64_t k = 0, n = free_dev;
+	while (k < nb && n + dev[k] <= max_devices)
+		n += dev[k++];
+	snprintf(out->rule, sizeof out->rule, "whole %s blocks, in order (fabric.increment)",
+		 by_group ? "group" : "node");
+	out->devices = k > 0 ? n : 0;
+	if (k > 0)
+		fx_shrink_set(out, "fabric.blocks=%lld", (long long)k);
+	free(block);
+	free(dev);
+	return 0;
+}
+
 static void release(void *params)
 {
 	custom_params *p = params;
@@ -356,7 +483,7 @@ const fx_builder fx_builder_custom = {
 	.size = size,
 	.build = build,
 	.release = release,
-	/* an explicit graph has no increments to shrink by */
+	.shrink = shrink,
 	/* explicit graphs: ECMP over the same relay-aware shortest-path DAG,
 	 * so a custom Clos or HGX routes like its structured twin */
 	.router = FX_ROUTER_ECMP,

@@ -551,14 +551,48 @@ static double lattice_bisection(const fx_fabric *f, double *links)
 /* Shrinks by whole slabs along the outermost dimension (the last one:
  * devices are numbered with the first dimension fastest), so the first
  * devices stay where they were. */
+/* The last extent of node_shape or rack_shape (1 when absent): a slab
+ * must hold whole nodes and racks. */
+static int64_t shape_step(const fx_snode *fab, const char *key, int last)
+{
+	const fx_snode *s = fx_snode_get(fab, key);
+	int64_t v = 1;
+	if (s && s->kind == FX_SNODE_SEQ && (size_t)last < s->n && s->items[last]->text)
+		v = strtoll(s->items[last]->text, NULL, 10);
+	return v > 0 ? v : 1;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Shrinks by slabs along the last dimension, in steps that keep whole
+ * racks (rack_shape), nodes (node_shape) and packaging nodes. */
 static int lattice_shrink(const fx_fabric *f, const fx_snode *fab, int64_t max_devices, fx_shrink *out)
 {
-	(void)fab;
 	int last = f->ndims - 1;
-	int64_t slab = f->ndev / f->dims[last], k = max_devices / slab;
-	snprintf(out->rule, sizeof out->rule, "whole slabs of %lld devices along dimension %d", (long long)slab,
-		 last);
-	out->devices = k * slab;
+	int64_t plane = f->ndev / f->dims[last];
+	int64_t step = shape_step(fab, "rack_shape", last), node = shape_step(fab, "node_shape", last);
+	step = step / gcd64(step, node) * node;
+	/* packaging nodes of `per` devices must fill the slabs */
+	int64_t per = f->nnodes > 0 ? f->ndev / f->nnodes : 1;
+	int64_t need = per / gcd64(per, plane * step);
+	step *= need;
+	int64_t slab = plane * step, k = max_devices / slab;
+	if (step == 1)
+		snprintf(out->rule, sizeof out->rule, "whole slabs of %lld devices along dimension %d",
+			 (long long)slab, last);
+	else
+		snprintf(out->rule, sizeof out->rule, "whole slabs of %lld devices (%lld steps, whole "
+			 "racks and nodes) along dimension %d", (long long)slab, (long long)step, last);
+	k *= step;  /* steps along the last dimension */
+	out->devices = k * plane;
 	if (k == 0)
 		return 0;
 	char list[FX_MAX_DIMS * 12] = "";

@@ -72,6 +72,8 @@ static void routing_lost(const fx_fabric *f, fx_export_info *info)
 	fx_export_lost(info, "routing: fabricx routes %s; a graph tool routes as it is told",
 		       f->builder && f->builder->router == FX_ROUTER_DOR
 		       ? "dimension by dimension (dimension order), splitting ties on even rings"
+		       : f->builder && f->builder->router == FX_ROUTER_DRAGONFLY
+		       ? "minimally by groups (one global link; or Valiant, UGAL), not by shortest paths"
 		       : "ECMP over shortest paths, splitting each flow over its equal next hops");
 }
 

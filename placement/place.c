@@ -396,19 +396,28 @@ static int lay_out(const fx_pctx *c, fx_router *rt, const fx_plan *plan, fx_plac
 	 * order so instance 0 sits on the first devices */
 	if (rc == 0)
 		qsort(out->inst, (size_t)c->I, sizeof *out->inst, by_first_device);
-	out->nracks = c->R;
-	out->rack = fx_xcalloc((size_t)(c->R ? c->R : 1), sizeof *out->rack);
-	for (int64_t r = 0; r < c->R; r++)
-		out->rack[r].rack = r;
+	/* the racks and the system as the power model counts the same nodes
+	 * (fabricx power --nodes): links, switch trays, cooling included */
+	uint8_t *used = fx_xcalloc((size_t)c->N + 1, 1);
 	for (int64_t n = 0; n < c->N; n++)
 		if (fill[n] > 0) {
 			out->nodes_used++;
-			out->rack[c->node_rack[n]].nodes_used++;
-			out->rack[c->node_rack[n]].watts += c->pnode;
+			used[n] = 1;
 		}
-	for (int64_t r = 0; r < c->R; r++)
-		out->rack[r].liquid = out->rack[r].watts > c->pc->air_limit;
-	out->watts = (double)out->nodes_used * (c->pnode + c->pinfra) + c->pc->fixed;
+	const fx_fabric *f = c->f;
+	fx_power_rack *pr = fx_xcalloc((size_t)(f->nracks > 0 ? f->nracks : 1), sizeof *pr);
+	fx_power_racks_used(c->pc, f, used, pr);
+	out->nracks = c->R;
+	out->rack = fx_xcalloc((size_t)(c->R ? c->R : 1), sizeof *out->rack);
+	for (int64_t r = 0; r < c->R; r++) {
+		out->rack[r].rack = r;
+		out->rack[r].nodes_used = r < f->nracks ? pr[r].nodes : 0;
+		out->rack[r].watts = r < f->nracks ? pr[r].watts : 0;
+		out->rack[r].liquid = r < f->nracks && pr[r].liquid;
+	}
+	free(pr);
+	free(used);
+	out->watts = fx_power_of(c->pc, f, out->nodes_used).total;
 	free(fill);
 	return rc;
 }

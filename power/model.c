@@ -11,7 +11,8 @@
  * role (packaging.switches).  A link's power is split between the racks
  * of its two ends.  A build of n of the fabric's N nodes keeps every
  * switch chip (the builders shrink nodes, not switch tiers) and n/N of
- * the links.
+ * the links; a composite's domain chips go with their domains, n/N of
+ * them (fabric/topo_composite.c shrinks by whole domains).
  */
 #include <math.h>
 #include <stdio.h>
@@ -57,17 +58,20 @@ static int networked(const fx_fabric *f, int64_t v)
 	return f->v[v].type == FX_V_SWITCH && f->v[v].node < 0 && f->v[v].rack < 0;
 }
 
+/* Switch chips inside nodes count in their nodes: with `power.node` the
+ * node's figure covers the rest of it, and the chips add their own
+ * (power.switch), so a router given a figure is never dropped. */
 double fx_power_node(const fx_power_config *c, const fx_fabric *f)
 {
 	if (!c || !fx_fabric_built(f))
 		return NAN;
-	if (c->node > 0)
-		return c->node;
 	int64_t nodes = f->nnodes > 0 ? f->nnodes : 1;
 	double sw_in_nodes = 0, cpus = (double)f->ncpu / (double)nodes;
 	for (int64_t v = 0; v < f->nv; v++)
 		if (f->v[v].type == FX_V_SWITCH && f->v[v].node >= 0)
 			sw_in_nodes += chip_watts(c, f, f->v[v].role);
+	if (c->node > 0)
+		return c->node + sw_in_nodes / (double)nodes;
 	return (double)per_node(f) * c->device + cpus * c->cpu + c->node_overhead +
 	       sw_in_nodes / (double)nodes;
 }
@@ -76,6 +80,9 @@ double fx_power_node(const fx_power_config *c, const fx_fabric *f)
  * between compute racks and each role's network racks. */
 typedef struct infra {
 	double switches, links;
+	double domain_switches;               /* of those, chips of a composite's domains
+					       * (fx_fabric.domain_of), which come and go with
+					       * their domains' nodes as the links do */
 	double compute_links;                 /* link halves ending in compute racks */
 	double role_links[FX_MAX_ROLES];      /* link halves ending on network chips */
 	double role_chips[FX_MAX_ROLES];      /* watts of the role's network chips */
@@ -90,6 +97,8 @@ static void infra_of(const fx_power_config *c, const fx_fabric *f, infra *in)
 			continue;
 		double w = chip_watts(c, f, f->v[v].role);
 		in->switches += w;
+		if (f->domain_of && f->domain_of[v] >= 0)
+			in->domain_switches += w;
 		if (networked(f, v) && f->v[v].role >= 0) {
 			in->role_chips[f->v[v].role] += w;
 			in->role_count[f->v[v].role]++;
@@ -116,7 +125,7 @@ static fx_power_parts parts_of(const fx_power_config *c, const fx_fabric *f, int
 	fx_power_parts p = {0};
 	double share = f->nnodes > 0 ? (double)n / (double)f->nnodes : 1;
 	p.nodes = (double)n * pnode;
-	p.switches = in->switches;
+	p.switches = in->switches - in->domain_switches * (1 - share);
 	p.links = in->links * share;
 	p.infra = p.switches + p.links;
 	p.step = c->step_devices > 0 && n * per_node(f) > c->step_devices ? c->step_power : 0;
@@ -172,9 +181,12 @@ static void fill_racks(const fx_power_config *c, const fx_fabric *f, const infra
 		k->nodes = n - r * npr < npr ? n - r * npr : npr;
 		k->watts = (double)k->nodes * node_w;
 	}
-	/* chips outside nodes that stay in a compute rack (switch trays) */
+	/* chips outside nodes that stay in a compute rack (switch trays); a
+	 * composite's domain past the racks built is not built */
 	for (int64_t v = 0; v < f->nv && p->compute_racks > 0; v++)
 		if (f->v[v].type == FX_V_SWITCH && f->v[v].node < 0 && f->v[v].rack >= 0) {
+			if (f->domain_of && f->domain_of[v] >= 0 && f->v[v].rack >= p->compute_racks)
+				continue;
 			int64_t r = f->v[v].rack < p->compute_racks ? f->v[v].rack : p->compute_racks - 1;
 			p->rack[r].chips++;
 			p->rack[r].watts += chip_watts(c, f, f->v[v].role);
@@ -327,4 +339,39 @@ int fx_power_plan_build(const fx_power_config *c, const fx_fabric *f, int64_t no
 	}
 	fill_racks(c, f, &in, p);
 	return 0;
+}
+
+void fx_power_racks_used(const fx_power_config *c, const fx_fabric *f, const uint8_t *used,
+			 fx_power_rack *racks)
+{
+	infra in;
+	infra_of(c, f, &in);
+	int64_t N = f->nnodes > 0 ? f->nnodes : 1;
+	double node_w = fx_power_node(c, f) + in.compute_links / (double)N;
+	for (int64_t r = 0; r < f->nracks; r++)
+		racks[r] = (fx_power_rack){.rack = r};
+	uint8_t *seen = fx_xcalloc((size_t)N + 1, 1);
+	for (int64_t v = 0; v < f->ndev; v++) {
+		/* each node once, in the rack of its devices */
+		int64_t node = f->v[v].node, rack = f->v[v].rack;
+		if (node < 0 || node >= N || rack < 0 || rack >= f->nracks || seen[node])
+			continue;
+		seen[node] = 1;
+		if (used[node]) {
+			racks[rack].nodes++;
+			racks[rack].watts += node_w;
+		}
+	}
+	free(seen);
+	/* switch chips kept in a compute rack (switch trays), with a powered
+	 * rack only when they belong to a composite's domain */
+	for (int64_t v = 0; v < f->nv; v++)
+		if (f->v[v].type == FX_V_SWITCH && f->v[v].node < 0 && f->v[v].rack >= 0 &&
+		    f->v[v].rack < f->nracks &&
+		    !(f->domain_of && f->domain_of[v] >= 0 && racks[f->v[v].rack].nodes == 0)) {
+			racks[f->v[v].rack].chips++;
+			racks[f->v[v].rack].watts += chip_watts(c, f, f->v[v].role);
+		}
+	for (int64_t r = 0; r < f->nracks; r++)
+		cool(c, c->cooling, &racks[r]);
 }

@@ -133,6 +133,13 @@ fx_power_parts fx_power_of(const fx_power_config *c, const struct fx_fabric *f, 
 int fx_power_plan_build(const fx_power_config *c, const struct fx_fabric *f, int64_t nodes,
 			fx_power_plan *out, fx_diag *d);
 void fx_power_plan_release(fx_power_plan *p);
+/* The fabric's compute racks (racks[f->nracks]) as the plan counts them,
+ * with only the nodes used[node] marks powered: each rack's watts (its
+ * powered nodes, each with its share of the links, and the switch chips
+ * kept in the rack), chips and cooling (power.cooling, air_limit), so that
+ * a placement's racks are what `fabricx power` says of the same nodes. */
+void fx_power_racks_used(const fx_power_config *c, const struct fx_fabric *f,
+			 const uint8_t *used, fx_power_rack *racks);
 /* "as specified (no limit binds)", "power", ... for people. */
 const char *fx_power_limit_text(const fx_power_plan *p);
 /* "air", "liquid" or "air (over the 40 kW air limit)" for one rack. */

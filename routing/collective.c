@@ -385,9 +385,9 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = fx_timing_check(f, &s, tm, d);
 	if (rc == 0)
-		rc = route_work(f, r, &s, pattern, n, tm->policy == FX_ROUTE_HASH, d);
+		rc = route_work(f, r, &s, pattern, n, fx_route_policy_pins(tm->policy), d);
 	/* the distance table's routing is bounded as it goes (route_work) */
-	int bounded = rc == 0 && tm->policy != FX_ROUTE_HASH && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
+	int bounded = rc == 0 && !fx_route_policy_pins(tm->policy) && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
 		      fx_router_takes_table(r);
 	double work0 = fx_router_work(r);
 	if (bounded)
@@ -399,7 +399,7 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	/* a round that repeats an earlier one takes its loads, or with the
 	 * summary its kept breakpoint sums (an allreduce's all-gather repeats
 	 * its reduce-scatter) */
-	fx_twins *twins = rc ? NULL : fx_twins_new(&s);
+	fx_twins *twins = rc || fx_router_per_cable(r) ? NULL : fx_twins_new(&s);
 	fx_flow *buf = NULL;  /* a shift round's flows, listed in turn */
 	size_t cap = 0;
 	for (size_t i = 0; i < s.n && rc == 0; i++) {
@@ -463,12 +463,14 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		 * when that is most of them (cheaper than jumping about) */
 		int dense = nused * 4 > nl;
 		size_t nvisit = dense ? nl : nused;
+		int scale_out = 0;  /* a flow crossed the scale-out network */
 		for (size_t u = 0; u < nvisit; u++) {
 			int64_t l = dense ? (int64_t)u : used[u];
 			if (load[l] == 0)
 				continue;
 			const fx_link *lk = &f->e[l / 2];
-			double busy = load[l] / (lk->count * lk->bw);
+			scale_out |= lk->scale_out;
+			double busy = fx_router_link_busy(r, l, load[l]);
 			if (busy > worst)
 				worst = busy;
 			if (load[l] > rr->max_link_bytes)
@@ -485,7 +487,11 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 		rr->max_hops = st.max_hops;
 		rr->stages = rd->stages;
 		rr->latency = st.max_latency;
-		rr->time = tm->alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst +
+		/* a round with a flow over the scale-out network waits out that
+		 * network's overhead (the chapter "Supernodes" §6.5.1: every
+		 * round of a ring across two HGX servers waits on the NIC hop) */
+		double alpha = scale_out && tm->network_alpha_set ? tm->network_alpha : tm->alpha;
+		rr->time = alpha + (tm->alpha_replaces_latency ? 0 : st.max_latency) + worst +
 			   (double)rd->stages * (wafer ? wafer->routing_latency : 0);
 		out->time += rr->time * (double)rd->repeat;
 		out->rounds += rd->repeat;
@@ -558,17 +564,6 @@ static int check_total(const fx_coll_req *q, const fx_sched *s, fx_diag *d)
 				 (long long)q->n, total, FX_MAX_SCHED_FLOWS);
 }
 
-int fx_route_policy_parse(const char *s, fx_route_policy *out)
-{
-	if (strcmp(s, "split") == 0)
-		*out = FX_ROUTE_SPLIT;
-	else if (strcmp(s, "hash") == 0)
-		*out = FX_ROUTE_HASH;
-	else
-		return -1;
-	return 0;
-}
-
 /* A request's ranks, size and pieces, checked before any algorithm reads
  * them: every rank is a device of f (a rank of -1 or of ndev once wrote
  * outside the per-device arrays, or ran as nothing in no time).  A device
@@ -628,6 +623,15 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 {
 	if (check_run("fx_coll_run", f, r, tm, out, d) || check_req("fx_coll_run", f, q, d))
 		return -1;
+	if (!fx_route_policy_applies(f->builder->router, tm->policy))
+		return fx_diag_error(d, NULL, "routing %s applies to %s; this is a %s fabric",
+				     fx_route_policy_name(tm->policy), fx_route_policy_scope(tm->policy),
+				     f->builder->kind);
+	if ((tm->policy == FX_ROUTE_PXN || tm->policy == FX_ROUTE_RAIL) && !f->domain_of)
+		return fx_diag_error(d, NULL, "routing '%s' relays between a composite's domains: "
+				     "'%s' is a %s fabric, with no scale-up domains and network "
+				     "(fabric.kind: composite)", fx_route_policy_name(tm->policy), f->name,
+				     f->builder->kind);
 	fx_router_set_policy(r, tm->policy);
 	const fx_coll_algo *a = fx_coll_find(q->pattern, q->algo);
 	if (!a)
@@ -751,13 +755,15 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 
 int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 {
-	static const char *const keys[] = {"overhead", "includes_path_latency", "routing", "timing",
-					   "sharing", NULL};
+	static const char *const keys[] = {"overhead", "network_overhead", "includes_path_latency",
+					   "routing", "timing", "sharing", NULL};
 	const fx_snode *c;
 	const char *pol = NULL, *timing = NULL, *sharing = NULL;
 	if (!tm)
 		return fx_diag_error(d, NULL, "fx_coll_time_parse: no time model to fill");
 	tm->alpha = 0;
+	tm->network_alpha_set = 0;
+	tm->network_alpha = 0;
 	tm->alpha_replaces_latency = 0;
 	tm->policy = FX_ROUTE_SPLIT;
 	tm->timing = FX_TIMING_BOUND;
@@ -771,13 +777,23 @@ int fx_coll_time_parse(fx_diag *d, const fx_spec *spec, fx_coll_time *tm)
 		return 0;
 	int rc = fx_spec_keys(d, c, keys) |
 		 fx_spec_qty_opt(d, c, "overhead", FX_UNIT_TIME, 0, 0, &tm->alpha) |
+		 fx_spec_qty_opt(d, c, "network_overhead", FX_UNIT_TIME, 0, 0, &tm->network_alpha) |
 		 fx_spec_bool_opt(d, c, "includes_path_latency", &tm->alpha_replaces_latency) |
 		 fx_spec_str_opt(d, c, "routing", &pol) |
 		 fx_spec_str_opt(d, c, "timing", &timing) |
 		 fx_spec_str_opt(d, c, "sharing", &sharing);
+	tm->network_alpha_set = fx_snode_get(c, "network_overhead") != NULL;
+	const fx_snode *rn = fx_snode_get(c, "routing");
 	if (rc == 0 && pol && fx_route_policy_parse(pol, &tm->policy))
-		rc = fx_snode_error(d, fx_snode_get(c, "routing"), "'%s' must be split or hash, "
-				    "got '%s'", fx_snode_get(c, "routing")->path, pol);
+		return fx_snode_error(d, rn, "'%s' must be " FX_ROUTE_POLICY_LIST ", got '%s'", rn->path,
+				      pol);
+	/* valiant and ugal choose intermediate groups: dragonflies only */
+	const fx_snode *fab = fx_snode_get(spec->root, "fabric");
+	const fx_snode *kn = fab ? fx_snode_get(fab, "kind") : NULL;
+	const fx_builder *b = kn && kn->text ? fx_builder_find(kn->text) : NULL;
+	if (rc == 0 && pol && b && !fx_route_policy_applies(b->router, tm->policy))
+		return fx_snode_error(d, rn, "'%s' %s applies to %s; 'fabric.kind' is '%s'", rn->path,
+				      pol, fx_route_policy_scope(tm->policy), b->kind);
 	if (rc == 0 && timing && fx_timing_parse(timing, &tm->timing))
 		rc = fx_snode_error(d, fx_snode_get(c, "timing"), "'%s' must be bound, maxmin or "
 				    "events, got '%s'", fx_snode_get(c, "timing")->path, timing);

@@ -471,7 +471,9 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 	int canon = f->builder->halves ? f->builder->halves(f, side) : 0;
 	int exact = canon == 1;
 	double links = 0;
-	double formula = exact && f->builder->bisection ? f->builder->bisection(f, &links) : -1;
+	/* a bound's closed form is its canonical split's cut: what a split
+	 * that is not proven least gives (dragonfly, slimfly, hyperx) */
+	double formula = canon && f->builder->bisection ? f->builder->bisection(f, &links) : -1;
 	int rc = 0;
 	int large = f->nv + f->ne > MAXFLOW_CONFIRM_LIMIT;
 	if (large && formula < 0) {
@@ -512,11 +514,21 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 		return rc;
 	out->confirmed = flow && formula >= 0 &&
 			 fabs(formula - out->bandwidth) <= 1e-9 * fmax(1, formula);
+	if (!exact && flow && formula >= 0 && !out->confirmed && out->bandwidth < formula) {
+		/* the max-flow found a cheaper cut of the same split than the
+		 * closed form's: the smaller bound stands (tests pin the kinds
+		 * where the two agree) */
+		formula = -1;
+	}
 	out->exact = exact;
 	out->method = exact ? "exact" : "bound";
 	out->how = out->confirmed ? by_edges ? "closed form = max-flow = edge cut, all devices"
-					     : "closed form = igraph max-flow"
+			       : exact ? "closed form = igraph max-flow"
+				       : "canonical split: closed form = igraph max-flow (a cut, not "
+					 "proven least)"
 		   : exact && formula >= 0 ? "closed form; too large for max-flow"
+		   : formula >= 0 ? "canonical split's closed form (a cut, not proven least); too "
+				    "large for max-flow"
 		   : canon ? by_edges ? "canonical split, max-flow = edge cut, all devices"
 				      : "canonical split, igraph max-flow"
 		   : spectral ? by_edges ? "spectral + Fiduccia-Mattheyses split, max-flow = edge cut, all devices"
@@ -530,4 +542,25 @@ int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d)
 		return fx_diag_internal(d, "bisection of '%s': max-flow gives %.6g B/s but the closed "
 					"form gives %.6g B/s", f->name, out->bandwidth, formula);
 	return 0;
+}
+
+int fx_route_split(const fx_fabric *f, uint8_t *side, fx_diag *d)
+{
+	memset(side, 0, (size_t)f->nv);
+	int canon = f->builder->halves ? f->builder->halves(f, side) : 0;
+	int rc = 0, spectral = 0;
+	if (!canon) {
+		if (f->ndev < 2)
+			return fx_diag_error(d, NULL, "%s has fewer than two devices: nothing to split",
+					     f->name);
+		if (f->nv + f->ne > SPECTRAL_LIMIT * 50)
+			return fx_diag_undecided(d, "%s has no canonical split, and a spectral + "
+						 "Fiduccia-Mattheyses split of %lld vertices and edges is "
+						 "past fabricx's limit of %d", f->name,
+						 (long long)(f->nv + f->ne), SPECTRAL_LIMIT * 50);
+		rc = heuristic_halves(f, side, &spectral, d);
+	}
+	for (int64_t v = f->ndev; v < f->nv; v++)
+		side[v] = 2;
+	return rc ? rc : canon ? 0 : 1;
 }

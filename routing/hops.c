@@ -108,11 +108,13 @@ static void lattice_hops(const fx_fabric *f, fx_hops *h)
 }
 
 /* Adds the distances from one source to the histogram, weighted. */
-static int tally(const fx_fabric *f, const fx_bfs *b, int64_t src, double weight, fx_hops *h,
-		 const uint8_t *reach, fx_diag *d)
+/* Adds the distances from one source to the targets want[] marks (NULL:
+ * every device), weighted. */
+static int tally_some(const fx_fabric *f, const fx_bfs *b, int64_t src, double weight, fx_hops *h,
+		      const uint8_t *reach, const uint8_t *want, fx_diag *d)
 {
 	for (int64_t v = 0; v < f->ndev; v++) {
-		if (v == src || (reach && !reach[v]))
+		if (v == src || (reach && !reach[v]) || (want && !want[v]))
 			continue;
 		if (b->dist[v] < 0) {
 			char a[64], c[64];
@@ -131,6 +133,66 @@ static int tally(const fx_fabric *f, const fx_bfs *b, int64_t src, double weight
 		}
 	}
 	return 0;
+}
+
+static int tally(const fx_fabric *f, const fx_bfs *b, int64_t src, double weight, fx_hops *h,
+		 const uint8_t *reach, fx_diag *d)
+{
+	return tally_some(f, b, src, weight, h, reach, NULL, d);
+}
+
+/* A composite's hop counts: from every device one search inside its
+ * domain (the flows routing keeps there) and one over the whole fabric
+ * for the other domains' devices. */
+static int composite_hops(const fx_fabric *f, fx_hops *h, const uint8_t *reach, fx_diag *d)
+{
+	fx_fabric view;
+	fx_fabric_domain_view(f, &view);
+	fx_inc g, gd;
+	fx_inc_build(&g, f);
+	fx_inc_build(&gd, &view);
+	fx_bfs b = {.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist),
+		    .lat = fx_xmalloc((size_t)f->nv * sizeof *b.lat), .least = 1,
+		    .queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue)};
+	double steps = 2.0 * (double)f->ndev * (double)(f->nv + f->ne);
+	int64_t step = 1;
+	if (steps > FULL_SEARCH_BUDGET) {
+		step = (f->ndev + SAMPLE_SOURCES - 1) / SAMPLE_SOURCES;
+		h->sampled = 1;
+	}
+	int rc = 0;
+	h->diameter = -1;
+	/* want[v]: the target is counted by this search; a device of the
+	 * source's domain that a failure cut off inside it goes with the
+	 * others, as routing sends it */
+	uint8_t *want = fx_xmalloc((size_t)f->ndev + 1);
+	for (int64_t s = 0; s < f->ndev && rc == 0; s += step) {
+		if (reach && !reach[s])
+			continue;
+		fx_bfs_from(&b, &gd, s, 0);
+		for (int64_t v = 0; v < f->ndev; v++)
+			want[v] = f->domain_of[v] == f->domain_of[s] && b.dist[v] >= 0;
+		rc = tally_some(f, &b, s, (double)step, h, reach, want, d);
+		fx_bfs_from(&b, &g, s, 0);
+		for (int64_t v = 0; v < f->ndev; v++)
+			want[v] = !want[v];
+		if (rc == 0)
+			rc = tally_some(f, &b, s, (double)step, h, reach, want, d);
+		h->sources++;
+	}
+	free(want);
+	h->method = h->sampled ? "sampled: searches from evenly spaced devices, inside the domain "
+				 "and across the network"
+				 : "exact: two searches per device, inside its domain and across the network";
+	fx_inc_release(&g);
+	fx_inc_release(&gd);
+	fx_fabric_domain_view_release(&view);
+	free(b.queue);
+	free(b.dist);
+	free(b.lat);
+	if (rc == 0)
+		finish(h);
+	return rc;
 }
 
 int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
@@ -166,6 +228,11 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 		lattice_hops(f, h);
 		return 0;
 	}
+	if (f->domain_of) {
+		int rc = composite_hops(f, h, reach, d);
+		free(reach);
+		return rc;
+	}
 	fx_inc g;  /* live bundles only; among shortest paths the least latency */
 	fx_inc_build(&g, f);
 	fx_bfs b = {.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist),
@@ -173,7 +240,22 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 		    .queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue)};
 	int rc = 0;
 	h->diameter = -1;
-	if (f->device_transitive && !reach) {
+	double kind_hist[FX_HOPS_MAX];
+	int kind_n = 0;
+	int64_t far[2] = {0, 0};
+	const char *how = NULL;
+	if (!reach && f->builder->hops && f->builder->hops(f, kind_hist, &kind_n, far, &how) == 0) {
+		/* the kind's own closed form; one search for the farthest pair's
+		 * latency (the least over its shortest paths, as tally keeps) */
+		for (int i = 0; i < kind_n; i++)
+			hist_add(h, i, kind_hist[i]);
+		fx_bfs_from(&b, &g, far[0], 0);
+		h->far_a = far[0];
+		h->far_b = far[1];
+		h->far_latency = b.lat[far[1]];
+		h->method = how;
+		h->sources = 0;
+	} else if (f->device_transitive && !reach) {
 		fx_bfs_from(&b, &g, 0, 0);
 		rc = tally(f, &b, 0, (double)f->ndev, h, NULL, d);
 		h->sources = 1;

@@ -425,4 +425,25 @@ extern const fx_coll_algo fx_ar_ring, fx_ar_tree, fx_ar_rhd, fx_ar_swing, fx_ar_
 	fx_gemm_meshgemm, fx_ar_swing_torus, fx_rs_swing_torus, fx_ag_swing_torus, fx_ar_rec_torus,
 	fx_rs_rec_torus, fx_ag_rec_torus, fx_ar_swing_torus_lat, fx_ar_rec_torus_lat;
 
+/* The dragonfly router (routing/route_dragonfly.c), by the builder's
+ * numbering: route.c's router of FX_ROUTER_DRAGONFLY holds one. */
+typedef struct fx_dfr fx_dfr;
+fx_dfr *fx_dfr_new(const fx_fabric *f);
+void fx_dfr_free(fx_dfr *r);
+/* Routes n listed flows by policy pol, adding to load as fx_load_add
+ * does and raising st's maxima. */
+int fx_dfr_add(fx_dfr *r, fx_route_policy pol, const fx_flow *flows, size_t n, double *load,
+	       fx_path_stats *st, int64_t **used, size_t *nused, size_t *capused);
+/* Routes b bytes between every two distinct devices of a multiset
+ * (cnt[d] copies of device d; a device sends itself nothing), from
+ * per-switch and per-group counts. */
+int fx_dfr_counts(fx_dfr *r, fx_route_policy pol, const double *cnt, double b, double *load,
+		  fx_path_stats *st, int64_t **used, size_t *nused, size_t *capused);
+/* About the steps fx_dfr_counts takes, and fx_dfr_add per flow. */
+double fx_dfr_counts_cost(const fx_dfr *r, fx_route_policy pol);
+double fx_dfr_flow_cost(const fx_dfr *r, fx_route_policy pol);
+/* 0 when the router's arithmetic names every link the builder made
+ * (tests): device links, local links and every global link. */
+int fx_dfr_check(const fx_dfr *r);
+
 #endif

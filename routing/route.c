@@ -4,7 +4,10 @@
  * end of this file maps the family to its router:
  *
  *   FX_ROUTER_DOR   dimension-order (torus, mesh, wafer-mesh): dor_*
- *   FX_ROUTER_ECMP  ecmp (fat-tree, nvswitch, ub, custom): ecmp_*
+ *   FX_ROUTER_ECMP  ecmp (fat-tree, nvswitch, ub, slimfly, hyperx, custom):
+ *                   ecmp_*
+ *   FX_ROUTER_DRAGONFLY  minimal, Valiant or UGAL by groups (dragonfly):
+ *                   dfly_*, routing/route_dragonfly.c
  *
  * Failed elements (fabric/fail.c): ECMP never sees a failed bundle (the
  * incidence list leaves them out, so distances, splits and hash walks run
@@ -39,7 +42,18 @@ struct fx_router {
 	const fx_fabric *f;
 	const router_kind *kind;
 	int tie_plus;
-	int hash;               /* FX_ROUTE_HASH: one path per flow */
+	fx_route_policy policy; /* as set (the dragonfly router reads it) */
+	int hash;               /* FX_ROUTE_HASH: one path per flow, merged by state */
+	int modk;               /* FX_ROUTE_DMODK, _SMODK: one path per flow, per cable */
+	/* per-cable loads (modk): cable j of bundle e, direction dir at
+	 * 2 * (cable_off[e] + j) + dir; bundles of one cable have none */
+	double *cable;
+	int64_t *cable_off;
+	/* composite fabrics: flows inside a domain go to `intra`, a router
+	 * over the domains alone (fx_fabric_domain_view); NULL elsewhere */
+	fx_router *intra;
+	fx_fabric *view;
+	fx_dfr *dfr;            /* dragonfly: its router */
 	int degraded;           /* built on a fabric with failed elements */
 	int fallback;           /* ... whose own router could not avoid them */
 	/* dimension-order latency: a route's is the sum of its links' own
@@ -189,7 +203,7 @@ static double dor_flow(fx_router *r, int i, int *x, const int *y, double m, int 
 		if (!f->wrap[i]) {
 			h = abs(y[i] - x[i]);
 			dir = y[i] > x[i] ? 0 : 1;
-		} else if (2 * fwd == k && r->hash) {
+		} else if (2 * fwd == k && (r->hash || r->modk)) {
 			/* pinned: even destination coordinates go +, odd go - */
 			h = fwd;
 			dir = y[i] % 2;
@@ -358,7 +372,7 @@ static void bump_emit(void *ctx, int64_t l, double bytes)
 
 static fx_dor_tie dor_tie(const fx_router *r)
 {
-	return r->hash ? FX_DOR_TIE_HASH : r->tie_plus ? FX_DOR_TIE_PLUS : FX_DOR_TIE_SPLIT;
+	return r->hash || r->modk ? FX_DOR_TIE_HASH : r->tie_plus ? FX_DOR_TIE_PLUS : FX_DOR_TIE_SPLIT;
 }
 
 /* Every device: each line of dimension i carries N/k_i times the all-pairs
@@ -459,19 +473,19 @@ static void incidence(fx_router *r)
  * the bundles: the first link of each bundle in edge order, then the
  * second of those with two, and so on.  In switches the flow takes port
  * x mod k, x starting at the destination's vertex id and divided by k after
- * every choice of more than one port: the destination-mod-k rule of SimGrid's fat-tree and of D-mod-k
- * switch tables, which spreads destinations over every core of a
- * multi-tier Clos.  At the source itself (a GPU choosing among its NVSwitch
- * chips or planes) the port is (source + destination) mod k: pure D-mod-k
- * there would bring every flow to a destination in on one of its planes.
- * A bundle keeps its links fluid (the model has one load per bundle).
+ * every choice of more than one port: D-mod-k in the switches, which
+ * spreads destinations over every core of a multi-tier Clos.  At the
+ * source itself (a GPU choosing among its NVSwitch chips or planes) the
+ * port is (source + destination) mod k.  A bundle keeps its links fluid.
+ * This equals SimGrid's fat-tree only with one uplink per host and one
+ * cable per switch pair; `dmodk` (modk_walk below) is SimGrid's rule.
  */
 /* The port (a link) a flow at v bound for dst takes under the hash policy:
  * number `key` mod the next-hop ports, dealt round the bundles (one link of
  * each, then the next, so neighbouring numbers land on different
  * neighbours).  *nports: the number of next-hop ports. */
-static int64_t hash_port(const fx_router *r, int64_t v, int64_t dst, const int32_t *dist,
-			 int64_t key, int64_t *nports)
+static int64_t hash_port_cable(const fx_router *r, int64_t v, int64_t dst, const int32_t *dist,
+			       int64_t key, int64_t *nports, int64_t *cable)
 {
 	const fx_fabric *f = r->f;
 	int64_t k = 0, c = 0, pick = -1;  /* k physical links, the widest bundle c */
@@ -492,11 +506,74 @@ static int64_t hash_port(const fx_router *r, int64_t v, int64_t dst, const int32
 				continue;
 			if (want-- == 0) {
 				pick = e;
+				*cable = j;
 				break;
 			}
 		}
 	*nports = k;
 	return pick;
+}
+
+static int64_t hash_port(const fx_router *r, int64_t v, int64_t dst, const int32_t *dist,
+			 int64_t key, int64_t *nports)
+{
+	int64_t cable;
+	return hash_port_cable(r, v, dst, dist, key, nports, &cable);
+}
+
+/* Switch tier of v (devices and CPUs 0), for telling down steps. */
+static int vertex_tier(const fx_fabric *f, int64_t v)
+{
+	return f->v[v].type == FX_V_SWITCH && f->v[v].role >= 0 ? f->roles[f->v[v].role].tier : 0;
+}
+
+/* Adds bytes to cable j of directed link l (per-cable policies). */
+static void cable_add(fx_router *r, int64_t l, int64_t j, double bytes)
+{
+	r->cable[2 * (r->cable_off[l / 2] + j) + (l & 1)] += bytes;
+}
+
+/*
+ * d-mod-k and s-mod-k, per cable (SimGrid's FatTreeZone, 3.32,
+ * get_local_route; Zahavi's D-mod-K and S-mod-K): the next-hop ports at v
+ * are numbered round the bundles as above, a bundle of c cables counting c
+ * ports, every cable loaded on its own.  Going up, the flow takes port
+ * x mod k, x starting at the destination's device number (d-mod-k) or the
+ * source's (s-mod-k) and divided by k after each choice of more than one
+ * port, at the sender too (SimGrid's hosts choose their parent the same
+ * way, so every flow to a destination of several rails arrives on one of
+ * them).  A step down to a lower tier over one bundle takes cable
+ * (source mod c) under d-mod-k, as SimGrid's down routes pick their
+ * cable, and (destination mod c) under s-mod-k.
+ */
+static void modk_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, double *load,
+		      fx_path_stats *st)
+{
+	const fx_fabric *f = r->f;
+	int smodk = r->policy == FX_ROUTE_SMODK;
+	int64_t v = fl->src, x = smodk ? fl->src : fl->dst, other = smodk ? fl->dst : fl->src;
+	int64_t hops = 0;
+	double lat = 0;
+	while (v != fl->dst) {
+		int64_t k, j = 0, pick = hash_port_cable(r, v, fl->dst, dist, x, &k, &j);
+		int64_t w = fx_fabric_other(f, pick, v);
+		if (k == f->e[pick].count && k > 1 && vertex_tier(f, w) < vertex_tier(f, v)) {
+			j = other % k;  /* down one bundle: the cable by the other end */
+		} else if (k > 1) {
+			x /= k;
+		}
+		int64_t l = fx_fabric_dirlink(f, pick, v);
+		bump(r, load, l, fl->bytes);
+		if (f->e[pick].count > 1)
+			cable_add(r, l, j, fl->bytes);
+		lat += f->e[pick].lat;
+		hops++;
+		v = w;
+	}
+	if (hops > st->max_hops)
+		st->max_hops = hops;
+	if (lat > st->max_latency)
+		st->max_latency = lat;
 }
 
 /* One flow's path under the hash policy, hop by hop (the reference; the
@@ -615,12 +692,112 @@ static void hash_push(fx_router *r, const fx_flow *flows, const size_t *ord, siz
 	r->nhs = 0;
 }
 
+static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *load,
+			 fx_path_stats *st, fx_diag *d);
+
+/* Moves the intra router's newly loaded links onto r's list (they share
+ * the load array, so each link is listed once: by whichever loaded it
+ * first). */
+static void take_used(fx_router *r)
+{
+	fx_router *in = r->intra;
+	if (in->nused == 0)
+		return;
+	r->used = fx_xgrow(r->used, &r->capused, r->nused + in->nused, sizeof *r->used);
+	memcpy(r->used + r->nused, in->used, in->nused * sizeof *r->used);
+	r->nused += in->nused;
+	in->nused = 0;
+}
+
+/*
+ * Composite fabrics: a flow between two devices of one domain stays in the
+ * domain (NCCL keeps it on NVLink; a hop-count shortest path could leave
+ * through a NIC when a leaf is as near as an NVSwitch chip).  Flows
+ * between domains take ECMP over the whole fabric; under `pxn` (NCCL's
+ * PXN) a flow first moves inside its domain to the device with the
+ * destination's index in its domain, whose NIC shares the destination's
+ * rail, and under `rail` it crosses on its own rail to the device with
+ * its own index in the destination's domain, which hands it on inside
+ * that domain (a rail-only network).  The legs' path figures add: the
+ * slowest first leg and the slowest second (a bound on the slowest flow).
+ */
+/* Whether the domain alone still joins src to dst: always on an intact
+ * fabric; on a degraded one a pair the failures parted inside its domain
+ * goes round through the network (one search per such destination,
+ * cached by the intra router). */
+static int intra_joins(fx_router *r, int64_t src, int64_t dst)
+{
+	if (!fx_fabric_degraded(r->f) || src == dst)
+		return 1;
+	const int32_t *dist;
+	const double *lat;
+	ecmp_tables(r->intra, dst, &dist, &lat);
+	return dist[src] >= 0;
+}
+
+static int tiered_add(fx_router *r, const fx_flow *flows, size_t n, double *load,
+		      fx_path_stats *st, fx_diag *d)
+{
+	const fx_fabric *f = r->f;
+	int64_t per = f->ndomains ? f->ndev / f->ndomains : f->ndev;
+	fx_flow *in = fx_xmalloc((n ? n : 1) * sizeof *in), *leg1 = fx_xmalloc((n ? n : 1) * sizeof *leg1),
+		*leg2 = fx_xmalloc((n ? n : 1) * sizeof *leg2);
+	size_t ni = 0, n1 = 0, n2 = 0;
+	int relay = r->policy == FX_ROUTE_PXN || r->policy == FX_ROUTE_RAIL;
+	for (size_t i = 0; i < n; i++) {
+		fx_flow fl = flows[i];
+		int32_t a = f->domain_of[fl.src], b = f->domain_of[fl.dst];
+		if (a == b && a >= 0 && intra_joins(r, fl.src, fl.dst)) {
+			in[ni++] = fl;
+		} else if (!relay || a < 0 || b < 0) {
+			leg2[n2++] = fl;
+		} else if (r->policy == FX_ROUTE_PXN) {
+			int64_t via = (int64_t)a * per + fl.dst % per;
+			if (via != fl.src)
+				leg1[n1++] = (fx_flow){fl.src, via, fl.bytes};
+			leg2[n2++] = (fx_flow){via, fl.dst, fl.bytes};
+		} else {
+			int64_t via = (int64_t)b * per + fl.src % per;
+			leg2[n2++] = (fx_flow){fl.src, via, fl.bytes};
+			if (via != fl.dst)
+				leg1[n1++] = (fx_flow){via, fl.dst, fl.bytes};
+		}
+	}
+	fx_path_stats s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0};
+	int rc = 0;
+	if (ni)
+		rc = fx_router_add(r->intra, in, ni, load, &s0, d);
+	if (rc == 0 && n1)
+		rc = fx_router_add(r->intra, leg1, n1, load, &s1, d);
+	take_used(r);
+	if (rc == 0 && n2)
+		rc = ecmp_add_flat(r, leg2, n2, load, &s2, d);
+	if (rc == 0) {
+		if (n1)
+			s2 = (fx_path_stats){s1.max_hops + s2.max_hops, s1.max_latency + s2.max_latency};
+		st->max_hops = s0.max_hops > s2.max_hops ? s0.max_hops : s2.max_hops;
+		st->max_latency = s0.max_latency > s2.max_latency ? s0.max_latency : s2.max_latency;
+	}
+	free(in);
+	free(leg1);
+	free(leg2);
+	return rc;
+}
+
 static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
 		    fx_diag *d)
 {
+	if (r->intra)
+		return tiered_add(r, flows, n, load, st, d);
+	return ecmp_add_flat(r, flows, n, load, st, d);
+}
+
+static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *load,
+			 fx_path_stats *st, fx_diag *d)
+{
 	const fx_fabric *f = r->f;
 	incidence(r);  /* a cached incidence list: igraph_incident per vertex was half the time */
-	if (!r->hash && !r->reference) {  /* the up/down sweep, else the grouped
+	if (!r->hash && !r->modk && !r->reference) {  /* the up/down sweep, else the grouped
 					   * push; on a pair with no route, the
 					   * reference below reports it */
 		r->flows_seen += (double)n;
@@ -655,6 +832,10 @@ static int ecmp_add(fx_router *r, const fx_flow *flows, size_t n, double *load, 
 						   fx_fabric_vertex_name(f, fl->src, a, sizeof a),
 						   fx_fabric_vertex_name(f, fl->dst, b, sizeof b));
 				break;
+			}
+			if (r->modk) {
+				modk_walk(r, fl, dist, load, st);
+				continue;
 			}
 			if (r->hash) {
 				if (r->reference)
@@ -723,7 +904,7 @@ static int each_destination(fx_router *r, double bytes, double *load, fx_path_st
 /* All pairs under split ECMP: one push per destination group. */
 static int ecmp_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d)
 {
-	if (!r->hash && !r->reference) {
+	if (!r->hash && !r->modk && !r->reference && !r->intra) {
 		incidence(r);
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(r->f, &r->inc);
@@ -731,6 +912,57 @@ static int ecmp_all_pairs(fx_router *r, double bytes, double *load, fx_path_stat
 			return 0;
 	}
 	return each_destination(r, bytes, load, st, d);
+}
+
+/* ---------------- dragonfly groups (routing/route_dragonfly.c) ---------------- */
+
+static void dfly_init(fx_router *r)
+{
+	r->dfr = fx_dfr_new(r->f);
+}
+
+static int dfly_add(fx_router *r, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
+		    fx_diag *d)
+{
+	(void)d;
+	return fx_dfr_add(r->dfr, r->policy, flows, n, load, st, &r->used, &r->nused, &r->capused);
+}
+
+static int dfly_all_pairs(fx_router *r, double bytes, double *load, fx_path_stats *st, fx_diag *d)
+{
+	(void)d;
+	double *cnt = fx_xmalloc((size_t)(r->f->ndev ? r->f->ndev : 1) * sizeof *cnt);
+	for (int64_t v = 0; v < r->f->ndev; v++)
+		cnt[v] = 1;
+	int rc = fx_dfr_counts(r->dfr, r->policy, cnt, bytes, load, st, &r->used, &r->nused,
+			       &r->capused);
+	free(cnt);
+	return rc;
+}
+
+/* A rank set: its n(n-1) flows one by one when that is less work than
+ * routing from its counts (a TP group of 8), else from the counts. */
+static int dfly_among(fx_router *r, const fx_among *a, double *load, fx_path_stats *st, fx_diag *d)
+{
+	double pairs = (double)a->n * (double)(a->n - 1);
+	if (pairs * fx_dfr_flow_cost(r->dfr, r->policy) < fx_dfr_counts_cost(r->dfr, r->policy)) {
+		size_t m = 0;
+		fx_flow *fl = fx_xmalloc((size_t)(a->n > 1 ? pairs : 1) * sizeof *fl);
+		for (int64_t i = 0; i < a->n; i++)
+			for (int64_t j = 0; j < a->n; j++)
+				if (i != j)
+					fl[m++] = (fx_flow){a->dev[i], a->dev[j], a->bytes};
+		int rc = dfly_add(r, fl, m, load, st, d);
+		free(fl);
+		return rc;
+	}
+	double *cnt = fx_xcalloc((size_t)(r->f->ndev ? r->f->ndev : 1), sizeof *cnt);
+	for (int64_t i = 0; i < a->n; i++)
+		cnt[a->dev[i]] += 1;
+	int rc = fx_dfr_counts(r->dfr, r->policy, cnt, a->bytes, load, st, &r->used, &r->nused,
+			       &r->capused);
+	free(cnt);
+	return rc;
 }
 
 /* ---------------- the table ---------------- */
@@ -821,12 +1053,20 @@ static const router_kind ecmp = {
 	.add = ecmp_add,
 	.all_pairs = ecmp_all_pairs,
 };
+static const router_kind dfly = {
+	.name = "dragonfly",
+	.init = dfly_init,
+	.add = dfly_add,
+	.all_pairs = dfly_all_pairs,
+	.among = dfly_among,
+};
 
 /* The router of each family, indexed by fx_router_family.  No fallback:
  * a family missing here is a registry error (tests/unit/test_routing.c). */
 static const router_kind *const families[FX_ROUTER_FAMILIES] = {
 	[FX_ROUTER_DOR] = &dor,
 	[FX_ROUTER_ECMP] = &ecmp,
+	[FX_ROUTER_DRAGONFLY] = &dfly,
 };
 
 static const router_kind *family_router(fx_router_family fam)
@@ -872,6 +1112,11 @@ fx_router *fx_router_new(const fx_fabric *f, int tie_plus)
 	const router_kind *kind = router_for(f, &r->fallback);
 	r->kind = kind;
 	kind->init(r);
+	if (f->domain_of && kind == &ecmp) {
+		r->view = fx_xmalloc(sizeof *r->view);
+		fx_fabric_domain_view(f, r->view);
+		r->intra = fx_router_new(r->view, tie_plus);
+	}
 	return r;
 }
 
@@ -909,6 +1154,14 @@ void fx_router_free(fx_router *r)
 	fx_sweep_free(r->sweep);
 	fx_updown_free(r->updown);
 	fx_dorsum_free(r->sum);
+	free(r->cable);
+	free(r->cable_off);
+	if (r->intra) {
+		fx_router_free(r->intra);
+		fx_fabric_domain_view_release(r->view);
+		free(r->view);
+	}
+	fx_dfr_free(r->dfr);
 	free(r);
 }
 
@@ -930,7 +1183,7 @@ size_t fx_router_used(fx_router *r, const int64_t **links)
  * the reference's numbers. */
 fx_updown *fx_router_updown(fx_router *r)
 {
-	if (r->hash || r->reference || r->kind->add != ecmp_add || r->updown_mode < 0)
+	if (r->hash || r->modk || r->reference || r->kind->add != ecmp_add || r->updown_mode < 0)
 		return NULL;
 	if (!r->updown_tried) {
 		r->updown_tried = 1;
@@ -945,21 +1198,27 @@ fx_updown *fx_router_updown(fx_router *r)
 void fx_router_set_updown(fx_router *r, int on)
 {
 	r->updown_mode = on ? 1 : -1;
+	if (r->intra)
+		fx_router_set_updown(r->intra, on);
 }
 
 void fx_router_set_reference(fx_router *r, int on)
 {
 	r->reference = on;
+	if (r->intra)
+		fx_router_set_reference(r->intra, on);
 }
 
 void fx_router_set_dist_table(fx_router *r, int mode)
 {
 	r->tab_mode = mode;
+	if (r->intra)
+		fx_router_set_dist_table(r->intra, mode);
 }
 
 int fx_router_takes_table(fx_router *r)
 {
-	if (r->hash || r->reference || r->kind->add != ecmp_add)
+	if (r->hash || r->modk || r->reference || r->kind->add != ecmp_add)
 		return 0;
 	incidence(r);
 	fx_router_updown(r);  /* made on first use: tried before the sweep */
@@ -1007,8 +1266,76 @@ void fx_router_summarise(fx_router *r, int on)
 
 void fx_router_set_policy(fx_router *r, fx_route_policy p)
 {
-	if (r)
-		r->hash = p == FX_ROUTE_HASH;
+	if (!r)
+		return;
+	r->policy = p;
+	r->hash = p == FX_ROUTE_HASH;
+	r->modk = p == FX_ROUTE_DMODK || p == FX_ROUTE_SMODK;
+	if (r->modk && !r->cable_off && r->kind->add == ecmp_add) {
+		const fx_fabric *f = r->f;
+		r->cable_off = fx_xmalloc((size_t)(f->ne + 1) * sizeof *r->cable_off);
+		int64_t c = 0;
+		for (int64_t e = 0; e < f->ne; e++) {
+			r->cable_off[e] = c;
+			c += f->e[e].count > 1 ? f->e[e].count : 0;
+		}
+		r->cable_off[f->ne] = c;
+		r->cable = fx_xcalloc((size_t)(2 * c + 1), sizeof *r->cable);
+	}
+	if (r->intra)
+		fx_router_set_policy(r->intra, p == FX_ROUTE_PXN || p == FX_ROUTE_RAIL ? FX_ROUTE_SPLIT : p);
+}
+
+int fx_route_policy_applies(fx_router_family fam, fx_route_policy p)
+{
+	int df = fam == FX_ROUTER_DRAGONFLY;
+	if (p == FX_ROUTE_VALIANT || p == FX_ROUTE_UGAL)
+		return df;
+	/* the dragonfly router pins a flow by its own rule (hash); it has no
+	 * per-cable tables, so dmodk and smodk would silently mean split */
+	if (p == FX_ROUTE_DMODK || p == FX_ROUTE_SMODK)
+		return !df;
+	return 1;
+}
+
+const char *fx_route_policy_scope(fx_route_policy p)
+{
+	if (p == FX_ROUTE_VALIANT || p == FX_ROUTE_UGAL)
+		return "dragonfly fabrics only (it chooses intermediate groups)";
+	if (p == FX_ROUTE_DMODK || p == FX_ROUTE_SMODK)
+		return "fabrics other than dragonflies (a dragonfly's router pins flows by its own rule: "
+		       "hash)";
+	return "every fabric";
+}
+
+int fx_router_per_cable(const fx_router *r)
+{
+	return r->modk && r->cable_off && r->cable_off[r->f->ne] > 0;
+}
+
+double fx_router_link_busy(fx_router *r, int64_t l, double bytes)
+{
+	const fx_link *lk = &r->f->e[l / 2];
+	fx_router *in = r->intra && r->intra->cable ? r->intra : NULL;  /* shares the links */
+	if ((!r->cable && !in) || lk->count < 2)
+		return bytes / (lk->count * lk->bw);
+	double worst = 0;
+	for (int64_t j = 0; j < lk->count; j++) {
+		int64_t at = 2 * (r->cable_off ? r->cable_off[l / 2] + j : in->cable_off[l / 2] + j) +
+			     (l & 1);
+		double c = 0;
+		if (r->cable) {
+			c += r->cable[at];
+			r->cable[at] = 0;
+		}
+		if (in) {
+			c += in->cable[at];
+			in->cable[at] = 0;
+		}
+		if (c > worst)
+			worst = c;
+	}
+	return worst / lk->bw;
 }
 
 int fx_router_policy_matters(const fx_router *r)
@@ -1023,9 +1350,34 @@ int fx_router_policy_matters(const fx_router *r)
 	return 0;
 }
 
+static const char *const policy_names[FX_ROUTE_POLICIES] = {
+	[FX_ROUTE_SPLIT] = "split", [FX_ROUTE_HASH] = "hash", [FX_ROUTE_DMODK] = "dmodk",
+	[FX_ROUTE_SMODK] = "smodk", [FX_ROUTE_RAIL] = "rail", [FX_ROUTE_PXN] = "pxn",
+	[FX_ROUTE_VALIANT] = "valiant", [FX_ROUTE_UGAL] = "ugal",
+};
+
 const char *fx_route_policy_name(fx_route_policy p)
 {
-	return p == FX_ROUTE_HASH ? "hash" : "split";
+	return p < FX_ROUTE_POLICIES ? policy_names[p] : "?";
+}
+
+int fx_route_policy_parse(const char *s, fx_route_policy *out)
+{
+	if (s && strcmp(s, "minimal") == 0) {  /* split's minimal paths, by their usual name */
+		*out = FX_ROUTE_SPLIT;
+		return 0;
+	}
+	for (int p = 0; s && p < FX_ROUTE_POLICIES; p++)
+		if (strcmp(s, policy_names[p]) == 0) {
+			*out = (fx_route_policy)p;
+			return 0;
+		}
+	return -1;
+}
+
+int fx_route_policy_pins(fx_route_policy p)
+{
+	return p == FX_ROUTE_HASH || p == FX_ROUTE_DMODK || p == FX_ROUTE_SMODK;
 }
 
 const char *fx_router_name(const fx_router *r)
@@ -1042,7 +1394,6 @@ const char *fx_router_name(const fx_router *r)
 double fx_router_busiest(fx_router *r, const fx_flow *flows, size_t n, double *load,
 			 double *total)
 {
-	const fx_fabric *f = r->f;
 	fx_diag quiet;  /* a pair with no route is never chosen, and not reported */
 	fx_diag_init(&quiet);
 	quiet.max_shown = 0;
@@ -1053,7 +1404,7 @@ double fx_router_busiest(fx_router *r, const fx_flow *flows, size_t n, double *l
 	size_t nu = fx_router_used(r, &used);
 	for (size_t u = 0; u < nu; u++) {
 		int64_t l = used[u];
-		double b = load[l] / (f->e[l / 2].count * f->e[l / 2].bw);
+		double b = fx_router_link_busy(r, l, load[l]);
 		if (b > worst)
 			worst = b;
 		sum += load[l];

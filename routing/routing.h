@@ -65,6 +65,12 @@ typedef struct fx_cut {
  * by Fiduccia-Mattheyses passes, which bounds the bisection from above. */
 int fx_route_bisection(const fx_fabric *f, fx_cut *out, fx_diag *d);
 
+/* The split the bisection measures, into side[nv] (devices 0 or 1, every
+ * other vertex 2): the kind's canonical halves (returns 0), or for fabrics
+ * without them (custom graphs) a spectral + Fiduccia-Mattheyses balanced
+ * split (returns 1); -1 after reporting. */
+int fx_route_split(const fx_fabric *f, uint8_t *side, fx_diag *d);
+
 /* Max-flow and cut between vertex sets: side[v] is 0 (set A), 1 (set B) or
  * 2 (neither: may carry traffic if it forwards). */
 int fx_route_cut(const fx_fabric *f, const uint8_t *side, fx_cut *out, fx_diag *d);
@@ -97,13 +103,30 @@ typedef struct fx_path_stats {
  */
 typedef struct fx_router fx_router;
 
-/* How equal-cost paths share a flow: split = fluid ECMP, every path its
- * share (the optimistic end); hash = every flow pinned to one path by a
- * deterministic rule (destination-mod-k at each switch, as SimGrid's
- * fat-tree and D-mod-k switch tables do, (source + destination) mod k at
- * the sender; even-ring ties on lattices go + for even destination
- * coordinates, - for odd), the pessimistic end. */
-typedef enum fx_route_policy { FX_ROUTE_SPLIT = 0, FX_ROUTE_HASH } fx_route_policy;
+/* How equal-cost paths share a flow (docs/spec.md §6a says what each
+ * equals): split = fluid ECMP, every path its share; hash = every flow
+ * pinned to one path, destination-mod-k at each switch and (source +
+ * destination) mod k at the sender, bundles fluid (even-ring ties on
+ * lattices go + for even destination coordinates, - for odd); dmodk and
+ * smodk = SimGrid's fat-tree rule and its mirror, per cable, the sender
+ * included; rail and pxn = composites' relays inside the domains.
+ * On dragonflies (routing/route_dragonfly.c) split and hash take minimal
+ * paths (one global link) and two more policies choose intermediate
+ * groups: valiant, each flow between groups spread over every other group
+ * as its intermediate, and ugal, minimal or Valiant per pair of groups by
+ * the loads the traffic would put on their global links; elsewhere those
+ * two do not apply (fx_route_policy_applies). */
+typedef enum fx_route_policy {
+	FX_ROUTE_SPLIT = 0,  /* fluid ECMP over every minimal path ("minimal" too) */
+	FX_ROUTE_HASH,       /* (s+d) mod k at the sender, d-mod-k at switches; bundles fluid */
+	FX_ROUTE_DMODK,      /* d-mod-k per cable, sender included (SimGrid's fat-tree) */
+	FX_ROUTE_SMODK,      /* s-mod-k per cable */
+	FX_ROUTE_RAIL,       /* composite: cross on the source's rail, relay in the destination's domain */
+	FX_ROUTE_PXN,        /* composite: relay in the source's domain, cross on the destination's rail */
+	FX_ROUTE_VALIANT,    /* dragonfly: via every other group */
+	FX_ROUTE_UGAL,       /* dragonfly: minimal or Valiant per pair of groups by load */
+	FX_ROUTE_POLICIES
+} fx_route_policy;
 
 /* NULL when f is not a built fabric (fx_fabric_built). */
 fx_router *fx_router_new(const fx_fabric *f, int tie_plus);
@@ -117,8 +140,26 @@ void fx_router_set_policy(fx_router *r, fx_route_policy p);
  * ECMP and everything else. */
 int fx_router_policy_matters(const fx_router *r);
 const char *fx_route_policy_name(fx_route_policy p);
-/* "split" or "hash" into *out; -1 for anything else. */
+/* "split" (or "minimal", the same), "hash", "dmodk", "smodk", "rail",
+ * "pxn", "valiant" or "ugal" into *out; -1 for anything else. */
 int fx_route_policy_parse(const char *s, fx_route_policy *out);
+/* The policies' names, for messages. */
+#define FX_ROUTE_POLICY_LIST "split (= minimal), hash, dmodk, smodk, rail, pxn, valiant or ugal"
+/* Whether policy p means something on a fabric routed by family fam
+ * (valiant and ugal: dragonflies only). */
+int fx_route_policy_applies(fx_router_family fam, fx_route_policy p);
+/* Where policy p applies, for the message that refuses it elsewhere. */
+const char *fx_route_policy_scope(fx_route_policy p);
+/* Whether p pins each flow to one path (hash, dmodk, smodk). */
+int fx_route_policy_pins(fx_route_policy p);
+/* Whether r loads the cables of a bundle one by one (dmodk, smodk on a
+ * fabric with bundles of several links). */
+int fx_router_per_cable(const fx_router *r);
+/* Seconds directed link l needs for the bytes a round put on it: bytes
+ * over the bundle's links x bandwidth, or, when r loads cables one by one,
+ * its busiest cable's bytes over one link's bandwidth (and the cables'
+ * loads go back to zero).  Every loaded link must be asked once a round. */
+double fx_router_link_busy(fx_router *r, int64_t l, double bytes);
 /* "dimension-order" or "ecmp". */
 const char *fx_router_name(const fx_router *r);
 /* The name of a router family's router ("dimension-order", "ecmp"), or
@@ -291,6 +332,11 @@ typedef struct fx_coll_time {
 	double alpha;
 	int alpha_replaces_latency;
 	fx_route_policy policy;   /* how ECMP shares flows (collective.routing) */
+	/* with network_alpha_set: the alpha of a round in which some flow
+	 * crosses a scale-out link (fx_link.scale_out: a composite's network
+	 * and its NICs; collective.network_overhead) */
+	int network_alpha_set;
+	double network_alpha;
 	fx_timing timing;         /* collective.timing (default bound) */
 	fx_sharing sharing;       /* collective.sharing (default fair) */
 } fx_coll_time;

@@ -439,6 +439,18 @@ static int run_events(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 
 int fx_timing_check(const fx_fabric *f, const fx_sched *s, const fx_coll_time *tm, fx_diag *d)
 {
+	/* The flow modes share a bundle as one link of its summed bandwidth and
+	 * charge one overhead a round: what per-cable hashing and a scale-out
+	 * overhead change is timed by bound alone, so they are refused here
+	 * rather than silently dropped. */
+	if (tm->timing != FX_TIMING_BOUND && (tm->policy == FX_ROUTE_DMODK || tm->policy == FX_ROUTE_SMODK))
+		return fx_diag_error(d, NULL, "timing %s shares each bundle as one link; routing %s loads "
+				     "its cables one by one and is timed by 'bound' only",
+				     fx_timing_name(tm->timing), fx_route_policy_name(tm->policy));
+	if (tm->timing != FX_TIMING_BOUND && tm->network_alpha_set)
+		return fx_diag_error(d, NULL, "timing %s charges 'collective.overhead' to every round; "
+				     "'collective.network_overhead' is charged by 'bound' only",
+				     fx_timing_name(tm->timing));
 	round_list L = {0};
 	double total = 0, most = 0;
 	for (size_t i = 0; i < s->n; i++) {

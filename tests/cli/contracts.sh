@@ -4,7 +4,8 @@
 # under --json prints one error object naming what it can; a list with an
 # empty entry is refused, not shortened; a space too big for its grid is
 # sampled when a budget is given; a variant value may hold '/'; options a
-# run would ignore are refused.
+# run would ignore are refused; another fabricx's numbers are not merged or
+# resumed; a closed standard output is an error, not a SIGPIPE.
 #
 #   FABRICX=/path/to/fabricx sh tests/cli/contracts.sh
 set -u
@@ -79,5 +80,31 @@ expect 0 "a 2x10^7-point space sampled" -- "$FABRICX" explore "$tmp/big.yaml" --
 json '.space.points_total == 20000000 and .space.points_evaluated == 20 and .space.sampled' "sampled 2x10^7"
 expect 2 "its whole grid" -- "$FABRICX" explore "$tmp/big.yaml" --out "$tmp/o"
 first "fabricx: error: the space has 20000000 points, over the limit of 100000 for the whole grid: sample it with --budget-points N (--max-points goes up to 10^7)" "whole grid message"
+
+# 7. provenance names the fabricx too (issue 25, "What to build" 3): a
+# shard or a run to resume made by another version is refused, naming it
+# (tests/cli/space.sh covers the spec, the overrides and the space)
+s=specs/spaces/power-budget.yaml
+for i in 1 2; do
+	expect 0 "shard $i/2" -- "$FABRICX" explore $s --quiet --shard $i/2 --out "$tmp/sh"
+done
+sh1=$tmp/sh/power-budget-shard-1-of-2
+jq '.provenance.fabricx_version = "0.0.9"' "$sh1/report.json" >"$tmp/r.json" && cat "$tmp/r.json" >"$sh1/report.json"
+expect 2 "merge a shard of another fabricx" -- "$FABRICX" merge $s --from "$sh1" --from "$tmp/sh/power-budget-shard-2-of-2" --out "$tmp/m"
+has "^fabricx: error: merge: '$sh1' was computed by fabricx 0.0.9, this is " "merge: the version named"
+[ ! -e "$tmp/m/power-budget" ] && ok || bad "a refused merge wrote its report"
+expect 0 "a run to resume" -- "$FABRICX" explore $s --quiet --out "$tmp/rv"
+jq '.provenance.fabricx_version = "0.0.9"' "$tmp/rv/power-budget/report.json" >"$tmp/r.json" &&
+	cat "$tmp/r.json" >"$tmp/rv/power-budget/report.json"
+expect 2 "resume a run of another fabricx" -- "$FABRICX" explore $s --resume --out "$tmp/rv"
+has "^fabricx: error: --resume: '$tmp/rv/power-budget' was computed by fabricx 0.0.9" "resume: the version named"
+
+# 8. a closed standard output is an error (exit 2, EPIPE named), never a
+# kill by SIGPIPE (exit 141); 519 KB of GraphML is past any pipe's buffer
+for k in 1 2 3; do
+	{ "$FABRICX" export specs/torus-8x8x8.yaml --to graphml 2>"$tmp/err"; echo $? >"$tmp/rc"; } | true
+	[ "$(cat "$tmp/rc")" = 2 ] && ok || bad "stdout closed ($k): exit $(cat "$tmp/rc"), not 2"
+	has "cannot write to standard output: Broken pipe" "closed stdout ($k) named"
+done
 
 summary "contract tests"

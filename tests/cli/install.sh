@@ -115,6 +115,11 @@ for p in / // /usr/.. /./ relative "$(printf '/opt/a\nb')"; do
 	expect 2 "make uninstall PREFIX='$p'" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX="$p" DESTDIR="$tmp/stage2"
 	has "refused\|must be an absolute path" "PREFIX='$p' refused"
 done
+# install checks the same roots (a PREFIX of / under a scratch DESTDIR)
+for p in / /usr/.. "$(printf '/opt/a\nb')"; do
+	expect 2 "make install PREFIX='$p'" -- $MAKE --no-print-directory -s BUILD="$BUILD" install PREFIX="$p" DESTDIR="$tmp/stage3"
+	[ ! -e "$tmp/stage3" ] && ok || bad "make install PREFIX='$p' wrote $(ls -A "$tmp/stage3")"
+done
 expect 2 "make uninstall DESTDIR=/" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX=/nonexistent-fx DESTDIR=/
 has "refused" "DESTDIR=/ refused"
 expect 2 "make uninstall DESTDIR with a newline" -- $MAKE --no-print-directory -s BUILD="$BUILD" uninstall PREFIX=/opt/fx DESTDIR="$(printf '%s\nx' "$tmp/stage2")"

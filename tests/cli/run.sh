@@ -162,7 +162,13 @@ expect 0 "--routing hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern al
 expect 0 "collective.routing: hash" -- "$FABRICX" collective "$tmp/ls16.yaml" --set collective.routing=hash --pattern all-to-all --algo pairwise --size 15MiB --json --out "$tmp/o"
 [ "$(jq '.time_s*1e9|round' "$tmp/out")" = 545260 ] && ok || bad "collective.routing: hash"
 expect 2 "--routing bad" -- "$FABRICX" collective "$tmp/ls16.yaml" --pattern all-to-all --size 15MiB --routing adaptive
-has "must be split or hash" "--routing bad"
+has "must be split (= minimal), hash, dmodk, smodk, rail, pxn, valiant or ugal" "--routing bad"
+# dragonflies: minimal routing puts 32 x 32 x 32 MiB / 1055 on a global
+# link, Valiant twice that (tests/unit/test_kinds.c counts them by hand)
+expect 0 "--routing valiant, dragonfly" -- "$FABRICX" collective specs/dragonfly-1056.yaml --pattern all-to-all --size 32MiB --routing valiant --json --out "$tmp/o"
+[ "$(jq '.max_link_bytes|round' "$tmp/out")" = 65136945 ] && [ "$(jq -r .routing_policy "$tmp/out")" = valiant ] && ok || bad "--routing valiant: $(jq -c '{max_link_bytes,routing_policy}' "$tmp/out")"
+expect 0 "--routing minimal, dragonfly" -- "$FABRICX" collective specs/dragonfly-1056.yaml --pattern all-to-all --size 32MiB --routing minimal --json --out "$tmp/o"
+[ "$(jq -r .routing_policy "$tmp/out")" = split ] && [ "$(jq '.per_round[0].max_hops' "$tmp/out")" = 5 ] && ok || bad "--routing minimal: $(jq -c '{routing_policy}' "$tmp/out")"
 # --sizes: nccl-tests sweeps; the book's ring/tree crossover (§6.4.2, 8 alpha
 # = (6 - 14/8) M / B: M = 696,282 B) found between two sizes of the sweep
 expect 0 "--sizes ring,tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,tree --sizes 1KiB:1GiB:x2 --chunks 1 --alpha 0.822us --json --out "$tmp/o"
@@ -352,7 +358,7 @@ first "fabricx: error: failures: specs/torus-8x8x8.yaml has no switch chips (try
 # their title, header and rule); --help for every command in the table
 expect 0 "kinds --json" -- "$FABRICX" kinds --json
 [ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "$("$FABRICX" kinds | awk 'NR > 3 {print $1}' | paste -sd, -)" ] && ok || bad "kinds --json lists the kinds"
-[ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "torus,mesh,fat-tree,nvswitch,ub,wafer-mesh,custom" ] && ok || bad "kinds --json: $(head -c 200 "$tmp/out")"
+[ "$(jq -r '.kinds|map(.kind)|join(",")' "$tmp/out")" = "torus,mesh,fat-tree,rail-clos,nvswitch,ub,wafer-mesh,dragonfly,slimfly,hyperx,custom,composite" ] && ok || bad "kinds --json: $(head -c 200 "$tmp/out")"
 expect 0 "collective --list --json" -- "$FABRICX" collective --list --json
 [ "$(jq -r '.algorithms|map("\(.pattern)/\(.algo)")|join(",")' "$tmp/out")" = "$("$FABRICX" collective --list | awk 'NR > 3 {print $1 "/" $2}' | paste -sd, -)" ] && ok || bad "collective --list --json"
 [ "$(jq -r '.algorithms[0]|"\(.pattern) \(.algo)"' "$tmp/out")" = "allreduce ring" ] && ok || bad "collective --list --json: the first algorithm"

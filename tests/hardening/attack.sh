@@ -1,11 +1,11 @@
 #!/bin/sh
 # The attack of issue #25: every command with an option that names an
-# output (--out, --plot, -o/--output, --links, --lp, and the shards and
-# outputs of a space run and of merge) is given a name holding a newline,
-# both quotes, ';', '$(...)', backquotes and a gnuplot command.  Nothing may
-# run (no marker file appears), the output must land under exactly that
-# name, and nothing may be written anywhere else (each run starts in an
-# empty folder and must leave only that name in it).
+# output (--out, --plot, -o/--output, --links, --lp, --overlay, and the
+# shards and outputs of a space run and of merge) is given a name holding a
+# newline, both quotes, ';', '$(...)', backquotes and a gnuplot command.
+# Nothing may run (no marker file appears), the output must land under
+# exactly that name, and nothing may be written anywhere else (each run
+# starts in an empty folder and must leave only that name in it).
 #
 #   FABRICX=/path/to/fabricx sh tests/hardening/attack.sh
 set -u
@@ -76,6 +76,11 @@ attack "" dir pool "$S/cm384.yaml" --out @
 attack "" dir slice "$S/tpu-v4-cube.yaml" --shape 2x2x2 --out @
 attack "" dir reconfigure "$S/tpu-v4-cube.yaml" --out @
 attack "" dir failures "$S/hgx-h100.yaml" --out @
+# the interop and calibration commands' own files (-o, --overlay)
+attack .graphml file export "$S/hgx-h100.yaml" --to graphml -o @
+attack .ns3 file export "$S/tpu-v4-cube.yaml" --to ns3 --output @
+attack .yaml file import "$PWD/tests/data/igraph-test.graphml" --from graphml -o @
+attack .yaml file calibrate "$S/dgx-h100-256.yaml" --from "$PWD/tests/measured/hgx-h100-2server-allreduce.txt" --overlay @
 attack "" dir explore "$S/hgx-h100.yaml" --out @
 attack "" dir explore "$S/spaces/power-budget.yaml" --quiet --out @
 [ -s "$last_run/$evil/power-budget/report.md" ] && ls "$last_run/$evil/power-budget/"*.svg >/dev/null 2>&1 && ok ||

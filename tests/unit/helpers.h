@@ -65,6 +65,9 @@ Suite *suite_calib(void);
 Suite *suite_bom(void);
 Suite *suite_fail(void);
 Suite *suite_lattice_fast(void);
+Suite *suite_railclos(void);
+Suite *suite_composite(void);
+Suite *suite_kinds(void);
 Suite *suite_orbit(void);
 
 #endif

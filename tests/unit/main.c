@@ -36,6 +36,9 @@ int main(void)
 	srunner_add_suite(sr, suite_table());
 	srunner_add_suite(sr, suite_fail());
 	srunner_add_suite(sr, suite_lattice_fast());
+	srunner_add_suite(sr, suite_railclos());
+	srunner_add_suite(sr, suite_composite());
+	srunner_add_suite(sr, suite_kinds());
 	srunner_add_suite(sr, suite_api());
 	srunner_add_suite(sr, suite_orbit());
 	srunner_add_suite(sr, suite_peer());

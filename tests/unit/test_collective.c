@@ -36,7 +36,8 @@ static run coll_chunks(const char *spec, const char *const *sets, const char *pa
 	for (int64_t i = 0; i < fx.f.ndev; i++)
 		ranks[i] = i;
 	fx_coll_req q = {pattern, algo, ranks, n > 0 ? n : fx.f.ndev, size, chunks};
-	fx_coll_time tm = {.alpha = alpha < 0 ? 0 : alpha, .alpha_replaces_latency = alpha >= 0, .policy = FX_ROUTE_SPLIT};
+	fx_coll_time tm = {.alpha = alpha < 0 ? 0 : alpha, .alpha_replaces_latency = alpha >= 0,
+			   .policy = FX_ROUTE_SPLIT};
 	fx_router *r = fx_router_new(&fx.f, 0);
 	out.rc = fx_coll_run(&fx.f, r, &q, &tm, &out.res, &fx.d);
 	ck_assert_msg(out.rc == 0, "%s %s/%s failed", spec, pattern, algo);
@@ -650,7 +651,8 @@ static void both_policies(const fx_fabric *f, const char *pattern, const char *a
 	fx_coll_req q = {pattern, algo, ranks, f->ndev, 3e6, 0};
 	fx_router *r = fx_router_new(f, 0);
 	for (int pol = 0; pol < 2; pol++) {
-		fx_coll_time tm = {.alpha = 1e-6, .alpha_replaces_latency = 0, .policy = pol ? FX_ROUTE_HASH : FX_ROUTE_SPLIT};
+		fx_coll_time tm = {.alpha = 1e-6, .alpha_replaces_latency = 0,
+				   .policy = pol ? FX_ROUTE_HASH : FX_ROUTE_SPLIT};
 		fx_diag d;
 		fx_diag_init(&d);
 		ck_assert_int_eq(fx_coll_run(f, r, &q, &tm, &res[pol], &d), 0);

@@ -199,9 +199,24 @@ START_TEST(registry_walk)
 		       "planes: 2, l2_per_plane: 3, l2_ports: 4, link: {bandwidth: 1 GB/s, latency: 1 ns}}"},
 		{"wafer-mesh", "fabric: {kind: wafer-mesh, grid: [6, 4], pe_memory: 48 KB, hop_latency: 1 ns, "
 			       "routing_latency: 10 ns, routes_per_pe: 24, link: {bandwidth: 4 GB/s}}"},
+		{"dragonfly", "fabric: {kind: dragonfly, p: 2, a: 4, h: 2, g: 5, "
+			      "link: {bandwidth: 1 GB/s, latency: 1 ns}}"},
+		{"dragonfly", "fabric: {kind: dragonfly, group: leaf-spine, p: 2, a: 2, leaves: 3, h: 2, "
+			      "link: {bandwidth: 1 GB/s, latency: 1 ns}}"},
+		{"slimfly", "fabric: {kind: slimfly, q: 4, p: 2, link: {bandwidth: 1 GB/s, latency: 1 ns}}"},
+		{"hyperx", "fabric: {kind: hyperx, dims: [3, 2, 2], links_per_neighbor: [2, 1, 1], t: 2, "
+			   "link: {bandwidth: 1 GB/s, latency: 1 ns}}"},
 		{"custom", "fabric: {kind: custom, link: {bandwidth: 1 GB/s, latency: 1 ns}, nodes: "
 			   "[{name: s, type: switch, ports: 3}, {name: a, type: device}, {name: c, type: cpu}, "
 			   "{name: b, type: device}], links: [{a: a, b: s}, {a: s, b: b}, {a: c, b: a}]}"},
+		{"rail-clos", "fabric: {kind: rail-clos, servers: 8, rails: 2, servers_per_leaf: 4, "
+			      "planes: 2, tiers: 3, sus_per_pod: 1, taper: 2, radix: 8, "
+			      "link: {bandwidth: 1 GB/s, latency: 1 ns}}"},
+		{"composite", "fabric: {kind: composite, domains: 2, domain: {kind: nvswitch, devices: 2, "
+			      "switches: 1, switch_ports: 4, device_links: 1, cpus: 1, cpu_link: {bandwidth: "
+			      "1 GB/s, latency: 1 ns}, link: {bandwidth: 1 GB/s, latency: 1 ns}}, network: "
+			      "{kind: rail-clos, servers: 2, rails: 2, servers_per_leaf: 1, radix: 4, "
+			      "link: {bandwidth: 1 GB/s, latency: 1 ns}}}"},
 	};
 	int seen = 0;
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
@@ -229,10 +244,13 @@ START_TEST(registry_walk)
 		fixture_release(&fx);
 		seen++;
 	}
-	int kinds = 0;
-	for (const fx_builder *const *b = fx_builders; *b; b++)
-		kinds++;
-	ck_assert_int_eq(seen, kinds);  /* a new kind needs an example here */
+	ck_assert_int_eq(seen, (int)(sizeof ex / sizeof ex[0]));
+	for (const fx_builder *const *b = fx_builders; *b; b++) {  /* a new kind needs an example here */
+		int has = 0;
+		for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
+			has |= strcmp(ex[i].kind, (*b)->kind) == 0;
+		ck_assert_msg(has, "kind '%s' has no example in registry_walk", (*b)->kind);
+	}
 }
 END_TEST
 

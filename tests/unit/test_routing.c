@@ -242,6 +242,72 @@ START_TEST(hash_vs_split_leaf_spine)
 }
 END_TEST
 
+/*
+ * Per-cable d-mod-k against SimGrid 3.32's fat-tree (FatTreeZone, CM02,
+ * no cross-traffic: tests/peer/routing/, topo_parameters "2;4,4;1,2;1,2":
+ * 16 hosts on 4 leaves, 2 spines, two cables from every leaf to every
+ * spine, 50 GB/s).  Pairwise all-to-all of 15 MiB per rank (b = 1 MiB a
+ * flow): SimGrid 545.2595 us.  By hand: a flow to d leaves its leaf on
+ * cable d mod 4 of the 4 (spine (d mod 4) mod 2) and comes down on cable
+ * (source mod 2) of its spine's pair; rounds s = 3..13 bring two flows of
+ * one source parity down one cable: 2 b each, the other four rounds 1 b:
+ * 26 b / 50 GB/s = 545.26 us.  A bundle hashed as one fluid link (`hash`)
+ * or split ECMP sees 4 uplinks of a full-bisection tree: 15 b = 314.57 us
+ * (issue 27: "fabricx gives 314.6 us treating the bundle as one fluid
+ * link").  The direct all-to-all: SimGrid and d-mod-k 314.5728 us.
+ */
+START_TEST(dmodk_per_cable_matches_simgrid)
+{
+	static const char *const ls = "name: ls16x2\nfabric:\n  kind: fat-tree\n  tiers: 2\n  radix: 8\n"
+				      "  hosts: 16\n  down_up: [4, 4]\n  spines: 2\n"
+				      "  link: {bandwidth: 50 GB/s, latency: 0 ns}\n";
+	fixture a;
+	ck_assert_int_eq(fixture_load(&a, "ls16x2.yaml", ls, NULL), 0);
+	ck_assert_int_eq(a.f.e[a.f.ne - 1].count, 2);
+	double dmodk = coll_time(&a.f, "all-to-all", "pairwise", 15 * MIB, FX_ROUTE_DMODK, NULL);
+	ck_assert_double_eq_tol(dmodk * 1e6, 545.2595, 0.0001);
+	ck_assert_double_eq_tol(dmodk, 26 * MIB / 50e9, 1e-15);
+	double smodk = coll_time(&a.f, "all-to-all", "pairwise", 15 * MIB, FX_ROUTE_SMODK, NULL);
+	ck_assert_double_eq_tol(smodk, 26 * MIB / 50e9, 1e-15);  /* the mirror image */
+	double fluid = coll_time(&a.f, "all-to-all", "pairwise", 15 * MIB, FX_ROUTE_HASH, NULL);
+	ck_assert_double_eq_tol(fluid * 1e6, 314.5728, 0.0001);
+	double direct = coll_time(&a.f, "all-to-all", "direct", 15 * MIB, FX_ROUTE_DMODK, NULL);
+	ck_assert_double_eq_tol(direct * 1e6, 314.5728, 0.0001);
+	fixture_release(&a);
+}
+END_TEST
+
+/*
+ * Dual-rail hosts against SimGrid 3.32's fat-tree "2;4,4;2,2;1,1"
+ * (tests/peer/routing/dual-rail-16.xml): 16 hosts, each with one link to
+ * leaf b of both planes (a rail-clos of 2 planes, SUs of 4, 2 uplinks per
+ * leaf, 2 spines per plane).  SimGrid: 314.5728 us pairwise and direct, 15
+ * MiB per rank.  By hand under d-mod-k: a flow to d takes plane d mod 2
+ * and spine (d / 2) mod 2, so a round of the pairwise exchange loads every
+ * link once (15 b), and in the direct exchange destination d takes all 15
+ * of its flows on its plane d mod 2 (15 b again).  `hash` ((s + d) mod 2
+ * at the sender) puts a whole round on one plane: 545.26 us pairwise and
+ * 251.66 us direct, the issue's "545 vs 315 and 252 vs 315".
+ */
+START_TEST(dmodk_dual_rail_matches_simgrid)
+{
+	static const char *const dual = "name: dual\nfabric:\n  kind: rail-clos\n  servers: 16\n"
+					"  rails: 1\n  servers_per_leaf: 4\n  planes: 2\n  leaf_uplinks: 2\n"
+					"  radix: 6\n  link: {bandwidth: 50 GB/s, latency: 0 ns}\n";
+	fixture a;
+	ck_assert_int_eq(fixture_load(&a, "dual.yaml", dual, NULL), 0);
+	double pw = coll_time(&a.f, "all-to-all", "pairwise", 15 * MIB, FX_ROUTE_DMODK, NULL);
+	double dr = coll_time(&a.f, "all-to-all", "direct", 15 * MIB, FX_ROUTE_DMODK, NULL);
+	ck_assert_double_eq_tol(pw * 1e6, 314.5728, 0.0001);
+	ck_assert_double_eq_tol(dr * 1e6, 314.5728, 0.0001);
+	double hpw = coll_time(&a.f, "all-to-all", "pairwise", 15 * MIB, FX_ROUTE_HASH, NULL);
+	double hdr = coll_time(&a.f, "all-to-all", "direct", 15 * MIB, FX_ROUTE_HASH, NULL);
+	ck_assert_double_eq_tol(hpw * 1e6, 545.2595, 0.0001);
+	ck_assert_double_eq_tol(hdr * 1e6, 12 * MIB / 50e9 * 1e6, 0.0001);
+	fixture_release(&a);
+}
+END_TEST
+
 /* Hash on three tiers: D-mod-k divides the destination by k after each
  * choice, so on fat-tree-k8 (4 aggregation uplinks per leaf, 4 core
  * uplinks per aggregation switch) the 16 cores all carry traffic in a
@@ -866,10 +932,15 @@ START_TEST(registry_routers)
 		{"torus", "dimension-order", "chip", FX_KIND_LATTICE},
 		{"mesh", "dimension-order", "chip", FX_KIND_LATTICE | FX_KIND_MESH},
 		{"fat-tree", "ecmp", "device", 0},
+		{"rail-clos", "ecmp", "GPU", 0},
 		{"nvswitch", "ecmp", "GPU", 0},
 		{"ub", "ecmp", "NPU", 0},
 		{"wafer-mesh", "dimension-order", "PE", FX_KIND_LATTICE | FX_KIND_WAFER},
+		{"dragonfly", "dragonfly", "device", FX_KIND_UNEVEN},
+		{"slimfly", "ecmp", "device", FX_KIND_UNEVEN},
+		{"hyperx", "ecmp", "device", 0},
 		{"custom", "ecmp", NULL, FX_KIND_EXPLICIT},
+		{"composite", "ecmp", NULL, 0},
 	};
 	size_t n = 0;
 	for (const fx_builder *const *b = fx_builders; *b; b++, n++) {
@@ -910,6 +981,8 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, custom_leaf_spine);
 	tcase_add_test(tc, dbtree_leaf_spine_1gib);
 	tcase_add_test(tc, hash_vs_split_leaf_spine);
+	tcase_add_test(tc, dmodk_per_cable_matches_simgrid);
+	tcase_add_test(tc, dmodk_dual_rail_matches_simgrid);
 	tcase_add_test(tc, hash_dmodk_spreads);
 	tcase_add_test(tc, hash_multihomed_sender);
 	tcase_add_test(tc, hash_conserves);
