@@ -13,6 +13,12 @@ expect 0 "bom cm384" -- "$FABRICX" bom specs/cm384.yaml --json
 [ "$(jq -c '[.link_classes[]|[.medium,.place,.links]]' "$tmp/out")" = '[["copper","in-node",6720],["optical","between racks",5376]]' ] && ok || bad "cm384 links by class: $(jq -c '.link_classes' "$tmp/out")"
 [ "$(jq '.cost_usd' "$tmp/out")" = null ] && ok || bad "cm384: a cost without prices"
 
+# the composite CM384 + RoCE (specs/cm384-roce.yaml): the 1,536 scale-out
+# modules too, 6,912 in all (hardware.md §1), each 400G LPO carrying 2 links
+expect 0 "bom cm384-roce" -- "$FABRICX" bom specs/cm384-roce.yaml --json
+[ "$(jq -c '[.parts[]|select(.part=="module")|[.type,.count]]' "$tmp/out")" = '[["400G LPO (UB 2 x 224G)",5376],["400G LPO (RoCE 2 x 200G)",1536]]' ] && ok || bad "cm384-roce: 5,376 + 1,536 modules: $(jq -c '[.parts[]|select(.part=="module")]' "$tmp/out")"
+[ "$(jq '[.parts[]|select(.part=="module")|.count]|add' "$tmp/out")" = 6912 ] && ok || bad "cm384-roce: 6,912 modules in all"
+
 # NVL72 (hardware.md §2): 72 GPUs x 18 NVLink 5 links, each 2 lanes, a lane
 # a twinax pair each way: 5,184 cables, NVIDIA's "about 5,000"
 expect 0 "bom nvl72" -- "$FABRICX" bom specs/nvl72.yaml --json

@@ -84,6 +84,22 @@ START_TEST(bom_cm384_optics_racks)
 }
 END_TEST
 
+/* The composite CM384 + RoCE (hardware.md §1): 768 NPU ports and 768
+ * leaf-spine links of 200G, 2 per 400G module at each end: 1,536 scale-out
+ * modules beside the 5,376 scale-up, 6,912 in all. */
+START_TEST(bom_cm384_roce)
+{
+	fixture fx;
+	fx_bom b;
+	bom_of(&fx, "specs/cm384-roce.yaml", NULL, &b);
+	ck_assert_double_eq(part(&b, "module", "400G LPO (UB 2 x 224G)")->count, 5376);
+	ck_assert_double_eq(part(&b, "module", "400G LPO (RoCE 2 x 200G)")->count, 1536);
+	ck_assert_int_eq(b.links[FX_MEDIUM_OPTICAL][FX_BOM_BETWEEN_RACKS].links, 5376 + 768 + 768);
+	fx_bom_release(&b);
+	fixture_release(&fx);
+}
+END_TEST
+
 START_TEST(bom_defaults)
 {
 	fixture fx;
@@ -117,6 +133,7 @@ Suite *suite_bom(void)
 	TCase *tc = tcase_create("count");
 	tcase_add_test(tc, bom_nvl72_spine);
 	tcase_add_test(tc, bom_cm384_optics_racks);
+	tcase_add_test(tc, bom_cm384_roce);
 	tcase_add_test(tc, bom_defaults);
 	suite_add_tcase(s, tc);
 	return s;
