@@ -6,6 +6,7 @@
  *   fx_route_*()       hop counts, bisection and cuts (routing/routing.h)
  *   fx_coll_run()      link loads and time of a collective
  *   fx_power_*()       what a power budget buys (power/power.h)
+ *   fx_bom_build()     the bill of materials: cables, optics, racks, cost (bom/bom.h)
  *   fx_place_*()       where a workload's groups go (placement/placement.h)
  *   fx_step_eval()     a serving step's memory, time and throughput (step/step.h)
  *   fx_export()        the fabric in a peer tool's format (interop/interop.h)
@@ -17,6 +18,7 @@
 #ifndef FABRICX_H
 #define FABRICX_H
 
+#include "bom/bom.h"
 #include "core/diag.h"
 #include "core/units.h"
 #include "design/design.h"

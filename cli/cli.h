@@ -203,6 +203,7 @@ int fx_cmd_kinds(int argc, char **argv);
 int fx_cmd_collective(int argc, char **argv);
 int fx_cmd_calibrate(int argc, char **argv);
 int fx_cmd_power(int argc, char **argv);
+int fx_cmd_bom(int argc, char **argv);
 int fx_cmd_place(int argc, char **argv);
 int fx_cmd_plan(int argc, char **argv);
 int fx_cmd_compare(int argc, char **argv);

@@ -28,6 +28,7 @@ static const command commands[] = {
 	{"metrics", fx_cmd_metrics, "counts, ports, hop counts and cut sets"},
 	{"collective", fx_cmd_collective, "link loads and completion time of a collective"},
 	{"calibrate", fx_cmd_calibrate, "fit alpha and bus bandwidth to nccl-tests runs, as a spec overlay"},
+	{"bom", fx_cmd_bom, "bill of materials: links, cables, optics, switches, racks, cost"},
 	{"power", fx_cmd_power, "what a power budget buys: devices, racks, cooling, the limit"},
 	{"place", fx_cmd_place, "where the workload's TP/EP groups go, proven or explained"},
 	{"plan", fx_cmd_plan, "the best partitioning and placement of the workload, and why"},

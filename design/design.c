@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bom/bom.h"
 #include "../core/xalloc.h"
 #include "design_internal.h"
 
@@ -19,7 +20,7 @@ static int check_root(fx_design *ds, const char *path, fx_diag *d)
 {
 	static const char *const keys[] = {"name", "description", "sources", "fabric",
 					   "packaging", "power", "collective", "groups",
-					   "workload", "space", "failures", "plan", NULL};
+					   "workload", "space", "failures", "plan", "bom", NULL};
 	const fx_snode *r = ds->spec.root, *n;
 	int rc = fx_spec_keys(d, r, keys);
 	const char *s;
@@ -64,6 +65,8 @@ static int load_rest(fx_design *ds, const char *path, const char *const *overrid
 			return -1;
 	int rc = check_root(ds, path, d);
 	rc |= fx_power_parse(d, &ds->spec, &ds->power);
+	fx_bom_config bom;  /* checked here so every command refuses a bad bom: map */
+	rc |= fx_bom_parse(d, &ds->spec, &bom);
 	rc |= fx_coll_time_parse(d, &ds->spec, &ds->coll);
 	rc |= fx_design_workload_parse(ds, d);
 	if (rc)

@@ -62,6 +62,7 @@ static const struct {
 	{"reconfigure", fx_cmd_reconfigure, 0}, {"failures", fx_cmd_failures, 0},
 	{"merge", fx_cmd_merge, 0},           {"export", fx_cmd_export, 0},
 	{"import", fx_cmd_import, 0},         {"calibrate", fx_cmd_calibrate, 0},
+	{"plan", fx_cmd_plan, 0},             {"bom", fx_cmd_bom, 0},
 	/* kinds lives beside main() (cli/main.c), outside the objects a
 	 * fuzz target links; it takes no argument but --json */
 };

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "render_internal.h"
@@ -359,6 +360,8 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 			sb_add(b, "%s ", rd_int(x->n[FX_V_SWITCH], c, sizeof c));
 			sb_text(b, r->name, b == &e->tip);
 		}
+		if (e->m->tiers_derived)  /* the spec gives no tiers: say where they came from */
+			sb_add(b, "\\ntier %d (by hops)", x->tier);
 		if (r->radix > 0)
 			sb_add(b, "\\n%d ports each", r->radix);
 		break;
@@ -369,6 +372,15 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 	}
 	inner(e, x, b, "\\n");
 }
+
+static int id_cmp(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+#define SHOWN 4  /* instances listed in a box with too many cells */
 
 /* Placement: an HTML table with one cell per device, filled by instance. */
 static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
@@ -418,34 +430,43 @@ static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
 				sb_add(b, "</TR>");
 		}
 	} else {  /* too many cells: the instances present, most devices first */
-		int64_t top[4] = {-1, -1, -1, -1}, topn[4] = {0}, none = 0, ninst = 0;
+		int64_t *ids = fx_xmalloc((size_t)n * sizeof *ids), m = 0, none = 0;
 		for (int64_t k = 0; k < n; k++) {
 			int64_t i = inst ? inst[dev[k]] : -1;
-			if (i < 0) {
+			if (i < 0)
 				none++;
-				continue;
-			}
-			int64_t cnt = 0;
-			for (int64_t j = 0; j < n; j++)
-				cnt += inst[dev[j]] == i;
-			int seen = 0;
-			for (int t = 0; t < 4; t++)
-				seen |= top[t] == i;
-			if (seen)
-				continue;
-			ninst++;
-			for (int t = 0; t < 4; t++)
-				if (cnt > topn[t]) {
-					memmove(top + t + 1, top + t, (size_t)(3 - t) * sizeof *top);
-					memmove(topn + t + 1, topn + t, (size_t)(3 - t) * sizeof *topn);
-					top[t] = i;
-					topn[t] = cnt;
-					break;
-				}
+			else
+				ids[m++] = i;
 		}
-		for (int t = 0; t < 4 && top[t] >= 0; t++)
+		fx_sort_r(ids, (size_t)m, sizeof *ids, id_cmp, NULL);
+		/* runs of one instance: the SHOWN largest (ties: lower number) */
+		int64_t top[SHOWN], topn[SHOWN], ntop = 0, ninst = 0, listed = 0;
+		for (int64_t k = 0, j; k < m; k = j) {
+			for (j = k; j < m && ids[j] == ids[k]; j++)
+				;
+			ninst++;
+			int64_t cnt = j - k, t = ntop < SHOWN ? ntop++ : SHOWN;
+			while (t > 0 && topn[t - 1] < cnt) {
+				if (t < SHOWN) {
+					top[t] = top[t - 1];
+					topn[t] = topn[t - 1];
+				}
+				t--;
+			}
+			if (t < SHOWN) {
+				top[t] = ids[k];
+				topn[t] = cnt;
+			}
+		}
+		free(ids);
+		for (int64_t t = 0; t < ntop; t++) {
 			sb_add(b, "<TR><TD BGCOLOR=\"%s\" COLSPAN=\"%d\">instance %lld: %lld</TD></TR>",
 			       instance_colour(top[t], 0, col), cols, (long long)top[t], (long long)topn[t]);
+			listed += topn[t];
+		}
+		if (ninst > ntop)  /* never hide what the box holds */
+			sb_add(b, "<TR><TD COLSPAN=\"%d\">+%lld more (%lld %ss)</TD></TR>", cols,
+			       (long long)(ninst - ntop), (long long)(m - listed), e->m->noun);
 		if (none)
 			sb_add(b, "<TR><TD COLSPAN=\"%d\">unplaced: %lld</TD></TR>", cols, (long long)none);
 	}
@@ -598,6 +619,14 @@ static int drawn_ring(const rd_model *m)
 	return m->lattice && eff == 1 && wrap;
 }
 
+/* Whether dot draws edge x within one rank: its ends on one level of a
+ * tiered drawing (rank=same per level; other edges have minlen >= 1). */
+static int flat_edge(const rd_model *m, const rd_edge *x)
+{
+	return m->nlevels && strcmp(m->engine, "dot") == 0 && m->box[x->a].level >= 0 &&
+	       m->box[x->a].level == m->box[x->b].level;
+}
+
 static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 {
 	char col[8], c[32], w[32], t[32], na[200], nb[200];
@@ -642,10 +671,17 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		set(e, g, "lhead", cl_name(e, x->lhead, cn, sizeof cn));
 	if (x->lhead >= 0 && m->nlevels > 2)  /* rows sit close: room to enter the area */
 		set(e, g, "minlen", "3");
+	/* an edge within one rank of a tiered dot drawing is a flat edge: its
+	 * label goes beside it (xlabel), never on it.  Graphviz 2.43 makes room
+	 * for flat edges' labels by adding a rank above the top one
+	 * (flat_edges, abomination) and with clusters then frees that array
+	 * twice in gvFreeLayout: a rail-optimised custom graph without tiers
+	 * (tests/specs/rail-512.yaml) aborted with "free(): invalid pointer". */
+	const char *lkey = flat_edge(m, x) ? "xlabel" : "label";
 	sb_reset(&e->sb);
 	edge_label(e, x, &e->sb, !e->uniform, !m->uniform_util);
 	if (m->edge_labels && e->sb.n && !e->fan_labels)
-		set(e, g, "label", e->sb.s);
+		set(e, g, lkey, e->sb.s);
 	int64_t i = x - m->edge;
 	if (e->edge_failed && i >= 0 && i < m->nedge && e->edge_failed[i]) {
 		set(e, g, "color", C_FAILED);
@@ -653,9 +689,9 @@ static void style_edge(emit *e, Agedge_t *g, const rd_edge *x)
 		setf(e, g, "failed", "%lld", (long long)e->edge_failed[i]);
 		if (m->edge_labels && e->edge_failed[i] < x->links) {
 			sb_add(&e->sb, "%s%s failed", e->sb.n ? "\\n" : "", rd_int(e->edge_failed[i], c, sizeof c));
-			set(e, g, "label", e->sb.s);
+			set(e, g, lkey, e->sb.s);
 		} else if (m->edge_labels) {
-			set(e, g, "label", "failed");
+			set(e, g, lkey, "failed");
 		}
 	}
 	/* tooltip */
@@ -715,12 +751,68 @@ static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 	}
 }
 
-/* A legend entry: a coloured glyph, then the text. */
-static void legend_item(sbuf *b, const char *colour, const char *glyph, const char *text)
+/* Legend swatches are drawn (table cells: filled, outlined, bars), not
+ * glyphs: converters of SVG to PNG or PDF drop what their fonts lack. */
+typedef enum swatch { SW_FILL, SW_HOLLOW, SW_DOUBLE, SW_ROUND, SW_LINE, SW_DASHED, SW_DOTTED } swatch;
+
+/* A row of legend cells inside an open cell of the title. */
+static void leg_open(sbuf *b)
 {
-	sb_add(b, "<FONT COLOR=\"%s\" POINT-SIZE=\"15\">%s</FONT> ", colour, glyph);
+	sb_add(b, "<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\"><TR>");
+}
+
+static void leg_close(sbuf *b)
+{
+	if (b->n >= 4 && strcmp(b->s + b->n - 4, "<TR>") == 0)
+		sb_add(b, "<TD></TD>");  /* an empty row is an HTML label syntax error */
+	sb_add(b, "</TR></TABLE>");
+}
+
+/* Graphviz stretches a nested table to its cell, spreading the extra
+ * width evenly over the columns: text sits left in its cell and each
+ * swatch right in its own, so a swatch stays beside its text. */
+static void leg_text(sbuf *b, const char *text)
+{
+	sb_add(b, "<TD ALIGN=\"LEFT\">");
 	sb_html(b, text);
-	sb_add(b, "    ");
+	sb_add(b, "</TD><TD WIDTH=\"12\"></TD>");
+}
+
+static void swatch_cell(sbuf *b, const char *colour, swatch s, int width)
+{
+	static const int w[] = {[SW_FILL] = 12, [SW_HOLLOW] = 12, [SW_DOUBLE] = 12, [SW_ROUND] = 12,
+				[SW_LINE] = 22, [SW_DASHED] = 22, [SW_DOTTED] = 22};
+	int h = s >= SW_LINE ? (s == SW_LINE ? 3 : 4) : 12;
+	sb_add(b, "<TD WIDTH=\"%d\" HEIGHT=\"%d\" FIXEDSIZE=\"TRUE\" ALIGN=\"%s\"", width > 0 ? width : w[s], h,
+	       width > 0 ? "LEFT" : "RIGHT");
+	switch (s) {
+	case SW_FILL: case SW_LINE: sb_add(b, " BGCOLOR=\"%s\"", colour); break;
+	case SW_ROUND: sb_add(b, " BGCOLOR=\"%s\" STYLE=\"rounded\"", colour); break;
+	case SW_HOLLOW: sb_add(b, " BORDER=\"1\" COLOR=\"%s\"", colour); break;
+	case SW_DOUBLE: sb_add(b, " BORDER=\"2\" COLOR=\"%s\" BGCOLOR=\"#f0f0f0\"", colour); break;
+	case SW_DASHED: sb_add(b, " BORDER=\"1\" COLOR=\"%s\" STYLE=\"dashed\"", colour); break;
+	case SW_DOTTED: sb_add(b, " BORDER=\"1\" COLOR=\"%s\" STYLE=\"dotted\"", colour); break;
+	}
+	sb_add(b, "></TD>%s", width > 0 ? "" : "<TD WIDTH=\"3\"></TD>");
+}
+
+/* A legend entry: a drawn swatch, then the text. */
+static void legend_item(sbuf *b, const char *colour, swatch s, const char *text)
+{
+	swatch_cell(b, colour, s, 0);
+	leg_text(b, text);
+}
+
+static void row_open(sbuf *b)
+{
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
+	leg_open(b);
+}
+
+static void row_close(sbuf *b)
+{
+	leg_close(b);
+	sb_add(b, "</TD></TR>");
 }
 
 /* A link's class: the kinds of its two ends ("leaf–spine", "GPU–nvswitch"),
@@ -756,7 +848,7 @@ static void link_class(const emit *e, int64_t l, char *buf, size_t len)
 
 /* Loads: busiest and mean utilisation per link class as a small bar chart,
  * so that a picture of even colours still says where the bottleneck is. */
-static void class_chart(emit *e, sbuf *b, int in_cell)
+static void class_chart(emit *e, sbuf *b)
 {
 	const fx_fabric *f = e->f;
 	const double *u = e->o->utilisation;
@@ -782,86 +874,98 @@ static void class_chart(emit *e, sbuf *b, int in_cell)
 	}
 	if (n < 2)
 		return;
-	sb_add(b, "%s<TR><TD ALIGN=\"LEFT\">by link class, busiest ▮ and mean ▯ utilisation:",
-	       in_cell ? "</TD></TR>" : "");
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\">by link class, busiest (filled bar) and mean (outlined) "
+	       "utilisation:</TD></TR>");
+	/* one table, a row per class: its columns line up */
+	sb_add(b, "<TR><TD ALIGN=\"LEFT\"><TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"1\">");
 	for (int k = 0; k < n; k++) {
 		int bars = (int)lround(20 * rel(e, top[k])), mbars = (int)lround(20 * rel(e, sum[k] / cnt[k]));
-		sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
-		sb_html(b, name[k]);
-		/* (an empty FONT element is an HTML label syntax error) */
-		sb_add(b, "  <FONT COLOR=\"%s\">▮", util_colour(rel(e, top[k]), col));
-		for (int i = 1; i < bars; i++)
-			sb_add(b, "▮");
-		sb_add(b, "</FONT> %.3g%%  <FONT COLOR=\"#777777\">▯", 100 * top[k]);
-		for (int i = 1; i < mbars; i++)
-			sb_add(b, "▯");
-		sb_add(b, "</FONT> %.3g%% mean", 100 * sum[k] / cnt[k]);
+		char t[48];
+		sb_add(b, "<TR>");
+		leg_text(b, name[k]);
+		swatch_cell(b, util_colour(rel(e, top[k]), col), SW_FILL, 6 * (bars > 1 ? bars : 1));
+		snprintf(t, sizeof t, "%.3g%%", 100 * top[k]);
+		leg_text(b, t);
+		swatch_cell(b, "#777777", SW_HOLLOW, 6 * (mbars > 1 ? mbars : 1));
+		snprintf(t, sizeof t, "%.3g%% mean", 100 * sum[k] / cnt[k]);
+		leg_text(b, t);
+		sb_add(b, "</TR>");
 	}
-	if (!in_cell)
-		sb_add(b, "</TD></TR>");
+	sb_add(b, "</TABLE></TD></TR>");
 }
 
-/* The legend's glyphs and scale, in a cell left open. */
+/* The legend's swatches and scale: whole rows of the title's table. */
 static void legend(sbuf *b, const rd_legend *l)
 {
 	char col[8], c1[32];
-	sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
 	switch (l->view) {
 	case FX_VIEW_LOADS: {
 		static const double steps[] = {0.1, 0.25, 0.5, 0.75, 1.0};
-		sb_add(b, "colour and width: a drawn edge's busiest directed link, relative to the "
-		       "busiest of all (%.3g%% busy); a box's border: its busiest link inside"
-		       "</TD></TR><TR><TD ALIGN=\"LEFT\">", 100 * l->umax);
-		legend_item(b, C_IDLE, "┈", "idle");
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">colour and width: a drawn edge's busiest directed link, "
+		       "relative to the busiest of all (%.3g%% busy); a box's border: its busiest link inside"
+		       "</TD></TR>", 100 * l->umax);
+		row_open(b);
+		legend_item(b, C_IDLE, SW_DOTTED, "idle");
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 			char t[48];
 			snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i], 100 * steps[i] * l->umax);
-			legend_item(b, util_colour(steps[i], col), "■", t);
+			legend_item(b, util_colour(steps[i], col), SW_FILL, t);
 		}
 		break;
 	}
 	case FX_VIEW_PLACEMENT: {
-		sb_add(b, "instance:  ");
+		row_open(b);
+		leg_text(b, "instance:");
 		int64_t shown = l->ninst < LEGEND_INSTANCES ? l->ninst : LEGEND_INSTANCES;
 		for (int64_t i = 0; i < shown; i++) {
 			char t[32];
 			snprintf(t, sizeof t, "%lld", (long long)i);
-			legend_item(b, instance_colour(i, 0, col), "■", t);
+			legend_item(b, instance_colour(i, 0, col), SW_FILL, t);
 		}
-		if (l->ninst > shown)
-			sb_add(b, "… %s instances (colours repeat; cells give the number)    ",
-			       rd_int(l->ninst, c1, sizeof c1));
-		legend_item(b, "#cccccc", "□", "unplaced");
+		if (l->ninst > shown) {  /* on a row of its own: the legend stays narrow */
+			char t[96];
+			snprintf(t, sizeof t, "… %s instances (colours repeat; cells give the number)",
+				 rd_int(l->ninst, c1, sizeof c1));
+			row_close(b);
+			row_open(b);
+			leg_text(b, t);
+		}
+		legend_item(b, "#cccccc", SW_HOLLOW, "unplaced");
 		if (l->group)
-			sb_add(b, "(lighter: odd groups of an instance)");
+			leg_text(b, "(lighter: odd groups of an instance)");
 		break;
 	}
 	default:
+		row_open(b);
 		if (l->kinds[RD_DEVICE] || l->kinds[RD_BLOCK] || l->kinds[RD_LATTICE])
-			legend_item(b, C_DEVICE_LINE, "■", l->noun);
+			legend_item(b, C_DEVICE_LINE, SW_FILL, l->noun);
 		if (l->kinds[RD_CPU])
-			legend_item(b, C_CPU_LINE, "■", "CPU");
+			legend_item(b, C_CPU_LINE, SW_FILL, "CPU");
 		if (l->kinds[RD_SWITCH] || l->kinds[RD_GROUP])
-			legend_item(b, C_SWITCH_LINE, "⬢", "switch");
+			legend_item(b, C_SWITCH_LINE, SW_ROUND, "switch");
 		if (l->kinds[RD_NODE])
-			legend_item(b, C_NODE_LINE, "□", "node box");
+			legend_item(b, C_NODE_LINE, SW_HOLLOW, "node box");
 		if (l->kinds[RD_RACK])
-			legend_item(b, C_NODE_LINE, "▣", "rack box");
+			legend_item(b, C_NODE_LINE, SW_DOUBLE, "rack box");
 		if (l->kinds[RD_BLOCK] || l->kinds[RD_GROUP] || l->kinds[RD_LATTICE])
-			sb_add(b, "(double border: several)    ");
+			leg_text(b, "(double border: several)");
 		if (l->fans)
-			sb_add(b, "links: ");
+			leg_text(b, "links:");
 		for (int k = 0; k < FX_MEDIUMS; k++)
 			if (l->media & 1u << k)
-				legend_item(b, l->fans ? "#333333" : medium_colour[k], "━━",
+				legend_item(b, l->fans ? "#333333" : medium_colour[k], SW_LINE,
 					    fx_medium_name((fx_medium)k));
-		if (l->fans)
-			sb_add(b, "(%sedges coloured by the switch they leave)",
-			       l->panels > l->fans ? "some panels' " : "");
+		if (l->fans) {
+			char t[80];
+			snprintf(t, sizeof t, "(%sedges coloured by the switch they leave)",
+				 l->panels > l->fans ? "some panels' " : "");
+			leg_text(b, t);
+		}
 		break;
 	}
 	if (l->failed)
-		legend_item(b, C_FAILED, "╌╌", "failed, with its links");
+		legend_item(b, C_FAILED, SW_DASHED, "failed, with its links");
+	row_close(b);
 }
 
 /* Physical fans whose edges are alike: each fan's label (its colour, its
@@ -869,6 +973,7 @@ static void legend(sbuf *b, const rd_legend *l)
 static void fan_legend(emit *e, sbuf *b)
 {
 	const rd_model *m = e->m;
+	leg_open(b);
 	for (int64_t i = 0; i < m->nedge; i++) {
 		const rd_edge *x = &m->edge[i];
 		int first = 1;
@@ -885,9 +990,10 @@ static void fan_legend(emit *e, sbuf *b)
 			p[0] = ' ';
 			p[1] = ' ';
 		}
-		legend_item(b, fan_colour[e->fan[x->a]], "━━", l.s);
+		legend_item(b, fan_colour[e->fan[x->a]], SW_LINE, l.s);
 		free(l.s);
 	}
+	leg_close(b);
 }
 
 /* What e drew, for a legend. */
@@ -993,18 +1099,19 @@ static void title(emit *e, sbuf *b)
 			sb_add(b, "</TD></TR>");
 		}
 		if (e->o->view == FX_VIEW_LOADS)
-			class_chart(e, b, 0);
+			class_chart(e, b);
 		sb_add(b, "</TABLE>");
 		return;
 	}
 	legend(b, &l);
 	if (e->o->view == FX_VIEW_LOADS)
-		class_chart(e, b, 1);
-	if (e->fan_labels) {  /* one line per fan: its edges' label */
-		sb_add(b, "</TD></TR><TR><TD ALIGN=\"LEFT\">");
+		class_chart(e, b);
+	if (e->fan_labels) {  /* each fan: its edges' label */
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
 		fan_legend(e, b);
+		sb_add(b, "</TD></TR>");
 	}
-	sb_add(b, "</TD></TR></TABLE>");
+	sb_add(b, "</TABLE>");
 }
 
 static void graph_attrs(emit *e)
@@ -1352,7 +1459,7 @@ char *rd_legend_html(const rd_legend *l, const char *heading)
 	       l->view == FX_VIEW_LOADS ? ", and colours and widths are relative to the busiest "
 	       "link of all panels" : "");
 	legend(&b, l);
-	sb_add(&b, "</TD></TR></TABLE>");
+	sb_add(&b, "</TABLE>");
 	return b.s;
 }
 

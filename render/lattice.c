@@ -44,7 +44,18 @@ static void place(const int *c, const int *d, int nd, double w, double h, int ri
 			*x = r * cos(a);
 			*y = -r * sin(a);
 		} else {
-			*x = c[eff[0]] * (w + 0.9);
+			/* a line of more than 3 boxes snakes in rows (a 32x32 mesh in
+			 * 4 racks of 32x8 was a 4:1 chain; pictures keep within 3:1):
+			 * neighbours stay side by side, each row turns back */
+			int per = n;
+			if (n > 3)
+				for (per = 1; per * per < n; per++)
+					;
+			int row = c[eff[0]] / per, col = c[eff[0]] % per;
+			if (row % 2)
+				col = per - 1 - col;
+			*x = col * (w + 0.9);
+			*y = -row * (h + 0.9);
 		}
 		return;
 	}
@@ -194,6 +205,8 @@ static void blocks(rd_model *m)
 		}
 	ring &= eff == 1;
 	int rack_clusters = strcmp(unit, "node") == 0 && f->nracks > 1;
+	/* a placement box lists its instances: rows of a snake twice as far apart */
+	double box_h = m->o && m->o->view == FX_VIEW_PLACEMENT && eff == 1 ? 2.2 : 1.1;
 	for (int64_t k = 0; k < nblocks; k++) {
 		int64_t r = k;
 		int c[FX_MAX_DIMS];
@@ -210,7 +223,7 @@ static void blocks(rd_model *m)
 				bx->hi[i] = f->dims[i] - 1;
 		}
 		snprintf(bx->unit, sizeof bx->unit, "%s", unit);
-		place(c, bd, nd, 2.2, 1.1, ring, &bx->x, &bx->y);
+		place(c, bd, nd, 2.2, box_h, ring, &bx->x, &bx->y);
 		bx->pinned = 1;
 	}
 	for (int64_t v = 0; v < f->ndev; v++) {

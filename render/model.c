@@ -252,18 +252,10 @@ void rd_edges_build(rd_model *m)
 
 /* ---- switched and custom fabrics ---- */
 
-static int vtier(const fx_fabric *f, int64_t v)
+/* Adjacency of the fabric's vertices (CSR), for the searches below. */
+static void adjacency(rd_model *m)
 {
-	const fx_vertex *x = &f->v[v];
-	return x->type == FX_V_SWITCH && x->role >= 0 ? f->roles[x->role].tier : 0;
-}
-
-/* The rack each vertex outside a node stands in: its own, or the one all its
- * lower-tier neighbours share (leaf and aggregation switches of a fat-tree
- * whose hosts fill one rack), else -1.  Vertices in nodes: their rack. */
-static int32_t *home_racks(const fx_fabric *f)
-{
-	int32_t *home = fx_xmalloc((size_t)f->nv * sizeof *home);
+	const fx_fabric *f = m->f;
 	int64_t *deg = fx_xcalloc((size_t)f->nv + 1, sizeof *deg);
 	int64_t *adj = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *adj);
 	for (int64_t e = 0; e < f->ne; e++) {
@@ -272,27 +264,100 @@ static int32_t *home_racks(const fx_fabric *f)
 	}
 	for (int64_t v = 0; v < f->nv; v++)
 		deg[v + 1] += deg[v];
-	int64_t *fill = fx_xmalloc((size_t)f->nv * sizeof *fill);
+	int64_t *fill = fx_xmalloc((size_t)(f->nv + 1) * sizeof *fill);
 	memcpy(fill, deg, (size_t)f->nv * sizeof *fill);
 	for (int64_t e = 0; e < f->ne; e++) {
 		adj[fill[f->ends[2 * e]]++] = f->ends[2 * e + 1];
 		adj[fill[f->ends[2 * e + 1]]++] = f->ends[2 * e];
 	}
 	free(fill);
+	m->adj_start = deg;
+	m->adj = adj;
+}
+
+/* Whether the roles say nothing about tiers: no switches, or every role
+ * at one tier (a custom graph whose switches give no role or tier: all
+ * "switch", tier 1). */
+static int roles_flat(const fx_fabric *f)
+{
+	for (int r = 1; r < f->nroles; r++)
+		if (f->roles[r].tier != f->roles[0].tier)
+			return 0;
+	return 1;
+}
+
+/* Each vertex's tier: 0 for devices and CPUs; a switch's role tier, or,
+ * when the roles give no tiers, its distance in switch hops from the
+ * nearest device plus one (a rail-optimised graph's leaves 1 and spines
+ * 2, whatever order its vertices are listed in).  A switch no device
+ * reaches through switches takes the top tier plus one. */
+static void vertex_tiers(rd_model *m)
+{
+	const fx_fabric *f = m->f;
+	m->vtier = fx_xcalloc((size_t)f->nv + 1, sizeof *m->vtier);
+	if (f->nsw == 0)
+		return;
+	if (!roles_flat(f) || f->nroles == 0) {
+		for (int64_t v = 0; v < f->nv; v++) {
+			const fx_vertex *x = &f->v[v];
+			m->vtier[v] = x->type == FX_V_SWITCH && x->role >= 0 ? f->roles[x->role].tier : 0;
+		}
+		return;
+	}
+	int64_t *queue = fx_xmalloc((size_t)f->nv * sizeof *queue), head = 0, tail = 0;
+	for (int64_t v = 0; v < f->nv; v++) {
+		m->vtier[v] = f->v[v].type == FX_V_SWITCH ? -1 : 0;
+		if (f->v[v].type == FX_V_DEVICE)
+			queue[tail++] = v;
+	}
+	int top = 0;
+	while (head < tail) {
+		int64_t v = queue[head++];
+		for (int64_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+			int64_t w = m->adj[k];
+			if (m->vtier[w] >= 0 || f->v[w].type != FX_V_SWITCH)
+				continue;
+			m->vtier[w] = m->vtier[v] + 1;
+			if (m->vtier[w] > top)
+				top = m->vtier[w];
+			queue[tail++] = w;
+		}
+	}
+	free(queue);
+	for (int64_t v = 0; v < f->nv; v++)
+		if (m->vtier[v] < 0)
+			m->vtier[v] = top + 1;
+	for (int64_t v = 0; v < f->nv; v++)
+		m->tiers_derived |= m->vtier[v] > 1;
+}
+
+static int vtier(const rd_model *m, int64_t v)
+{
+	return m->vtier[v];
+}
+
+/* The rack each vertex outside a node stands in: its own, or the one all its
+ * lower-tier neighbours share (leaf and aggregation switches of a fat-tree
+ * whose hosts fill one rack), else -1.  Vertices in nodes: their rack. */
+static int32_t *home_racks(const rd_model *m)
+{
+	const fx_fabric *f = m->f;
+	const int64_t *deg = m->adj_start, *adj = m->adj;
+	int32_t *home = fx_xmalloc((size_t)(f->nv + 1) * sizeof *home);
 	int maxtier = 0;
 	for (int64_t v = 0; v < f->nv; v++) {
 		home[v] = f->v[v].node >= 0 || f->v[v].rack >= 0 ? f->v[v].rack : -2;
-		if (vtier(f, v) > maxtier)
-			maxtier = vtier(f, v);
+		if (vtier(m, v) > maxtier)
+			maxtier = vtier(m, v);
 	}
 	for (int t = 0; t <= maxtier; t++)
 		for (int64_t v = 0; v < f->nv; v++) {
-			if (home[v] != -2 || vtier(f, v) != t)
+			if (home[v] != -2 || vtier(m, v) != t)
 				continue;
 			int32_t r = -2;
 			for (int64_t k = deg[v]; k < deg[v + 1] && r != -1; k++) {
 				int64_t w = adj[k];
-				if (vtier(f, w) >= t && !(t == 0 && f->v[w].type != FX_V_SWITCH))
+				if (vtier(m, w) >= t && !(t == 0 && f->v[w].type != FX_V_SWITCH))
 					continue;
 				if (home[w] < 0)
 					r = -1;
@@ -303,8 +368,6 @@ static int32_t *home_racks(const fx_fabric *f)
 			}
 			home[v] = r < 0 ? -1 : r;
 		}
-	free(deg);
-	free(adj);
 	return home;
 }
 
@@ -362,7 +425,7 @@ static void box_meta(rd_model *m, int64_t b, int64_t v, int32_t rack)
 	rd_box *x = &m->box[b];
 	const fx_vertex *fv = &m->f->v[v];
 	x->rack = rack;
-	x->tier = vtier(m->f, v);
+	x->tier = vtier(m, v);
 	if (x->kind == RD_SWITCH || x->kind == RD_GROUP) {
 		x->role = fv->role;
 		x->plane = fv->plane;
@@ -393,7 +456,7 @@ static void build_full(rd_model *m, const int32_t *home, const int planes[FX_MAX
 /* Key of a group box for vertices outside nodes. */
 typedef struct gkey {
 	int32_t home, plane;
-	int type, role;
+	int type, role, tier;
 	int64_t box;
 } gkey;
 
@@ -487,15 +550,16 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 		if (x->node >= 0)
 			plane = x->plane;
 		int32_t hr = home[v];
+		int tier = vtier(m, v);  /* one role, tiers from the graph: leaves apart from spines */
 		for (size_t i = 0; i < nkeys && b < 0; i++)
 			if (keys[i].home == hr && keys[i].plane == plane && keys[i].type == x->type &&
-			    keys[i].role == x->role)
+			    keys[i].role == x->role && keys[i].tier == tier)
 				b = keys[i].box;
 		if (b < 0) {
 			int64_t cl = x->node >= 0 ? node_cluster(m, x->rack, x->node) : rack_cluster(m, hr);
 			b = rd_box_new(m, x->type == FX_V_SWITCH ? RD_GROUP : RD_BLOCK, cl);
 			keys = fx_xgrow(keys, &capkeys, nkeys + 1, sizeof *keys);
-			keys[nkeys++] = (gkey){hr, plane, x->type, x->role, b};
+			keys[nkeys++] = (gkey){hr, plane, x->type, x->role, tier, b};
 			box_meta(m, b, v, hr);
 			m->box[b].plane = plane;
 			m->box[b].node = x->node;
@@ -961,7 +1025,9 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		rd_lattice_build(m, o->detail_full || f->ndev <= 200);
 	} else {
 		int full = o->detail_full || (f->nv <= AUTO_FULL_VERTICES && f->ne <= AUTO_FULL_EDGES);
-		int32_t *home = home_racks(f);
+		adjacency(m);
+		vertex_tiers(m);
+		int32_t *home = home_racks(m);
 		int planes[FX_MAX_ROLES];
 		role_planes(f, planes);
 		if (full) {
@@ -1040,5 +1106,8 @@ void rd_model_release(rd_model *m)
 	free(m->edge);
 	free(m->cl);
 	free(m->invis);
+	free(m->adj_start);
+	free(m->adj);
+	free(m->vtier);
 	memset(m, 0, sizeof *m);
 }

@@ -330,6 +330,20 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
 			if (rc == 0)
 				rd_picture_size(g, o->detail_full, &px_w, &px_h);
+			/* within 3:1 either way (a long chain of racks, a flat row
+			 * of trays): laid out again with the height (or width)
+			 * stretched to the bound; Graphviz's ratio moves the boxes
+			 * apart, it does not distort them */
+			if (rc == 0 && !o->detail_full && (px_w > 3 * px_h || px_h > 3 * px_w)) {
+				gvFreeLayout(gvc, g);
+				agattr(g, AGRAPH, "ratio", px_w > 3 * px_h ? "0.34" : "2.9");
+				rc = gvLayout(gvc, g, m.engine) != 0 ? -1 : 0;
+				rc |= rd_gv_check(d, "layout");
+				if (rc && (!d || d->nerr == 0))
+					rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
+				if (rc == 0)
+					rd_picture_size(g, o->detail_full, &px_w, &px_h);
+			}
 			if (rc == 0 && o->detail_full)  /* unbounded: say so before writing it */
 				fx_diag_note(d, NULL, "render: the full drawing is %lld x %lld px at 96 dpi",
 					     (long long)px_w, (long long)px_h);

@@ -110,6 +110,9 @@ typedef struct rd_model {
 	int uniform_util;         /* loads: and equally busy */
 	int lr;                   /* dot: rank left to right (dense labelled edges) */
 	int nlevels;              /* tiered dot: ranks fixed per box (rd_box.level) */
+	int64_t *adj_start, *adj;  /* switched and custom: the vertices' neighbours (CSR) */
+	int *vtier;               /* [nv] tier of each vertex (0 devices, CPUs) */
+	int tiers_derived;        /* the tiers come from the graph, not the roles */
 	char how[160];            /* how the drawing aggregates, for the title */
 	char noun[16];            /* what a device is called: "GPU", "NPU", "chip", "PE" */
 	/* a panel of a page (page.c; zero for a picture of its own): */

@@ -42,6 +42,8 @@ g4="--set fabric.dims=[4,4] --set packaging.devices_per_node=1 --set packaging.n
 expect 0 "slice --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --json && keys
 # shellcheck disable=SC2086
 expect 0 "slice --cube --json" -- "$FABRICX" slice specs/torus-8x8x8.yaml $g4 --shape 2x2 --jobs 2 --idle y=0-1 --cube 2x2 --json && keys
+expect 0 "bom --json" -- "$FABRICX" bom specs/nvl72.yaml --json && keys
+expect 0 "bom priced --json" -- "$FABRICX" bom specs/cm384.yaml --set 'bom.prices.rack={usd: 1, source: "assumed: a test"}' --json && keys
 expect 0 "transport --json" -- "$FABRICX" transport specs/cm384.yaml --json && keys
 expect 0 "pool --json" -- "$FABRICX" pool specs/hgx-h100.yaml --period 1s --json && keys
 expect 0 "collective --timing maxmin --json" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --size 1MiB --timing maxmin --json && keys

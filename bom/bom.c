@@ -1,0 +1,274 @@
+/*
+ * The bill of materials: the counting rules are in bom.h and
+ * docs/output.md; this file applies them to a built fabric.
+ */
+#include "bom.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/xalloc.h"
+
+static const char *const where_names[FX_BOM_WHERES] = {"in-node", "in-rack", "between racks"};
+
+const char *fx_bom_where_name(fx_bom_where w)
+{
+	return w < FX_BOM_WHERES ? where_names[w] : "?";
+}
+
+static const char *const priced_keys[FX_BOM_PRICED] = {
+	[FX_BOM_P_SWITCH_CHIP] = "switch_chip", [FX_BOM_P_SWITCH_BOX] = "switch_box",
+	[FX_BOM_P_RACK] = "rack",               [FX_BOM_P_DEVICE] = "device",
+	[FX_BOM_P_CPU] = "cpu",                 [FX_BOM_P_FIBRE] = "fibre",
+};
+
+/* {usd: N, source: "..."}: a price is a number of US dollars and says
+ * where it comes from (a source, or "assumed: why"). */
+static int parse_price(fx_diag *d, const fx_snode *n, fx_bom_price *p)
+{
+	static const char *const keys[] = {"usd", "source", NULL};
+	if (!n)
+		return 0;
+	if (n->kind != FX_SNODE_MAP)
+		return fx_snode_error(d, n, "'%s' must be a map {usd: N, source: \"...\"}, got %s", n->path,
+				      fx_snode_kind_name(n));
+	int rc = fx_spec_keys(d, n, keys);
+	rc |= fx_spec_qty(d, n, "usd", FX_UNIT_NONE, 0, 0, &p->usd);
+	rc |= fx_spec_str(d, n, "source", &p->source);
+	if (rc == 0 && !*p->source)
+		rc = fx_snode_error(d, fx_snode_get(n, "source"), "'%s.source' must say where the price "
+				    "comes from, or \"assumed: why\"", n->path);
+	p->given = rc == 0;
+	return rc;
+}
+
+static int parse_rules(fx_diag *d, const fx_snode *bom, const char *key, const char *per_key,
+		       fx_bom_rule *rules, int *n)
+{
+	static const char *const cable_keys[] = {"type", "cables_per_link", "bandwidth", "price", NULL};
+	static const char *const module_keys[] = {"type", "links_per_module", "bandwidth", "price", NULL};
+	const fx_snode *s;
+	if (fx_spec_seq(d, bom, key, 0, &s))
+		return -1;
+	if (!s)
+		return 0;
+	if (s->n > FX_BOM_MAX_RULES)
+		return fx_snode_error(d, s, "'%s': at most %d rules, got %zu", s->path, FX_BOM_MAX_RULES, s->n);
+	int rc = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const fx_snode *r = s->items[i];
+		fx_bom_rule *x = &rules[i];
+		if (r->kind != FX_SNODE_MAP) {
+			rc |= fx_snode_error(d, r, "'%s' must be a map, got %s", r->path, fx_snode_kind_name(r));
+			continue;
+		}
+		rc |= fx_spec_keys(d, r, strcmp(key, "cables") ? module_keys : cable_keys);
+		rc |= fx_spec_str(d, r, "type", &x->type);
+		double per = 1;
+		rc |= fx_spec_qty_opt(d, r, per_key, FX_UNIT_NONE, 0, 1, &per);
+		x->per = per > 0 ? per : 1;
+		rc |= fx_spec_qty_opt(d, r, "bandwidth", FX_UNIT_BANDWIDTH, 0, 1, &x->bandwidth);
+		rc |= parse_price(d, fx_snode_get(r, "price"), &x->price);
+	}
+	*n = (int)s->n;
+	return rc;
+}
+
+int fx_bom_parse(fx_diag *d, const fx_spec *spec, fx_bom_config *c)
+{
+	static const char *const keys[] = {"cables", "modules", "prices", NULL};
+	if (!c)
+		return fx_diag_error(d, NULL, "fx_bom_parse: no configuration to fill");
+	memset(c, 0, sizeof *c);
+	if (!spec || !spec->root)
+		return fx_diag_error(d, NULL, "fx_bom_parse: no spec (NULL, or one that failed to load)");
+	const fx_snode *b, *p;
+	if (fx_spec_map(d, spec->root, "bom", 0, &b))
+		return -1;
+	if (!b)
+		return 0;
+	int rc = fx_spec_keys(d, b, keys);
+	rc |= parse_rules(d, b, "cables", "cables_per_link", c->cable, &c->ncable);
+	rc |= parse_rules(d, b, "modules", "links_per_module", c->module, &c->nmodule);
+	if (fx_spec_map(d, b, "prices", 0, &p))
+		return -1;
+	if (p) {
+		static const char *const pkeys[] = {"switch_chip", "switch_box", "rack", "device", "cpu",
+						    "fibre", NULL};
+		rc |= fx_spec_keys(d, p, pkeys);
+		for (int k = 0; k < FX_BOM_PRICED; k++)
+			rc |= parse_price(d, fx_snode_get(p, priced_keys[k]), &c->price[k]);
+	}
+	return rc ? -1 : 0;
+}
+
+/* ---- counting ---- */
+
+static const fx_bom_rule default_cable = {.type = "copper cable", .per = 1};
+static const fx_bom_rule default_module = {.type = "optical module", .per = 1};
+
+static const fx_bom_rule *rule_for(const fx_bom_rule *r, int n, double bw, const fx_bom_rule *dflt)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i].bandwidth <= 0 || fabs(r[i].bandwidth - bw) <= 1e-6 * bw)
+			return &r[i];
+	return dflt;
+}
+
+static fx_bom_part *add_part(fx_bom *b, const char *kind, const char *type, double count,
+			     const fx_bom_price *price)
+{
+	for (size_t i = 0; i < b->npart; i++)  /* the same part from two rules or bundles: one line */
+		if (!strcmp(b->part[i].kind, kind) && !strcmp(b->part[i].type, type)) {
+			b->part[i].count += count;
+			return &b->part[i];
+		}
+	b->part = fx_xgrow(b->part, &b->cappart, b->npart + 1, sizeof *b->part);
+	fx_bom_part *x = &b->part[b->npart++];
+	memset(x, 0, sizeof *x);
+	snprintf(x->kind, sizeof x->kind, "%s", kind);
+	snprintf(x->type, sizeof x->type, "%s", type);
+	x->count = count;
+	x->unit_usd = price && price->given ? price->usd : NAN;
+	x->source = price && price->given ? price->source : NULL;
+	return x;
+}
+
+static const fx_power_role *role_of(const fx_power_config *p, const fx_fabric *f, int role)
+{
+	for (int i = 0; p && role >= 0 && i < p->nroles; i++)
+		if (!strcmp(p->role[i].name, f->roles[role].name))
+			return &p->role[i];
+	return NULL;
+}
+
+/* Each vertex's rack: its own; a switch chip outside nodes and racks sits
+ * in its role's network racks, filled in vertex order (as the power model
+ * fills them); -1 for anything else without a rack. */
+static int64_t *vertex_racks(const fx_power_config *p, const fx_fabric *f, fx_bom *b)
+{
+	int64_t *rack = fx_xmalloc((size_t)(f->nv + 1) * sizeof *rack);
+	int64_t count[FX_MAX_ROLES] = {0}, seen[FX_MAX_ROLES] = {0}, first[FX_MAX_ROLES], per[FX_MAX_ROLES];
+	for (int64_t v = 0; v < f->nv; v++)
+		if (f->v[v].type == FX_V_SWITCH && f->v[v].node < 0 && f->v[v].rack < 0 && f->v[v].role >= 0)
+			count[f->v[v].role]++;
+	b->compute_racks = f->nracks;
+	int64_t at = f->nracks;
+	for (int r = 0; r < f->nroles; r++) {
+		const fx_power_role *rc = role_of(p, f, r);
+		per[r] = rc && rc->boxes_per_rack > 0 ? rc->chips_per_box * rc->boxes_per_rack : count[r];
+		first[r] = at;
+		if (count[r])
+			at += (count[r] + per[r] - 1) / per[r];
+	}
+	b->network_racks = at - f->nracks;
+	for (int64_t v = 0; v < f->nv; v++) {
+		const fx_vertex *x = &f->v[v];
+		rack[v] = x->rack;
+		if (x->type == FX_V_SWITCH && x->node < 0 && x->rack < 0 && x->role >= 0)
+			rack[v] = first[x->role] + seen[x->role]++ / per[x->role];
+	}
+	return rack;
+}
+
+int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabric *f, fx_bom *b,
+		 fx_diag *d)
+{
+	if (!b)
+		return fx_diag_error(d, NULL, "fx_bom_build: no bill to fill");
+	memset(b, 0, sizeof *b);
+	if (!c || !fx_fabric_built(f))
+		return fx_diag_error(d, NULL, "fx_bom_build: no configuration or no built fabric");
+	int64_t *rack = vertex_racks(p, f, b);
+	/* links by medium and place; cables and modules by rule */
+	for (int64_t e = 0; e < f->ne; e++) {
+		const fx_link *l = &f->e[e];
+		int64_t u = f->ends[2 * e], v = f->ends[2 * e + 1];
+		fx_bom_where w = f->v[u].node >= 0 && f->v[u].node == f->v[v].node ? FX_BOM_IN_NODE
+				 : rack[u] >= 0 && rack[u] == rack[v]                ? FX_BOM_IN_RACK
+										     : FX_BOM_BETWEEN_RACKS;
+		int m = l->medium < FX_MEDIUMS ? l->medium : FX_MEDIUM_COPPER;
+		fx_bom_links *x = &b->links[m][w];
+		x->bundles++;
+		x->links += l->count;
+		x->bandwidth += l->bw * l->count;
+		if (m == FX_MEDIUM_COPPER && w != FX_BOM_IN_NODE) {
+			const fx_bom_rule *r = rule_for(c->cable, c->ncable, l->bw, &default_cable);
+			fx_bom_part *pt = add_part(b, "cable", r->type, l->count * r->per, &r->price);
+			snprintf(pt->rule, sizeof pt->rule, "%g per copper link leaving a node", r->per);
+		} else if (m == FX_MEDIUM_OPTICAL) {
+			const fx_bom_rule *r = rule_for(c->module, c->nmodule, l->bw, &default_module);
+			/* the ceiling is taken on the whole count below */
+			fx_bom_part *pt = add_part(b, "module", r->type, 2.0 * l->count / r->per, &r->price);
+			snprintf(pt->rule, sizeof pt->rule, "one at each end of an optical link, %g link%s each",
+				 r->per, r->per == 1 ? "" : "s");
+			pt = add_part(b, "fibre", "optical cable", l->count, &c->price[FX_BOM_P_FIBRE]);
+			snprintf(pt->rule, sizeof pt->rule, "one per optical link");
+		}
+	}
+	for (size_t i = 0; i < b->npart; i++)
+		b->part[i].count = ceil(b->part[i].count - 1e-9);
+	/* switch chips and boxes by role */
+	for (int r = 0; r < f->nroles; r++) {
+		int64_t n = 0, out = 0;
+		for (int64_t v = 0; v < f->nv; v++) {
+			n += f->v[v].type == FX_V_SWITCH && f->v[v].role == r;
+			out += f->v[v].type == FX_V_SWITCH && f->v[v].role == r && f->v[v].node < 0;
+		}
+		if (!n)
+			continue;
+		char t[64];
+		snprintf(t, sizeof t, "%s", f->roles[r].name);
+		fx_bom_part *pt = add_part(b, "switch chip", t, (double)n, &c->price[FX_BOM_P_SWITCH_CHIP]);
+		snprintf(pt->rule, sizeof pt->rule, "the fabric's chips of the role");
+		const fx_power_role *rc = role_of(p, f, r);
+		if (rc && rc->chips_per_box > 0 && out > 0) {  /* chips in nodes are on the nodes' boards */
+			pt = add_part(b, "switch box", t, ceil((double)out / (double)rc->chips_per_box),
+				      &c->price[FX_BOM_P_SWITCH_BOX]);
+			snprintf(pt->rule, sizeof pt->rule, "%lld chips per box (packaging.switches)",
+				 (long long)rc->chips_per_box);
+		}
+	}
+	/* racks, devices, CPUs */
+	fx_bom_part *pt;
+	if (b->compute_racks) {
+		pt = add_part(b, "rack", "compute", (double)b->compute_racks, &c->price[FX_BOM_P_RACK]);
+		snprintf(pt->rule, sizeof pt->rule, "packaging.nodes_per_rack");
+	}
+	if (b->network_racks) {
+		pt = add_part(b, "rack", "network", (double)b->network_racks, &c->price[FX_BOM_P_RACK]);
+		snprintf(pt->rule, sizeof pt->rule, "packaging.switches, per role");
+	}
+	char noun[32];
+	fx_fabric_device_noun(f, noun, sizeof noun);
+	pt = add_part(b, "device", noun, (double)f->ndev, &c->price[FX_BOM_P_DEVICE]);
+	snprintf(pt->rule, sizeof pt->rule, "the fabric's devices");
+	if (f->ncpu) {
+		pt = add_part(b, "cpu", "CPU", (double)f->ncpu, &c->price[FX_BOM_P_CPU]);
+		snprintf(pt->rule, sizeof pt->rule, "the fabric's CPUs");
+	}
+	/* cost */
+	b->cost_usd = NAN;
+	for (size_t i = 0; i < b->npart; i++) {
+		fx_bom_part *x = &b->part[i];
+		x->cost_usd = isnan(x->unit_usd) ? NAN : x->unit_usd * x->count;
+		if (isnan(x->cost_usd)) {
+			b->unpriced++;
+			continue;
+		}
+		b->priced++;
+		b->cost_usd = (isnan(b->cost_usd) ? 0 : b->cost_usd) + x->cost_usd;
+	}
+	free(rack);
+	return 0;
+}
+
+void fx_bom_release(fx_bom *b)
+{
+	if (!b)
+		return;
+	free(b->part);
+	memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,111 @@
+/*
+ * bom: the bill of materials of a build — links by medium and by where
+ * they run (inside a node, inside a rack, between racks), the cables and
+ * optical modules they take, switch chips and boxes, racks, devices and
+ * CPUs, and their cost where the spec gives unit prices.
+ *
+ * Counting rules (docs/output.md, "bom"):
+ *   - a link's place: in-node when both ends are in one node; in-rack when
+ *     both are in one rack (compute racks, and the network racks of
+ *     packaging.switches, chips filled in vertex order as the power model
+ *     fills them); else between racks;
+ *   - copper links that leave a node take `cables_per_link` cables each
+ *     (default 1; NVLink 5: 2 lanes x 2 directions = 4 twinax pairs);
+ *     links inside a node are board or backplane wiring, no cable;
+ *   - optical links take one fibre cable each and a module at each end,
+ *     one module carrying `links_per_module` links (default 1):
+ *     modules = ceil(2 x links / links_per_module);
+ *   - silicon links (on a wafer or package) take neither.
+ *
+ * The spec's optional `bom:` map (docs/spec.md):
+ *
+ *   bom:
+ *     cables:  [{type: NVLink 5 twinax pair, cables_per_link: 4, bandwidth: 50 GB/s,
+ *                price: {usd: 10, source: "assumed: ..."}}]
+ *     modules: [{type: 400G LPO, links_per_module: 2, bandwidth: 28 GB/s}]
+ *     prices:  {switch_chip: {usd: .., source: ..}, switch_box: .., rack: ..,
+ *               device: .., cpu: .., fibre: ..}
+ *
+ * A rule with `bandwidth` applies to the links of that bandwidth, one
+ * without to the rest; the first that matches counts a link.
+ *
+ * Ownership: fx_bom_config points into the spec (types, sources, error
+ * positions) and must not outlive it; fx_bom owns its parts
+ * (fx_bom_release).
+ */
+#ifndef FX_BOM_H
+#define FX_BOM_H
+
+#include <stdint.h>
+
+#include "../core/diag.h"
+#include "../fabric/fabric.h"
+#include "../power/power.h"
+#include "../spec/spec.h"
+
+#define FX_BOM_MAX_RULES 8
+
+typedef enum fx_bom_where { FX_BOM_IN_NODE = 0, FX_BOM_IN_RACK, FX_BOM_BETWEEN_RACKS, FX_BOM_WHERES } fx_bom_where;
+
+/* A unit price and where it comes from ("assumed: ..." when no source). */
+typedef struct fx_bom_price {
+	int given;
+	double usd;
+	const char *source;
+} fx_bom_price;
+
+/* A cable or module rule. */
+typedef struct fx_bom_rule {
+	const char *type;         /* "400G LPO" */
+	double bandwidth;         /* links of this bandwidth only; 0: any */
+	double per;               /* cables per link, or links per module */
+	fx_bom_price price;
+} fx_bom_rule;
+
+typedef enum fx_bom_priced {
+	FX_BOM_P_SWITCH_CHIP = 0, FX_BOM_P_SWITCH_BOX, FX_BOM_P_RACK, FX_BOM_P_DEVICE, FX_BOM_P_CPU,
+	FX_BOM_P_FIBRE, FX_BOM_PRICED
+} fx_bom_priced;
+
+typedef struct fx_bom_config {
+	fx_bom_rule cable[FX_BOM_MAX_RULES], module[FX_BOM_MAX_RULES];
+	int ncable, nmodule;
+	fx_bom_price price[FX_BOM_PRICED];
+} fx_bom_config;
+
+/* Links of one medium in one place. */
+typedef struct fx_bom_links {
+	int64_t bundles, links;
+	double bandwidth;         /* sum over the links, per direction, B/s */
+} fx_bom_links;
+
+/* One line of the bill: count of a part, its price and cost (NAN: none). */
+typedef struct fx_bom_part {
+	char kind[16];            /* "cable", "fibre", "module", "switch chip", "switch box", "rack", ... */
+	char type[64];
+	double count;
+	double unit_usd, cost_usd;
+	const char *source;       /* the price's (NULL: no price) */
+	char rule[96];            /* how it was counted */
+} fx_bom_part;
+
+typedef struct fx_bom {
+	fx_bom_links links[FX_MEDIUMS][FX_BOM_WHERES];
+	fx_bom_part *part;
+	size_t npart, cappart;
+	int64_t compute_racks, network_racks;
+	double cost_usd;          /* the priced parts' sum; NAN when no part has a price */
+	int priced, unpriced;     /* lines with and without a price */
+} fx_bom;
+
+/* Reads the spec's `bom:` map (absent: the default rules, no prices). */
+int fx_bom_parse(fx_diag *d, const fx_spec *spec, fx_bom_config *out);
+/* Counts the bill of fabric f under c (p: packaging.switches, for network
+ * racks and boxes).  Returns 0, or -1 with a diagnostic. */
+int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabric *f, fx_bom *out,
+		 fx_diag *d);
+void fx_bom_release(fx_bom *b);
+/* "in-node", "in-rack", "between racks". */
+const char *fx_bom_where_name(fx_bom_where w);
+
+#endif
