@@ -73,11 +73,14 @@ else
 	result="$found file(s) in $art: $(ls "$art" | sed 's/-[0-9a-f]*$//' | sort | uniq -c | awk '{printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2}')"
 fi
 [ -n "$note" ] && result="$result; $note"
-n=$(awk -F'|' '/^<!-- runs -->/ {on = 1; next} on && /^\| [0-9]+ \|/ {n = $2 + 0} END {print n + 1}' docs/reliability.md)
+# the table is the block of '|' lines right after the marker; other tables
+# further down (with numbered rows of their own) are not runs
+n=$(awk -F'|' '/^<!-- runs -->/ {on = 1; next} on && !/^\|/ {on = 0} on && /^\| [0-9]+ \|/ {n = $2 + 0} END {print n + 1}' docs/reliability.md)
 row="| $n | $target | $tree | $start-$end | $mins | ${execs:-?} | ${rate:-?} | ${cov0:-?} -> ${cov1:-?} | +$added, $ccommit | $result |"
 # the row goes after the table's last row (the table follows the marker)
 awk -v row="$row" '
-	/^<!-- runs -->/ {on = 1}
+	/^<!-- runs -->/ {on = 1; next}
+	on && !/^\|/ {on = 0}
 	on && /^\|/ {last = NR}
 	{line[NR] = $0}
 	END {for (i = 1; i <= NR; i++) {print line[i]; if (i == last) print row}}
