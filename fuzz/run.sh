@@ -79,10 +79,10 @@ n=$(awk -F'|' '/^<!-- runs -->/ {on = 1; next} on && !/^\|/ {on = 0} on && /^\| 
 row="| $n | $target | $tree | $start-$end | $mins | ${execs:-?} | ${rate:-?} | ${cov0:-?} -> ${cov1:-?} | +$added, $ccommit | $result |"
 # the row goes after the table's last row (the table follows the marker)
 awk -v row="$row" '
+	{line[NR] = $0}
 	/^<!-- runs -->/ {on = 1; next}
 	on && !/^\|/ {on = 0}
 	on && /^\|/ {last = NR}
-	{line[NR] = $0}
 	END {for (i = 1; i <= NR; i++) {print line[i]; if (i == last) print row}}
 ' docs/reliability.md >docs/reliability.md.tmp
 mv docs/reliability.md.tmp docs/reliability.md
