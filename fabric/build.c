@@ -142,6 +142,38 @@ void fx_fb_lattice(fx_fabric *f, int ndims, const int64_t *dims, const int *wrap
 	}
 }
 
+int fx_fb_tier_links(fx_diag *d, const fx_snode *fab, int64_t tiers, const char *first,
+		     fx_linkspec link[3])
+{
+	const fx_snode *l = fx_snode_get(fab, "link"), *tl = fx_snode_get(fab, "tier_links");
+	if (l && tl)
+		return fx_snode_error(d, tl, "give either '%s.link' or '%s.tier_links', not both",
+				      fab->path, fab->path);
+	if (!l && !tl)
+		return fx_snode_error(d, fab, "missing key '%s.link' (or '%s.tier_links', one per "
+				      "tier)", fab->path, fab->path);
+	if (l) {
+		if (fx_linkspec_get(d, fab, "link", 1, &link[0]))
+			return -1;
+		link[1] = link[2] = link[0];
+		return 0;
+	}
+	if (tl->kind != FX_SNODE_SEQ || tl->n != (size_t)tiers || tiers < 1 || tiers > 3)
+		return fx_snode_error(d, tl, "'%s' must list %lld link maps: %s first, then each "
+				      "tier up", tl->path, (long long)tiers, first);
+	int rc = 0;
+	for (size_t t = 0; t < tl->n; t++) {
+		if (tl->items[t]->kind != FX_SNODE_MAP)
+			rc |= fx_snode_error(d, tl->items[t], "'%s' must be a map {bandwidth, latency}",
+					     tl->items[t]->path);
+		else
+			rc |= fx_linkspec_parse(d, tl->items[t], 1, &link[t]);
+	}
+	for (int64_t t = tiers; t < 3; t++)
+		link[t] = link[tiers - 1];
+	return rc;
+}
+
 int fx_fb_halves_by_index(const fx_fabric *f, uint8_t *side)
 {
 	if (f->ndev % 2)

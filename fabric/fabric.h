@@ -597,6 +597,11 @@ int fx_linkspec_parse(fx_diag *d, const fx_snode *map, int with_latency, fx_link
 /* Parses the link map under `key` of map (required). */
 int fx_linkspec_get(fx_diag *d, const fx_snode *map, const char *key, int with_latency,
 		    fx_linkspec *out);
+/* A tiered kind's links: `link` (every tier) or `tier_links`, one map per
+ * tier, `first` naming the lowest ("host-leaf"), into link[0 .. 2]; tiers
+ * above the last given repeat it.  Not both, not neither. */
+int fx_fb_tier_links(fx_diag *d, const fx_snode *fab, int64_t tiers, const char *first,
+		     fx_linkspec link[3]);
 /* Registers a switch role whose radix comes from fabric key radix_key;
  * returns its index. */
 int fx_fb_role(fx_fabric *f, const char *name, int radix, int tier, const char *radix_key);

@@ -47,31 +47,7 @@ typedef struct rc_params {
 
 static int parse_links(fx_diag *d, const fx_snode *fab, rc_params *p)
 {
-	const fx_snode *l = fx_snode_get(fab, "link"), *tl = fx_snode_get(fab, "tier_links");
-	if (l && tl)
-		return fx_snode_error(d, tl, "give either 'fabric.link' or 'fabric.tier_links', not both");
-	if (!l && !tl)
-		return fx_snode_error(d, fab, "missing key '%s.link' (or '%s.tier_links', one per "
-				      "tier)", fab->path, fab->path);
-	if (l) {
-		if (fx_linkspec_get(d, fab, "link", 1, &p->link[0]))
-			return -1;
-		p->link[1] = p->link[2] = p->link[0];
-		return 0;
-	}
-	if (tl->kind != FX_SNODE_SEQ || tl->n != (size_t)p->tiers)
-		return fx_snode_error(d, tl, "'%s' must list %lld link maps: endpoint-leaf first, "
-				      "then each tier up", tl->path, (long long)p->tiers);
-	int rc = 0;
-	for (size_t t = 0; t < tl->n; t++) {
-		if (tl->items[t]->kind != FX_SNODE_MAP)
-			rc |= fx_snode_error(d, tl->items[t], "'%s' must be a map {bandwidth, latency}",
-					     tl->items[t]->path);
-		else
-			rc |= fx_linkspec_parse(d, tl->items[t], 1, &p->link[t]);
-	}
-	p->link[2] = p->tiers == 3 ? p->link[2] : p->link[1];
-	return rc;
+	return fx_fb_tier_links(d, fab, p->tiers, "endpoint-leaf", p->link);
 }
 
 static int parse(fx_diag *d, const fx_snode *fab, void *params)

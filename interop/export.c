@@ -77,11 +77,7 @@ void fx_export_lost(fx_export_info *info, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *s = fx_xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	char *s = fx_xvasprintf(fmt, ap);
 	va_end(ap);
 	info->lost = fx_xrealloc(info->lost, (info->nlost + 1) * sizeof *info->lost);
 	info->lost[info->nlost++] = s;

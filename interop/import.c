@@ -52,11 +52,7 @@ void fx_imp_assume(fx_imp_graph *g, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *s = fx_xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	char *s = fx_xvasprintf(fmt, ap);
 	va_end(ap);
 	g->assumed = fx_xrealloc(g->assumed, (g->nassumed + 1) * sizeof *g->assumed);
 	g->assumed[g->nassumed++] = s;
