@@ -328,6 +328,23 @@ static void csv_row(FILE *f, const fx_plan_problem *p, uint64_t i, const fx_plan
 	fprintf(f, ",%s", any ? "measured" : "modelled");
 }
 
+/* Scheme number `at` of the space, evaluated in full or bounded, into *e;
+ * -1 only on an internal error (a scheme's own errors are its verdict). */
+static int eval_one(fx_plan_problem *p, const fx_plan_knobs *k, int full, const fx_plan_result *r,
+		    uint64_t at, fx_plan_eval *e, fx_diag *d)
+{
+	memset(e, 0, sizeof *e);
+	if (fx_plan_scheme_at(p, r, at, &e->s))
+		return fx_diag_internal(d, "plan: scheme %llu is not in the space",
+					(unsigned long long)at);
+	int nerr = d->nerr;
+	if (full)
+		fx_plan_evaluate(p, k, e, d);
+	else
+		fx_plan_bound(p, k, e);
+	return d->nerr > nerr && d->status == FX_EXIT_INTERNAL ? -1 : 0;
+}
+
 int fx_plan_eval_lines(fx_plan_problem *p, const fx_plan_knobs *k, int full,
 		       const fx_plan_result *r, const uint64_t *idx, size_t n, size_t w,
 		       size_t stride, FILE *f, fx_diag *d)
@@ -336,16 +353,7 @@ int fx_plan_eval_lines(fx_plan_problem *p, const fx_plan_knobs *k, int full,
 		k = &p->knobs;
 	for (size_t j = w; j < n; j += stride) {
 		fx_plan_eval e;
-		memset(&e, 0, sizeof e);
-		if (fx_plan_scheme_at(p, r, idx[j], &e.s))
-			return fx_diag_internal(d, "plan: scheme %llu is not in the space",
-						(unsigned long long)idx[j]);
-		int nerr = d->nerr;
-		if (full)
-			fx_plan_evaluate(p, k, &e, d);
-		else
-			fx_plan_bound(p, k, &e);
-		if (d->nerr > nerr && d->status == FX_EXIT_INTERNAL)
+		if (eval_one(p, k, full, r, idx[j], &e, d))
 			return -1;
 		/* hexadecimal floating point: exact, and far cheaper to write and
 		 * read than 17 decimal digits (it is most of a worker's cost) */
@@ -526,16 +534,7 @@ static int run_batch(fx_plan_problem *p, const fx_plan_knobs *k, int full, const
 	 * hexadecimal floats read back exactly, so the two ways agree) */
 	for (size_t j = 0; j < n; j++) {
 		fx_plan_eval e;
-		memset(&e, 0, sizeof e);
-		if (fx_plan_scheme_at(p, r, idx[j], &e.s))
-			return fx_diag_internal(d, "plan: scheme %llu is not in the space",
-						(unsigned long long)idx[j]);
-		int nerr = d->nerr;
-		if (full)
-			fx_plan_evaluate(p, k, &e, d);
-		else
-			fx_plan_bound(p, k, &e);
-		if (d->nerr > nerr && d->status == FX_EXIT_INTERNAL)
+		if (eval_one(p, k, full, r, idx[j], &e, d))
 			return -1;
 		take(r, full, idx[j], (int)e.rule, e.excess, e.obj);
 		if (full && r->csv) {
