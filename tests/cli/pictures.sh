@@ -17,8 +17,11 @@ for spec in specs/*.yaml tests/specs/*.yaml; do
 		w=$(jq .width_px "$tmp/out"); h=$(jq .height_px "$tmp/out")
 		[ "$w" -le 2400 ] && [ "$h" -le 2400 ] && [ "$w" -le $((3 * h)) ] && [ "$h" -le $((3 * w)) ] &&
 			ok || bad "$spec $view: $w x $h px (at most 2,400 and 3:1)"
-		"$FABRICX" render "$spec" --view "$view" --format png -o "$tmp/b.png" >/dev/null 2>&1
-		cmp -s "$tmp/a.png" "$tmp/b.png" && ok || bad "$spec $view: two runs gave different PNGs"
+		if ! "$FABRICX" render "$spec" --view "$view" --format png -o "$tmp/b.png" >/dev/null 2>"$tmp/err2"; then
+			bad "$spec $view: the second run failed: $(tail -1 "$tmp/err2")"
+		else
+			cmp -s "$tmp/a.png" "$tmp/b.png" && ok || bad "$spec $view: two runs gave different PNGs"
+		fi
 	done
 done
 # 12 shipped and 14 test specs draw physical and loads; 8 have a workload
