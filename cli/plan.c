@@ -151,11 +151,13 @@ static int choice(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 	fx_record_int(t, "nodes", "nodes used", (long long)e.nodes);
 	fx_record_num(t, "devices_billed", "devices billed", FX_F_NUM, e.billed);
 	/* what each device holds (§6.7.3 step three) */
-	fx_record_int(t, "layers_per_device", "layers per device (busiest stage)",
-		      (long long)((m->layers + e.s.deg[FX_PG_PP] - 1) / e.s.deg[FX_PG_PP]));
-	fx_record_num(t, "heads_per_device", "query heads per device", FX_F_NUM,
-		      (double)m->heads / (double)e.s.deg[FX_PG_TP]);
-	if (m->experts > 0)
+	if (p->ds->work.have_model) {  /* an inventory has no shape to count */
+		fx_record_int(t, "layers_per_device", "layers per device (busiest stage)",
+			      (long long)((m->layers + e.s.deg[FX_PG_PP] - 1) / e.s.deg[FX_PG_PP]));
+		fx_record_num(t, "heads_per_device", "query heads per device", FX_F_NUM,
+			      (double)m->heads / (double)e.s.deg[FX_PG_TP]);
+	}
+	if (p->ds->work.have_model && m->experts > 0)
 		fx_record_num(t, "experts_per_device", "experts per device (busiest group)", FX_F_NUM,
 			      ceil((double)m->experts / (double)e.s.deg[FX_PG_EP]) /
 			      (double)e.s.deg[FX_PG_TP]);
@@ -178,6 +180,9 @@ static int choice(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 	fx_record_num(t, "compute_s", "local: matrix compute", FX_F_SECONDS, e.local.compute_s);
 	fx_record_num(t, "local_s", "local time (Eq. 6-2)", FX_F_SECONDS, e.local.time);
 	fx_record_text(t, "binds", "local time bound by", "%s", e.local.binds ? e.local.binds : "-");
+	if (p->model == &fx_plan_model_step)  /* it times its own collectives, in the local time */
+		fx_record_num(t, "comm_s", "of it communication (step model, routed)", FX_F_SECONDS,
+			      e.local.other_s);
 	for (int g = 0; g < FX_PG_N; g++) {
 		char f[48], l[96];
 		if (e.s.deg[g] < 2)
@@ -308,6 +313,7 @@ static int runners_up(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 			meas |= e.measured[g];
 			any |= e.comm[g] > 0;
 		}
+		any |= e.local.other_s > 0;  /* the step model's, timed inside its step */
 		fx_table_cell(t, "%s", !any ? "none" : meas ? "measured" : "modelled");
 	}
 	free(v);
@@ -552,7 +558,7 @@ static int apply_opts(fx_cli *c, fx_plan_problem *p, const fx_plan_opts *o)
 int fx_plan_applies(const fx_design *ds)
 {
 	const fx_snode *wl = fx_snode_get(ds->spec.root, "workload");
-	return ds->work.have_model && ds->accel.hbm > 0 &&
+	return (ds->work.have_model || fx_plan_uses_step(ds)) && ds->accel.hbm > 0 &&
 	       (ds->sessions.count > 0 || (wl && fx_snode_get(wl, "training")));
 }
 

@@ -210,8 +210,17 @@ double fx_plan_comm_time(fx_plan_problem *p, const fx_plan_knobs *k, const fx_pl
 	int64_t stride = 1;
 	for (int j = 0; j < (int)g; j++)
 		stride *= s->deg[j];
-	int64_t D = fx_plan_scheme_devices(s);
-	const char *algo = p->algo[g][s->algo[g]];
+	return fx_plan_comm_call(p, k, pattern, p->algo[g][s->algo[g]], n, stride,
+				 fx_plan_scheme_devices(s), bytes, measured, note, len, d);
+}
+
+double fx_plan_comm_call(fx_plan_problem *p, const fx_plan_knobs *k, const char *pattern,
+			 const char *algo, int64_t n, int64_t stride, int64_t D, double bytes,
+			 int *measured, char *note, size_t len, fx_diag *d)
+{
+	*measured = 0;
+	if (n < 2 || !pattern)
+		return 0;
 	fx_plan_cache *c = p->cache;
 	entry *e = slot(c, pattern, algo, n, stride, D, bytes);
 	if (!e->used) {

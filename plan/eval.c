@@ -46,8 +46,28 @@ const char *fx_plan_rule_name(fx_plan_rule r)
 
 const char *fx_plan_group_pattern(const fx_plan_problem *p, fx_plan_group g)
 {
-	(void)p;
+	/* the step model's expert groups dispatch and combine (§6.2.6)
+	 * unless the layout reduces their contributions (§6.3.1) */
+	if (g == FX_PG_EP && p && p->model == &fx_plan_model_step && !p->ds->step_layout.ep_allreduce)
+		return "all-to-all";
 	return g == FX_PG_PP ? "broadcast" : "allreduce";
+}
+
+int64_t fx_plan_layers(const fx_plan_problem *p)
+{
+	return p->ds->work.have_model ? p->ds->work.model.layers : p->ds->step.layers;
+}
+
+/* The step model's kernel rules: what an inventory says (EP divides the
+ * routed experts or replicates them; PP within the layers; CP within the
+ * context).  TP splits each part min(tp, units) ways, so any TP runs. */
+static int step_part_experts(const fx_plan_problem *p)  /* 0: none, -1: even */
+{
+	const fx_step_model *m = &p->ds->step;
+	for (int i = 0; i < m->nparts; i++)
+		if (m->part[i].split == FX_SPLIT_EP)
+			return m->part[i].even ? -1 : (int)(m->part[i].experts > 0 ? m->part[i].experts : 1);
+	return 0;
 }
 
 int64_t fx_plan_scheme_devices(const fx_plan_scheme *s)
@@ -166,8 +186,37 @@ static const char *tshow(double v, char *buf)
 
 /* ---- rules that need no timeline ---- */
 
+static int step_kernel_rule(const fx_plan_problem *p, fx_plan_eval *e)
+{
+	const fx_plan_scheme *s = &e->s;
+	int64_t ep = s->deg[FX_PG_EP], E = step_part_experts(p), L = fx_plan_layers(p);
+	if (ep > 1 && E == 0) {
+		WHY(e, "EP%lld: the inventory has no routed experts (split: ep)", (long long)ep);
+		return 1;
+	}
+	/* E < 0: held evenly in pieces (experts_split: even), any EP runs */
+	if (ep > 1 && E > 0 && E % ep && ep % E) {
+		WHY(e, "EP%lld neither divides the %lld experts nor replicates them evenly",
+		    (long long)ep, (long long)E);
+		return 1;
+	}
+	if (L > 0 && s->deg[FX_PG_PP] > L) {
+		WHY(e, "PP%lld: more stages than the %lld layers", (long long)s->deg[FX_PG_PP],
+		    (long long)L);
+		return 1;
+	}
+	if (s->deg[FX_PG_CP] > p->knobs.context + 1) {
+		WHY(e, "CP%lld: more ranks than the %lld tokens of context",
+		    (long long)s->deg[FX_PG_CP], (long long)p->knobs.context);
+		return 1;
+	}
+	return 0;
+}
+
 static int kernel_rule(const fx_plan_problem *p, fx_plan_eval *e)
 {
+	if (p->model == &fx_plan_model_step)
+		return step_kernel_rule(p, e);
 	const fx_model *m = &p->ds->work.model;
 	const fx_plan_scheme *s = &e->s;
 	int64_t tp = s->deg[FX_PG_TP], ep = s->deg[FX_PG_EP];
@@ -402,7 +451,7 @@ static void decode_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 	tl x = {0};
 	x.q = q;
 	x.m = s->micro;
-	x.ep = p->model->concurrent ? p->model->concurrent(p, s) : 1;
+	x.ep = p->model->concurrent ? p->model->concurrent(p, k, s) : 1;
 	x.steps = p->steps;
 	double sum = 0, first = 0;
 	if (p->model->local_steps) {
@@ -473,7 +522,7 @@ size_t fx_plan_session_finishes(const fx_plan_problem *p, const fx_plan_knobs *k
 	tl x = {0};
 	x.q = s->deg[FX_PG_PP];
 	x.m = s->micro;
-	x.ep = p->model->concurrent ? p->model->concurrent(p, s) : 1;
+	x.ep = p->model->concurrent ? p->model->concurrent(p, k, s) : 1;
 	x.steps = p->steps;
 	if (x.q <= 1) {
 		x.F0 = x.W = e->session;
@@ -606,8 +655,8 @@ static void fill_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_ev
 	}
 	double step = 0;
 	int64_t q = s->deg[FX_PG_PP];
-	double frac = q > 1 ? ceil((double)p->ds->work.model.layers / (double)q) /
-			      (double)p->ds->work.model.layers : 1;
+	int64_t layers = fx_plan_layers(p);
+	double frac = q > 1 && layers > 0 ? ceil((double)layers / (double)q) / (double)layers : 1;
 	for (int g = 0; g < FX_PG_N; g++) {
 		if (g == FX_PG_PP)
 			step += q > 1 ? e->comm[g] : 0;  /* one hand-off per stage */

@@ -102,9 +102,11 @@ static void traffic(const fx_plan_problem *p, const fx_plan_scheme *s, fx_plan_g
 	}
 }
 
-static int64_t concurrent(const fx_plan_problem *p, const fx_plan_scheme *s)
+static int64_t concurrent(const fx_plan_problem *p, const fx_plan_knobs *k,
+			  const fx_plan_scheme *s)
 {
 	(void)p;
+	(void)k;
 	return s->deg[FX_PG_EP];
 }
 

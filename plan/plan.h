@@ -17,10 +17,11 @@
  * The step model is a seam (fx_plan_model): the planner asks it for a
  * scheme's memory per device, what each group sends per step and the
  * local time of one step; the timeline, the objectives and the search
- * are the planner's.  Today the decode model is placement/model.h's
- * (Eq. 6-2, 6-4, 6-5; fx_plan_model_decode) and training a roofline
- * with Eq. 6-7's bubble (fx_plan_model_train); a richer step model
- * plugs in by filling an fx_plan_model.
+ * are the planner's.  Serving a workload the spec gives for step/step.h
+ * (`workload.inventory` or `workload.serve`) is its batched and MoE decode
+ * (fx_plan_model_step); other decode is placement/model.h's batch-1 model
+ * (Eq. 6-2, 6-4, 6-5; fx_plan_model_decode) and training a roofline with
+ * Eq. 6-7's bubble (fx_plan_model_train).
  *
  * Collective times come from routing/ on the fabric as placed (or from
  * `collective.measured`), cached by (pattern, algorithm, group's devices,
@@ -126,7 +127,9 @@ typedef struct fx_plan_traffic {
 } fx_plan_traffic;
 
 typedef struct fx_plan_local {
-	double weights_s, kv_s, compute_s, other_s;  /* per step on the busiest device */
+	double weights_s, kv_s, compute_s, other_s;  /* per step on the busiest device
+						      * (the step model: other_s is the
+						      * communication it times itself) */
 	double time;              /* the step's local time (Eq. 6-2: the longest, or a sum) */
 	const char *binds;        /* "HBM: weights", "HBM: KV", "compute" */
 } fx_plan_local;
@@ -155,11 +158,17 @@ typedef struct fx_plan_model {
 	/* Sessions (decode) one instance runs at once, besides the pipeline's
 	 * micro-batches: EP groups serve their own sessions (attention
 	 * data-parallel, §6.3.1).  NULL: one. */
-	int64_t (*concurrent)(const struct fx_plan_problem *p, const fx_plan_scheme *s);
+	int64_t (*concurrent)(const struct fx_plan_problem *p, const fx_plan_knobs *k,
+			      const fx_plan_scheme *s);
 } fx_plan_model;
 
 extern const fx_plan_model fx_plan_model_decode;
 extern const fx_plan_model fx_plan_model_train;
+/* Batched and MoE decode through step/step.h (plan/model_step.c). */
+extern const fx_plan_model fx_plan_model_step;
+/* Whether a design's serving workload is the step model's: it gives
+ * `workload.inventory` or `workload.serve` (and is not training). */
+int fx_plan_uses_step(const fx_design *ds);
 
 /* The rules, in the order they are checked: the first that fails
  * excludes a scheme. */

@@ -21,6 +21,14 @@ void fx_plan_cache_free(fx_plan_cache *c);
 double fx_plan_comm_time(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_scheme *s,
 			 fx_plan_group g, const char *pattern, double bytes, int *measured,
 			 char *note, size_t len, fx_diag *d);
+/* The same for any group shape: n devices at `stride` within the first D
+ * (every such group at once), with algorithm `algo` (the step model's
+ * calls, plan/model_step.c). */
+double fx_plan_comm_call(fx_plan_problem *p, const fx_plan_knobs *k, const char *pattern,
+			 const char *algo, int64_t n, int64_t stride, int64_t D, double bytes,
+			 int *measured, char *note, size_t len, fx_diag *d);
+/* Layers of the workload's model (the shape's, else the inventory's). */
+int64_t fx_plan_layers(const fx_plan_problem *p);
 /* Whether group g of scheme s needs a collective the cache lacks (its key
  * as text into key); one
  * routed (here) as a line; a line taken into the cache. */

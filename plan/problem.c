@@ -285,16 +285,27 @@ static void defaults(fx_plan_problem *p)
 {
 	const fx_model *m = &p->ds->work.model;
 	int64_t D = p->devices;
-	powers(p->vals[FX_PG_TP], &p->nvals[FX_PG_TP], D < m->heads ? D : m->heads);
+	int64_t heads = m->heads, layers = m->layers, experts = m->experts;
+	if (p->model == &fx_plan_model_step) {
+		/* the inventory's: query heads when it gives them, its layers,
+		 * whether a part is routed experts */
+		const fx_step_model *sm = &p->ds->step;
+		heads = sm->kv.q_heads > 0 ? sm->kv.q_heads : D;
+		layers = sm->layers > 0 ? sm->layers : 1;
+		experts = 0;
+		for (int i = 0; i < sm->nparts; i++)
+			experts |= sm->part[i].split == FX_SPLIT_EP;
+	}
+	powers(p->vals[FX_PG_TP], &p->nvals[FX_PG_TP], D < heads ? D : heads);
 	p->vals[FX_PG_CP][0] = 1;
 	p->nvals[FX_PG_CP] = 1;
-	if (m->experts > 0)
+	if (experts > 0)
 		powers(p->vals[FX_PG_EP], &p->nvals[FX_PG_EP], D);
 	else {
 		p->vals[FX_PG_EP][0] = 1;
 		p->nvals[FX_PG_EP] = 1;
 	}
-	powers(p->vals[FX_PG_PP], &p->nvals[FX_PG_PP], D < m->layers ? D : m->layers);
+	powers(p->vals[FX_PG_PP], &p->nvals[FX_PG_PP], D < layers ? D : layers);
 	if (p->kind == FX_PLAN_TRAIN) {
 		powers(p->vals[FX_PG_DP], &p->nvals[FX_PG_DP], D);
 		p->sp_vals[0] = 0;
@@ -420,9 +431,10 @@ int fx_plan_problem_init(fx_plan_problem *p, const fx_design *ds, fx_diag *d)
 	p->ds = ds;
 	const fx_workload *w = &ds->work;
 	const fx_snode *wl = fx_snode_get(ds->spec.root, "workload");
-	if (!w->have_model)
-		return fx_diag_error(d, NULL, "%s: plan needs a model: 'workload.model' (see "
-				     "docs/spec.md, workload)", ds->spec.file);
+	int step = fx_plan_uses_step(ds);
+	if (!w->have_model && !step)
+		return fx_diag_error(d, NULL, "%s: plan needs a model: 'workload.model' or "
+				     "'workload.inventory' (see docs/spec.md, workload)", ds->spec.file);
 	if (!(ds->accel.hbm > 0) || !(ds->accel.hbm_bw > 0))
 		return fx_diag_error(d, wl ? &wl->loc : NULL, "%s: plan needs the accelerator's "
 				     "memory and bandwidth: 'workload.accelerator: {hbm, "
@@ -437,7 +449,8 @@ int fx_plan_problem_init(fx_plan_problem *p, const fx_design *ds, fx_diag *d)
 	if (tr && ds->sessions.count > 0)
 		return fx_snode_error(d, tr, "'%s': give either workload.sessions (serving) or "
 				      "workload.training, not both", tr->path);
-	p->model = p->kind == FX_PLAN_TRAIN ? &fx_plan_model_train : &fx_plan_model_decode;
+	p->model = p->kind == FX_PLAN_TRAIN ? &fx_plan_model_train
+		   : step ? &fx_plan_model_step : &fx_plan_model_decode;
 	p->knobs.bw_scale = p->knobs.alpha_scale = p->knobs.measured_scale = 1;
 	p->knobs.hbm = ds->accel.hbm;
 	p->knobs.hbm_bw = ds->accel.hbm_bw;

@@ -45,6 +45,25 @@ expect 0 "row 3" -- "$FABRICX" plan specs/plans/hgx-h100-x2.yaml --json --no-fli
 [ "$(jq -r .plan.choice "$tmp/out")" = "TP8 x1" ] && ok || bad "row 3 choice"
 jq -e '.excluded[] | select(.family=="TP16") | .why | contains("53.33 ms")' "$tmp/out" >/dev/null && ok || bad "row 3: TP16's 53.3 ms"
 
+# the chapter "Supernodes" §6.7.4 with the step model (plan/model_step.c):
+# V4.1 Flash on 256 H100 cards, one instance per supernode of 8/64/128/256.
+# The chapter's table: 2,632 / 19,420 / 19,392 / 19,378 token/s per card,
+# steps 14.1 / 17.3 / 18.4 / 18.9 ms, 17.2 GB of weights and 335 sessions
+# per card at 64; 64 is where the gain stops (128 and 256 tie with it,
+# 8 loses).  Within the 3 % issue #29 allows.
+expect 0 "§6.7.4 plan" -- "$FABRICX" plan specs/plans/supernode-v41.yaml --json --no-flips
+jq -e '.plan.step_model | startswith("batched/MoE decode: step/step.h")' "$tmp/out" >/dev/null && ok || bad "§6.7.4: plan does not use the step model"
+[ "$(jq -r .plan.choice "$tmp/out")" = "TP1 EP64 x4" ] && ok || bad "§6.7.4 choice: $(jq -r .plan.choice "$tmp/out") (the chapter: 64 cards)"
+jq -e '.choice.tokens_per_s_per_device | . > 19420 * 0.97 and . < 19420 * 1.03' "$tmp/out" >/dev/null && ok || bad "§6.7.4: 64 cards' token/s per card is not 19,420 (±3 %): $(jq .choice.tokens_per_s_per_device "$tmp/out")"
+jq -e '.choice.step_s | . > 17.3e-3 * 0.97 and . < 17.3e-3 * 1.03' "$tmp/out" >/dev/null && ok || bad "§6.7.4: 64 cards' step is not 17.3 ms (±3 %)"
+jq -e '(.choice.weights_per_device_bytes | . > 17.2e9 * 0.97 and . < 17.2e9 * 1.03) and (.choice.kv_sessions == 335)' "$tmp/out" >/dev/null && ok || bad "§6.7.4: 64 cards' 17.2 GB and 335 sessions per card"
+jq -e '[.ranked[] | select(.scheme=="TP1 EP128 x2" or .scheme=="TP1 EP256 x1") | .tie] == [true, true]' "$tmp/out" >/dev/null && ok || bad "§6.7.4: 128 and 256 cards are not reported tied with 64"
+jq -e '[.ranked[] | select(.scheme=="TP1 EP256 x1")][0].objective_value | . > 19378 * 0.97 and . < 19378 * 1.03' "$tmp/out" >/dev/null && ok || bad "§6.7.4: 256 cards' 19,378 token/s per card"
+jq -e '.excluded[] | select(.family=="TP1 EP8") | .why | contains("at most 2632")' "$tmp/out" >/dev/null && ok || bad "§6.7.4: 8 cards' 2,632 token/s per card as the bound that excludes it"
+
+expect 0 "§6.7.4 plan --jobs 2" -- "$FABRICX" plan specs/plans/supernode-v41.yaml --json --no-flips --jobs 2
+[ "$(jq -r .plan.choice "$tmp/out")" = "TP1 EP64 x4" ] && ok || bad "§6.7.4 --jobs 2 choice: $(jq -r .plan.choice "$tmp/out")"
+
 # statuses: bad input 2, nothing feasible 3 (naming the rule), a limit 4
 expect 2 "unknown objective" -- "$FABRICX" plan specs/plans/hgx-h100-4x128k.yaml --objective speed
 has "no objective 'speed'" "unknown objective message"

@@ -274,7 +274,8 @@ START_TEST(pruned_is_exhaustive)
 		"specs/plans/hgx-h100-4x128k.yaml", "specs/plans/hgx-h100-1x128k.yaml",
 		"specs/plans/hgx-h100-x2.yaml", "specs/plans/hgx-h100-4x32k.yaml",
 		"specs/plans/cm384-qwen3-235b.yaml", "specs/plans/train-dense.yaml",
-		"specs/plans/supernode-size.yaml", "specs/hgx-h100.yaml",
+		"specs/plans/supernode-size.yaml", "specs/plans/supernode-v41.yaml",
+		"specs/hgx-h100.yaml",
 	};
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
 		planned a, b;
@@ -298,6 +299,50 @@ START_TEST(pruned_is_exhaustive)
 		plan_release(&a);
 		plan_release(&b);
 	}
+}
+END_TEST
+
+/* The chapter "Supernodes" §6.7.4 through the step model (plan/
+ * model_step.c): V4.1 Flash on 256 H100 cards, one instance per supernode.
+ * The chapter's table per card: 2,632 / 19,420 / 19,392 / 19,378 token/s
+ * and 14.1 / 17.3 / 18.4 / 18.9 ms steps at 8 / 64 / 128 / 256 cards; 64
+ * is where the gain stops.  Within the 3 % issue #29 allows (the
+ * inventory's derived values were fitted to the 8- and 64-card totals, so
+ * those two check the plumbing; 128 and 256 are predictions). */
+START_TEST(supernode_6_7_4_step)
+{
+	static const struct { int64_t ep; double tps, step; } row[] = {
+		{8, 2632, 14.1e-3}, {64, 19420, 17.3e-3}, {128, 19392, 18.4e-3}, {256, 19378, 18.9e-3},
+	};
+	planned x;
+	plan_load(&x, "specs/plans/supernode-v41.yaml", NULL, 0);
+	ck_assert_ptr_eq(x.p.model, &fx_plan_model_step);
+	plan_run(&x);
+	ck_assert_int_ge(x.r.best, 0);
+	fx_plan_scheme best;
+	ck_assert_int_eq(fx_plan_scheme_at(&x.p, &x.r, (uint64_t)x.r.best, &best), 0);
+	ck_assert_int_eq(best.deg[FX_PG_EP], 64);   /* the chapter's choice: 64 cards */
+	ck_assert_int_eq(best.instances, 4);
+	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++) {
+		size_t f = 0;
+		while (f < x.r.nfam && x.r.fam[f].key.deg[FX_PG_EP] != row[i].ep)
+			f++;
+		ck_assert_uint_lt(f, x.r.nfam);
+		fx_plan_eval e;
+		memset(&e, 0, sizeof e);
+		ck_assert_int_eq(fx_plan_scheme_at(&x.p, &x.r, x.r.fam[f].first, &e.s), 0);
+		fx_plan_evaluate(&x.p, NULL, &e, &x.d);
+		ck_assert_int_eq(e.rule, FX_PR_NONE);
+		ck_assert_int_eq(e.devices, 256);
+		double tps = e.obj[FX_PO_TOKENS_CARD];
+		ck_assert_msg(fabs(tps / row[i].tps - 1) < 0.03, "EP%lld: %.1f token/s per card, the "
+			      "book %.0f", (long long)row[i].ep, tps, row[i].tps);
+		ck_assert_msg(fabs(e.step / row[i].step - 1) < 0.03, "EP%lld: step %.4g s, the book "
+			      "%.3g", (long long)row[i].ep, e.step, row[i].step);
+		/* 128 and 256 tie with 64 (within plan.uncertainty); 8 does not */
+		ck_assert_int_eq(fx_plan_tied(&x.p, FX_PO_TOKENS_CARD, tps, x.r.best_obj), row[i].ep != 8);
+	}
+	plan_release(&x);
 }
 END_TEST
 
@@ -350,6 +395,7 @@ Suite *suite_plan(void)
 	tcase_add_test(tc, row3_still_tp8);
 	tcase_add_test(tc, row4_32k);
 	tcase_add_test(tc, pipeline_eq_6_7);
+	tcase_add_test(tc, supernode_6_7_4_step);
 	tcase_add_test(tc, pruned_is_exhaustive);
 	tcase_add_test(tc, jobs_same_answer);
 	tcase_add_test(tc, limit_not_optimal);
