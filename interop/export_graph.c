@@ -165,10 +165,13 @@ int fx_export_gml(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag 
 	int64_t edges = 0;
 	for (int64_t e = 0; e < f->ne; e++)
 		for (int32_t k = 0; k < f->e[e].count; k++, edges++)
-			fprintf(out, "  edge [\n    source %lld\n    target %lld\n    key %d\n"
+			/* a multigraph's key tells apart the edges of one pair: the
+			 * edge's own number, since two bundles may join one pair (a
+			 * composite's device and its domain switch) */
+			fprintf(out, "  edge [\n    source %lld\n    target %lld\n    key %lld\n"
 				"    bandwidth_Bps %s\n    latency_s %s\n    medium \"%s\"\n    tier %d\n"
 				"    bundle %lld\n    failed %d\n  ]\n",
-				(long long)f->ends[2 * e], (long long)f->ends[2 * e + 1], (int)k,
+				(long long)f->ends[2 * e], (long long)f->ends[2 * e + 1], (long long)edges,
 				fx_export_real(f->e[e].bw, r1), fx_export_real(f->e[e].lat, r2),
 				fx_medium_name((fx_medium)f->e[e].medium), (int)f->e[e].tier, (long long)e,
 				!fx_fabric_edge_up(f, e));
