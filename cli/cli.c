@@ -19,7 +19,7 @@ static const fx_opt common[] = {
 	 "other commands write no files without it)"},
 	{"max-memory", "SIZE", "refuse fabrics estimated to need more (default: half of RAM)"},
 	{"routing", "P", "how flows use equal-cost paths in every collective the command runs: "
-	 "split, hash, dmodk, smodk, rail or pxn (replaces collective.routing)"},
+	 "split (= minimal), hash, dmodk, smodk, rail, pxn, valiant or ugal (replaces collective.routing)"},
 	{"help", NULL, "show this help"},
 	{NULL, NULL, NULL},
 };

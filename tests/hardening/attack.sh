@@ -81,6 +81,11 @@ attack .graphml file export "$S/hgx-h100.yaml" --to graphml -o @
 attack .ns3 file export "$S/tpu-v4-cube.yaml" --to ns3 --output @
 attack .yaml file import "$PWD/tests/data/igraph-test.graphml" --from graphml -o @
 attack .yaml file calibrate "$S/dgx-h100-256.yaml" --from "$PWD/tests/measured/hgx-h100-2server-allreduce.txt" --overlay @
+# the bill of materials and the planner's own files
+attack .csv file bom "$S/nvl72.yaml" --csv @
+attack "" dir bom "$S/cm384.yaml" --out @
+attack .csv file plan "$S/plans/hgx-h100-x2.yaml" --csv @
+attack "" dir plan "$S/plans/hgx-h100-x2.yaml" --plot @
 attack "" dir explore "$S/hgx-h100.yaml" --out @
 attack "" dir explore "$S/spaces/power-budget.yaml" --quiet --out @
 [ -s "$last_run/$evil/power-budget/report.md" ] && ls "$last_run/$evil/power-budget/"*.svg >/dev/null 2>&1 && ok ||
