@@ -21,6 +21,12 @@ static inline void fx_load_add(double *load, int64_t l, double bytes, int64_t **
 	load[l] += bytes;
 }
 
+/* The numbers hash, dmodk and smodk take mod k, one per device: its
+ * position leaf by leaf, as SimGrid's fat-tree numbers hosts
+ * (routing/route_key.c); NULL where that is the device number itself (the
+ * fat-tree kinds, direct fabrics).  The caller frees it. */
+int64_t *fx_route_tree_positions(const fx_fabric *f);
+
 /* ---- flow-level timing (routing/flowsim.c, routing/timing.c) ---- */
 
 /* Each (source, destination)'s route as links with the share of the

@@ -49,6 +49,10 @@ struct fx_router {
 	 * 2 * (cable_off[e] + j) + dir; bundles of one cable have none */
 	double *cable;
 	int64_t *cable_off;
+	/* hash, dmodk, smodk: each device's number for the mod-k choices
+	 * (fx_route_tree_positions); NULL: its device number */
+	int64_t *tpos;
+	int tpos_done;
 	/* composite fabrics: flows inside a domain go to `intra`, a router
 	 * over the domains alone (fx_fabric_domain_view); NULL elsewhere */
 	fx_router *intra;
@@ -472,7 +476,8 @@ static void incidence(fx_router *r)
  * nearer, a bundle of c links counting c ports) are numbered 0..k-1 round
  * the bundles: the first link of each bundle in edge order, then the
  * second of those with two, and so on.  In switches the flow takes port
- * x mod k, x starting at the destination's vertex id and divided by k after
+ * x mod k, x starting at the destination's tree position (its device number on
+ * the fat-tree kinds, routing/route_key.c) and divided by k after
  * every choice of more than one port: D-mod-k in the switches, which
  * spreads destinations over every core of a multi-tier Clos.  At the
  * source itself (a GPU choosing among its NVSwitch chips or planes) the
@@ -521,6 +526,12 @@ static int64_t hash_port(const fx_router *r, int64_t v, int64_t dst, const int32
 	return hash_port_cable(r, v, dst, dist, key, nports, &cable);
 }
 
+/* The number device v stands for in the mod-k choices. */
+static inline int64_t tree_pos(const fx_router *r, int64_t v)
+{
+	return r->tpos ? r->tpos[v] : v;
+}
+
 /* Switch tier of v (devices and CPUs 0), for telling down steps. */
 static int vertex_tier(const fx_fabric *f, int64_t v)
 {
@@ -538,7 +549,7 @@ static void cable_add(fx_router *r, int64_t l, int64_t j, double bytes)
  * get_local_route; Zahavi's D-mod-K and S-mod-K): the next-hop ports at v
  * are numbered round the bundles as above, a bundle of c cables counting c
  * ports, every cable loaded on its own.  Going up, the flow takes port
- * x mod k, x starting at the destination's device number (d-mod-k) or the
+ * x mod k, x starting at the destination's tree position (d-mod-k) or the
  * source's (s-mod-k) and divided by k after each choice of more than one
  * port, at the sender too (SimGrid's hosts choose their parent the same
  * way, so every flow to a destination of several rails arrives on one of
@@ -551,7 +562,8 @@ static void modk_walk(fx_router *r, const fx_flow *fl, const int32_t *dist, doub
 {
 	const fx_fabric *f = r->f;
 	int smodk = r->policy == FX_ROUTE_SMODK;
-	int64_t v = fl->src, x = smodk ? fl->src : fl->dst, other = smodk ? fl->dst : fl->src;
+	int64_t v = fl->src, x = tree_pos(r, smodk ? fl->src : fl->dst),
+		other = tree_pos(r, smodk ? fl->dst : fl->src);
 	int64_t hops = 0;
 	double lat = 0;
 	while (v != fl->dst) {
@@ -582,12 +594,13 @@ static void ecmp_hash_walk(fx_router *r, const fx_flow *fl, const int32_t *dist,
 			   fx_path_stats *st)
 {
 	const fx_fabric *f = r->f;
-	int64_t v = fl->src, x = fl->dst, hops = 0;
+	int64_t v = fl->src, x = tree_pos(r, fl->dst), hops = 0;
 	double lat = 0;
 	while (v != fl->dst) {
 		/* the sender's own choice (its NIC, plane or chip) spreads by
 		 * source and destination; the switches' by destination */
-		int64_t k, pick = hash_port(r, v, fl->dst, dist, v == fl->src ? fl->src + fl->dst : x, &k);
+		int64_t k, pick = hash_port(r, v, fl->dst, dist,
+					    v == fl->src ? tree_pos(r, fl->src) + tree_pos(r, fl->dst) : x, &k);
 		if (k > 1 && v != fl->src)
 			x /= k;
 		bump(r, load, fx_fabric_dirlink(f, pick, v), fl->bytes);
@@ -655,7 +668,7 @@ static void hash_push(fx_router *r, const fx_flow *flows, const size_t *ord, siz
 		const fx_flow *fl = &flows[ord[q]];
 		if (fl->src == dst || fl->bytes == 0)
 			continue;
-		int64_t k, e = hash_port(r, fl->src, dst, dist, fl->src + dst, &k);
+		int64_t k, e = hash_port(r, fl->src, dst, dist, tree_pos(r, fl->src) + tree_pos(r, dst), &k);
 		int64_t w = fx_fabric_other(f, e, fl->src);
 		bump(r, load, fx_fabric_dirlink(f, e, fl->src), fl->bytes);
 		if (dist[fl->src] > st->max_hops)
@@ -665,7 +678,7 @@ static void hash_push(fx_router *r, const fx_flow *flows, const size_t *ord, siz
 				st->max_latency = f->e[e].lat;
 			continue;
 		}
-		hash_state_add(r, w, dst, fl->bytes, f->e[e].lat, dist[w], &top);
+		hash_state_add(r, w, tree_pos(r, dst), fl->bytes, f->e[e].lat, dist[w], &top);
 	}
 	for (int64_t dd = top; dd >= 1; dd--) {
 		for (int64_t b = 0; b < r->bucket_len[dd]; b++) {
@@ -1156,6 +1169,7 @@ void fx_router_free(fx_router *r)
 	fx_dorsum_free(r->sum);
 	free(r->cable);
 	free(r->cable_off);
+	free(r->tpos);
 	if (r->intra) {
 		fx_router_free(r->intra);
 		fx_fabric_domain_view_release(r->view);
@@ -1271,6 +1285,10 @@ void fx_router_set_policy(fx_router *r, fx_route_policy p)
 	r->policy = p;
 	r->hash = p == FX_ROUTE_HASH;
 	r->modk = p == FX_ROUTE_DMODK || p == FX_ROUTE_SMODK;
+	if ((r->hash || r->modk) && !r->tpos_done) {
+		r->tpos = fx_route_tree_positions(r->f);
+		r->tpos_done = 1;
+	}
 	if (r->modk && !r->cable_off && r->kind->add == ecmp_add) {
 		const fx_fabric *f = r->f;
 		r->cable_off = fx_xmalloc((size_t)(f->ne + 1) * sizeof *r->cable_off);

@@ -65,7 +65,9 @@ START_TEST(peer_cases)
 		fixture fx;
 		load_ok(&fx, path, NULL);
 		int events = strcmp(c->mode, "events") == 0;
-		double t = run(&fx, c, events ? FX_TIMING_EVENTS : FX_TIMING_MAXMIN, FX_SHARING_RTT);
+		fx_timing timing = events ? FX_TIMING_EVENTS
+				   : strcmp(c->mode, "bound") == 0 ? FX_TIMING_BOUND : FX_TIMING_MAXMIN;
+		double t = run(&fx, c, timing, FX_SHARING_RTT);
 		double tol = events ? 0.02 : 0.005;
 		ck_assert_msg(fabs(t / c->simgrid_s - 1) <= tol, "%s: fabricx %s %.9g s, SimGrid %.9g s",
 			      c->name, c->mode, t, c->simgrid_s);

@@ -244,7 +244,8 @@ END_TEST
 
 /*
  * Per-cable d-mod-k against SimGrid 3.32's fat-tree (FatTreeZone, CM02,
- * no cross-traffic: tests/peer/routing/, topo_parameters "2;4,4;1,2;1,2":
+ * no cross-traffic: tests/peer/leaf-spine-two-cables.xml, run by make
+ * peer-check; topo_parameters "2;4,4;1,2;1,2":
  * 16 hosts on 4 leaves, 2 spines, two cables from every leaf to every
  * spine, 50 GB/s).  Pairwise all-to-all of 15 MiB per rank (b = 1 MiB a
  * flow): SimGrid 545.2595 us.  By hand: a flow to d leaves its leaf on
@@ -279,7 +280,7 @@ END_TEST
 
 /*
  * Dual-rail hosts against SimGrid 3.32's fat-tree "2;4,4;2,2;1,1"
- * (tests/peer/routing/dual-rail-16.xml): 16 hosts, each with one link to
+ * (tests/peer/dual-rail-16.xml, run by make peer-check): 16 hosts, each with one link to
  * leaf b of both planes (a rail-clos of 2 planes, SUs of 4, 2 uplinks per
  * leaf, 2 spines per plane).  SimGrid: 314.5728 us pairwise and direct, 15
  * MiB per rank.  By hand under d-mod-k: a flow to d takes plane d mod 2
