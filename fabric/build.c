@@ -90,6 +90,7 @@ int64_t fx_fb_link(fx_fabric *f, int64_t a, int64_t b, const fx_linkspec *ls, in
 	l->medium = (uint8_t)ls->medium;
 	l->tier = (int8_t)tier;
 	l->scale_out = 0;
+	l->cost = 1;
 	/* store the lower id first so directed link 2e runs low -> high */
 	f->ends[2 * f->ne] = a < b ? a : b;
 	f->ends[2 * f->ne + 1] = a < b ? b : a;

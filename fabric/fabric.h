@@ -68,6 +68,10 @@ typedef struct fx_link {
 	 * included (fabric/topo_composite.c); the rounds that cross one
 	 * take collective.network_overhead */
 	uint8_t scale_out;
+	/* routing weight (a custom graph's per-link `cost`; 0 and 1 both mean
+	 * 1): ECMP takes the least-cost paths, hop counts where all are 1
+	 * (routing/route_cost.c) */
+	uint8_t cost;
 } fx_link;
 
 /* A class of switch chips sharing a radix, e.g. "L1" and "L2" of a UB fabric. */

@@ -3,7 +3,7 @@
  *
  *   nodes: [{name, type: device|switch|cpu, group, node, rack, plane, ports,
  *            role, tier}]
- *   links: [{a, b, count, bandwidth, latency, medium}]
+ *   links: [{a, b, count, bandwidth, latency, medium, cost}]
  *   link:  {bandwidth, latency, medium}   # defaults for links that omit them
  *
  * Devices are renumbered first, in the order listed, then switches, then
@@ -33,6 +33,7 @@ typedef struct cnode {
 typedef struct clink {
 	int64_t a, b;      /* indexes into nodes[] */
 	int64_t count;
+	int64_t cost;      /* routing weight, 1 .. 255 */
 	fx_linkspec ls;
 } clink;
 
@@ -125,7 +126,8 @@ static int parse_node(fx_diag *d, const fx_snode *n, cnode *c)
 static int parse_link(fx_diag *d, const fx_snode *n, const custom_params *p,
 		      const fx_linkspec *dflt, int have_dflt, clink *l)
 {
-	static const char *const keys[] = {"a", "b", "count", "bandwidth", "latency", "medium", NULL};
+	static const char *const keys[] = {"a", "b", "count", "bandwidth", "latency", "medium", "cost",
+					   NULL};
 	const char *a, *b;
 	if (n->kind != FX_SNODE_MAP)
 		return fx_snode_error(d, n, "'%s' must be a map {a, b, ...}", n->path);
@@ -144,6 +146,10 @@ static int parse_link(fx_diag *d, const fx_snode *n, const custom_params *p,
 		return fx_snode_error(d, n, "'%s' links '%s' to itself", n->path, a);
 	l->count = 1;
 	rc |= fx_spec_int_opt(d, n, "count", 1, 1 << 20, &l->count);
+	/* OSPF-style weight: ECMP over the least-cost paths (a dragonfly's
+	 * global links costing more than two local ones keep routes minimal) */
+	l->cost = 1;
+	rc |= fx_spec_int_opt(d, n, "cost", 1, 255, &l->cost);
 	/* per-link values override the fabric-wide `link` defaults */
 	l->ls = *dflt;
 	if (fx_snode_get(n, "bandwidth") || !have_dflt)
@@ -415,7 +421,8 @@ static int build(const void *params, fx_fabric *f, fx_diag *d)
 		/* link class: 0 for device (and CPU) links, else the lower switch tier */
 		int tier = a->type != FX_V_SWITCH || b->type != FX_V_SWITCH ? 0 :
 			   (int)(a->tier < b->tier ? a->tier : b->tier);
-		fx_fb_link(f, a->id, b->id, &p->links[i].ls, (int)p->links[i].count, tier);
+		int64_t e = fx_fb_link(f, a->id, b->id, &p->links[i].ls, (int)p->links[i].count, tier);
+		f->e[e].cost = (uint8_t)p->links[i].cost;
 	}
 	/* explicit graphs route on shortest paths (ECMP): any vertex may relay
 	 * (DGX-1's hybrid cube-mesh relays through GPUs) */

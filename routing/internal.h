@@ -242,6 +242,16 @@ int fx_bfs_grow(fx_bfs *b, const fx_inc *g, int64_t want, int32_t depth);
  * reached: b->tail < nv when some vertex is not). */
 int32_t fx_bfs_from(fx_bfs *b, const fx_inc *g, int64_t src, double l0);
 
+/* Least-cost routing (routing/route_cost.c): does any link of f carry a
+ * routing weight above 1?  Then ECMP's distances are fx_cost_from's:
+ * relay-aware as fx_bfs_from, in cost units (dist), with the worst
+ * latency (lat) and the most hops (hops) over the least-cost paths to
+ * src; arrays of nv each, owned by the caller; returns the largest
+ * distance reached. */
+int fx_cost_weighted(const fx_fabric *f);
+int32_t fx_cost_from(const fx_fabric *f, const fx_inc *g, int64_t src, int32_t *dist, double *lat,
+		     int32_t *hops);
+
 /* Hop distances to every target, 64 targets searched at once
  * (routing/dist_table.c), for split ECMP on small shallow graphs.  nbr:
  * the other end of each incidence position (inc_off as the router's),

@@ -105,6 +105,11 @@ struct fx_router {
 	fx_dorsum *sum;         /* dimension-order: round summaries, when */
 	int sum_tried, sum_on;  /* sum_on (routing/dor_sum.c) */
 	int reference;          /* 1: per-destination reference paths only */
+	/* ecmp on links with routing weights (fx_cost_weighted): least-cost
+	 * paths, by routing/route_cost.c; its tables hold nv distances (in
+	 * cost units) then nv hop counts; the hop-count fast paths (sweeps,
+	 * up/down) are off (reference) */
+	int costed;
 	int tab_mode;           /* the sweep's distance table (fx_sweep_set_table) */
 };
 
@@ -419,10 +424,16 @@ static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const d
 			r->ncached = 0;
 		}
 		incidence(r);
-		r->dist[dst] = fx_xmalloc((size_t)r->f->nv * sizeof **r->dist);
+		r->dist[dst] = fx_xmalloc((size_t)r->f->nv * (r->costed ? 2 : 1) * sizeof **r->dist);
 		r->lat[dst] = fx_xmalloc((size_t)r->f->nv * sizeof **r->lat);
-		fx_bfs b = {.dist = r->dist[dst], .lat = r->lat[dst], .queue = r->queue};
-		int32_t far = fx_bfs_from(&b, &r->inc, dst, 0);
+		int32_t far;
+		if (r->costed) {
+			far = fx_cost_from(r->f, &r->inc, dst, r->dist[dst], r->lat[dst],
+					   r->dist[dst] + r->f->nv);
+		} else {
+			fx_bfs b = {.dist = r->dist[dst], .lat = r->lat[dst], .queue = r->queue};
+			far = fx_bfs_from(&b, &r->inc, dst, 0);
+		}
 		r->ncached++;
 		if (far + 1 > r->bucket_dists) {
 			r->bucket_dists = far + 1;
@@ -435,6 +446,26 @@ static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const d
 	}
 	*dist = r->dist[dst];
 	*lat = r->lat[dst];
+}
+
+/* Link e's step in ECMP's distances: its routing weight, 1 without. */
+static inline int32_t ecmp_step(const fx_router *r, int64_t e)
+{
+	return r->costed && r->f->e[e].cost > 1 ? r->f->e[e].cost : 1;
+}
+
+/* Is w (across e from v) a next hop of v on a shortest (least-cost) path? */
+static inline int ecmp_next(const fx_router *r, const int32_t *dist, int64_t v, int64_t e,
+			    int64_t w)
+{
+	return dist[w] >= 0 && dist[w] == dist[v] - ecmp_step(r, e);
+}
+
+/* Hops of the longest shortest path from v (the table's distance when
+ * every step is one). */
+static inline int32_t ecmp_hops(const fx_router *r, const int32_t *dist, int64_t v)
+{
+	return r->costed ? dist[r->f->nv + v] : dist[v];
 }
 
 /* Indexes 0..n-1 of flows ordered by destination (by_dst) or source, so
@@ -496,7 +527,7 @@ static int64_t hash_port_cable(const fx_router *r, int64_t v, int64_t dst, const
 	int64_t k = 0, c = 0, pick = -1;  /* k physical links, the widest bundle c */
 	for (int64_t t = r->inc.off[v]; t < r->inc.off[v + 1]; t++) {
 		int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
-		if (dist[w] == dist[v] - 1 && (w == dst || fx_fabric_relays(f, w))) {
+		if (ecmp_next(r, dist, v, e, w) && (w == dst || fx_fabric_relays(f, w))) {
 			k += f->e[e].count;
 			if (f->e[e].count > c)
 				c = f->e[e].count;
@@ -506,7 +537,7 @@ static int64_t hash_port_cable(const fx_router *r, int64_t v, int64_t dst, const
 	for (int64_t j = 0; j < c && pick < 0; j++)
 		for (int64_t t = r->inc.off[v]; t < r->inc.off[v + 1]; t++) {
 			int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
-			if (dist[w] != dist[v] - 1 || !(w == dst || fx_fabric_relays(f, w)) ||
+			if (!ecmp_next(r, dist, v, e, w) || !(w == dst || fx_fabric_relays(f, w)) ||
 			    f->e[e].count <= j)
 				continue;
 			if (want-- == 0) {
@@ -671,8 +702,8 @@ static void hash_push(fx_router *r, const fx_flow *flows, const size_t *ord, siz
 		int64_t k, e = hash_port(r, fl->src, dst, dist, tree_pos(r, fl->src) + tree_pos(r, dst), &k);
 		int64_t w = fx_fabric_other(f, e, fl->src);
 		bump(r, load, fx_fabric_dirlink(f, e, fl->src), fl->bytes);
-		if (dist[fl->src] > st->max_hops)
-			st->max_hops = dist[fl->src];
+		if (ecmp_hops(r, dist, fl->src) > st->max_hops)
+			st->max_hops = ecmp_hops(r, dist, fl->src);
 		if (w == dst) {
 			if (f->e[e].lat > st->max_latency)
 				st->max_latency = f->e[e].lat;
@@ -693,8 +724,7 @@ static void hash_push(fx_router *r, const fx_flow *flows, const size_t *ord, siz
 					if (l > st->max_latency)
 						st->max_latency = l;
 				} else {
-					hash_state_add(r, w, k > 1 ? h.x / k : h.x, h.amount, l, (int32_t)(dd - 1),
-						       &top);
+					hash_state_add(r, w, k > 1 ? h.x / k : h.x, h.amount, l, dist[w], &top);
 				}
 			}
 			r->hs_head[v] = -1;
@@ -855,8 +885,8 @@ static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *l
 					ecmp_hash_walk(r, fl, dist, load, st);
 				continue;
 			}
-			if (dist[fl->src] > st->max_hops)
-				st->max_hops = dist[fl->src];
+			if (ecmp_hops(r, dist, fl->src) > st->max_hops)
+				st->max_hops = ecmp_hops(r, dist, fl->src);
 			if (lat[fl->src] > st->max_latency)
 				st->max_latency = lat[fl->src];
 			if (r->amount[fl->src] == 0 && !r->queued[fl->src]) {
@@ -883,19 +913,19 @@ static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *l
 				double total = 0;
 				for (int64_t t = t0; t < t1; t++) {
 					int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
-					if (dist[w] == dd - 1 && (w == dst || fx_fabric_relays(f, w)))
+					if (ecmp_next(r, dist, v, e, w) && (w == dst || fx_fabric_relays(f, w)))
 						total += f->e[e].count * f->e[e].bw;
 				}
 				for (int64_t t = t0; t < t1; t++) {
 					int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
-					if (dist[w] != dd - 1 || !(w == dst || fx_fabric_relays(f, w)))
+					if (!ecmp_next(r, dist, v, e, w) || !(w == dst || fx_fabric_relays(f, w)))
 						continue;
 					double share = m * f->e[e].count * f->e[e].bw / total;
 					bump(r, load, fx_fabric_dirlink(f, e, v), share);
 					if (w == dst)
 						continue;
 					if (!r->queued[w]) {
-						r->bucket[(dd - 1) * f->nv + r->bucket_len[dd - 1]++] = w;
+						r->bucket[dist[w] * f->nv + r->bucket_len[dist[w]]++] = w;
 						r->queued[w] = 1;
 					}
 					r->amount[w] += share;
@@ -1051,6 +1081,8 @@ static void ecmp_init(fx_router *r)
 	r->bucket = fx_xmalloc((size_t)f->nv * sizeof *r->bucket);
 	r->bucket_len = fx_xcalloc(1, sizeof *r->bucket_len);
 	r->max_cached = (int64_t)(FX_ECMP_CACHE_BYTES / ((double)f->nv * 12) + 1);
+	r->costed = fx_cost_weighted(f);
+	r->reference |= r->costed;
 }
 
 static const router_kind dor = {
@@ -1218,7 +1250,7 @@ void fx_router_set_updown(fx_router *r, int on)
 
 void fx_router_set_reference(fx_router *r, int on)
 {
-	r->reference = on;
+	r->reference = on || r->costed;
 	if (r->intra)
 		fx_router_set_reference(r->intra, on);
 }

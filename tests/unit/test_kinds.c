@@ -524,6 +524,23 @@ START_TEST(dragonfly_ecmp_overloads_globals)
 		n += (size_t)snprintf(y + n, cap - n, "    - {a: %s, b: %s}\n", name[0], name[1]);
 		ck_assert_uint_lt(n, cap - 256);
 	}
+	/* the same graph with link costs: a global link (routers of two
+	 * groups) costs 3, more than two local links, so a path through a
+	 * third group (3 + 3) costs more than the minimal one (1 + 3 + 1) */
+	size_t cap2 = 2 * cap, n2 = 0;
+	char *y2 = fx_xmalloc(cap2);
+	n2 += (size_t)snprintf(y2 + n2, cap2 - n2, "%.*s", (int)(strstr(y, "  links:\n") - y), y);
+	n2 += (size_t)snprintf(y2 + n2, cap2 - n2, "  links:\n");
+	for (int64_t e = 0; e < f->ne; e++) {
+		fx_fabric_vertex_name(f, f->ends[2 * e], name[0], sizeof name[0]);
+		fx_fabric_vertex_name(f, f->ends[2 * e + 1], name[1], sizeof name[1]);
+		int global = name[0][0] == 'g' && name[1][0] == 'g' &&
+			     (strcspn(name[0], ".") != strcspn(name[1], ".") ||
+			      strncmp(name[0], name[1], strcspn(name[0], ".")) != 0);
+		n2 += (size_t)snprintf(y2 + n2, cap2 - n2, "    - {a: %s, b: %s%s}\n", name[0], name[1],
+				       global ? ", cost: 3" : "");
+		ck_assert_uint_lt(n2, cap2 - 256);
+	}
 	fixture cu;
 	ck_assert_msg(fixture_load(&cu, "custom.yaml", y, NULL) == 0, "%s", cu.msg);
 	double M = 32.0 * 1024 * 1024, b = M / 1055;
@@ -552,6 +569,32 @@ START_TEST(dragonfly_ecmp_overloads_globals)
 		      worst, mn.global);
 	fx_coll_result_release(&res);
 	fx_router_free(r);
+	/* issue 27 item 3: ECMP over least-cost paths with the global links
+	 * costing 3 is minimal routing: every global link at the hand count's
+	 * 1024 b (32.6 MB), the dragonfly router's figure */
+	fixture co;
+	ck_assert_msg(fixture_load(&co, "costed.yaml", y2, NULL) == 0, "%s", co.msg);
+	r = fx_router_new(&co.f, 0);
+	ck_assert_int_eq(fx_coll_run(&co.f, r, &q, &tm, &res, &co.d), 0);
+	double cworst = 0, cleast = INFINITY;
+	for (int64_t l = 0; l < 2 * co.f.ne; l++) {
+		const char *a = co.f.names[co.f.ends[l / 2 * 2]], *c = co.f.names[co.f.ends[l / 2 * 2 + 1]];
+		if (!(a[0] == 'g' && c[0] == 'g') || (strcspn(a, ".") == strcspn(c, ".") &&
+						      strncmp(a, c, strcspn(a, ".")) == 0))
+			continue;
+		if (res.link_bytes[l] > cworst)
+			cworst = res.link_bytes[l];
+		if (res.link_bytes[l] < cleast)
+			cleast = res.link_bytes[l];
+	}
+	ck_assert_msg(fabs(cworst - 1024 * b) < 1e-3 && fabs(cleast - 1024 * b) < 1e-3,
+		      "least-cost ECMP's global links %.9g .. %.9g B, hand count %.9g B", cleast, cworst,
+		      1024 * b);
+	ck_assert_double_eq_tol(cworst / 1e6, 32.6, 0.05);
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&co);
+	free(y2);
 	free(ranks);
 	fixture_release(&cu);
 	free(y);

@@ -76,6 +76,64 @@ static double coll_time(const fx_fabric *f, const char *pattern, const char *alg
 	return t;
 }
 
+/* Link costs (issue 27 item 3), by hand: devices a and b on switches s1
+ * and s2, joined directly (cost c) and through s3 (two links of cost 1);
+ * 10 GB/s, 100 ns a link; a direct all-to-all of 1 MB per rank (one flow
+ * each way).  No cost: the 3-link path, 2 x 3 MB = 6 MB on the links,
+ * 100 us + 300 ns.  c = 3: the direct path costs 5, the detour 4: every
+ * byte goes round by s3, 8 MB, s1-s2 empty, 100 us + 400 ns (under hash
+ * as well: one least-cost path).  c = 2: both cost 4, ECMP splits evenly
+ * (equal bandwidths): s1-s2 carries 0.5 MB each way, 7 MB in all, the
+ * slower path's 400 ns. */
+static double cost_run(const char *cost, fx_route_policy pol, double *total, double *direct)
+{
+	char y[1024];
+	snprintf(y, sizeof y,
+		 "name: c\nfabric:\n  kind: custom\n  link: {bandwidth: 10 GB/s, latency: 100 ns}\n"
+		 "  nodes:\n    - {name: a, type: device}\n    - {name: b, type: device}\n"
+		 "    - {name: s1, type: switch}\n    - {name: s2, type: switch}\n"
+		 "    - {name: s3, type: switch}\n  links:\n    - {a: a, b: s1}\n    - {a: b, b: s2}\n"
+		 "    - {a: s1, b: s2%s}\n    - {a: s1, b: s3}\n    - {a: s3, b: s2}\n",
+		 cost);
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "c.yaml", y, NULL) == 0, "%s", a.msg);
+	int64_t ranks[2] = {0, 1};
+	fx_coll_req q = {"all-to-all", "direct", ranks, 2, 1e6, 0};
+	fx_coll_time tm = {.policy = pol};
+	fx_router *r = fx_router_new(&a.f, 0);
+	fx_coll_result res;
+	ck_assert_int_eq(fx_coll_run(&a.f, r, &q, &tm, &res, &a.d), 0);
+	*total = *direct = 0;
+	for (int64_t l = 0; l < 2 * a.f.ne; l++) {
+		*total += res.link_bytes[l];
+		if (l / 2 == 2)  /* s1-s2, the third link listed */
+			*direct += res.link_bytes[l];
+	}
+	double t = res.time;
+	fx_coll_result_release(&res);
+	fx_router_free(r);
+	fixture_release(&a);
+	return t;
+}
+
+START_TEST(ecmp_link_costs)
+{
+	double total, direct;
+	ck_assert_double_eq_tol(cost_run("", FX_ROUTE_SPLIT, &total, &direct), 100.3e-6, 1e-12);
+	ck_assert_double_eq_tol(total, 6e6, 1e-6);
+	ck_assert_double_eq_tol(direct, 2e6, 1e-6);
+	ck_assert_double_eq_tol(cost_run(", cost: 3", FX_ROUTE_SPLIT, &total, &direct), 100.4e-6, 1e-12);
+	ck_assert_double_eq_tol(total, 8e6, 1e-6);
+	ck_assert_double_eq_tol(direct, 0, 1e-9);
+	ck_assert_double_eq_tol(cost_run(", cost: 3", FX_ROUTE_HASH, &total, &direct), 100.4e-6, 1e-12);
+	ck_assert_double_eq_tol(total, 8e6, 1e-6);
+	ck_assert_double_eq_tol(direct, 0, 1e-9);
+	ck_assert_double_eq_tol(cost_run(", cost: 2", FX_ROUTE_SPLIT, &total, &direct), 100.4e-6, 1e-12);
+	ck_assert_double_eq_tol(total, 7e6, 1e-6);
+	ck_assert_double_eq_tol(direct, 1e6, 1e-6);
+}
+END_TEST
+
 /* Issue 14: an HGX or a Clos written as `custom` used one shortest path per
  * flow (one NVSwitch chip of four; one spine).  Written out vertex by
  * vertex, every structured Clos must now give the same times as itself,
@@ -984,6 +1042,7 @@ Suite *suite_routing(void)
 	tcase_add_test(tc, hash_vs_split_leaf_spine);
 	tcase_add_test(tc, dmodk_per_cable_matches_simgrid);
 	tcase_add_test(tc, dmodk_dual_rail_matches_simgrid);
+	tcase_add_test(tc, ecmp_link_costs);
 	tcase_add_test(tc, hash_dmodk_spreads);
 	tcase_add_test(tc, hash_multihomed_sender);
 	tcase_add_test(tc, hash_conserves);
