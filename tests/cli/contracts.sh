@@ -107,4 +107,43 @@ for k in 1 2 3; do
 	has "cannot write to standard output: Broken pipe" "closed stdout ($k) named"
 done
 
+# 12. every command on every kind, or a refusal that names what to add
+# (issue 27's "Done when"): compare under a cap that fits nothing and one
+# that fits some, failures and place on every shipped spec.  A build that
+# fits nothing says so ("nothing fits", exit 3) with its figures null,
+# never a row of zeros; a build that fits is timed.
+for spec in specs/*.yaml; do
+	n=$(basename "$spec" .yaml)
+	small=""
+	case $n in wse2) small="--set fabric.grid=[16,16]" ;; esac
+	for cap in 1kW 200kW; do
+		# shellcheck disable=SC2086
+		"$FABRICX" compare "$spec" $small --power-cap $cap --json --out "$tmp/o" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ $rc -eq 0 ] || [ $rc -eq 3 ]; then ok; else bad "compare $n under $cap: exit $rc"; continue; fi
+		json '[.builds[] | select(.devices == 0 and ((.limited_by | test("nothing fits") | not)
+		        or .allreduce_10KiB_s != null or .power_W != null or .links != null))] | length == 0' \
+		    "compare $n under $cap: a build of no devices not said to fit nothing"
+		json '[.builds[] | select(.devices > 0 and ((.allreduce_10KiB_s | type) != "number"
+		        or .allreduce_10KiB_s <= 0))] | length == 0' "compare $n under $cap: a build untimed"
+		if [ $rc -eq 3 ]; then has "infeasible" "compare $n under $cap: exit 3 says what binds"; fi
+	done
+	# shellcheck disable=SC2086
+	"$FABRICX" failures "$spec" $small --json --out "$tmp/o" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	case $rc in
+	0) ok ;;
+	2) has "no switch chips (try --kind link)" "failures $n: the refusal names what to ask" ;;
+	*) bad "failures $n: exit $rc" ;;
+	esac
+	# shellcheck disable=SC2086
+	"$FABRICX" place "$spec" $small --json --out "$tmp/o" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	case $rc in
+	0) json '.instances_placed >= 1' "place $n: nothing placed" ;;
+	2) has "no workload to place (add 'workload:" "place $n: the refusal names the key" ;;
+	*) bad "place $n: exit $rc" ;;
+	esac
+done
+
 summary "contract tests"
