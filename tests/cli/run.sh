@@ -169,6 +169,22 @@ expect 0 "--routing valiant, dragonfly" -- "$FABRICX" collective specs/dragonfly
 [ "$(jq '.max_link_bytes|round' "$tmp/out")" = 65136945 ] && [ "$(jq -r .routing_policy "$tmp/out")" = valiant ] && ok || bad "--routing valiant: $(jq -c '{max_link_bytes,routing_policy}' "$tmp/out")"
 expect 0 "--routing minimal, dragonfly" -- "$FABRICX" collective specs/dragonfly-1056.yaml --pattern all-to-all --size 32MiB --routing minimal --json --out "$tmp/o"
 [ "$(jq -r .routing_policy "$tmp/out")" = split ] && [ "$(jq '.per_round[0].max_hops' "$tmp/out")" = 5 ] && ok || bad "--routing minimal: $(jq -c '{routing_policy}' "$tmp/out")"
+# the same dragonfly through GraphML into a custom graph: hop-count ECMP
+# loads a global link with 48.4 MB (the issue's figure); its global links
+# at cost 3 (more than two local links) route minimally, the dragonfly
+# router's time exactly (issue 27 item 3; docs/spec.md §4.7)
+expect 0 "dragonfly to graphml" -- "$FABRICX" export specs/dragonfly-1056.yaml --to graphml -o "$tmp/df.graphml"
+expect 0 "graphml to custom" -- "$FABRICX" import "$tmp/df.graphml" --from graphml -o "$tmp/df.yaml"
+awk '/\{a: "g[0-9]+\.r[0-9]+", b: "g[0-9]+\.r[0-9]+"/ { split($0, q, "\""); split(q[2], x, "."); split(q[4], y, ".");
+	if (x[1] != y[1]) sub(/\}$/, ", cost: 3}") } { print }' "$tmp/df.yaml" > "$tmp/dfc.yaml"
+[ "$(grep -c 'cost: 3' "$tmp/dfc.yaml")" = 528 ] && ok || bad "dragonfly-1056: not 528 global links costed"
+expect 0 "custom dragonfly, hop counts" -- "$FABRICX" collective "$tmp/df.yaml" --pattern all-to-all --algo direct --size 32MiB --json --out "$tmp/o"
+[ "$(jq '.max_link_bytes/1e5|round' "$tmp/out")" = 484 ] && ok || bad "custom dragonfly by hops: $(jq .max_link_bytes "$tmp/out")"
+expect 0 "dragonfly router" -- "$FABRICX" collective specs/dragonfly-1056.yaml --pattern all-to-all --algo direct --size 32MiB --json --out "$tmp/o"
+t_df=$(jq .time_s "$tmp/out")
+expect 0 "custom dragonfly, costs" -- "$FABRICX" collective "$tmp/dfc.yaml" --pattern all-to-all --algo direct --size 32MiB --json --out "$tmp/o"
+jq -e --argjson t "$t_df" '(.time_s / $t - 1 | fabs) < 1e-9 and .max_link_bytes == 33554432' "$tmp/out" >/dev/null \
+  && ok || bad "custom dragonfly with costs: $(jq -c '{time_s, max_link_bytes}' "$tmp/out"), dragonfly router $t_df s"
 # --sizes: nccl-tests sweeps; the book's ring/tree crossover (§6.4.2, 8 alpha
 # = (6 - 14/8) M / B: M = 696,282 B) found between two sizes of the sweep
 expect 0 "--sizes ring,tree" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,tree --sizes 1KiB:1GiB:x2 --chunks 1 --alpha 0.822us --json --out "$tmp/o"
