@@ -87,6 +87,7 @@ struct fx_sweep {
 	int lat_uniform;      /* every link has latency lat_link */
 	double lat_link;
 	double *latv;         /* per vertex: worst latency to the group's target */
+	int classes;          /* all pairs: sibling devices pushed as one (default 1) */
 	double work;          /* the pushes' steps so far (fx_sweep_work) */
 	double budget;        /* fx_sweep_add stops past this many steps (0: never) */
 };
@@ -133,7 +134,13 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc)
 	s->queued = fx_xcalloc(nv, 1);
 	s->into = fx_xcalloc(nd, sizeof *s->into);
 	s->tab_mode = -1;
+	s->classes = 1;
 	return s;
+}
+
+void fx_sweep_set_classes(fx_sweep *s, int on)
+{
+	s->classes = on;
 }
 
 void fx_sweep_set_table(fx_sweep *s, int mode)
@@ -594,9 +601,13 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 }
 
 /* Whether neighbour w of home target T is one of its "up" links: not a
- * device whose home is T. */
+ * device whose home is T.  Of a sibling device T (T < ndev): a neighbour
+ * that forwards (the others, a Grace CPU beside its GPUs, are on no path
+ * into T; the candidates have no device among them). */
 static int is_up(const fx_sweep *s, int64_t T, int64_t w)
 {
+	if (T < s->f->ndev)
+		return s->relays[w];
 	return !(w < s->f->ndev && s->home[w] == T);
 }
 
@@ -666,8 +677,8 @@ static int siblings(const sib_ctx *c, int64_t x, int64_t y)
  * latencies exactly.
  */
 static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int64_t m, double l0,
-			 double bytes, double *load, fx_path_stats *st, sweep_dag *g, double *arr,
-			 uint8_t *in_s)
+			 int homes, double bytes, double *load, fx_path_stats *st, sweep_dag *g,
+			 double *arr, uint8_t *in_s)
 {
 	const fx_fabric *f = s->f;
 	int64_t n = f->ndev, GS = 0;
@@ -694,11 +705,14 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 			rc = -1;
 			break;
 		}
-		/* to the other siblings' devices (and every device, from outside) */
-		if (g->b.dist[v] + 2 > st->max_hops)
-			st->max_hops = g->b.dist[v] + 2;
+		/* to the other siblings' devices (and every device, from outside):
+		 * one hop past A to a sibling device, two to a home's devices */
+		if (g->b.dist[v] + 1 + homes > st->max_hops)
+			st->max_hops = g->b.dist[v] + 1 + homes;
 		if (g->b.lat[v] > st->max_latency)
 			st->max_latency = g->b.lat[v];
+		if (in_s[x] && !homes)  /* a sibling device: up to A, down again */
+			continue;
 		if (in_s[x]) {  /* under a sibling: to its own leaf's devices too */
 			double lv = 0;
 			for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
@@ -796,12 +810,21 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		gt[k] = key.target < 0 ? -key.target - 1 : key.target;
 		gl[k] = key.l0;
 		/* a candidate sibling: a switch that is one group's home, whose
-		 * other neighbours all relay */
-		int ok = key.target < 0 && gt[k] >= n && !(k > 0 && gt[k - 1] == gt[k]) &&
-			 !(k + 1 < ng && keys[ord[gi[k + 1]]].target == key.target);
+		 * other neighbours all relay; or (a device class) a device with
+		 * no home whose links go to vertices that forward (an NPU on 7
+		 * UB L1 chips, a GPU on the NVSwitches of its tray), beside
+		 * others that neither forward nor send (a Grace CPU).  Every
+		 * path into a sibling enters from those: another sibling T_j is
+		 * on none (dist(v, T_j) > dist(v, A) for v outside), even when
+		 * the devices forward (custom graphs). */
+		int ok = key.target < 0 ? gt[k] >= n && !(k > 0 && gt[k - 1] == gt[k]) &&
+					  !(k + 1 < ng && keys[ord[gi[k + 1]]].target == key.target)
+					: s->classes && s->inc_off[gt[k] + 1] > s->inc_off[gt[k]];
 		for (int64_t t = s->inc_off[gt[k]]; ok && t < s->inc_off[gt[k] + 1]; t++) {
 			int64_t w = s->slot[t].nbr;
-			if (is_up(s, gt[k], w) && (w == gt[k] || !fx_fabric_relays(f, w)))
+			if (is_up(s, gt[k], w) ? w == gt[k] || !fx_fabric_relays(f, w) ||
+						   (gt[k] < n && w < n && s->home[w] == gt[k])
+					       : gt[k] < n && w < n)
 				ok = 0;
 		}
 		if (ok)
@@ -824,9 +847,10 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 				gsz[q - a] = gi[cand[q] + 1] - gi[cand[q]];
 				podded[cand[q]] = 1;
 			}
-			rc = pod_all_pairs(s, T, gsz, b - a, gl[cand[a]], bytes, load, st, &one, arr,
-					   in_s);
-			for (int64_t q = a; q < b; q++)  /* last hops */
+			int homes = keys[ord[gi[cand[a]]]].target < 0;
+			rc = pod_all_pairs(s, T, gsz, b - a, gl[cand[a]], homes, bytes, load, st, &one,
+					   arr, in_s);
+			for (int64_t q = a; q < b && homes; q++)  /* last hops */
 				for (int64_t k = gi[cand[q]]; k < gi[cand[q] + 1]; k++)
 					last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load);
 		}

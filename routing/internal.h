@@ -289,9 +289,16 @@ double fx_sweep_work(const fx_sweep *s);
  * hold part of the round: the caller gives up on it). */
 void fx_sweep_set_budget(fx_sweep *s, double steps);
 #define FX_SWEEP_OVER (-2)
-/* bytes between every ordered pair of devices; returns as fx_sweep_add. */
+/* bytes between every ordered pair of devices; returns as fx_sweep_add.
+ * Sibling homes (a fat-tree pod's leaves) and sibling devices (unhomed,
+ * not forwarding, the same links to the same relaying vertices: a UB
+ * node's NPUs, an NVSwitch tray's GPUs) take one push for the set.
+ * Time complexity: O(sibling sets x (V + E)). */
 int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
 		       int64_t **used, size_t *nused, size_t *capused);
+/* 0: sibling devices pushed one by one, as any other target (tests
+ * compare); 1 (the default): as one set. */
+void fx_sweep_set_classes(fx_sweep *s, int on);
 /* 1: the router takes the per-destination reference paths (tests compare
  * the two); 0: the fast paths (the default). */
 void fx_router_set_reference(fx_router *r, int on);

@@ -1085,6 +1085,124 @@ START_TEST(bfs_relay_aware)
 }
 END_TEST
 
+/* ---- device classes in the all-pairs sweep (issue 31) ---- */
+
+/* Multi-homed devices written out: 4 trays of 3 devices, each device on
+ * its tray's two switches (the second link to switch b doubled and of
+ * other bandwidth and latency), every tray switch to 3 spines of uneven
+ * bandwidth; a fifth tray whose devices differ (one on one switch only,
+ * one of other bandwidth), so classes of one, two and three. */
+static char *trays(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *s = fx_xmalloc(cap);
+	len += (size_t)snprintf(s + len, cap - len,
+		"name: trays\nfabric:\n  kind: custom\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n  nodes:\n");
+	for (int i = 0; i < 15; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: g%d, type: device}\n", i);
+	for (int i = 0; i < 10; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: t%d, type: switch}\n", i);
+	for (int i = 0; i < 3; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: p%d, type: switch}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	for (int i = 0; i < 15; i++) {
+		int tray = i / 3;
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: g%d, b: t%d%s}\n", i, 2 * tray,
+					i == 13 ? ", bandwidth: 30 GB/s" : "");
+		if (i == 14)
+			continue;
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: g%d, b: t%d}\n", i,
+					2 * tray + 1);
+		len += (size_t)snprintf(s + len, cap - len,
+					"    - {a: t%d, b: g%d, bandwidth: 20 GB/s, latency: 350 ns}\n",
+					2 * tray + 1, i);
+	}
+	for (int t = 0; t < 10; t++)
+		for (int p = 0; p < 3; p++)
+			len += (size_t)snprintf(s + len, cap - len,
+				"    - {a: t%d, b: p%d, bandwidth: %d GB/s, latency: %d ns}\n", t, p,
+				10 + 11 * ((t + p) % 4), 100 + 60 * ((t * p) % 3));
+	return s;
+}
+
+/* All pairs through the sweep with sibling devices as one set and one by
+ * one: the same loads to 1e-12 relative, hops and latency exactly, and
+ * less push work with the sets when `fewer` (so the class path ran). */
+static void classes_same(const fx_fabric *f, const char *name, int fewer)
+{
+	fx_inc inc;
+	fx_inc_build(&inc, f);
+	size_t nl = (size_t)(2 * f->ne);
+	double *ld[2], work[2];
+	fx_path_stats st[2];
+	for (int on = 0; on < 2; on++) {
+		fx_sweep *s = fx_sweep_new(f, &inc);
+		fx_sweep_set_classes(s, on);
+		int64_t *used = NULL;
+		size_t nused = 0, capused = 0;
+		ld[on] = fx_xcalloc(nl, sizeof *ld[on]);
+		st[on] = (fx_path_stats){0, 0};
+		ck_assert_int_eq(fx_sweep_all_pairs(s, 4096.5, ld[on], &st[on], &used, &nused,
+						    &capused), 0);
+		work[on] = fx_sweep_work(s);
+		free(used);
+		fx_sweep_free(s);
+	}
+	ck_assert_msg(st[0].max_hops == st[1].max_hops, "%s: hops %lld vs %lld", name,
+		      (long long)st[0].max_hops, (long long)st[1].max_hops);
+	ck_assert_msg(st[0].max_latency == st[1].max_latency, "%s: latency %.17g vs %.17g", name,
+		      st[0].max_latency, st[1].max_latency);
+	double sum = 0;
+	for (size_t l = 0; l < nl; l++) {
+		double tol = 1e-12 * fmax(fabs(ld[0][l]), fabs(ld[1][l]));
+		ck_assert_msg(fabs(ld[0][l] - ld[1][l]) <= tol, "%s: link %zu: %.17g vs %.17g", name,
+			      l, ld[0][l], ld[1][l]);
+		sum += ld[0][l];
+	}
+	ck_assert_msg(sum > 0, "%s: nothing loaded", name);
+	if (fewer)
+		ck_assert_msg(work[1] < work[0], "%s: work %g with classes, %g without", name,
+			      work[1], work[0]);
+	free(ld[0]);
+	free(ld[1]);
+	fx_inc_release(&inc);
+}
+
+static const char *const ub_small[] = {"fabric.nodes=6", "fabric.l2_ports=6", NULL};
+
+START_TEST(classes_equal_per_device)
+{
+	static const struct {
+		const char *path;
+		const char *const *sets;
+		int fewer;
+	} cases[] = {
+		{"specs/cm384.yaml", ub_small, 1},    /* UB: NPUs on 7 L1 chips */
+		{"specs/cm384.yaml", NULL, 1},
+		{"specs/nvl72.yaml", NULL, 1},        /* NVSwitch: GPUs on 18 switches */
+		{"specs/hgx-h100.yaml", NULL, 1},
+		{"specs/fat-tree-k8.yaml", k4, 0},    /* homed hosts: the pods' path either way */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		load_ok(&a, cases[i].path, cases[i].sets);
+		classes_same(&a.f, cases[i].path, cases[i].fewer);
+		fixture_release(&a);
+	}
+	char *t = trays();
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "trays.yaml", t, NULL) == 0, "trays: %s", a.msg);
+	classes_same(&a.f, "trays", 1);
+	check_fabric(&a.f, "trays");  /* and the router's default path against the reference */
+	a.f.devices_forward = 0;
+	classes_same(&a.f, "trays, devices not relaying", 1);
+	check_fabric(&a.f, "trays, devices not relaying");
+	fixture_release(&a);
+	free(t);
+}
+END_TEST
+
 Suite *suite_sweep(void)
 {
 	Suite *s = suite_create("sweep");
@@ -1101,6 +1219,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, lattice_summary_equals_per_link);
 	tcase_add_test(tc, dorsum_radix_order);
 	tcase_add_test(tc, hash_push_equals_walk);
+	tcase_add_test(tc, classes_equal_per_device);
 	suite_add_tcase(s, tc);
 	return s;
 }
