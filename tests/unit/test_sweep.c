@@ -1126,10 +1126,12 @@ static char *trays(void)
 	return s;
 }
 
-/* All pairs through the sweep with sibling devices as one set and one by
- * one: the same loads to 1e-12 relative, hops and latency exactly, and
- * less push work with the sets when `fewer` (so the class path ran). */
-static void classes_same(const fx_fabric *f, const char *name, int fewer)
+/* All pairs (flows NULL) or a batch through the sweep with sibling
+ * devices as one set and one by one: the same loads to 1e-12 relative,
+ * hops and latency exactly, and less work with the sets when `fewer` (so
+ * the class path ran). */
+static void classes_same_on(const fx_fabric *f, const char *name, const fx_flow *flows, size_t nf,
+			    int fewer)
 {
 	fx_inc inc;
 	fx_inc_build(&inc, f);
@@ -1138,13 +1140,16 @@ static void classes_same(const fx_fabric *f, const char *name, int fewer)
 	fx_path_stats st[2];
 	for (int on = 0; on < 2; on++) {
 		fx_sweep *s = fx_sweep_new(f, &inc);
+		fx_sweep_set_table(s, 0);
 		fx_sweep_set_classes(s, on);
 		int64_t *used = NULL;
 		size_t nused = 0, capused = 0;
 		ld[on] = fx_xcalloc(nl, sizeof *ld[on]);
 		st[on] = (fx_path_stats){0, 0};
-		ck_assert_int_eq(fx_sweep_all_pairs(s, 4096.5, ld[on], &st[on], &used, &nused,
-						    &capused), 0);
+		ck_assert_int_eq(flows ? fx_sweep_add(s, flows, nf, ld[on], &st[on], &used, &nused,
+						      &capused)
+				       : fx_sweep_all_pairs(s, 4096.5, ld[on], &st[on], &used, &nused,
+							    &capused), 0);
 		work[on] = fx_sweep_work(s);
 		free(used);
 		fx_sweep_free(s);
@@ -1167,6 +1172,37 @@ static void classes_same(const fx_fabric *f, const char *name, int fewer)
 	free(ld[0]);
 	free(ld[1]);
 	fx_inc_release(&inc);
+}
+
+/* All pairs, then rounds: shifts by 1, n/2 and n-1 (rings, pairwise),
+ * random pairs with self-flows and empty ones, an incast; fewer work for
+ * all pairs and the rings when `fewer`. */
+static void classes_same(const fx_fabric *f, const char *name, int fewer)
+{
+	char what[128];
+	classes_same_on(f, name, NULL, 0, fewer);
+	int64_t n = f->ndev;
+	fx_flow *fl = fx_xmalloc((size_t)(n > 300 ? n : 300) * sizeof *fl);
+	int64_t shifts[] = {1, n / 2, n - 1};
+	for (int k = 0; k < 3; k++) {
+		for (int64_t i = 0; i < n; i++)
+			fl[i] = (fx_flow){i, (i + shifts[k]) % n, 1e6 + (double)i};
+		snprintf(what, sizeof what, "%s shift %lld", name, (long long)shifts[k]);
+		classes_same_on(f, what, fl, (size_t)n, fewer && k == 0);
+	}
+	uint64_t x = 31;
+	for (int i = 0; i < 300; i++) {
+		fl[i].src = (int64_t)(lcg(&x) % (uint64_t)n);
+		fl[i].dst = (int64_t)(lcg(&x) % (uint64_t)n);
+		fl[i].bytes = i % 29 == 0 ? 0 : (double)(1 + lcg(&x) % 1000) * 4096;
+	}
+	snprintf(what, sizeof what, "%s random", name);
+	classes_same_on(f, what, fl, 300, 0);
+	for (int64_t i = 0; i < n; i++)
+		fl[i] = (fx_flow){i, n - 1, 3e5 + (double)i};
+	snprintf(what, sizeof what, "%s incast", name);
+	classes_same_on(f, what, fl, (size_t)n, 0);
+	free(fl);
 }
 
 static const char *const ub_small[] = {"fabric.nodes=6", "fabric.l2_ports=6", NULL};
