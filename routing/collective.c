@@ -369,17 +369,82 @@ static void stats_raise(fx_path_stats *st, const fx_path_stats *more)
 		st->max_latency = more->max_latency;
 }
 
-/* Routes every round of s and times it; releases s. */
+struct fx_coll_sparse {
+	const fx_fabric *f;
+	double *bytes, *busy, *load;  /* [2 ne], zero outside the listed links */
+	uint8_t *mark;                /* [2 ne]: listed */
+	int64_t *links;               /* the links the last run loaded */
+	size_t nlinks, cap;
+};
+
+fx_coll_sparse *fx_coll_sparse_new(const fx_fabric *f)
+{
+	size_t nl = (size_t)(f->ne ? 2 * f->ne : 1);
+	fx_coll_sparse *sp = fx_xcalloc(1, sizeof *sp);
+	sp->f = f;
+	sp->bytes = fx_xcalloc(nl, sizeof *sp->bytes);
+	sp->busy = fx_xcalloc(nl, sizeof *sp->busy);
+	sp->load = fx_xcalloc(nl, sizeof *sp->load);
+	sp->mark = fx_xcalloc(nl, 1);
+	return sp;
+}
+
+void fx_coll_sparse_free(fx_coll_sparse *sp)
+{
+	if (!sp)
+		return;
+	free(sp->bytes);
+	free(sp->busy);
+	free(sp->load);
+	free(sp->mark);
+	free(sp->links);
+	free(sp);
+}
+
+size_t fx_coll_sparse_links(const fx_coll_sparse *sp, const int64_t **links, const double **bytes)
+{
+	*links = sp->links;
+	*bytes = sp->bytes;
+	return sp->nlinks;
+}
+
+/* Zeroes what the last run listed. */
+static void sparse_clear(fx_coll_sparse *sp)
+{
+	for (size_t k = 0; k < sp->nlinks; k++) {
+		int64_t l = sp->links[k];
+		sp->bytes[l] = sp->busy[l] = 0;
+		sp->mark[l] = 0;
+	}
+	sp->nlinks = 0;
+}
+
+/* Lists link l as loaded by this run (once). */
+static void sparse_mark(fx_coll_sparse *sp, int64_t l)
+{
+	if (sp->mark[l])
+		return;
+	sp->mark[l] = 1;
+	sp->links = fx_xgrow(sp->links, &sp->cap, sp->nlinks + 1, sizeof *sp->links);
+	sp->links[sp->nlinks++] = l;
+}
+
+/* Routes every round of s and times it; releases s.  With sp, the
+ * per-link arrays are sp's (see fx_coll_run_groups_sparse). */
 static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *pattern, int64_t n,
-		     double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
+		     double size, const fx_coll_time *tm, fx_coll_sparse *sp, fx_coll_result *out,
+		     fx_diag *d)
 {
 	size_t nl = (size_t)(2 * f->ne);
 	const fx_wafer_state *wafer = fx_fabric_wafer(f);  /* beta per routing stage */
-	out->link_bytes = fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
-	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
+	if (sp && (fx_router_summary(r) || tm->timing != FX_TIMING_BOUND))
+		sp = NULL;  /* dense inside; the caller still reads sp's list */
+	out->link_bytes = sp ? sp->bytes : fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
+	out->link_busy = sp ? sp->busy : fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
 	out->nround = s.n;
-	double *load = NULL;  /* per-link loads of a round not summarised: made when one comes */
+	/* per-link loads of a round not summarised: made when one comes */
+	double *load = sp ? sp->load : NULL;
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
@@ -476,6 +541,8 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 			if (load[l] > rr->max_link_bytes)
 				rr->max_link_bytes = load[l];
 			rr->total_link_bytes += load[l];
+			if (sp)
+				sparse_mark(sp, l);
 			out->link_bytes[l] += load[l] * (double)rd->repeat;
 			out->link_busy[l] += busy * (double)rd->repeat;
 			load[l] = 0;
@@ -513,14 +580,22 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->sharing = tm->sharing;
 	if (rc == 0 && tm->timing != FX_TIMING_BOUND)
 		rc = fx_timing_run(f, r, &s, tm, out, d);
-	for (size_t l = 0; l < nl; l++)
+	for (size_t k = 0; k < (sp ? sp->nlinks : nl); k++) {
+		size_t l = sp ? (size_t)sp->links[k] : k;
 		if (out->link_bytes[l] > out->max_link_bytes)
 			out->max_link_bytes = out->link_bytes[l];
+	}
 	if (out->time > 0) {
 		out->algbw = size / out->time;
 		out->busbw = out->algbw * fx_coll_bus_factor(pattern, n);
 	}
-	free(load);
+	if (sp) {
+		if (rc)  /* a round stopped halfway: its loads are anywhere */
+			memset(sp->load, 0, (nl ? nl : 1) * sizeof *sp->load);
+		out->link_bytes = out->link_busy = NULL;
+	} else {
+		free(load);
+	}
 	fx_sched_release(&s);
 	if (rc)
 		fx_coll_result_release(out);
@@ -695,7 +770,7 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 		fx_sched_release(&s);
 		s = (fx_sched){0};
 	}
-	int rc = run_sched(f, r, s, q->pattern, q->n, q->size, tm, out, d);
+	int rc = run_sched(f, r, s, q->pattern, q->n, q->size, tm, NULL, out, d);
 	if (rc == 0)
 		take_measured(f, q, q->algo ? q->algo : a->name, tm, out);
 	return rc;
@@ -717,8 +792,8 @@ static void merge_flows(fx_round *m, const fx_round *rd)
 		round_among(m, rd->among[k].dev, rd->among[k].n, rd->among[k].bytes);
 }
 
-int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
-		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
+static int run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
+		      const fx_coll_time *tm, fx_coll_sparse *sp, fx_coll_result *out, fx_diag *d)
 {
 	if (check_run("fx_coll_run_groups", f, r, tm, out, d))
 		return -1;
@@ -800,7 +875,7 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 		return rc;
 	}
 	rc = run_sched(f, r, m, ngroups ? groups[0].pattern : "", ngroups ? groups[0].n : 0,
-		       ngroups ? groups[0].size : 0, tm, out, d);
+		       ngroups ? groups[0].size : 0, tm, sp, out, d);
 	if (rc == 0 && ngroups == 1) {
 		take_measured(f, &groups[0], groups[0].algo ? groups[0].algo :
 			      fx_coll_find(groups[0].pattern, NULL)->name, tm, out);
@@ -817,6 +892,36 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 			snprintf(out->time_source, sizeof out->time_source, "modelled: %zu groups run "
 				 "together, and the measured curve is of one group alone", ngroups);
 		}
+	}
+	return rc;
+}
+
+int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
+		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
+{
+	return run_groups(f, r, groups, ngroups, tm, NULL, out, d);
+}
+
+int fx_coll_run_groups_sparse(const fx_fabric *f, fx_router *r, const fx_coll_req *groups,
+			      size_t ngroups, const fx_coll_time *tm, fx_coll_sparse *sp,
+			      fx_coll_result *out, fx_diag *d)
+{
+	if (!sp || sp->f != f)
+		return fx_diag_error(d, NULL, "fx_coll_run_groups_sparse: %s",
+				     sp ? "arrays of another fabric" : "no arrays");
+	sparse_clear(sp);
+	int rc = run_groups(f, r, groups, ngroups, tm, sp, out, d);
+	if (rc == 0 && out->link_bytes) {  /* it went dense: list what it loaded */
+		size_t nl = (size_t)(2 * f->ne);
+		for (size_t l = 0; l < nl; l++)
+			if (out->link_bytes[l] != 0 || out->link_busy[l] != 0) {
+				sparse_mark(sp, (int64_t)l);
+				sp->bytes[l] = out->link_bytes[l];
+				sp->busy[l] = out->link_busy[l];
+			}
+		free(out->link_bytes);
+		free(out->link_busy);
+		out->link_bytes = out->link_busy = NULL;
 	}
 	return rc;
 }
