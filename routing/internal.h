@@ -236,6 +236,16 @@ int fx_bfs_grow(fx_bfs *b, const fx_inc *g, int64_t want, int32_t depth);
  * reached: b->tail < nv when some vertex is not). */
 int32_t fx_bfs_from(fx_bfs *b, const fx_inc *g, int64_t src, double l0);
 
+/* Exact hop counts of every device pair (routing/hops_bits.c): h's
+ * histogram, diameter, farthest pair, its least latency and sources, by
+ * searches 64 sources a pass; reach (NULL: all) marks the devices that
+ * count.  0, or -1 with tally's message for a pair with no path. */
+int fx_hops_bits(const fx_fabric *f, const fx_inc *g, const uint8_t *reach, fx_hops *h,
+		 fx_diag *d);
+/* fx_route_hops with the bit-parallel searches (bits 1, the default) or
+ * one search per device (0; tests compare the two). */
+int fx_route_hops_by(const fx_fabric *f, fx_hops *h, int bits, fx_diag *d);
+
 /* Hop distances to every target, 64 targets searched at once
  * (routing/dist_table.c), for split ECMP on small shallow graphs.  nbr:
  * the other end of each incidence position (inc_off as the router's),

@@ -1239,6 +1239,143 @@ START_TEST(classes_equal_per_device)
 }
 END_TEST
 
+/* ---- exact hop counts, 64 searches at once (routing/hops_bits.c) ---- */
+
+/* A random custom graph from seed: ndev devices on a ring with random
+ * chords, or (nsw > 0) devices on one to three of nsw switches that form
+ * a ring with chords; with mixed, links of three latencies; with tail,
+ * one more device whose only link is to device 0 (no path to it from the
+ * others when devices do not forward). */
+static char *random_graph(uint64_t seed, int ndev, int nsw, int mixed, int tail)
+{
+	size_t cap = 1 << 17, len = 0;
+	char *s = fx_xmalloc(cap);
+	uint64_t x = seed;
+	len += (size_t)snprintf(s + len, cap - len, "name: random\nfabric:\n  kind: custom\n"
+				"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n  nodes:\n");
+	for (int i = 0; i < ndev + tail; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: d%d, type: device}\n", i);
+	for (int i = 0; i < nsw; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: s%d, type: switch}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	int ring = nsw > 0 ? nsw : ndev;
+	const char *pre = nsw > 0 ? "s" : "d";
+	for (int i = 0; i < ring; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: %s%d, b: %s%d%s}\n", pre, i, pre,
+					(i + 1) % ring, mixed && i % 3 == 0 ? ", latency: 350 ns" : "");
+	for (int k = 0; k < ring / 3; k++) {
+		int a = (int)(lcg(&x) % (uint64_t)ring), b = (int)(lcg(&x) % (uint64_t)ring);
+		if (a != b)
+			len += (size_t)snprintf(s + len, cap - len, "    - {a: %s%d, b: %s%d%s}\n", pre,
+						a, pre, b, mixed && k % 2 ? ", latency: 90 ns" : "");
+	}
+	for (int i = 0; nsw > 0 && i < ndev; i++) {
+		int m = 1 + (int)(lcg(&x) % 3);
+		for (int j = 0; j < m; j++)
+			len += (size_t)snprintf(s + len, cap - len, "    - {a: d%d, b: s%d%s}\n", i,
+						(int)(lcg(&x) % (uint64_t)nsw),
+						mixed && j == 1 ? ", latency: 500 ns" : "");
+	}
+	if (tail)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: d%d, b: d0}\n", ndev);
+	ck_assert(len < cap);
+	return s;
+}
+
+/* Both ways on one fabric: the same status and message, histogram,
+ * diameter, farthest pair and its latency exactly; returns the status. */
+static int same_hops(const fx_fabric *f, const char *name)
+{
+	fx_hops h[2];
+	char msg[2][512];
+	int rc[2];
+	for (int bits = 0; bits < 2; bits++) {
+		fx_diag d;
+		fx_diag_init(&d);
+		FILE *err = tmpfile();
+		d.out = err;
+		rc[bits] = fx_route_hops_by(f, &h[bits], bits, &d);
+		rewind(err);
+		size_t k = fread(msg[bits], 1, sizeof msg[bits] - 1, err);
+		msg[bits][k] = 0;
+		fclose(err);
+		fx_diag_release(&d);
+	}
+	ck_assert_msg(rc[0] == rc[1], "%s: %d vs %d", name, rc[0], rc[1]);
+	ck_assert_str_eq(msg[0], msg[1]);
+	if (rc[0] == 0) {
+		ck_assert_msg(strstr(h[1].method, "64 at a time"), "%s: %s", name, h[1].method);
+		ck_assert_msg(h[0].nhist == h[1].nhist && h[0].diameter == h[1].diameter,
+			      "%s: diameter %lld vs %lld", name, (long long)h[0].diameter,
+			      (long long)h[1].diameter);
+		for (int64_t k = 0; k < h[0].nhist; k++)
+			ck_assert_msg(h[0].hist[k] == h[1].hist[k], "%s: %lld hops: %.0f vs %.0f", name,
+				      (long long)k, h[0].hist[k], h[1].hist[k]);
+		ck_assert(h[0].mean == h[1].mean);
+		ck_assert_msg(h[0].far_a == h[1].far_a && h[0].far_b == h[1].far_b,
+			      "%s: farthest %lld-%lld vs %lld-%lld", name, (long long)h[0].far_a,
+			      (long long)h[0].far_b, (long long)h[1].far_a, (long long)h[1].far_b);
+		ck_assert_msg(h[0].far_latency == h[1].far_latency, "%s: latency %.17g vs %.17g", name,
+			      h[0].far_latency, h[1].far_latency);
+		ck_assert(h[0].sources == h[1].sources);
+	}
+	fx_hops_release(&h[0]);
+	fx_hops_release(&h[1]);
+	return rc[0];
+}
+
+START_TEST(hops_bits_equal_searches)
+{
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		for (int mixed = 0; mixed < 2; mixed++) {
+			char name[96];
+			/* devices only (they relay): also against igraph's distances */
+			char *t = random_graph(seed, 150 + 7 * (int)seed, 0, mixed, 0);
+			fixture a;
+			ck_assert_msg(fixture_load(&a, "r.yaml", t, NULL) == 0, "%s", a.msg);
+			snprintf(name, sizeof name, "ring+chords seed %llu mixed %d",
+				 (unsigned long long)seed, mixed);
+			ck_assert_int_eq(same_hops(&a.f, name), 0);
+			igraph_matrix_t m;
+			igraph_vs_t vs;
+			ck_assert_int_eq(igraph_matrix_init(&m, 0, 0), IGRAPH_SUCCESS);
+			ck_assert_int_eq(igraph_vs_range(&vs, 0, a.f.ndev), IGRAPH_SUCCESS);
+			ck_assert_int_eq(igraph_distances(&a.f.g, &m, vs, vs, IGRAPH_ALL), IGRAPH_SUCCESS);
+			double want[64] = {0};
+			for (int64_t i = 0; i < a.f.ndev; i++)
+				for (int64_t j = 0; j < a.f.ndev; j++)
+					if (i != j)
+						want[(int)MATRIX(m, i, j)] += 1;
+			igraph_vs_destroy(&vs);
+			igraph_matrix_destroy(&m);
+			fx_hops h;
+			ck_assert_int_eq(fx_route_hops(&a.f, &h, &a.d), 0);
+			for (int k = 0; k < 64; k++)
+				ck_assert_msg((k < h.nhist ? h.hist[k] : 0) == want[k],
+					      "%s: %d hops: %.0f, igraph %.0f", name, k,
+					      k < h.nhist ? h.hist[k] : 0, want[k]);
+			fx_hops_release(&h);
+			fixture_release(&a);
+			free(t);
+			/* devices on switches, relaying and not; with a device
+			 * behind device 0 (no path when devices do not forward) */
+			for (int tail = 0; tail < 2; tail++) {
+				t = random_graph(seed, 130, 40, mixed, tail);
+				ck_assert_msg(fixture_load(&a, "r.yaml", t, NULL) == 0, "%s", a.msg);
+				for (int fwd = 1; fwd >= 0; fwd--) {
+					a.f.devices_forward = fwd;
+					snprintf(name, sizeof name, "switched seed %llu mixed %d tail %d "
+						 "forward %d", (unsigned long long)seed, mixed, tail, fwd);
+					ck_assert_int_eq(same_hops(&a.f, name) != 0, tail && !fwd);
+				}
+				fixture_release(&a);
+				free(t);
+			}
+		}
+	}
+}
+END_TEST
+
 Suite *suite_sweep(void)
 {
 	Suite *s = suite_create("sweep");
@@ -1256,6 +1393,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, dorsum_radix_order);
 	tcase_add_test(tc, hash_push_equals_walk);
 	tcase_add_test(tc, classes_equal_per_device);
+	tcase_add_test(tc, hops_bits_equal_searches);
 	suite_add_tcase(s, tc);
 	return s;
 }
