@@ -303,8 +303,39 @@ void fx_coll_result_release(fx_coll_result *res)
  * each DAG is) it therefore never guesses.
  */
 
+/* The steps of one relay-aware search on f, measured: from the device
+ * with the most links, the vertices it reaches and the incidences of
+ * those it expands. */
+static double probe_steps(const fx_fabric *f, fx_router *r)
+{
+	(void)r;
+	fx_inc g;
+	fx_inc_build(&g, f);
+	int64_t src = 0;
+	for (int64_t v = 1; v < f->ndev; v++)
+		if (g.off[v + 1] - g.off[v] > g.off[src + 1] - g.off[src])
+			src = v;
+	fx_bfs b = {.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist),
+		    .queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue)};
+	fx_bfs_from(&b, &g, src, 0);
+	double steps = (double)b.tail;
+	for (int64_t k = 0; k < b.tail; k++) {
+		int64_t v = b.queue[k];
+		if (v == src || g.relays[v])
+			steps += (double)(g.off[v + 1] - g.off[v]);
+	}
+	free(b.dist);
+	free(b.queue);
+	fx_inc_release(&g);
+	return steps;
+}
+
+/* 0: within the limit; 1: over it by the estimate, but the estimate is
+ * of whole searches where listed flows make the grouped push search only
+ * as deep as their sources (a ring's neighbours: one hop), so the run is
+ * bounded as it goes instead (*est: the estimate); else refused. */
 static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
-		      int64_t n, int hash, fx_diag *d)
+		      int64_t n, int hash, double *est, fx_diag *d)
 {
 	/* a lattice with failed elements routes by searches too (its
 	 * dimension order gave way to ECMP, routing/route.c) */
@@ -319,8 +350,13 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 	 * are routed, steps the router takes (run_sched sets the bound);
 	 * only all-pairs rounds are counted here */
 	int table = !per_dst && !fallback && fx_router_takes_table(r);
-	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
-	double searches = 0, per = (double)f->nv + (double)f->ne;
+	/* split ECMP: searches as the grouped push makes them (one per home,
+	 * device class or pod), each as costly as a probe search measured on
+	 * this graph, and its push as much again */
+	fx_sweep *sw = !per_dst && !fallback && !table ? fx_router_sweep(r) : NULL;
+	uint8_t *seen = fx_xcalloc((size_t)(2 * f->nv), 1);
+	double searches = 0, per = (double)f->nv + (double)f->ne, pair_searches = 0;
+	int counted_pairs = 0;
 	fx_flow *buf = NULL;
 	size_t cap = 0;
 	for (size_t i = 0; i < s->n; i++) {
@@ -329,8 +365,11 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 		const fx_flow *fl = table ? NULL : fx_round_flows(rd, &buf, &cap, &nf);
 		for (size_t k = 0; k < nf; k++) {
 			int64_t dst = fl[k].dst;
-			if (dst >= 0 && dst < f->nv && !seen[dst]) {
-				seen[dst] = 1;
+			if (dst < 0 || dst >= f->nv)
+				continue;
+			int64_t key = sw && dst < f->ndev ? fx_sweep_target(sw, dst) : dst;
+			if (!seen[key]) {
+				seen[key] = 1;
 				searches++;
 			}
 		}
@@ -342,22 +381,37 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 					searches++;
 				}
 			}
-		if (rd->all_pairs > 0)
-			searches = (double)f->ndev;
+		if (rd->all_pairs > 0 && !counted_pairs) {
+			pair_searches = sw ? fx_sweep_all_pairs_searches(sw) : (double)f->ndev;
+			searches += pair_searches;
+			counted_pairs = 1;
+		}
 	}
 	free(seen);
 	free(buf);
+	/* the probe only when the bound (every vertex and incidence, twice)
+	 * is past the limit: placement measures thousands of small groups */
+	if (sw && searches * 2 * ((double)f->nv + 2 * (double)f->ne) > limit)
+		per = 2 * probe_steps(f, r);
+	else if (sw)
+		per = 2 * ((double)f->nv + 2 * (double)f->ne);
+	*est = searches * per;
 	if (searches * per <= limit)
 		return 0;
+	if (sw && pair_searches * per <= limit)
+		return 1;
 	/* work limits leave a valid question not decided (exit 4); only the
 	 * memory limit refuses a schedule as input (check_size, exit 2) */
 	return fx_diag_undecided(d, "%s over %lld ranks routes by shortest paths on %s: %.3g "
-				 "searches over %.3g vertices and edges, about %.3g steps, past "
-				 "fabricx's limit of %.3g (fewer ranks, or an algorithm with fewer "
-				 "rounds)", pattern, (long long)n,
+				 "searches of %.3g steps%s, about %.3g steps (about %.0f s at %.3g "
+				 "a second), past fabricx's limit of %.3g steps (fewer ranks, or an "
+				 "algorithm with fewer rounds)", pattern, (long long)n,
 				 fallback ? "the degraded graph"
 				 : per_dst ? "every destination (hash policy)" : "an explicit graph",
-				 searches, per, searches * per, limit);
+				 searches, per, sw ? " (a probe search and its push, measured)" : "",
+				 searches * per, searches * per / (per_dst ? FX_HASH_STEPS_PER_S
+									 : FX_ROUTE_STEPS_PER_S),
+				 per_dst ? FX_HASH_STEPS_PER_S : FX_ROUTE_STEPS_PER_S, limit);
 }
 
 /* Raises st's longest path and slowest latency to more's. */
@@ -449,14 +503,22 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = fx_timing_check(f, &s, tm, d);
-	if (rc == 0)
-		rc = route_work(f, r, &s, pattern, n, fx_route_policy_pins(tm->policy), d);
-	/* the distance table's routing is bounded as it goes (route_work) */
+	double est = 0;
+	int as_it_goes = 0;
+	if (rc == 0) {
+		rc = route_work(f, r, &s, pattern, n, fx_route_policy_pins(tm->policy), &est, d);
+		as_it_goes = rc == 1;
+		if (as_it_goes)
+			rc = 0;
+	}
+	/* the distance table's routing is bounded as it goes (route_work),
+	 * and so is the grouped push's where the estimate is past the limit */
 	int bounded = rc == 0 && !fx_route_policy_pins(tm->policy) && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
 		      fx_router_takes_table(r);
-	double work0 = fx_router_work(r);
+	double work0 = fx_router_work(r), bound = as_it_goes ? FX_MAX_ROUTE_WORK : FX_MAX_TABLE_WORK;
+	bounded |= as_it_goes;
 	if (bounded)
-		fx_router_set_work_limit(r, work0 + FX_MAX_TABLE_WORK);
+		fx_router_set_work_limit(r, work0 + bound);
 	size_t at = 0;  /* the round being routed */
 	/* lattices: rounds of listed flows summarised from their breakpoints
 	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
@@ -568,7 +630,18 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	free(buf);
 	if (bounded)
 		fx_router_set_work_limit(r, 0);
-	if (rc == FX_SWEEP_OVER)
+	if (rc == FX_SWEEP_OVER && as_it_goes)
+		rc = fx_diag_undecided(d, "%s over %lld ranks routes by shortest paths on an "
+				       "explicit graph: its searches and pushes passed fabricx's "
+				       "limit of %.3g steps (about %.0f s) in round %zu of %zu, on "
+				       "course for about %.3g steps (about %.0f s; %.3g by whole "
+				       "searches, each once) (fewer ranks, or an algorithm with fewer "
+				       "rounds)", pattern, (long long)n, FX_MAX_ROUTE_WORK,
+				       FX_MAX_ROUTE_WORK / FX_ROUTE_STEPS_PER_S, at + 1, s.n,
+				       FX_MAX_ROUTE_WORK * (double)s.n / (double)(at + 1),
+				       FX_MAX_ROUTE_WORK * (double)s.n / (double)(at + 1) /
+				       FX_ROUTE_STEPS_PER_S, est);
+	else if (rc == FX_SWEEP_OVER)
 		rc = fx_diag_undecided(d, "%s over %lld ranks routes by shortest paths on an "
 				       "explicit graph: its distance table and pushes passed "
 				       "fabricx's limit of %.3g steps in round %zu of %zu (fewer "

@@ -271,7 +271,12 @@ static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
  * condition (nearer, and the target or relaying) read from the other side. */
 static void dag_grow(fx_sweep *s, sweep_dag *g, int64_t want, int32_t depth)
 {
-	if (fx_bfs_grow(&g->b, s->inc, want, depth)) {
+	int64_t h0 = g->b.head;
+	int done = fx_bfs_grow(&g->b, s->inc, want, depth);
+	/* the search's steps: the vertices it expanded and their incidences */
+	for (int64_t k = h0; k < g->b.head; k++)
+		s->work += 1 + (double)(s->inc_off[g->b.queue[k] + 1] - s->inc_off[g->b.queue[k]]);
+	if (done) {
 		free(g->b.queue);  /* the search is complete: nothing to resume */
 		g->b.queue = NULL;
 	}
@@ -954,8 +959,10 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 	return rc;
 }
 
-int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
-		       int64_t **used, size_t *nused, size_t *capused)
+/* All pairs; with searches, only counts the searches it would make (one
+ * per sibling set, one per other group) into *searches. */
+static int all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st, int64_t **used,
+		     size_t *nused, size_t *capused, double *searches)
 {
 	s->used = used;
 	s->nused = nused;
@@ -1009,7 +1016,11 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		int64_t b = a + 1;
 		while (b < nc && siblings(&sc, cand[a], cand[b]))
 			b++;
-		if (b - a >= 2) {
+		if (b - a >= 2 && searches) {
+			*searches += 1;
+			for (int64_t q = a; q < b; q++)
+				podded[cand[q]] = 1;
+		} else if (b - a >= 2) {
 			for (int64_t q = a; q < b; q++) {
 				T[q - a] = gt[cand[q]];
 				gsz[q - a] = gi[cand[q] + 1] - gi[cand[q]];
@@ -1032,6 +1043,10 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 	for (int64_t gk = 0; gk < ng && rc == 0; gk++) {
 		if (podded[gk])
 			continue;
+		if (searches) {
+			*searches += 1;
+			continue;
+		}
 		int64_t i = gi[gk], j = gi[gk + 1];
 		sweep_key key = keys[ord[i]];
 		int home = key.target < 0;
@@ -1082,7 +1097,7 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 	free(gl);
 	/* every device's first hop: all its n - 1 destinations' bytes, split
 	 * over its links home as the reference splits them at the device */
-	for (int64_t v = 0; v < n && rc == 0; v++) {
+	for (int64_t v = 0; v < n && rc == 0 && !searches; v++) {
 		int64_t u = s->home[v];
 		if (u < 0)
 			continue;
@@ -1099,4 +1114,32 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 	free(ord);
 	free(keys);
 	return rc;
+}
+
+int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
+		       int64_t **used, size_t *nused, size_t *capused)
+{
+	return all_pairs(s, bytes, load, st, used, nused, capused, NULL);
+}
+
+double fx_sweep_all_pairs_searches(fx_sweep *s)
+{
+	double n = 0;
+	int64_t *used = NULL;
+	size_t nused = 0, capused = 0;
+	fx_path_stats st = {0, 0};
+	all_pairs(s, 0, NULL, &st, &used, &nused, &capused, &n);
+	free(used);
+	return n;
+}
+
+int64_t fx_sweep_target(fx_sweep *s, int64_t dst)
+{
+	if (!s->tab_tried)
+		table_try(s);
+	int cls = s->classes && !s->tab;
+	if (cls && !s->klass)
+		classes_build(s);
+	sweep_key k = key_of(s, dst, cls);
+	return k.target < 0 ? s->f->nv + (-k.target - 1) : k.target;
 }

@@ -309,6 +309,15 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 /* 0: sibling devices pushed one by one, as any other target (tests
  * compare); 1 (the default): as one set. */
 void fx_sweep_set_classes(fx_sweep *s, int on);
+/* The searches (and pushes) fx_sweep_all_pairs makes: one per set of
+ * siblings, one per other destination group (the route-work guard). */
+double fx_sweep_all_pairs_searches(fx_sweep *s);
+/* The search fx_sweep_add routes flows to dst by, in [0, 2 nv): dst's
+ * class's first device or dst itself, or nv + its home. */
+int64_t fx_sweep_target(fx_sweep *s, int64_t dst);
+/* The router's grouped push (made on first use), or NULL where split
+ * ECMP does not route by it (hash, reference, other routers). */
+fx_sweep *fx_router_sweep(fx_router *r);
 /* 1: the router takes the per-destination reference paths (tests compare
  * the two); 0: the fast paths (the default). */
 void fx_router_set_reference(fx_router *r, int on);
