@@ -8,6 +8,7 @@
 #   make peer-check  the peer tools against fabricx where installed: NetworkX, SimGrid
 #                   (tests/peer/; CI runs it with PEER_REQUIRED=1)
 #   make bench      the benchmarks in bench/
+#   make bench-doc  rewrites docs/performance.md's measured tables
 #   make gallery    docs/gallery.md: every shipped spec's views as PNGs
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
@@ -55,7 +56,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
-.PHONY: FORCE all deps run check unit cli-test peer-check san-check valgrind-check bench gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
+.PHONY: FORCE all deps run check unit cli-test peer-check san-check valgrind-check bench bench-doc gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
 	install uninstall example
 
 # The shared library's ABI version.  Its soname, libfabricx.so.$(SO_MAJOR),
@@ -260,6 +261,10 @@ fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 # docs/gallery.md and docs/gallery/*.png (docs/gallery.sh)
 gallery: all
 	sh docs/gallery.sh
+
+# rewrites docs/performance.md's marked tables (bench/doc.sh)
+bench-doc: all
+	sh bench/doc.sh
 
 bench: all
 	sh bench/run.sh

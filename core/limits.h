@@ -31,9 +31,14 @@
 /* Per-destination ECMP tables are cached up to this many bytes
  * (routing/route.c); past it the cache is dropped and rebuilt. */
 #define FX_ECMP_CACHE_BYTES (512.0 * 1024 * 1024)
-/* Vertex and edge visits a collective may cost on an explicit graph
- * before it is refused (about 10 s; routing/collective.c). */
-#define FX_MAX_ROUTE_WORK 2.5e8
+/* Steps a collective may cost on an explicit graph before it is refused:
+ * searches as the grouped push makes them, each a probe search's steps
+ * (vertices reached, incidences expanded) and its push as much again
+ * (routing/collective.c route_work).  FX_ROUTE_STEPS_PER_S is the rate
+ * measured on the development machine (docs/performance.md), so the
+ * limit is about 10 s. */
+#define FX_ROUTE_STEPS_PER_S 1e8
+#define FX_MAX_ROUTE_WORK (10 * FX_ROUTE_STEPS_PER_S)
 /* Steps a collective's listed flows may take where split ECMP routes
  * them from the distance table (routing/dist_table.c: per layer of 64
  * targets' searches 2 V plus the incidences expanded; per push, the
@@ -51,6 +56,7 @@
  * merged push per destination (routing/route.c hash_push), measured at
  * about 1.3e8 vertex and edge visits a second (a k=32 fat-tree's
  * all-to-all: 2.8e8 in 2.2 s), so about 15 s. */
+#define FX_HASH_STEPS_PER_S 1.3e8
 #define FX_MAX_HASH_WORK 2e9
 /* The flows a flow-level timing mode (collective.timing maxmin, events:
  * routing/timing.c) holds at once: a round's for maxmin, every round's

@@ -42,12 +42,15 @@ static size_t groups_of(const fx_pctx *c, fx_group_kind k, const int64_t *devs, 
 	return n;
 }
 
-/* Bytes on directed links that leave the node of their tail vertex. */
-static double leaving_nodes(const fx_fabric *f, const double *link_bytes)
+/* Bytes on the directed links loaded (links[0 .. n-1]) that leave the
+ * node of their tail vertex. */
+static double leaving_nodes(const fx_fabric *f, const int64_t *links, size_t n,
+			    const double *link_bytes)
 {
 	double sum = 0;
-	for (int64_t l = 0; l < 2 * f->ne; l++) {
-		int64_t e = l / 2, from = f->ends[2 * e + (l & 1)], to = f->ends[2 * e + 1 - (l & 1)];
+	for (size_t k = 0; k < n; k++) {
+		int64_t l = links[k], e = l / 2, from = f->ends[2 * e + (l & 1)],
+			to = f->ends[2 * e + 1 - (l & 1)];
 		if (link_bytes[l] > 0 && f->v[from].node >= 0 && f->v[from].node != f->v[to].node)
 			sum += link_bytes[l];
 	}
@@ -55,7 +58,9 @@ static double leaving_nodes(const fx_fabric *f, const double *link_bytes)
 }
 
 /* Per-step time of every group kind of an instance on devs, and the bytes
- * it sends out of nodes per step (through the nodes' switch ports). */
+ * it sends out of nodes per step (through the nodes' switch ports): in
+ * time and memory proportional to the instance's groups and the links
+ * they load, not the fabric (c->sp's arrays are kept across instances). */
 static int measure(const fx_pctx *c, fx_router *rt, const int64_t *devs, fx_place_group *out,
 		   double *total, double *cross, fx_diag *d)
 {
@@ -77,7 +82,7 @@ static int measure(const fx_pctx *c, fx_router *rt, const int64_t *devs, fx_plac
 		for (size_t i = 0; i < n; i++)
 			q[i].algo = fx_coll_find(q[i].pattern, q[i].algo)->name;
 		fx_coll_result res;
-		rc = fx_coll_run_groups(c->f, rt, q, n, &c->o->tm, &res, d);
+		rc = fx_coll_run_groups_sparse(c->f, rt, q, n, &c->o->tm, c->sp, &res, d);
 		if (rc)
 			break;
 		for (size_t i = 0; i < res.nround; i++)
@@ -86,7 +91,10 @@ static int measure(const fx_pctx *c, fx_router *rt, const int64_t *devs, fx_plac
 		g->time = res.time * t->count;
 		g->measured = res.measured;
 		*total += g->time;
-		*cross += leaving_nodes(c->f, res.link_bytes) * t->count;
+		const int64_t *links;
+		const double *lb;
+		size_t nlinks = fx_coll_sparse_links(c->sp, &links, &lb);
+		*cross += leaving_nodes(c->f, links, nlinks, lb) * t->count;
 		fx_coll_result_release(&res);
 	}
 	free(buf);
@@ -444,6 +452,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 	c.o = o;
 	int rc = setup(&c, d);
 	fx_router *rt = fx_router_new(f, 0);
+	c.sp = fx_coll_sparse_new(f);
 	int64_t *devs = fx_xmalloc((size_t)(rc == 0 && c.D ? c.D : 1) * sizeof *devs);  /* not after setup failed */
 	/* what an instance costs at each level, routed on the fabric */
 	for (int L = 0; rc == 0 && L < FX_LEVELS; L++) {
@@ -504,6 +513,7 @@ int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc
 	if (have)
 		fx_plan_release(&plan);
 	fx_router_free(rt);
+	fx_coll_sparse_free(c.sp);
 	free(devs);
 	free(c.node_rack);
 	free(c.node_dev);

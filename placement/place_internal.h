@@ -39,6 +39,7 @@ typedef struct fx_pctx {
 	int ok[FX_LEVELS];       /* level possible here, and allowed by keep_within */
 	double cross[FX_LEVELS]; /* bytes per step a unit sends out of its node, by level */
 	double *uplink;          /* [N] bytes/s the node's ports carry out of it */
+	fx_coll_sparse *sp;      /* per-link arrays kept across measurements */
 } fx_pctx;
 
 /* A placement as units of each instance on nodes: instance i has the

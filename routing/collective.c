@@ -303,8 +303,39 @@ void fx_coll_result_release(fx_coll_result *res)
  * each DAG is) it therefore never guesses.
  */
 
+/* The steps of one relay-aware search on f, measured: from the device
+ * with the most links, the vertices it reaches and the incidences of
+ * those it expands. */
+static double probe_steps(const fx_fabric *f, fx_router *r)
+{
+	(void)r;
+	fx_inc g;
+	fx_inc_build(&g, f);
+	int64_t src = 0;
+	for (int64_t v = 1; v < f->ndev; v++)
+		if (g.off[v + 1] - g.off[v] > g.off[src + 1] - g.off[src])
+			src = v;
+	fx_bfs b = {.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist),
+		    .queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue)};
+	fx_bfs_from(&b, &g, src, 0);
+	double steps = (double)b.tail;
+	for (int64_t k = 0; k < b.tail; k++) {
+		int64_t v = b.queue[k];
+		if (v == src || g.relays[v])
+			steps += (double)(g.off[v + 1] - g.off[v]);
+	}
+	free(b.dist);
+	free(b.queue);
+	fx_inc_release(&g);
+	return steps;
+}
+
+/* 0: within the limit; 1: over it by the estimate, but the estimate is
+ * of whole searches where listed flows make the grouped push search only
+ * as deep as their sources (a ring's neighbours: one hop), so the run is
+ * bounded as it goes instead (*est: the estimate); else refused. */
 static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const char *pattern,
-		      int64_t n, int hash, fx_diag *d)
+		      int64_t n, int hash, double *est, fx_diag *d)
 {
 	/* a lattice with failed elements routes by searches too (its
 	 * dimension order gave way to ECMP, routing/route.c) */
@@ -319,8 +350,13 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 	 * are routed, steps the router takes (run_sched sets the bound);
 	 * only all-pairs rounds are counted here */
 	int table = !per_dst && !fallback && fx_router_takes_table(r);
-	uint8_t *seen = fx_xcalloc((size_t)f->nv, 1);
-	double searches = 0, per = (double)f->nv + (double)f->ne;
+	/* split ECMP: searches as the grouped push makes them (one per home,
+	 * device class or pod), each as costly as a probe search measured on
+	 * this graph, and its push as much again */
+	fx_sweep *sw = !per_dst && !fallback && !table ? fx_router_sweep(r) : NULL;
+	uint8_t *seen = fx_xcalloc((size_t)(2 * f->nv), 1);
+	double searches = 0, per = (double)f->nv + (double)f->ne, pair_searches = 0;
+	int counted_pairs = 0;
 	fx_flow *buf = NULL;
 	size_t cap = 0;
 	for (size_t i = 0; i < s->n; i++) {
@@ -329,8 +365,11 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 		const fx_flow *fl = table ? NULL : fx_round_flows(rd, &buf, &cap, &nf);
 		for (size_t k = 0; k < nf; k++) {
 			int64_t dst = fl[k].dst;
-			if (dst >= 0 && dst < f->nv && !seen[dst]) {
-				seen[dst] = 1;
+			if (dst < 0 || dst >= f->nv)
+				continue;
+			int64_t key = sw && dst < f->ndev ? fx_sweep_target(sw, dst) : dst;
+			if (!seen[key]) {
+				seen[key] = 1;
 				searches++;
 			}
 		}
@@ -342,22 +381,37 @@ static int route_work(const fx_fabric *f, fx_router *r, const fx_sched *s, const
 					searches++;
 				}
 			}
-		if (rd->all_pairs > 0)
-			searches = (double)f->ndev;
+		if (rd->all_pairs > 0 && !counted_pairs) {
+			pair_searches = sw ? fx_sweep_all_pairs_searches(sw) : (double)f->ndev;
+			searches += pair_searches;
+			counted_pairs = 1;
+		}
 	}
 	free(seen);
 	free(buf);
+	/* the probe only when the bound (every vertex and incidence, twice)
+	 * is past the limit: placement measures thousands of small groups */
+	if (sw && searches * 2 * ((double)f->nv + 2 * (double)f->ne) > limit)
+		per = 2 * probe_steps(f, r);
+	else if (sw)
+		per = 2 * ((double)f->nv + 2 * (double)f->ne);
+	*est = searches * per;
 	if (searches * per <= limit)
 		return 0;
+	if (sw && pair_searches * per <= limit)
+		return 1;
 	/* work limits leave a valid question not decided (exit 4); only the
 	 * memory limit refuses a schedule as input (check_size, exit 2) */
 	return fx_diag_undecided(d, "%s over %lld ranks routes by shortest paths on %s: %.3g "
-				 "searches over %.3g vertices and edges, about %.3g steps, past "
-				 "fabricx's limit of %.3g (fewer ranks, or an algorithm with fewer "
-				 "rounds)", pattern, (long long)n,
+				 "searches of %.3g steps%s, about %.3g steps (about %.0f s at %.3g "
+				 "a second), past fabricx's limit of %.3g steps (fewer ranks, or an "
+				 "algorithm with fewer rounds)", pattern, (long long)n,
 				 fallback ? "the degraded graph"
 				 : per_dst ? "every destination (hash policy)" : "an explicit graph",
-				 searches, per, searches * per, limit);
+				 searches, per, sw ? " (a probe search and its push, measured)" : "",
+				 searches * per, searches * per / (per_dst ? FX_HASH_STEPS_PER_S
+									 : FX_ROUTE_STEPS_PER_S),
+				 per_dst ? FX_HASH_STEPS_PER_S : FX_ROUTE_STEPS_PER_S, limit);
 }
 
 /* Raises st's longest path and slowest latency to more's. */
@@ -369,29 +423,102 @@ static void stats_raise(fx_path_stats *st, const fx_path_stats *more)
 		st->max_latency = more->max_latency;
 }
 
-/* Routes every round of s and times it; releases s. */
+struct fx_coll_sparse {
+	const fx_fabric *f;
+	double *bytes, *busy, *load;  /* [2 ne], zero outside the listed links */
+	uint8_t *mark;                /* [2 ne]: listed */
+	int64_t *links;               /* the links the last run loaded */
+	size_t nlinks, cap;
+};
+
+fx_coll_sparse *fx_coll_sparse_new(const fx_fabric *f)
+{
+	size_t nl = (size_t)(f->ne ? 2 * f->ne : 1);
+	fx_coll_sparse *sp = fx_xcalloc(1, sizeof *sp);
+	sp->f = f;
+	sp->bytes = fx_xcalloc(nl, sizeof *sp->bytes);
+	sp->busy = fx_xcalloc(nl, sizeof *sp->busy);
+	sp->load = fx_xcalloc(nl, sizeof *sp->load);
+	sp->mark = fx_xcalloc(nl, 1);
+	return sp;
+}
+
+void fx_coll_sparse_free(fx_coll_sparse *sp)
+{
+	if (!sp)
+		return;
+	free(sp->bytes);
+	free(sp->busy);
+	free(sp->load);
+	free(sp->mark);
+	free(sp->links);
+	free(sp);
+}
+
+size_t fx_coll_sparse_links(const fx_coll_sparse *sp, const int64_t **links, const double **bytes)
+{
+	*links = sp->links;
+	*bytes = sp->bytes;
+	return sp->nlinks;
+}
+
+/* Zeroes what the last run listed. */
+static void sparse_clear(fx_coll_sparse *sp)
+{
+	for (size_t k = 0; k < sp->nlinks; k++) {
+		int64_t l = sp->links[k];
+		sp->bytes[l] = sp->busy[l] = 0;
+		sp->mark[l] = 0;
+	}
+	sp->nlinks = 0;
+}
+
+/* Lists link l as loaded by this run (once). */
+static void sparse_mark(fx_coll_sparse *sp, int64_t l)
+{
+	if (sp->mark[l])
+		return;
+	sp->mark[l] = 1;
+	sp->links = fx_xgrow(sp->links, &sp->cap, sp->nlinks + 1, sizeof *sp->links);
+	sp->links[sp->nlinks++] = l;
+}
+
+/* Routes every round of s and times it; releases s.  With sp, the
+ * per-link arrays are sp's (see fx_coll_run_groups_sparse). */
 static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *pattern, int64_t n,
-		     double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
+		     double size, const fx_coll_time *tm, fx_coll_sparse *sp, fx_coll_result *out,
+		     fx_diag *d)
 {
 	size_t nl = (size_t)(2 * f->ne);
 	const fx_wafer_state *wafer = fx_fabric_wafer(f);  /* beta per routing stage */
-	out->link_bytes = fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
-	out->link_busy = fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
+	if (sp && (fx_router_summary(r) || tm->timing != FX_TIMING_BOUND))
+		sp = NULL;  /* dense inside; the caller still reads sp's list */
+	out->link_bytes = sp ? sp->bytes : fx_xcalloc(nl ? nl : 1, sizeof *out->link_bytes);
+	out->link_busy = sp ? sp->busy : fx_xcalloc(nl ? nl : 1, sizeof *out->link_busy);
 	out->per_round = fx_xcalloc(s.n ? s.n : 1, sizeof *out->per_round);
 	out->nround = s.n;
-	double *load = NULL;  /* per-link loads of a round not summarised: made when one comes */
+	/* per-link loads of a round not summarised: made when one comes */
+	double *load = sp ? sp->load : NULL;
 	out->chunks = s.chunks;
 	out->chunk_bytes = s.chunk_bytes;
 	snprintf(out->plan, sizeof out->plan, "%s", s.plan);
 	int rc = fx_timing_check(f, &s, tm, d);
-	if (rc == 0)
-		rc = route_work(f, r, &s, pattern, n, fx_route_policy_pins(tm->policy), d);
-	/* the distance table's routing is bounded as it goes (route_work) */
+	double est = 0;
+	int as_it_goes = 0;
+	if (rc == 0) {
+		rc = route_work(f, r, &s, pattern, n, fx_route_policy_pins(tm->policy), &est, d);
+		as_it_goes = rc == 1;
+		if (as_it_goes)
+			rc = 0;
+	}
+	/* the distance table's routing is bounded as it goes (route_work),
+	 * and so is the grouped push's where the estimate is past the limit */
 	int bounded = rc == 0 && !fx_route_policy_pins(tm->policy) && fx_fabric_is(f, FX_KIND_EXPLICIT) &&
 		      fx_router_takes_table(r);
-	double work0 = fx_router_work(r);
+	double work0 = fx_router_work(r), bound = as_it_goes ? FX_MAX_ROUTE_WORK : FX_MAX_TABLE_WORK;
+	bounded |= as_it_goes;
 	if (bounded)
-		fx_router_set_work_limit(r, work0 + FX_MAX_TABLE_WORK);
+		fx_router_set_work_limit(r, work0 + bound);
 	size_t at = 0;  /* the round being routed */
 	/* lattices: rounds of listed flows summarised from their breakpoints
 	 * (routing/dor_sum.c), O(flows) a round instead of O(links) */
@@ -476,6 +603,8 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 			if (load[l] > rr->max_link_bytes)
 				rr->max_link_bytes = load[l];
 			rr->total_link_bytes += load[l];
+			if (sp)
+				sparse_mark(sp, l);
 			out->link_bytes[l] += load[l] * (double)rd->repeat;
 			out->link_busy[l] += busy * (double)rd->repeat;
 			load[l] = 0;
@@ -501,7 +630,18 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	free(buf);
 	if (bounded)
 		fx_router_set_work_limit(r, 0);
-	if (rc == FX_SWEEP_OVER)
+	if (rc == FX_SWEEP_OVER && as_it_goes)
+		rc = fx_diag_undecided(d, "%s over %lld ranks routes by shortest paths on an "
+				       "explicit graph: its searches and pushes passed fabricx's "
+				       "limit of %.3g steps (about %.0f s) in round %zu of %zu, on "
+				       "course for about %.3g steps (about %.0f s; %.3g by whole "
+				       "searches, each once) (fewer ranks, or an algorithm with fewer "
+				       "rounds)", pattern, (long long)n, FX_MAX_ROUTE_WORK,
+				       FX_MAX_ROUTE_WORK / FX_ROUTE_STEPS_PER_S, at + 1, s.n,
+				       FX_MAX_ROUTE_WORK * (double)s.n / (double)(at + 1),
+				       FX_MAX_ROUTE_WORK * (double)s.n / (double)(at + 1) /
+				       FX_ROUTE_STEPS_PER_S, est);
+	else if (rc == FX_SWEEP_OVER)
 		rc = fx_diag_undecided(d, "%s over %lld ranks routes by shortest paths on an "
 				       "explicit graph: its distance table and pushes passed "
 				       "fabricx's limit of %.3g steps in round %zu of %zu (fewer "
@@ -513,14 +653,22 @@ static int run_sched(const fx_fabric *f, fx_router *r, fx_sched s, const char *p
 	out->sharing = tm->sharing;
 	if (rc == 0 && tm->timing != FX_TIMING_BOUND)
 		rc = fx_timing_run(f, r, &s, tm, out, d);
-	for (size_t l = 0; l < nl; l++)
+	for (size_t k = 0; k < (sp ? sp->nlinks : nl); k++) {
+		size_t l = sp ? (size_t)sp->links[k] : k;
 		if (out->link_bytes[l] > out->max_link_bytes)
 			out->max_link_bytes = out->link_bytes[l];
+	}
 	if (out->time > 0) {
 		out->algbw = size / out->time;
 		out->busbw = out->algbw * fx_coll_bus_factor(pattern, n);
 	}
-	free(load);
+	if (sp) {
+		if (rc)  /* a round stopped halfway: its loads are anywhere */
+			memset(sp->load, 0, (nl ? nl : 1) * sizeof *sp->load);
+		out->link_bytes = out->link_busy = NULL;
+	} else {
+		free(load);
+	}
 	fx_sched_release(&s);
 	if (rc)
 		fx_coll_result_release(out);
@@ -695,7 +843,7 @@ int fx_coll_run(const fx_fabric *f, fx_router *r, const fx_coll_req *q, const fx
 		fx_sched_release(&s);
 		s = (fx_sched){0};
 	}
-	int rc = run_sched(f, r, s, q->pattern, q->n, q->size, tm, out, d);
+	int rc = run_sched(f, r, s, q->pattern, q->n, q->size, tm, NULL, out, d);
 	if (rc == 0)
 		take_measured(f, q, q->algo ? q->algo : a->name, tm, out);
 	return rc;
@@ -717,8 +865,8 @@ static void merge_flows(fx_round *m, const fx_round *rd)
 		round_among(m, rd->among[k].dev, rd->among[k].n, rd->among[k].bytes);
 }
 
-int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
-		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
+static int run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
+		      const fx_coll_time *tm, fx_coll_sparse *sp, fx_coll_result *out, fx_diag *d)
 {
 	if (check_run("fx_coll_run_groups", f, r, tm, out, d))
 		return -1;
@@ -800,7 +948,7 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 		return rc;
 	}
 	rc = run_sched(f, r, m, ngroups ? groups[0].pattern : "", ngroups ? groups[0].n : 0,
-		       ngroups ? groups[0].size : 0, tm, out, d);
+		       ngroups ? groups[0].size : 0, tm, sp, out, d);
 	if (rc == 0 && ngroups == 1) {
 		take_measured(f, &groups[0], groups[0].algo ? groups[0].algo :
 			      fx_coll_find(groups[0].pattern, NULL)->name, tm, out);
@@ -817,6 +965,36 @@ int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *grou
 			snprintf(out->time_source, sizeof out->time_source, "modelled: %zu groups run "
 				 "together, and the measured curve is of one group alone", ngroups);
 		}
+	}
+	return rc;
+}
+
+int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
+		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d)
+{
+	return run_groups(f, r, groups, ngroups, tm, NULL, out, d);
+}
+
+int fx_coll_run_groups_sparse(const fx_fabric *f, fx_router *r, const fx_coll_req *groups,
+			      size_t ngroups, const fx_coll_time *tm, fx_coll_sparse *sp,
+			      fx_coll_result *out, fx_diag *d)
+{
+	if (!sp || sp->f != f)
+		return fx_diag_error(d, NULL, "fx_coll_run_groups_sparse: %s",
+				     sp ? "arrays of another fabric" : "no arrays");
+	sparse_clear(sp);
+	int rc = run_groups(f, r, groups, ngroups, tm, sp, out, d);
+	if (rc == 0 && out->link_bytes) {  /* it went dense: list what it loaded */
+		size_t nl = (size_t)(2 * f->ne);
+		for (size_t l = 0; l < nl; l++)
+			if (out->link_bytes[l] != 0 || out->link_busy[l] != 0) {
+				sparse_mark(sp, (int64_t)l);
+				sp->bytes[l] = out->link_bytes[l];
+				sp->busy[l] = out->link_busy[l];
+			}
+		free(out->link_bytes);
+		free(out->link_busy);
+		out->link_bytes = out->link_busy = NULL;
 	}
 	return rc;
 }

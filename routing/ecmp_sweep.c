@@ -48,6 +48,7 @@ typedef struct sweep_dag {
 			  * masks, complete for a vertex whose layer above is
 			  * expanded; queue: NULL once the search is complete */
 	double l0;       /* latency the table starts at (the last hop's) */
+	int multi;       /* the search from a device class's up neighbours */
 } sweep_dag;
 
 /* One incidence position (vertex v, link e), laid out for the push, which
@@ -87,6 +88,10 @@ struct fx_sweep {
 	int lat_uniform;      /* every link has latency lat_link */
 	double lat_link;
 	double *latv;         /* per vertex: worst latency to the group's target */
+	int classes;          /* sibling devices pushed as one (default 1) */
+	int64_t *klass;       /* per device: its class's first device, -1 alone
+			       * (made on first use, NULL until then) */
+	double *arr;          /* per vertex: a class push's arrivals (zero between) */
 	double work;          /* the pushes' steps so far (fx_sweep_work) */
 	double budget;        /* fx_sweep_add stops past this many steps (0: never) */
 };
@@ -133,7 +138,13 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc)
 	s->queued = fx_xcalloc(nv, 1);
 	s->into = fx_xcalloc(nd, sizeof *s->into);
 	s->tab_mode = -1;
+	s->classes = 1;
 	return s;
+}
+
+void fx_sweep_set_classes(fx_sweep *s, int on)
+{
+	s->classes = on;
 }
 
 void fx_sweep_set_table(fx_sweep *s, int mode)
@@ -214,6 +225,8 @@ void fx_sweep_free(fx_sweep *s)
 	free(s->cache);
 	free(s->home);
 	free(s->home_lat);
+	free(s->klass);
+	free(s->arr);
 	free(s->amount);
 	free(s->queued);
 	free(s->into);
@@ -258,7 +271,12 @@ static void dag_start(fx_sweep *s, int64_t target, double l0, sweep_dag *g)
  * condition (nearer, and the target or relaying) read from the other side. */
 static void dag_grow(fx_sweep *s, sweep_dag *g, int64_t want, int32_t depth)
 {
-	if (fx_bfs_grow(&g->b, s->inc, want, depth)) {
+	int64_t h0 = g->b.head;
+	int done = fx_bfs_grow(&g->b, s->inc, want, depth);
+	/* the search's steps: the vertices it expanded and their incidences */
+	for (int64_t k = h0; k < g->b.head; k++)
+		s->work += 1 + (double)(s->inc_off[g->b.queue[k] + 1] - s->inc_off[g->b.queue[k]]);
+	if (done) {
 		free(g->b.queue);  /* the search is complete: nothing to resume */
 		g->b.queue = NULL;
 	}
@@ -279,7 +297,7 @@ static int32_t dag_dist(fx_sweep *s, sweep_dag *g, int64_t v)
 static sweep_dag *dag_get(fx_sweep *s, int64_t target, double l0)
 {
 	sweep_dag *g = s->cache[target];
-	if (g && g->l0 == l0)
+	if (g && g->l0 == l0 && !g->multi)
 		return g;
 	if (!g && s->ncached < s->max_cached) {
 		g = s->cache[target] = fx_xcalloc(1, sizeof *g);
@@ -288,6 +306,7 @@ static sweep_dag *dag_get(fx_sweep *s, int64_t target, double l0)
 	if (!g)
 		g = &s->scratch;
 	dag_start(s, target, l0, g);
+	g->multi = 0;
 	return g;
 }
 
@@ -465,19 +484,23 @@ static void last_hop(fx_sweep *s, int64_t d, double m, double *load)
  * latency the target's table starts at; -home-1 marks home targets so a
  * vertex that is both a home and a destination keeps two groups. */
 typedef struct sweep_key {
-	int64_t target;  /* home: -(u + 1); the device itself: d */
+	int64_t target;  /* home: -(u + 1); the device itself: d; a device
+			  * class (fx_sweep_add): its first device */
 	double l0;
+	int64_t dst;     /* in a class: the destination (runs within the group) */
 } sweep_key;
 
-static sweep_key key_of(const fx_sweep *s, int64_t d)
+static sweep_key key_of(const fx_sweep *s, int64_t d, int cls)
 {
 	sweep_key k;
 	if (s->home[d] >= 0) {
 		k.target = -(s->home[d] + 1);
 		k.l0 = s->home_lat[d];
+		k.dst = -1;
 	} else {
-		k.target = d;
+		k.target = cls && s->klass && s->klass[d] >= 0 ? s->klass[d] : d;
 		k.l0 = 0;
+		k.dst = d;
 	}
 	return k;
 }
@@ -488,12 +511,225 @@ static int key_cmp(const void *a, const void *b, void *ctx)
 	const sweep_key *x = &keys[*(const size_t *)a], *y = &keys[*(const size_t *)b];
 	if (x->target != y->target)
 		return (x->target > y->target) - (x->target < y->target);
-	return (x->l0 > y->l0) - (x->l0 < y->l0);
+	if (x->l0 != y->l0)
+		return (x->l0 > y->l0) - (x->l0 < y->l0);
+	return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
 static int same_key(const sweep_key *a, const sweep_key *b)
 {
 	return a->target == b->target && a->l0 == b->l0;
+}
+
+/* Whether neighbour w of home target T is one of its "up" links: not a
+ * device whose home is T.  Of a sibling device T (T < ndev): a neighbour
+ * that forwards (the others, a Grace CPU beside its GPUs, are on no path
+ * into T; the candidates have no device among them). */
+static int is_up(const fx_sweep *s, int64_t T, int64_t w)
+{
+	if (T < s->f->ndev)
+		return s->relays[w];
+	return !(w < s->f->ndev && s->home[w] == T);
+}
+
+/* Siblings: home targets whose up links are the same neighbours with the
+ * same count, bandwidth and latency, in the same order (a fat-tree pod's
+ * leaf switches).  Ordered by that sequence, then by latency l0. */
+typedef struct sib_ctx {
+	const fx_sweep *s;
+	const int64_t *target;
+	const double *l0;
+} sib_ctx;
+
+/* Orders home targets x and y by l0, then by their up links (neighbour,
+ * count, bandwidth, latency, in incidence order); 0 when alike: siblings. */
+static int up_links_cmp(const sib_ctx *c, int64_t x, int64_t y)
+{
+	const fx_sweep *s = c->s;
+	if (c->l0[x] != c->l0[y])
+		return c->l0[x] < c->l0[y] ? -1 : 1;
+	int64_t tx = c->target[x], ty = c->target[y];
+	int64_t px = s->inc_off[tx], py = s->inc_off[ty];
+	for (;;) {
+		while (px < s->inc_off[tx + 1] && !is_up(s, tx, s->slot[px].nbr))
+			px++;
+		while (py < s->inc_off[ty + 1] && !is_up(s, ty, s->slot[py].nbr))
+			py++;
+		int ex = px >= s->inc_off[tx + 1], ey = py >= s->inc_off[ty + 1];
+		if (ex || ey)
+			return ex && ey ? 0 : (ex ? -1 : 1);
+		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
+		double ul = s->inc->lat[px], vl = s->inc->lat[py];
+		if (u->nbr != v->nbr)
+			return u->nbr < v->nbr ? -1 : 1;
+		if (u->cnt != v->cnt || u->bw != v->bw || ul != vl)
+			return u->cnt != v->cnt ? (u->cnt < v->cnt ? -1 : 1)
+			       : u->bw != v->bw ? (u->bw < v->bw ? -1 : 1) : (ul < vl ? -1 : 1);
+		px++;
+		py++;
+	}
+}
+
+/* Siblings together, each group in index order. */
+static int sib_cmp(const void *a, const void *b, void *vctx)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int r = up_links_cmp(vctx, x, y);
+	return r ? r : (x > y) - (x < y);
+}
+
+static int siblings(const sib_ctx *c, int64_t x, int64_t y)
+{
+	return up_links_cmp(c, x, y) == 0;
+}
+
+/* Whether T qualifies as a sibling: a home target's up neighbours all
+ * relay (and none is T); a device class's member (T < ndev, no home) has
+ * links, its forwarding neighbours are no device's home T, and its other
+ * neighbours are no devices (so every path into T from a device enters
+ * through its up neighbours). */
+static int sibling_ok(const fx_sweep *s, int64_t T)
+{
+	int64_t n = s->f->ndev;
+	if (T < n && s->inc_off[T + 1] == s->inc_off[T])
+		return 0;
+	for (int64_t t = s->inc_off[T]; t < s->inc_off[T + 1]; t++) {
+		int64_t w = s->slot[t].nbr;
+		if (is_up(s, T, w) ? w == T || !s->relays[w] || (T < n && w < n && s->home[w] == T)
+				   : T < n && w < n)
+			return 0;
+	}
+	return 1;
+}
+
+/* The device classes for fx_sweep_add: klass[d] is the first device of
+ * d's siblings (sibling_ok devices with the same up links), -1 for a
+ * device alone or homed.  O(n log n) comparisons of up-link lists. */
+static void classes_build(fx_sweep *s)
+{
+	int64_t n = s->f->ndev, nc = 0;
+	s->klass = fx_xmalloc((size_t)(n ? n : 1) * sizeof *s->klass);
+	s->arr = fx_xcalloc((size_t)(s->f->nv ? s->f->nv : 1), sizeof *s->arr);
+	int64_t *cand = fx_xmalloc((size_t)(n ? n : 1) * sizeof *cand);
+	int64_t *tgt = fx_xmalloc((size_t)(n ? n : 1) * sizeof *tgt);
+	double *l0 = fx_xcalloc((size_t)(n ? n : 1), sizeof *l0);
+	for (int64_t d = 0; d < n; d++) {
+		s->klass[d] = -1;
+		tgt[d] = d;
+		if (s->home[d] < 0 && sibling_ok(s, d))
+			cand[nc++] = d;
+	}
+	sib_ctx sc = {s, tgt, l0};
+	fx_sort_r(cand, (size_t)nc, sizeof *cand, sib_cmp, &sc);
+	for (int64_t a = 0; a < nc;) {
+		int64_t b = a + 1;
+		while (b < nc && siblings(&sc, cand[a], cand[b]))
+			b++;
+		for (int64_t q = a; q < b && b - a >= 2; q++)
+			s->klass[cand[q]] = cand[a];
+		a = b;
+	}
+	free(cand);
+	free(tgt);
+	free(l0);
+}
+
+/* The search into device class rep from its up neighbours, each seeded
+ * with the worst latency of rep's links to it (as rep's own search
+ * reaches it); cached as rep's entry, or in scratch. */
+static sweep_dag *class_dag_get(fx_sweep *s, int64_t rep)
+{
+	sweep_dag *g = s->cache[rep];
+	if (g && g->multi)
+		return g;
+	if (!g && s->ncached < s->max_cached) {
+		g = s->cache[rep] = fx_xcalloc(1, sizeof *g);
+		s->ncached++;
+	}
+	if (!g)
+		g = &s->scratch;
+	dag_reset(g, (size_t)s->f->nv);
+	for (int64_t t = s->inc_off[rep]; t < s->inc_off[rep + 1]; t++)
+		if (is_up(s, rep, s->slot[t].nbr))
+			fx_bfs_seed(&g->b, s->slot[t].nbr, s->inc->lat[t]);
+	g->l0 = 0;
+	g->multi = 1;
+	return g;
+}
+
+/* The last hop into class member d: what arrived at each up neighbour a
+ * (arr[a], emptied) over d's links to a, split as the reference splits
+ * at a. */
+static void class_last_hop(fx_sweep *s, int64_t d, double *arr, double *load)
+{
+	int64_t t0 = s->inc_off[d], t1 = s->inc_off[d + 1];
+	for (int64_t t = t0; t < t1; t++) {
+		int64_t a = s->slot[t].nbr;
+		if (!is_up(s, d, a) || arr[a] == 0)
+			continue;
+		double total = 0;
+		for (int64_t u = t; u < t1; u++)
+			if (s->slot[u].nbr == a)
+				total += s->slot[u].cnt * s->slot[u].bw;
+		for (int64_t u = t; u < t1; u++)
+			if (s->slot[u].nbr == a)
+				bump(s, load, s->slot[s->inc->twin[u]].dl,
+				     arr[a] * s->slot[u].cnt * s->slot[u].bw / total);
+		arr[a] = 0;
+	}
+}
+
+/* The flows ord[i .. *end-1] (one key: into device class key.target),
+ * one search for the class and one push per destination down it: the
+ * DAG into a member d is the class's search plus the last hop, as for a
+ * home (its up neighbours A at distance 1 from d, every other vertex one
+ * hop farther from d than from A).  Returns 0 or -1 (no route, nothing
+ * added). */
+static int class_group(fx_sweep *s, const fx_flow *flows, const size_t *ord, const sweep_key *keys,
+		       size_t i, size_t n, size_t *end, double *load, fx_path_stats *st)
+{
+	sweep_key key = keys[ord[i]];
+	sweep_dag *g = class_dag_get(s, key.target);
+	size_t j = i;
+	int32_t top = 0;
+	for (; j < n && same_key(&keys[ord[j]], &key); j++) {
+		const fx_flow *fl = &flows[ord[j]];
+		if (fl->src == fl->dst || fl->bytes == 0)
+			continue;
+		int32_t dd = dag_dist(s, g, fl->src);
+		if (dd < 0)
+			return -1;
+		if (dd > top)
+			top = dd;
+	}
+	*end = j;
+	dag_grow(s, g, -1, top);
+	for (size_t a = i; a < j;) {
+		int64_t d = keys[ord[a]].dst;
+		int32_t dtop = 0;
+		size_t b = a;
+		for (; b < j && keys[ord[b]].dst == d; b++) {
+			const fx_flow *fl = &flows[ord[b]];
+			if (fl->src == fl->dst || fl->bytes == 0)
+				continue;
+			int32_t dd = g->b.dist[fl->src];
+			if (dd + 1 > st->max_hops)
+				st->max_hops = dd + 1;
+			if (g->b.lat[fl->src] > st->max_latency)
+				st->max_latency = g->b.lat[fl->src];
+			if (dd == 0) {  /* a forwarding device among A: straight down */
+				s->arr[fl->src] += fl->bytes;
+				continue;
+			}
+			inject(s, fl->src, dd, fl->bytes);
+			if (dd > dtop)
+				dtop = dd;
+		}
+		push(s, g, NULL, -1, dtop, load, s->arr, 0);
+		class_last_hop(s, d, s->arr, load);
+		a = b;
+	}
+	return 0;
 }
 
 int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_path_stats *st,
@@ -505,18 +741,31 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 	const fx_fabric *f = s->f;
 	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
 	sweep_key *keys = fx_xmalloc((n ? n : 1) * sizeof *keys);
-	for (size_t i = 0; i < n; i++) {
-		ord[i] = i;
-		keys[i] = key_of(s, flows[i].dst);
-	}
-	fx_sort_r(ord, n, sizeof *ord, key_cmp, keys);
 	if (!s->tab_tried)
 		table_try(s);
+	/* device classes where the searches are the sweep's own (a table row
+	 * is one target's) */
+	int cls = s->classes && !s->tab;
+	if (cls && !s->klass)
+		classes_build(s);
+	for (size_t i = 0; i < n; i++) {
+		ord[i] = i;
+		keys[i] = key_of(s, flows[i].dst, cls);
+	}
+	fx_sort_r(ord, n, sizeof *ord, key_cmp, keys);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0;) {
 		sweep_key key = keys[ord[i]];
 		int home = key.target < 0;
 		int64_t target = home ? -key.target - 1 : key.target;
+		if (!home && cls && s->klass[target] >= 0) {
+			size_t j = i;
+			rc = class_group(s, flows, ord, keys, i, n, &j, load, st);
+			i = j;
+			if (rc == 0 && s->budget > 0 && fx_sweep_work(s) > s->budget)
+				rc = FX_SWEEP_OVER;
+			continue;
+		}
 		/* the target's distances: a table row, or the cached search */
 		const uint8_t *row = s->tab ? fx_dtab_row(s->tab, target, 0) : NULL;
 		sweep_dag *g = row ? NULL : dag_get(s, target, key.l0);
@@ -593,64 +842,6 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 	return rc;
 }
 
-/* Whether neighbour w of home target T is one of its "up" links: not a
- * device whose home is T. */
-static int is_up(const fx_sweep *s, int64_t T, int64_t w)
-{
-	return !(w < s->f->ndev && s->home[w] == T);
-}
-
-/* Siblings: home targets whose up links are the same neighbours with the
- * same count, bandwidth and latency, in the same order (a fat-tree pod's
- * leaf switches).  Ordered by that sequence, then by latency l0. */
-typedef struct sib_ctx {
-	const fx_sweep *s;
-	const int64_t *target;
-	const double *l0;
-} sib_ctx;
-
-/* Orders home targets x and y by l0, then by their up links (neighbour,
- * count, bandwidth, latency, in incidence order); 0 when alike: siblings. */
-static int up_links_cmp(const sib_ctx *c, int64_t x, int64_t y)
-{
-	const fx_sweep *s = c->s;
-	if (c->l0[x] != c->l0[y])
-		return c->l0[x] < c->l0[y] ? -1 : 1;
-	int64_t tx = c->target[x], ty = c->target[y];
-	int64_t px = s->inc_off[tx], py = s->inc_off[ty];
-	for (;;) {
-		while (px < s->inc_off[tx + 1] && !is_up(s, tx, s->slot[px].nbr))
-			px++;
-		while (py < s->inc_off[ty + 1] && !is_up(s, ty, s->slot[py].nbr))
-			py++;
-		int ex = px >= s->inc_off[tx + 1], ey = py >= s->inc_off[ty + 1];
-		if (ex || ey)
-			return ex && ey ? 0 : (ex ? -1 : 1);
-		const sweep_slot *u = &s->slot[px], *v = &s->slot[py];
-		double ul = s->inc->lat[px], vl = s->inc->lat[py];
-		if (u->nbr != v->nbr)
-			return u->nbr < v->nbr ? -1 : 1;
-		if (u->cnt != v->cnt || u->bw != v->bw || ul != vl)
-			return u->cnt != v->cnt ? (u->cnt < v->cnt ? -1 : 1)
-			       : u->bw != v->bw ? (u->bw < v->bw ? -1 : 1) : (ul < vl ? -1 : 1);
-		px++;
-		py++;
-	}
-}
-
-/* Siblings together, each group in index order. */
-static int sib_cmp(const void *a, const void *b, void *vctx)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	int r = up_links_cmp(vctx, x, y);
-	return r ? r : (x > y) - (x < y);
-}
-
-static int siblings(const sib_ctx *c, int64_t x, int64_t y)
-{
-	return up_links_cmp(c, x, y) == 0;
-}
-
 /*
  * All pairs into a set of sibling home targets S = {T_1..T_m} (a pod's
  * leaves) with up neighbours A, in one push.  Every path into T_i from
@@ -666,8 +857,8 @@ static int siblings(const sib_ctx *c, int64_t x, int64_t y)
  * latencies exactly.
  */
 static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int64_t m, double l0,
-			 double bytes, double *load, fx_path_stats *st, sweep_dag *g, double *arr,
-			 uint8_t *in_s)
+			 int homes, double bytes, double *load, fx_path_stats *st, sweep_dag *g,
+			 double *arr, uint8_t *in_s)
 {
 	const fx_fabric *f = s->f;
 	int64_t n = f->ndev, GS = 0;
@@ -694,11 +885,14 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 			rc = -1;
 			break;
 		}
-		/* to the other siblings' devices (and every device, from outside) */
-		if (g->b.dist[v] + 2 > st->max_hops)
-			st->max_hops = g->b.dist[v] + 2;
+		/* to the other siblings' devices (and every device, from outside):
+		 * one hop past A to a sibling device, two to a home's devices */
+		if (g->b.dist[v] + 1 + homes > st->max_hops)
+			st->max_hops = g->b.dist[v] + 1 + homes;
 		if (g->b.lat[v] > st->max_latency)
 			st->max_latency = g->b.lat[v];
+		if (in_s[x] && !homes)  /* a sibling device: up to A, down again */
+			continue;
 		if (in_s[x]) {  /* under a sibling: to its own leaf's devices too */
 			double lv = 0;
 			for (int64_t t = s->inc_off[v]; t < s->inc_off[v + 1]; t++)
@@ -765,8 +959,10 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 	return rc;
 }
 
-int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
-		       int64_t **used, size_t *nused, size_t *capused)
+/* All pairs; with searches, only counts the searches it would make (one
+ * per sibling set, one per other group) into *searches. */
+static int all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st, int64_t **used,
+		     size_t *nused, size_t *capused, double *searches)
 {
 	s->used = used;
 	s->nused = nused;
@@ -778,7 +974,7 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 	uint8_t *in = fx_xcalloc((size_t)(n ? n : 1), 1);
 	for (int64_t d = 0; d < n; d++) {
 		ord[d] = (size_t)d;
-		keys[d] = key_of(s, d);
+		keys[d] = key_of(s, d, 0);
 	}
 	fx_sort_r(ord, (size_t)n, sizeof *ord, key_cmp, keys);
 	/* the groups: ord[gi[k] .. gi[k+1]-1] share a key */
@@ -796,15 +992,17 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		gt[k] = key.target < 0 ? -key.target - 1 : key.target;
 		gl[k] = key.l0;
 		/* a candidate sibling: a switch that is one group's home, whose
-		 * other neighbours all relay */
-		int ok = key.target < 0 && gt[k] >= n && !(k > 0 && gt[k - 1] == gt[k]) &&
-			 !(k + 1 < ng && keys[ord[gi[k + 1]]].target == key.target);
-		for (int64_t t = s->inc_off[gt[k]]; ok && t < s->inc_off[gt[k] + 1]; t++) {
-			int64_t w = s->slot[t].nbr;
-			if (is_up(s, gt[k], w) && (w == gt[k] || !fx_fabric_relays(f, w)))
-				ok = 0;
-		}
-		if (ok)
+		 * other neighbours all relay; or (a device class) a device with
+		 * no home whose links go to vertices that forward (an NPU on 7
+		 * UB L1 chips, a GPU on the NVSwitches of its tray), beside
+		 * others that neither forward nor send (a Grace CPU).  Every
+		 * path into a sibling enters from those: another sibling T_j is
+		 * on none (dist(v, T_j) > dist(v, A) for v outside), even when
+		 * the devices forward (custom graphs). */
+		int ok = key.target < 0 ? gt[k] >= n && !(k > 0 && gt[k - 1] == gt[k]) &&
+					  !(k + 1 < ng && keys[ord[gi[k + 1]]].target == key.target)
+					: s->classes;
+		if (ok && sibling_ok(s, gt[k]))
 			cand[nc++] = k;
 	}
 	sib_ctx sc = {s, gt, gl};
@@ -818,15 +1016,20 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		int64_t b = a + 1;
 		while (b < nc && siblings(&sc, cand[a], cand[b]))
 			b++;
-		if (b - a >= 2) {
+		if (b - a >= 2 && searches) {
+			*searches += 1;
+			for (int64_t q = a; q < b; q++)
+				podded[cand[q]] = 1;
+		} else if (b - a >= 2) {
 			for (int64_t q = a; q < b; q++) {
 				T[q - a] = gt[cand[q]];
 				gsz[q - a] = gi[cand[q] + 1] - gi[cand[q]];
 				podded[cand[q]] = 1;
 			}
-			rc = pod_all_pairs(s, T, gsz, b - a, gl[cand[a]], bytes, load, st, &one, arr,
-					   in_s);
-			for (int64_t q = a; q < b; q++)  /* last hops */
+			int homes = keys[ord[gi[cand[a]]]].target < 0;
+			rc = pod_all_pairs(s, T, gsz, b - a, gl[cand[a]], homes, bytes, load, st, &one,
+					   arr, in_s);
+			for (int64_t q = a; q < b && homes; q++)  /* last hops */
 				for (int64_t k = gi[cand[q]]; k < gi[cand[q] + 1]; k++)
 					last_hop(s, (int64_t)ord[k], bytes * (double)(n - 1), load);
 		}
@@ -840,6 +1043,10 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 	for (int64_t gk = 0; gk < ng && rc == 0; gk++) {
 		if (podded[gk])
 			continue;
+		if (searches) {
+			*searches += 1;
+			continue;
+		}
 		int64_t i = gi[gk], j = gi[gk + 1];
 		sweep_key key = keys[ord[i]];
 		int home = key.target < 0;
@@ -847,8 +1054,8 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 		for (int64_t k = i; k < j; k++)
 			in[ord[k]] = 1;
 		int64_t size = j - i;
-		sweep_dag *g = s->cache[target] && s->cache[target]->l0 == key.l0 ? s->cache[target]
-										    : &one;
+		sweep_dag *g = s->cache[target] && s->cache[target]->l0 == key.l0 &&
+					       !s->cache[target]->multi ? s->cache[target] : &one;
 		if (g == &one)
 			dag_start(s, target, key.l0, g);
 		dag_grow(s, g, -1, INT32_MAX);
@@ -890,7 +1097,7 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 	free(gl);
 	/* every device's first hop: all its n - 1 destinations' bytes, split
 	 * over its links home as the reference splits them at the device */
-	for (int64_t v = 0; v < n && rc == 0; v++) {
+	for (int64_t v = 0; v < n && rc == 0 && !searches; v++) {
 		int64_t u = s->home[v];
 		if (u < 0)
 			continue;
@@ -907,4 +1114,32 @@ int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *s
 	free(ord);
 	free(keys);
 	return rc;
+}
+
+int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
+		       int64_t **used, size_t *nused, size_t *capused)
+{
+	return all_pairs(s, bytes, load, st, used, nused, capused, NULL);
+}
+
+double fx_sweep_all_pairs_searches(fx_sweep *s)
+{
+	double n = 0;
+	int64_t *used = NULL;
+	size_t nused = 0, capused = 0;
+	fx_path_stats st = {0, 0};
+	all_pairs(s, 0, NULL, &st, &used, &nused, &capused, &n);
+	free(used);
+	return n;
+}
+
+int64_t fx_sweep_target(fx_sweep *s, int64_t dst)
+{
+	if (!s->tab_tried)
+		table_try(s);
+	int cls = s->classes && !s->tab;
+	if (cls && !s->klass)
+		classes_build(s);
+	sweep_key k = key_of(s, dst, cls);
+	return k.target < 0 ? s->f->nv + (-k.target - 1) : k.target;
 }

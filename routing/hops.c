@@ -195,7 +195,28 @@ static int composite_hops(const fx_fabric *f, fx_hops *h, const uint8_t *reach, 
 	return rc;
 }
 
+/* Whether the bit-parallel searches fit the search budget: a probe
+ * search from the first device gives its eccentricity e (a pass of 64
+ * sources goes at most 2e layers deep, each a scan of V vertices and the
+ * incidences of the front), so ceil(D / 64) x 2e x (V + 2E) steps. */
+static int bits_affordable(const fx_fabric *f, const fx_inc *g)
+{
+	fx_bfs b = {.dist = fx_xmalloc((size_t)f->nv * sizeof *b.dist),
+		    .queue = fx_xmalloc((size_t)f->nv * sizeof *b.queue)};
+	int32_t e = fx_bfs_from(&b, g, 0, 0);
+	free(b.dist);
+	free(b.queue);
+	double passes = (double)((f->ndev + 63) / 64);
+	return passes * 2.0 * (e > 0 ? e : 1) * ((double)f->nv + 2.0 * (double)f->ne) <=
+	       FULL_SEARCH_BUDGET;
+}
+
 int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
+{
+	return fx_route_hops_by(f, h, 1, d);
+}
+
+int fx_route_hops_by(const fx_fabric *f, fx_hops *h, int bits, fx_diag *d)
 {
 	if (!h)
 		return fx_diag_error(d, NULL, "fx_route_hops: no result to fill");
@@ -260,6 +281,11 @@ int fx_route_hops(const fx_fabric *f, fx_hops *h, fx_diag *d)
 		rc = tally(f, &b, 0, (double)f->ndev, h, NULL, d);
 		h->sources = 1;
 		h->method = "exact: one search (every device is alike)";
+	} else if (bits && bits_affordable(f, &g)) {
+		rc = fx_hops_bits(f, &g, reach, h, d);
+		h->method = reach ? "exact: a search from every device on the degraded graph, 64 "
+				    "at a time (bit-parallel)"
+				  : "exact: a search from every device, 64 at a time (bit-parallel)";
 	} else {
 		double steps = (double)f->ndev * (double)(f->nv + f->ne);
 		int64_t step = 1;

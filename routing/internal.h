@@ -251,6 +251,15 @@ int32_t fx_bfs_from(fx_bfs *b, const fx_inc *g, int64_t src, double l0);
 int fx_cost_weighted(const fx_fabric *f);
 int32_t fx_cost_from(const fx_fabric *f, const fx_inc *g, int64_t src, int32_t *dist, double *lat,
 		     int32_t *hops);
+/* Exact hop counts of every device pair (routing/hops_bits.c): h's
+ * histogram, diameter, farthest pair, its least latency and sources, by
+ * searches 64 sources a pass; reach (NULL: all) marks the devices that
+ * count.  0, or -1 with tally's message for a pair with no path. */
+int fx_hops_bits(const fx_fabric *f, const fx_inc *g, const uint8_t *reach, fx_hops *h,
+		 fx_diag *d);
+/* fx_route_hops with the bit-parallel searches (bits 1, the default) or
+ * one search per device (0; tests compare the two). */
+int fx_route_hops_by(const fx_fabric *f, fx_hops *h, int bits, fx_diag *d);
 
 /* Hop distances to every target, 64 targets searched at once
  * (routing/dist_table.c), for split ECMP on small shallow graphs.  nbr:
@@ -305,9 +314,25 @@ double fx_sweep_work(const fx_sweep *s);
  * hold part of the round: the caller gives up on it). */
 void fx_sweep_set_budget(fx_sweep *s, double steps);
 #define FX_SWEEP_OVER (-2)
-/* bytes between every ordered pair of devices; returns as fx_sweep_add. */
+/* bytes between every ordered pair of devices; returns as fx_sweep_add.
+ * Sibling homes (a fat-tree pod's leaves) and sibling devices (unhomed,
+ * not forwarding, the same links to the same relaying vertices: a UB
+ * node's NPUs, an NVSwitch tray's GPUs) take one push for the set.
+ * Time complexity: O(sibling sets x (V + E)). */
 int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
 		       int64_t **used, size_t *nused, size_t *capused);
+/* 0: sibling devices pushed one by one, as any other target (tests
+ * compare); 1 (the default): as one set. */
+void fx_sweep_set_classes(fx_sweep *s, int on);
+/* The searches (and pushes) fx_sweep_all_pairs makes: one per set of
+ * siblings, one per other destination group (the route-work guard). */
+double fx_sweep_all_pairs_searches(fx_sweep *s);
+/* The search fx_sweep_add routes flows to dst by, in [0, 2 nv): dst's
+ * class's first device or dst itself, or nv + its home. */
+int64_t fx_sweep_target(fx_sweep *s, int64_t dst);
+/* The router's grouped push (made on first use), or NULL where split
+ * ECMP does not route by it (hash, reference, other routers). */
+fx_sweep *fx_router_sweep(fx_router *r);
 /* 1: the router takes the per-destination reference paths (tests compare
  * the two); 0: the fast paths (the default). */
 void fx_router_set_reference(fx_router *r, int on);

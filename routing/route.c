@@ -1276,6 +1276,16 @@ int fx_router_takes_table(fx_router *r)
 	return fx_sweep_uses_table(r->sweep);
 }
 
+fx_sweep *fx_router_sweep(fx_router *r)
+{
+	if (r->hash || r->modk || r->reference || r->kind->add != ecmp_add)
+		return NULL;
+	incidence(r);
+	if (!r->sweep)
+		r->sweep = fx_sweep_new(r->f, &r->inc);
+	return r->sweep;
+}
+
 double fx_router_work(const fx_router *r)
 {
 	return r->sweep ? fx_sweep_work(r->sweep) : 0;

@@ -453,6 +453,21 @@ void fx_coll_result_release(fx_coll_result *res);
  * the links.  algbw/busbw are those of the first group. */
 int fx_coll_run_groups(const fx_fabric *f, fx_router *r, const fx_coll_req *groups, size_t ngroups,
 		       const fx_coll_time *tm, fx_coll_result *out, fx_diag *d);
+/* Per-link arrays kept across runs, for callers that measure many small
+ * collectives on one large fabric (placement: an instance of 8 devices
+ * on 8,192): a run through them costs what it routes, not 2 ne. */
+typedef struct fx_coll_sparse fx_coll_sparse;
+fx_coll_sparse *fx_coll_sparse_new(const fx_fabric *f);
+void fx_coll_sparse_free(fx_coll_sparse *sp);
+/* As fx_coll_run_groups, but out->link_bytes and link_busy are NULL: the
+ * links loaded and their bytes over the whole collective are read with
+ * fx_coll_sparse_links, until the next run.  Lattices whose rounds are
+ * summarised and timing other than bound take the dense arrays inside
+ * (the same figures, at the dense cost). */
+int fx_coll_run_groups_sparse(const fx_fabric *f, fx_router *r, const fx_coll_req *groups,
+			      size_t ngroups, const fx_coll_time *tm, fx_coll_sparse *sp,
+			      fx_coll_result *out, fx_diag *d);
+size_t fx_coll_sparse_links(const fx_coll_sparse *sp, const int64_t **links, const double **bytes);
 /* The chunks NCCL cuts a tree up-down of `bytes` (per tree) into, for a
  * tree `depth` edges deep: 512 KiB chunks (4 MiB buffer / 8 steps), halved
  * to keep the pipeline >= 8 x depth chunks long (down to 128 KiB), 4 x

@@ -1,6 +1,7 @@
 /* The placement MILP against brute-force enumeration, and infeasibility
  * explained family by family. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../placement/placement.h"
@@ -292,6 +293,77 @@ START_TEST(packing_equals_milp)
 }
 END_TEST
 
+/* Issue 31: placement measures through fx_coll_run_groups_sparse, kept
+ * per-link arrays listing the links each run loads.  Against the dense
+ * fx_coll_run_groups: the same time and busiest link exactly, every
+ * link's bytes bit for bit (listed or zero), twice in a row on one
+ * router and one set of arrays (the second run must not see the first's
+ * bytes); on UB, a fat-tree and a torus (its rounds summarised: dense
+ * inside, listed after). */
+START_TEST(sparse_equals_dense)
+{
+	static const char *const ub[] = {"fabric.nodes=6", "fabric.l2_ports=6", NULL};
+	static const struct {
+		const char *path;
+		const char *const *sets;
+	} cases[] = {
+		{"specs/cm384.yaml", ub},
+		{"specs/fat-tree-k8.yaml", NULL},
+		{"specs/torus-8x8x8.yaml", NULL},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		fixture a;
+		load_ok(&a, cases[c].path, cases[c].sets);
+		const fx_fabric *f = &a.f;
+		fx_router *r = fx_router_new(f, 0);
+		fx_coll_sparse *sp = fx_coll_sparse_new(f);
+		fx_coll_time tm = {.alpha = 1e-6, .policy = FX_ROUTE_SPLIT};
+		size_t nl = (size_t)(2 * f->ne);
+		uint8_t *listed = calloc(nl, 1);
+		for (int run = 0; run < 4; run++) {
+			/* two groups of 4 (ranks far apart, then neighbours) */
+			int64_t ranks[8];
+			for (int i = 0; i < 8; i++)
+				ranks[i] = run % 2 ? i : (int64_t)i * (f->ndev / 8) + run;
+			const char *pattern = run < 2 ? "allreduce" : "all-to-all";
+			fx_coll_req q[2] = {
+				{pattern, NULL, ranks, 4, 1e6 * (run + 1), 1},
+				{pattern, NULL, ranks + 4, 4, 1e6 * (run + 1), 1},
+			};
+			fx_coll_result dn, sv;
+			fx_diag d;
+			fx_diag_init(&d);
+			ck_assert_int_eq(fx_coll_run_groups(f, r, q, 2, &tm, &dn, &d), 0);
+			ck_assert_int_eq(fx_coll_run_groups_sparse(f, r, q, 2, &tm, sp, &sv, &d), 0);
+			fx_diag_release(&d);
+			ck_assert(sv.link_bytes == NULL && sv.link_busy == NULL);
+			ck_assert_msg(dn.time == sv.time, "%s run %d: %.17g vs %.17g s", cases[c].path,
+				      run, dn.time, sv.time);
+			ck_assert(dn.max_link_bytes == sv.max_link_bytes && dn.max_link_bytes > 0);
+			ck_assert(dn.total_link_bytes == sv.total_link_bytes);
+			const int64_t *links;
+			const double *bytes;
+			size_t n = fx_coll_sparse_links(sp, &links, &bytes);
+			memset(listed, 0, nl);
+			for (size_t k = 0; k < n; k++) {
+				ck_assert(!listed[links[k]]);
+				listed[links[k]] = 1;
+			}
+			for (size_t l = 0; l < nl; l++)
+				ck_assert_msg(dn.link_bytes[l] == (listed[l] ? bytes[l] : 0),
+					      "%s run %d link %zu: %.17g vs %.17g", cases[c].path, run, l,
+					      dn.link_bytes[l], listed[l] ? bytes[l] : 0);
+			fx_coll_result_release(&dn);
+			fx_coll_result_release(&sv);
+		}
+		free(listed);
+		fx_coll_sparse_free(sp);
+		fx_router_free(r);
+		fixture_release(&a);
+	}
+}
+END_TEST
+
 Suite *suite_place(void)
 {
 	Suite *s = suite_create("place");
@@ -301,6 +373,7 @@ Suite *suite_place(void)
 	tcase_add_test(tc, levels_from_routing);
 	tcase_add_test(tc, infeasible_explained);
 	tcase_add_test(tc, packing_equals_milp);
+	tcase_add_test(tc, sparse_equals_dense);
 	suite_add_tcase(s, tc);
 	return s;
 }

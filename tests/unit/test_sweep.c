@@ -1085,6 +1085,297 @@ START_TEST(bfs_relay_aware)
 }
 END_TEST
 
+/* ---- device classes in the all-pairs sweep (issue 31) ---- */
+
+/* Multi-homed devices written out: 4 trays of 3 devices, each device on
+ * its tray's two switches (the second link to switch b doubled and of
+ * other bandwidth and latency), every tray switch to 3 spines of uneven
+ * bandwidth; a fifth tray whose devices differ (one on one switch only,
+ * one of other bandwidth), so classes of one, two and three. */
+static char *trays(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *s = fx_xmalloc(cap);
+	len += (size_t)snprintf(s + len, cap - len,
+		"name: trays\nfabric:\n  kind: custom\n"
+		"  link: {bandwidth: 50 GB/s, latency: 200 ns, medium: copper}\n  nodes:\n");
+	for (int i = 0; i < 15; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: g%d, type: device}\n", i);
+	for (int i = 0; i < 10; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: t%d, type: switch}\n", i);
+	for (int i = 0; i < 3; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: p%d, type: switch}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	for (int i = 0; i < 15; i++) {
+		int tray = i / 3;
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: g%d, b: t%d%s}\n", i, 2 * tray,
+					i == 13 ? ", bandwidth: 30 GB/s" : "");
+		if (i == 14)
+			continue;
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: g%d, b: t%d}\n", i,
+					2 * tray + 1);
+		len += (size_t)snprintf(s + len, cap - len,
+					"    - {a: t%d, b: g%d, bandwidth: 20 GB/s, latency: 350 ns}\n",
+					2 * tray + 1, i);
+	}
+	for (int t = 0; t < 10; t++)
+		for (int p = 0; p < 3; p++)
+			len += (size_t)snprintf(s + len, cap - len,
+				"    - {a: t%d, b: p%d, bandwidth: %d GB/s, latency: %d ns}\n", t, p,
+				10 + 11 * ((t + p) % 4), 100 + 60 * ((t * p) % 3));
+	return s;
+}
+
+/* All pairs (flows NULL) or a batch through the sweep with sibling
+ * devices as one set and one by one: the same loads to 1e-12 relative,
+ * hops and latency exactly, and less work with the sets when `fewer` (so
+ * the class path ran). */
+static void classes_same_on(const fx_fabric *f, const char *name, const fx_flow *flows, size_t nf,
+			    int fewer)
+{
+	fx_inc inc;
+	fx_inc_build(&inc, f);
+	size_t nl = (size_t)(2 * f->ne);
+	double *ld[2], work[2];
+	fx_path_stats st[2];
+	for (int on = 0; on < 2; on++) {
+		fx_sweep *s = fx_sweep_new(f, &inc);
+		fx_sweep_set_table(s, 0);
+		fx_sweep_set_classes(s, on);
+		int64_t *used = NULL;
+		size_t nused = 0, capused = 0;
+		ld[on] = fx_xcalloc(nl, sizeof *ld[on]);
+		st[on] = (fx_path_stats){0, 0};
+		ck_assert_int_eq(flows ? fx_sweep_add(s, flows, nf, ld[on], &st[on], &used, &nused,
+						      &capused)
+				       : fx_sweep_all_pairs(s, 4096.5, ld[on], &st[on], &used, &nused,
+							    &capused), 0);
+		work[on] = fx_sweep_work(s);
+		free(used);
+		fx_sweep_free(s);
+	}
+	ck_assert_msg(st[0].max_hops == st[1].max_hops, "%s: hops %lld vs %lld", name,
+		      (long long)st[0].max_hops, (long long)st[1].max_hops);
+	ck_assert_msg(st[0].max_latency == st[1].max_latency, "%s: latency %.17g vs %.17g", name,
+		      st[0].max_latency, st[1].max_latency);
+	double sum = 0;
+	for (size_t l = 0; l < nl; l++) {
+		double tol = 1e-12 * fmax(fabs(ld[0][l]), fabs(ld[1][l]));
+		ck_assert_msg(fabs(ld[0][l] - ld[1][l]) <= tol, "%s: link %zu: %.17g vs %.17g", name,
+			      l, ld[0][l], ld[1][l]);
+		sum += ld[0][l];
+	}
+	ck_assert_msg(sum > 0, "%s: nothing loaded", name);
+	if (fewer)
+		ck_assert_msg(work[1] < work[0], "%s: work %g with classes, %g without", name,
+			      work[1], work[0]);
+	free(ld[0]);
+	free(ld[1]);
+	fx_inc_release(&inc);
+}
+
+/* All pairs, then rounds: shifts by 1, n/2 and n-1 (rings, pairwise),
+ * random pairs with self-flows and empty ones, an incast; fewer work for
+ * all pairs and the rings when `fewer`. */
+static void classes_same(const fx_fabric *f, const char *name, int fewer)
+{
+	char what[128];
+	classes_same_on(f, name, NULL, 0, fewer);
+	int64_t n = f->ndev;
+	fx_flow *fl = fx_xmalloc((size_t)(n > 300 ? n : 300) * sizeof *fl);
+	int64_t shifts[] = {1, n / 2, n - 1};
+	for (int k = 0; k < 3; k++) {
+		for (int64_t i = 0; i < n; i++)
+			fl[i] = (fx_flow){i, (i + shifts[k]) % n, 1e6 + (double)i};
+		snprintf(what, sizeof what, "%s shift %lld", name, (long long)shifts[k]);
+		classes_same_on(f, what, fl, (size_t)n, fewer && k == 0);
+	}
+	uint64_t x = 31;
+	for (int i = 0; i < 300; i++) {
+		fl[i].src = (int64_t)(lcg(&x) % (uint64_t)n);
+		fl[i].dst = (int64_t)(lcg(&x) % (uint64_t)n);
+		fl[i].bytes = i % 29 == 0 ? 0 : (double)(1 + lcg(&x) % 1000) * 4096;
+	}
+	snprintf(what, sizeof what, "%s random", name);
+	classes_same_on(f, what, fl, 300, 0);
+	for (int64_t i = 0; i < n; i++)
+		fl[i] = (fx_flow){i, n - 1, 3e5 + (double)i};
+	snprintf(what, sizeof what, "%s incast", name);
+	classes_same_on(f, what, fl, (size_t)n, 0);
+	free(fl);
+}
+
+static const char *const ub_small[] = {"fabric.nodes=6", "fabric.l2_ports=6", NULL};
+
+START_TEST(classes_equal_per_device)
+{
+	static const struct {
+		const char *path;
+		const char *const *sets;
+		int fewer;
+	} cases[] = {
+		{"specs/cm384.yaml", ub_small, 1},    /* UB: NPUs on 7 L1 chips */
+		{"specs/cm384.yaml", NULL, 1},
+		{"specs/nvl72.yaml", NULL, 1},        /* NVSwitch: GPUs on 18 switches */
+		{"specs/hgx-h100.yaml", NULL, 1},
+		{"specs/fat-tree-k8.yaml", k4, 0},    /* homed hosts: the pods' path either way */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		load_ok(&a, cases[i].path, cases[i].sets);
+		classes_same(&a.f, cases[i].path, cases[i].fewer);
+		fixture_release(&a);
+	}
+	char *t = trays();
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "trays.yaml", t, NULL) == 0, "trays: %s", a.msg);
+	classes_same(&a.f, "trays", 1);
+	check_fabric(&a.f, "trays");  /* and the router's default path against the reference */
+	a.f.devices_forward = 0;
+	classes_same(&a.f, "trays, devices not relaying", 1);
+	check_fabric(&a.f, "trays, devices not relaying");
+	fixture_release(&a);
+	free(t);
+}
+END_TEST
+
+/* ---- exact hop counts, 64 searches at once (routing/hops_bits.c) ---- */
+
+/* A random custom graph from seed: ndev devices on a ring with random
+ * chords, or (nsw > 0) devices on one to three of nsw switches that form
+ * a ring with chords; with mixed, links of three latencies; with tail,
+ * one more device whose only link is to device 0 (no path to it from the
+ * others when devices do not forward). */
+static char *random_graph(uint64_t seed, int ndev, int nsw, int mixed, int tail)
+{
+	size_t cap = 1 << 17, len = 0;
+	char *s = fx_xmalloc(cap);
+	uint64_t x = seed;
+	len += (size_t)snprintf(s + len, cap - len, "name: random\nfabric:\n  kind: custom\n"
+				"  link: {bandwidth: 50 GB/s, latency: 200 ns}\n  nodes:\n");
+	for (int i = 0; i < ndev + tail; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: d%d, type: device}\n", i);
+	for (int i = 0; i < nsw; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {name: s%d, type: switch}\n", i);
+	len += (size_t)snprintf(s + len, cap - len, "  links:\n");
+	int ring = nsw > 0 ? nsw : ndev;
+	const char *pre = nsw > 0 ? "s" : "d";
+	for (int i = 0; i < ring; i++)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: %s%d, b: %s%d%s}\n", pre, i, pre,
+					(i + 1) % ring, mixed && i % 3 == 0 ? ", latency: 350 ns" : "");
+	for (int k = 0; k < ring / 3; k++) {
+		int a = (int)(lcg(&x) % (uint64_t)ring), b = (int)(lcg(&x) % (uint64_t)ring);
+		if (a != b)
+			len += (size_t)snprintf(s + len, cap - len, "    - {a: %s%d, b: %s%d%s}\n", pre,
+						a, pre, b, mixed && k % 2 ? ", latency: 90 ns" : "");
+	}
+	for (int i = 0; nsw > 0 && i < ndev; i++) {
+		int m = 1 + (int)(lcg(&x) % 3);
+		for (int j = 0; j < m; j++)
+			len += (size_t)snprintf(s + len, cap - len, "    - {a: d%d, b: s%d%s}\n", i,
+						(int)(lcg(&x) % (uint64_t)nsw),
+						mixed && j == 1 ? ", latency: 500 ns" : "");
+	}
+	if (tail)
+		len += (size_t)snprintf(s + len, cap - len, "    - {a: d%d, b: d0}\n", ndev);
+	ck_assert(len < cap);
+	return s;
+}
+
+/* Both ways on one fabric: the same status and message, histogram,
+ * diameter, farthest pair and its latency exactly; returns the status. */
+static int same_hops(const fx_fabric *f, const char *name)
+{
+	fx_hops h[2];
+	char msg[2][512];
+	int rc[2];
+	for (int bits = 0; bits < 2; bits++) {
+		fx_diag d;
+		fx_diag_init(&d);
+		FILE *err = tmpfile();
+		d.out = err;
+		rc[bits] = fx_route_hops_by(f, &h[bits], bits, &d);
+		rewind(err);
+		size_t k = fread(msg[bits], 1, sizeof msg[bits] - 1, err);
+		msg[bits][k] = 0;
+		fclose(err);
+		fx_diag_release(&d);
+	}
+	ck_assert_msg(rc[0] == rc[1], "%s: %d vs %d", name, rc[0], rc[1]);
+	ck_assert_str_eq(msg[0], msg[1]);
+	if (rc[0] == 0) {
+		ck_assert_msg(strstr(h[1].method, "64 at a time"), "%s: %s", name, h[1].method);
+		ck_assert_msg(h[0].nhist == h[1].nhist && h[0].diameter == h[1].diameter,
+			      "%s: diameter %lld vs %lld", name, (long long)h[0].diameter,
+			      (long long)h[1].diameter);
+		for (int64_t k = 0; k < h[0].nhist; k++)
+			ck_assert_msg(h[0].hist[k] == h[1].hist[k], "%s: %lld hops: %.0f vs %.0f", name,
+				      (long long)k, h[0].hist[k], h[1].hist[k]);
+		ck_assert(h[0].mean == h[1].mean);
+		ck_assert_msg(h[0].far_a == h[1].far_a && h[0].far_b == h[1].far_b,
+			      "%s: farthest %lld-%lld vs %lld-%lld", name, (long long)h[0].far_a,
+			      (long long)h[0].far_b, (long long)h[1].far_a, (long long)h[1].far_b);
+		ck_assert_msg(h[0].far_latency == h[1].far_latency, "%s: latency %.17g vs %.17g", name,
+			      h[0].far_latency, h[1].far_latency);
+		ck_assert(h[0].sources == h[1].sources);
+	}
+	fx_hops_release(&h[0]);
+	fx_hops_release(&h[1]);
+	return rc[0];
+}
+
+START_TEST(hops_bits_equal_searches)
+{
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		for (int mixed = 0; mixed < 2; mixed++) {
+			char name[96];
+			/* devices only (they relay): also against igraph's distances */
+			char *t = random_graph(seed, 150 + 7 * (int)seed, 0, mixed, 0);
+			fixture a;
+			ck_assert_msg(fixture_load(&a, "r.yaml", t, NULL) == 0, "%s", a.msg);
+			snprintf(name, sizeof name, "ring+chords seed %llu mixed %d",
+				 (unsigned long long)seed, mixed);
+			ck_assert_int_eq(same_hops(&a.f, name), 0);
+			igraph_matrix_t m;
+			igraph_vs_t vs;
+			ck_assert_int_eq(igraph_matrix_init(&m, 0, 0), IGRAPH_SUCCESS);
+			ck_assert_int_eq(igraph_vs_range(&vs, 0, a.f.ndev), IGRAPH_SUCCESS);
+			ck_assert_int_eq(igraph_distances(&a.f.g, &m, vs, vs, IGRAPH_ALL), IGRAPH_SUCCESS);
+			double want[64] = {0};
+			for (int64_t i = 0; i < a.f.ndev; i++)
+				for (int64_t j = 0; j < a.f.ndev; j++)
+					if (i != j)
+						want[(int)MATRIX(m, i, j)] += 1;
+			igraph_vs_destroy(&vs);
+			igraph_matrix_destroy(&m);
+			fx_hops h;
+			ck_assert_int_eq(fx_route_hops(&a.f, &h, &a.d), 0);
+			for (int k = 0; k < 64; k++)
+				ck_assert_msg((k < h.nhist ? h.hist[k] : 0) == want[k],
+					      "%s: %d hops: %.0f, igraph %.0f", name, k,
+					      k < h.nhist ? h.hist[k] : 0, want[k]);
+			fx_hops_release(&h);
+			fixture_release(&a);
+			free(t);
+			/* devices on switches, relaying and not; with a device
+			 * behind device 0 (no path when devices do not forward) */
+			for (int tail = 0; tail < 2; tail++) {
+				t = random_graph(seed, 130, 40, mixed, tail);
+				ck_assert_msg(fixture_load(&a, "r.yaml", t, NULL) == 0, "%s", a.msg);
+				for (int fwd = 1; fwd >= 0; fwd--) {
+					a.f.devices_forward = fwd;
+					snprintf(name, sizeof name, "switched seed %llu mixed %d tail %d "
+						 "forward %d", (unsigned long long)seed, mixed, tail, fwd);
+					ck_assert_int_eq(same_hops(&a.f, name) != 0, tail && !fwd);
+				}
+				fixture_release(&a);
+				free(t);
+			}
+		}
+	}
+}
+END_TEST
+
 Suite *suite_sweep(void)
 {
 	Suite *s = suite_create("sweep");
@@ -1101,6 +1392,8 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, lattice_summary_equals_per_link);
 	tcase_add_test(tc, dorsum_radix_order);
 	tcase_add_test(tc, hash_push_equals_walk);
+	tcase_add_test(tc, classes_equal_per_device);
+	tcase_add_test(tc, hops_bits_equal_searches);
 	suite_add_tcase(s, tc);
 	return s;
 }
