@@ -128,11 +128,15 @@ static void alloc_policy(void)
  * The program's signal policy (the library sets none): SIGPIPE is ignored,
  * so a closed pipe is an EPIPE that every writer reports (standard output
  * included, exit 2), never a silent kill half-way through a file.  Child
- * programs (gnuplot) get the default back (plot/run.c).
+ * programs (gnuplot) get the default back (plot/run.c).  From the first
+ * output file on, Ctrl-C, SIGTERM and SIGHUP remove the half-written
+ * temporaries, and a file past `ulimit -f` is an EFBIG reported, not a
+ * SIGXFSZ kill (core/outfile.h).
  */
 static void signal_policy(void)
 {
 	signal(SIGPIPE, SIG_IGN);
+	fx_outfile_policy(FX_OUTFILE_CLEANUP_ON_SIGNAL | FX_OUTFILE_EFBIG_NOT_SIGXFSZ);
 }
 
 int main(int argc, char **argv)
