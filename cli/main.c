@@ -15,8 +15,6 @@
 #include "../core/outfile.h"
 #include "cli.h"
 
-#define FX_VERSION "0.1.0"
-
 typedef struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);

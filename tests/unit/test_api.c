@@ -10,6 +10,7 @@
  * fx_design_load and a failed load's bisection returned 0.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -431,6 +432,24 @@ START_TEST(api_isolate)
 }
 END_TEST
 
+/* The release macro (issue #26): FX_VERSION is its parts, in order, and the
+ * library's own fx_version_release(); the Makefile reads the same parts
+ * for fabricx.pc (tests/cli/install.sh checks that side). */
+START_TEST(api_version)
+{
+	char parts[64];
+	snprintf(parts, sizeof parts, "%d.%d.%d", FX_VERSION_MAJOR, FX_VERSION_MINOR, FX_VERSION_PATCH);
+	ck_assert_str_eq(FX_VERSION, parts);
+	ck_assert_str_eq(fx_version_release(), FX_VERSION);
+	ck_assert_int_ge(FX_VERSION_MAJOR, 0);
+	ck_assert_ptr_nonnull(fx_version());
+	ck_assert_int_gt((int)strlen(fx_version()), 0);
+#if FX_VERSION_MAJOR < 0 || FX_VERSION_MINOR < 0 || FX_VERSION_PATCH < 0
+#error "the version parts are for #if: plain non-negative integers"
+#endif
+}
+END_TEST
+
 Suite *suite_api(void)
 {
 	Suite *s = suite_create("api");
@@ -440,6 +459,7 @@ Suite *suite_api(void)
 	tcase_add_test(t, api_routing_fabric);
 	tcase_add_test(t, api_spec_power_place_units);
 	tcase_add_test(t, api_isolate);
+	tcase_add_test(t, api_version);
 	suite_add_tcase(s, t);
 	return s;
 }
