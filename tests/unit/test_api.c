@@ -128,7 +128,7 @@ START_TEST(api_coll_run)
 	before = d.nerr;
 	REFUSED(fx_coll_run(f, r2, &ok, &tm, &res, &d), &d, before);
 	fx_router_free(r2);
-	fx_design_free(&other);
+	fx_design_release(&other);
 	/* the crossover, the helpers */
 	before = d.nerr;
 	ck_assert(fx_coll_crossover(f, r, &(fx_coll_req){"allreduce", NULL, minus, 2, 0, 0}, "ring",
@@ -152,7 +152,7 @@ START_TEST(api_coll_run)
 	fx_router_free(NULL);
 	fx_coll_result_release(NULL);
 	fx_router_free(r);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	unquiet(&d);
 }
 END_TEST
@@ -236,9 +236,9 @@ START_TEST(api_design_load)
 	before = d.nerr;
 	REFUSED(fx_design_load_text(&ds, "x.yaml", text, NULL, 0, NULL, &d), &d, before);
 	check_unloaded(&ds, &d);
-	fx_design_free(&ds);
-	fx_design_free(&ds);  /* twice is safe */
-	fx_design_free(NULL);
+	fx_design_release(&ds);
+	fx_design_release(&ds);  /* twice is safe */
+	fx_design_release(NULL);
 	/* a loaded design: the group lookup's own arguments */
 	load_torus(&ds, &d);
 	int64_t r[64];
@@ -246,10 +246,10 @@ START_TEST(api_design_load)
 	REFUSED((int)fx_design_group_devices(&ds, NULL, r, &d), &d, before);
 	before = d.nerr;
 	REFUSED((int)fx_design_group_devices(&ds, "g", NULL, &d), &d, before);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	/* without any fx_diag: still -1, nothing dereferenced */
 	ck_assert_int_eq(fx_design_load(&ds, NULL, NULL, 0, NULL, NULL), -1);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	unquiet(&d);
 }
 END_TEST
@@ -297,7 +297,7 @@ START_TEST(api_routing_fabric)
 	REFUSED(fx_fabric_build(&g, NULL, 0, &d), &d, before);
 	ck_assert(!fx_fabric_built(&g));
 	fx_fabric_release(&g);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	unquiet(&d);
 }
 END_TEST
@@ -367,7 +367,7 @@ START_TEST(api_spec_power_place_units)
 	before = d.nerr;
 	REFUSED(fx_place(&ds.fab, &ds.work, &ds.power, &o, &p, &d), &d, before);
 	fx_placement_release(NULL);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 
 	double v;
 	ck_assert_int_eq(fx_unit_parse(NULL, FX_UNIT_SIZE, &v, NULL), FX_UNIT_NOT_A_NUMBER);
