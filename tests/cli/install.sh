@@ -32,12 +32,13 @@ fi
 priv=$(cd "$p/include/fabricx" && find . \( -name '*internal*.h' -o -path './cli/*' \) | sort | tr '\n' ' ')
 [ -z "$priv" ] && ok || bad "install: private headers installed: $priv"
 export PKG_CONFIG_PATH="$p/lib/pkgconfig"
-# each installed header compiles alone, from the installed ones only (a
-# public header that includes a header not installed fails here)
+# each installed header compiles alone (plain C11, no feature macros),
+# from the installed ones only (a public header that includes a header not
+# installed fails here)
 for h in $(cd "$p/include/fabricx" && find . -name '*.h' | sed 's|^\./||' | sort); do
 	printf '#include <%s>\nint fx_install_probe;\n' "$h" > "$tmp/probe.c"
 	# shellcheck disable=SC2046
-	if ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fsyntax-only \
+	if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -fsyntax-only \
 		$(pkg-config --cflags fabricx) "$tmp/probe.c" 2>"$tmp/err"; then ok; else
 		bad "installed header $h does not compile alone"; head -3 "$tmp/err"; fi
 done
