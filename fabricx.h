@@ -11,6 +11,9 @@
  *   fx_step_eval()     a serving step's memory, time and throughput (step/step.h)
  *   fx_export()        the fabric in a peer tool's format (interop/interop.h)
  *
+ * FX_VERSION ("MAJOR.MINOR.PATCH", with FX_VERSION_MAJOR/_MINOR/_PATCH) is
+ * the release these headers belong to (core/version.h).
+ *
  * Errors are reported through an fx_diag (core/diag.h), which collects
  * them and keeps the exit status; functions return 0 or -1.  See
  * docs/example.c.
@@ -21,6 +24,7 @@
 #include "bom/bom.h"
 #include "core/diag.h"
 #include "core/units.h"
+#include "core/version.h"
 #include "design/design.h"
 #include "fabric/fabric.h"
 #include "interop/interop.h"

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	} else {
 		rc = 1;
 	}
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	fx_diag_release(&d);
 	return rc ? 1 : 0;
 }

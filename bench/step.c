@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	double routed = now() - t0;
 	printf("%ld %.0f %.0f %lld %lld %.3f %s\n", n / 20, cached * 1e9, unc * 1e9, (long long)hits,
 	       (long long)misses, rc ? -1.0 : routed * 1e3, sum > 0 ? "" : "(no step)");
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	fx_diag_release(&d);
 	return 0;
 }

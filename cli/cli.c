@@ -591,7 +591,7 @@ void fx_cli_print_json_error(const fx_diag *d, int status)
 int fx_cli_finish(fx_cli *c, int rc)
 {
 	fx_cli_outdir_end(c, 0);  /* a run that never reached its end writes nothing */
-	fx_design_free(&c->design);
+	fx_design_release(&c->design);
 	int status = c->d.status;
 	if (rc && status == 0)
 		status = FX_EXIT_INTERNAL;  /* failed without saying why: a bug */

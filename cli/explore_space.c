@@ -278,7 +278,7 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 			rc = fx_diag_infeasible(&c->d, "no point of the space meets the constraints "
 						"(points.csv says why each fails)");
 	}
-	fx_space_run_free(&r);
+	fx_space_run_release(&r);
 	free(names);
 	free(text);
 	return rc;
@@ -352,7 +352,7 @@ int fx_explore_space(fx_cli *c, int diagrams, int *handled)
 		return -1;
 	const char *probe[1];
 	if (!present && fx_cli_opt_each(c, "vary", probe, 1) == 0) {
-		fx_space_free(&s);
+		fx_space_release(&s);
 		return 0;
 	}
 	*handled = 1;
@@ -367,7 +367,7 @@ int fx_explore_space(fx_cli *c, int diagrams, int *handled)
 	if (rc == 0)
 		rc = run_space(c, &s, &o, diagrams, rank, size);
 	fx_space_mpi_end();
-	fx_space_free(&s);
+	fx_space_release(&s);
 	return rc;
 }
 
@@ -404,6 +404,6 @@ int fx_cmd_merge(int argc, char **argv)
 		rc = fx_diag_error(&c.d, NULL, "merge: at most 256 folders (%d given)", o.nfrom);
 	if (rc == 0)
 		rc = run_space(&c, &s, &o, !fx_cli_opt(&c, "no-plots"), 0, 1);
-	fx_space_free(&s);
+	fx_space_release(&s);
 	return fx_cli_finish(&c, rc);
 }

@@ -15,8 +15,6 @@
 #include "../core/outfile.h"
 #include "cli.h"
 
-#define FX_VERSION "0.1.0"
-
 typedef struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -24,26 +22,45 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-	{"explore", fx_cmd_explore, "design report of a fabric (start here)"},
-	{"metrics", fx_cmd_metrics, "counts, ports, hop counts and cut sets"},
-	{"collective", fx_cmd_collective, "link loads and completion time of a collective"},
-	{"calibrate", fx_cmd_calibrate, "fit alpha and bus bandwidth to nccl-tests runs, as a spec overlay"},
-	{"bom", fx_cmd_bom, "bill of materials: links, cables, optics, switches, racks, cost"},
-	{"power", fx_cmd_power, "what a power budget buys: devices, racks, cooling, the limit"},
-	{"place", fx_cmd_place, "where the workload's TP/EP groups go, proven or explained"},
-	{"plan", fx_cmd_plan, "the best partitioning and placement of the workload, and why"},
-	{"compare", fx_cmd_compare, "builds side by side under a power cap"},
-	{"render", fx_cmd_render, "architecture diagrams: physical, loads, placement (Graphviz)"},
-	{"transport", fx_cmd_transport, "connection state per NIC and setup time: RC, UB, coherence"},
-	{"pool", fx_cmd_pool, "memory pooling: remote read bandwidth (Eq. 6-12) and borrowing"},
-	{"slice", fx_cmd_slice, "whether jobs' blocks of adjacent chips fit the idle ones (OCS too)"},
-	{"reconfigure", fx_cmd_reconfigure, "when reconnecting a group's links pays back (OCS)"},
-	{"failures", fx_cmd_failures, "what losing a switch chip or a link does to bisection and devices"},
-	{"merge", fx_cmd_merge, "join the points of a space run as shards (--shard I/N)"},
-	{"export", fx_cmd_export, "the fabric in a peer tool's format (GraphML, ns-3, SimAI, ...)"},
-	{"import", fx_cmd_import, "a peer tool's file (GraphML, GML, ns-3, SimAI, BookSim) as a spec"},
-	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
-	{NULL, NULL, NULL},
+	{.name = "explore", .fn = fx_cmd_explore,
+	 .summary = "design report of a fabric (start here)"},
+	{.name = "metrics", .fn = fx_cmd_metrics,
+	 .summary = "counts, ports, hop counts and cut sets"},
+	{.name = "collective", .fn = fx_cmd_collective,
+	 .summary = "link loads and completion time of a collective"},
+	{.name = "calibrate", .fn = fx_cmd_calibrate,
+	 .summary = "fit alpha and bus bandwidth to nccl-tests runs, as a spec overlay"},
+	{.name = "bom", .fn = fx_cmd_bom,
+	 .summary = "bill of materials: links, cables, optics, switches, racks, cost"},
+	{.name = "power", .fn = fx_cmd_power,
+	 .summary = "what a power budget buys: devices, racks, cooling, the limit"},
+	{.name = "place", .fn = fx_cmd_place,
+	 .summary = "where the workload's TP/EP groups go, proven or explained"},
+	{.name = "plan", .fn = fx_cmd_plan,
+	 .summary = "the best partitioning and placement of the workload, and why"},
+	{.name = "compare", .fn = fx_cmd_compare,
+	 .summary = "builds side by side under a power cap"},
+	{.name = "render", .fn = fx_cmd_render,
+	 .summary = "architecture diagrams: physical, loads, placement (Graphviz)"},
+	{.name = "transport", .fn = fx_cmd_transport,
+	 .summary = "connection state per NIC and setup time: RC, UB, coherence"},
+	{.name = "pool", .fn = fx_cmd_pool,
+	 .summary = "memory pooling: remote read bandwidth (Eq. 6-12) and borrowing"},
+	{.name = "slice", .fn = fx_cmd_slice,
+	 .summary = "whether jobs' blocks of adjacent chips fit the idle ones (OCS too)"},
+	{.name = "reconfigure", .fn = fx_cmd_reconfigure,
+	 .summary = "when reconnecting a group's links pays back (OCS)"},
+	{.name = "failures", .fn = fx_cmd_failures,
+	 .summary = "what losing a switch chip or a link does to bisection and devices"},
+	{.name = "merge", .fn = fx_cmd_merge,
+	 .summary = "join the points of a space run as shards (--shard I/N)"},
+	{.name = "export", .fn = fx_cmd_export,
+	 .summary = "the fabric in a peer tool's format (GraphML, ns-3, SimAI, ...)"},
+	{.name = "import", .fn = fx_cmd_import,
+	 .summary = "a peer tool's file (GraphML, GML, ns-3, SimAI, BookSim) as a spec"},
+	{.name = "kinds", .fn = fx_cmd_kinds,
+	 .summary = "list the fabric kinds a spec can describe"},
+	{0},
 };
 
 static void usage(FILE *f)
@@ -128,11 +145,15 @@ static void alloc_policy(void)
  * The program's signal policy (the library sets none): SIGPIPE is ignored,
  * so a closed pipe is an EPIPE that every writer reports (standard output
  * included, exit 2), never a silent kill half-way through a file.  Child
- * programs (gnuplot) get the default back (plot/run.c).
+ * programs (gnuplot) get the default back (plot/run.c).  From the first
+ * output file on, Ctrl-C, SIGTERM and SIGHUP remove the half-written
+ * temporaries, and a file past `ulimit -f` is an EFBIG reported, not a
+ * SIGXFSZ kill (core/outfile.h).
  */
 static void signal_policy(void)
 {
 	signal(SIGPIPE, SIG_IGN);
+	fx_outfile_policy(FX_OUTFILE_CLEANUP_ON_SIGNAL | FX_OUTFILE_EFBIG_NOT_SIGXFSZ);
 }
 
 int main(int argc, char **argv)

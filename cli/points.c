@@ -343,7 +343,7 @@ done:
 	for (size_t k = 0; k < c.ncaptured; k++)
 		fx_table_free(c.captured[k]);
 	free(c.captured);
-	fx_design_free(&c.design);
+	fx_design_release(&c.design);
 	fx_diag_release(&c.d);
 	for (size_t k = 0; k < nown && k < 64; k++)
 		free(own[k]);

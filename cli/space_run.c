@@ -108,7 +108,7 @@ int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto, c
 	return clash;
 }
 
-void fx_space_run_free(fx_space_run *r)
+void fx_space_run_release(fx_space_run *r)
 {
 	for (size_t i = 0; i < r->npts; i++)
 		fx_pt_release(&r->pts[i]);

@@ -67,7 +67,7 @@ int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto, c
 const fx_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx);
 /* Marks pareto on the points held. */
 void fx_space_run_front(fx_space_run *r);
-void fx_space_run_free(fx_space_run *r);
+void fx_space_run_release(fx_space_run *r);
 
 /* Under MPI: evaluates this rank's share of idx[0..n) and gathers every
  * rank's points into r on every rank. */

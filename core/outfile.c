@@ -25,6 +25,7 @@
 static char *volatile pending[MAX_PENDING];
 static char *volatile pending_dir;  /* an fx_outdir's work folder */
 static int handlers_set;
+static unsigned policy;  /* fx_outfile_policy's flags */
 
 /* Empties and removes a flat folder with system calls only (getdents64,
  * unlinkat, rmdir): opendir and readdir may allocate, which a signal
@@ -65,13 +66,16 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/* The policy's dispositions, set on the first file or folder opened (as
+ * they were before the policy became the program's choice), and only
+ * where the program asked for them (fx_outfile_policy). */
 static void set_handlers(void)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	if (handlers_set)
+	if (handlers_set || !policy)
 		return;
 	handlers_set = 1;
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+	for (size_t i = 0; (policy & FX_OUTFILE_CLEANUP_ON_SIGNAL) && i < sizeof sigs / sizeof sigs[0]; i++) {
 		struct sigaction sa, old;
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = on_signal;
@@ -82,7 +86,14 @@ static void set_handlers(void)
 	}
 	/* past RLIMIT_FSIZE a write fails with EFBIG, which is reported and
 	 * cleaned up, instead of the signal killing the run mid-file */
-	signal(SIGXFSZ, SIG_IGN);
+	if (policy & FX_OUTFILE_EFBIG_NOT_SIGXFSZ)
+		signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Only before the first file: the dispositions are set once. */
+void fx_outfile_policy(unsigned flags)
+{
+	policy |= flags;
 }
 
 /* ---- the FILE: writes to a descriptor, keeping the first errno ---- */

@@ -9,9 +9,10 @@
  * followed, and short, so any legal target name has a legal temporary).
  * Only fx_outfile_close(o, 1) with every write, the flush and the close
  * successful renames it onto the target, atomically on POSIX file systems.
- * On failure, or when SIGINT/SIGTERM/SIGHUP arrives while a file is open,
- * the temporary is removed and the previous version of the target (if any)
- * stays intact.
+ * On failure the temporary is removed and the previous version of the
+ * target (if any) stays intact; so too when SIGINT/SIGTERM/SIGHUP arrives
+ * while a file is open, once the program asked for that with
+ * fx_outfile_policy() (the library alone never touches a signal).
  *
  * Targets that are not regular files are never replaced:
  *   - a character device or FIFO (/dev/null, a terminal, a pipe) is written
@@ -47,6 +48,25 @@ typedef struct fx_outfile {
 	int slot;     /* its entry in the signal handler's table, or -1 */
 	void *cookie; /* the descriptor and the first errno of a failed write */
 } fx_outfile;
+
+/*
+ * The process-wide policy, a program's choice and never the library's:
+ * by default fx_outfile installs no signal handler and leaves every
+ * disposition as it found it.  A program (cli/main.c) opts in, before its
+ * first output file or folder, which is when the dispositions are set:
+ *   FX_OUTFILE_CLEANUP_ON_SIGNAL  SIGINT, SIGTERM and SIGHUP remove the
+ *       open temporaries, then take their default action (a signal the
+ *       program ignores, nohup's SIGHUP, stays ignored);
+ *   FX_OUTFILE_EFBIG_NOT_SIGXFSZ  SIGXFSZ is ignored, so a write past
+ *       RLIMIT_FSIZE fails with EFBIG, which is reported and cleaned up,
+ *       instead of the signal killing the run mid-file.
+ * Flags add up; a call after the first file changes nothing.
+ */
+enum {
+	FX_OUTFILE_CLEANUP_ON_SIGNAL = 1 << 0,
+	FX_OUTFILE_EFBIG_NOT_SIGXFSZ = 1 << 1,
+};
+void fx_outfile_policy(unsigned flags);
 
 /* Opens the temporary for `path` (or `path` itself, when a device or a
  * FIFO); returns its FILE, or NULL with errno set. */

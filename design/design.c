@@ -111,7 +111,7 @@ static int check_args(const char *fn, fx_design *ds, const char *path, const cha
 static int loaded(fx_design *ds, int rc)
 {
 	if (rc)
-		fx_design_free(ds);
+		fx_design_release(ds);
 	return rc ? -1 : 0;
 }
 
@@ -138,7 +138,7 @@ int fx_design_load_text(fx_design *ds, const char *name, const char *text,
 	return loaded(ds, load_rest(ds, name, overrides, noverrides, limits, d));
 }
 
-void fx_design_free(fx_design *ds)
+void fx_design_release(fx_design *ds)
 {
 	if (!ds)
 		return;

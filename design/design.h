@@ -5,7 +5,7 @@
  * from one of these; the CLI keeps only argv, options and output.
  *
  * Ownership: the design owns everything it holds and releases it all in
- * fx_design_free().
+ * fx_design_release().
  */
 #ifndef FX_DESIGN_H
 #define FX_DESIGN_H
@@ -60,7 +60,7 @@ typedef struct fx_design_limits {
  * order (as --set does), checks the top-level keys, reads power, the
  * collective time model and `workload:`, builds the fabric and checks
  * `groups:`.  ds need not be initialised; after the call, whatever it
- * returned, fx_design_free() releases it.  0, or -1 after reporting
+ * returned, fx_design_release() releases it.  0, or -1 after reporting
  * through d (d->status says why: bad input, too big, ...); a failed load
  * leaves ds empty, so every later use of it fails rather than reads a
  * half-built fabric.  NULL ds or path, NULL overrides when noverrides > 0
@@ -74,7 +74,7 @@ int fx_design_load_text(fx_design *ds, const char *name, const char *text,
 			const fx_design_limits *limits, fx_diag *d);
 /* Releases everything ds holds (not ds itself) and zeroes it; safe on a
  * zeroed or partly loaded design, and twice. */
-void fx_design_free(fx_design *ds);
+void fx_design_release(fx_design *ds);
 
 /* One step of the design's step model (ld NULL: the spec's load) with its
  * communication routed on the design's fabric: the instance's ranks are

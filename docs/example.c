@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	fx_router_free(r);
 	free(ranks);
 out:
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	fx_diag_release(&d);
 	return status;
 }

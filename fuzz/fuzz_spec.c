@@ -34,7 +34,7 @@ static void space(const fx_design *ds, const char *text, const fx_design_limits 
 			size_t k = fx_space_point(&s, i, own, 64);
 			fx_design pt;
 			(void)fx_design_load_text(&pt, "fuzz.yaml", text, (const char *const *)own, k, lim, d);
-			fx_design_free(&pt);
+			fx_design_release(&pt);
 			for (size_t j = 0; j < k; j++)
 				free(own[j]);
 		}
@@ -45,7 +45,7 @@ static void space(const fx_design *ds, const char *text, const fx_design_limits 
 		if (s.nobj <= 4)
 			fx_space_pareto(&s, 3, vals, feas, par);
 	}
-	fx_space_free(&s);
+	fx_space_release(&s);
 }
 
 /* Keep each input cheap: refuse fabrics over 16 MiB, as --max-memory would,
@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		metrics(&ds, &d);
 		space(&ds, buf, &lim, &d);
 	}
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	fx_diag_release(&d);
 	free(buf);
 	return 0;

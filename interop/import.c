@@ -431,7 +431,7 @@ int fx_import(const char *path, const char *format, const char *name, const fx_i
 			     ? fx_diag_error(d, NULL, "%s: the imported graph is not a fabric fabricx "
 					     "accepts: %s", path, vd.first ? vd.first : "(no message)")
 			     : fx_diag_error(d, NULL, "%s: %s", path, vd.first ? vd.first : "too large");
-		fx_design_free(&ds);
+		fx_design_release(&ds);
 		fx_diag_release(&vd);
 	}
 	if (rc == 0 && fwrite(spec, 1, slen, out) != slen)

@@ -57,5 +57,19 @@ static double pairwise_flows(const fx_fabric *f, const fx_coll_req *q)
 	return (double)q->n;
 }
 
-const fx_coll_algo fx_a2a_direct = {"all-to-all", "direct", "every rank sends M/(n-1) to every other at once", direct, all, NULL, direct_flows};
-const fx_coll_algo fx_a2a_pairwise = {"all-to-all", "pairwise", "n-1 rounds, rank r sends to r+s in round s", pairwise, all, NULL, pairwise_flows};
+const fx_coll_algo fx_a2a_direct = {
+	.pattern = "all-to-all",
+	.name = "direct",
+	.summary = "every rank sends M/(n-1) to every other at once",
+	.gen = direct,
+	.sent_per_rank = all,
+	.flows = direct_flows,
+};
+const fx_coll_algo fx_a2a_pairwise = {
+	.pattern = "all-to-all",
+	.name = "pairwise",
+	.summary = "n-1 rounds, rank r sends to r+s in round s",
+	.gen = pairwise,
+	.sent_per_rank = all,
+	.flows = pairwise_flows,
+};

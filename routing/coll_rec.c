@@ -101,9 +101,51 @@ static double flows_twice(const fx_fabric *f, const fx_coll_req *q)
 	return 2 * flows_once(f, q);
 }
 
-const fx_coll_algo fx_rs_rec = {"reduce-scatter", "recursive", "peer r XOR 2^s, halving the data each round", rs_rec, once, NULL, flows_once};
-const fx_coll_algo fx_ag_rec = {"all-gather", "recursive", "reduce-scatter's rounds backwards, doubling the data", ag_rec, once, NULL, flows_once};
-const fx_coll_algo fx_ar_rhd = {"allreduce", "rhd", "recursive halving reduce-scatter + doubling all-gather (Rabenseifner)", ar_rhd, twice, NULL, flows_twice};
-const fx_coll_algo fx_rs_swing = {"reduce-scatter", "swing", "Swing peers r +/- rho(s) on rank numbers (1-D), halving the data each round", rs_swing, once, NULL, flows_once};
-const fx_coll_algo fx_ag_swing = {"all-gather", "swing", "Swing's rounds backwards, doubling the data", ag_swing, once, NULL, flows_once};
-const fx_coll_algo fx_ar_swing = {"allreduce", "swing", "Swing on rank numbers (1-D ring), reduce-scatter + all-gather; on tori see swing-torus", ar_swing, twice, NULL, flows_twice};
+const fx_coll_algo fx_rs_rec = {
+	.pattern = "reduce-scatter",
+	.name = "recursive",
+	.summary = "peer r XOR 2^s, halving the data each round",
+	.gen = rs_rec,
+	.sent_per_rank = once,
+	.flows = flows_once,
+};
+const fx_coll_algo fx_ag_rec = {
+	.pattern = "all-gather",
+	.name = "recursive",
+	.summary = "reduce-scatter's rounds backwards, doubling the data",
+	.gen = ag_rec,
+	.sent_per_rank = once,
+	.flows = flows_once,
+};
+const fx_coll_algo fx_ar_rhd = {
+	.pattern = "allreduce",
+	.name = "rhd",
+	.summary = "recursive halving reduce-scatter + doubling all-gather (Rabenseifner)",
+	.gen = ar_rhd,
+	.sent_per_rank = twice,
+	.flows = flows_twice,
+};
+const fx_coll_algo fx_rs_swing = {
+	.pattern = "reduce-scatter",
+	.name = "swing",
+	.summary = "Swing peers r +/- rho(s) on rank numbers (1-D), halving the data each round",
+	.gen = rs_swing,
+	.sent_per_rank = once,
+	.flows = flows_once,
+};
+const fx_coll_algo fx_ag_swing = {
+	.pattern = "all-gather",
+	.name = "swing",
+	.summary = "Swing's rounds backwards, doubling the data",
+	.gen = ag_swing,
+	.sent_per_rank = once,
+	.flows = flows_once,
+};
+const fx_coll_algo fx_ar_swing = {
+	.pattern = "allreduce",
+	.name = "swing",
+	.summary = "Swing on rank numbers (1-D ring), reduce-scatter + all-gather; on tori see swing-torus",
+	.gen = ar_swing,
+	.sent_per_rank = twice,
+	.flows = flows_twice,
+};

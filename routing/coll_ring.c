@@ -362,11 +362,35 @@ static double flows_ring2(const fx_fabric *f, const fx_coll_req *q)
 	return 2 * flows_ring(f, q);
 }
 
-const fx_coll_algo fx_ar_ring = {"allreduce", "ring", "ring reduce-scatter + all-gather (book Eq. 6-9); on explicit graphs rings over the direct links",
-				 ar_ring, twice_ring, NULL, flows_ring2};
-const fx_coll_algo fx_ar_hier = {"allreduce", "hier", "ring inside nodes, ring across nodes on M/g, ring inside nodes",
-				 ar_hier, twice_ring, NULL, fx_flows_4n};
-const fx_coll_algo fx_rs_ring = {"reduce-scatter", "ring", "n-1 rounds of M/n to the next rank",
-				 rs_ring, once_ring, NULL, flows_ring};
-const fx_coll_algo fx_ag_ring = {"all-gather", "ring", "n-1 rounds of M/n to the next rank",
-				 ag_ring, once_ring, NULL, flows_ring};
+const fx_coll_algo fx_ar_ring = {
+	.pattern = "allreduce",
+	.name = "ring",
+	.summary = "ring reduce-scatter + all-gather (book Eq. 6-9); on explicit graphs rings over the direct links",
+	.gen = ar_ring,
+	.sent_per_rank = twice_ring,
+	.flows = flows_ring2,
+};
+const fx_coll_algo fx_ar_hier = {
+	.pattern = "allreduce",
+	.name = "hier",
+	.summary = "ring inside nodes, ring across nodes on M/g, ring inside nodes",
+	.gen = ar_hier,
+	.sent_per_rank = twice_ring,
+	.flows = fx_flows_4n,
+};
+const fx_coll_algo fx_rs_ring = {
+	.pattern = "reduce-scatter",
+	.name = "ring",
+	.summary = "n-1 rounds of M/n to the next rank",
+	.gen = rs_ring,
+	.sent_per_rank = once_ring,
+	.flows = flows_ring,
+};
+const fx_coll_algo fx_ag_ring = {
+	.pattern = "all-gather",
+	.name = "ring",
+	.summary = "n-1 rounds of M/n to the next rank",
+	.gen = ag_ring,
+	.sent_per_rank = once_ring,
+	.flows = flows_ring,
+};

@@ -170,19 +170,67 @@ static double flows_rec2(const fx_fabric *f, const fx_coll_req *q)
 	return flows(f, q, 1, 2);
 }
 
-const fx_coll_algo fx_ar_swing_torus = {"allreduce", "swing-torus", "multi-dimensional Swing on a torus: step s in dimension s mod D, 2D plain and mirrored collectives (NSDI'24)",
-					ar_swing_torus, twice, NULL, flows_swing2};
-const fx_coll_algo fx_rs_swing_torus = {"reduce-scatter", "swing-torus", "multi-dimensional Swing on a torus, 2D collectives at once (NSDI'24)",
-					rs_swing_torus, once, NULL, flows_swing1};
-const fx_coll_algo fx_ag_swing_torus = {"all-gather", "swing-torus", "multi-dimensional Swing on a torus, steps backwards",
-					ag_swing_torus, once, NULL, flows_swing1};
-const fx_coll_algo fx_ar_rec_torus = {"allreduce", "rec-torus", "recursive halving-doubling on a torus, step s in dimension s mod D (Swing's baseline)",
-				      ar_rec_torus, twice, NULL, flows_rec2};
-const fx_coll_algo fx_rs_rec_torus = {"reduce-scatter", "rec-torus", "recursive halving on a torus, step s in dimension s mod D",
-				      rs_rec_torus, once, NULL, flows_rec1};
-const fx_coll_algo fx_ag_rec_torus = {"all-gather", "rec-torus", "recursive doubling on a torus, steps backwards",
-				      ag_rec_torus, once, NULL, flows_rec1};
-const fx_coll_algo fx_ar_swing_torus_lat = {"allreduce", "swing-torus-lat", "latency-optimal Swing on a torus: log2 p steps, the whole vector each, step s in dimension s mod D (NSDI'24)",
-					    ar_swing_torus_lat, whole, NULL, flows_rec1};
-const fx_coll_algo fx_ar_rec_torus_lat = {"allreduce", "rec-torus-lat", "latency-optimal recursive doubling on a torus, the whole vector each step",
-					  ar_rec_torus_lat, whole, NULL, flows_rec1};
+const fx_coll_algo fx_ar_swing_torus = {
+	.pattern = "allreduce",
+	.name = "swing-torus",
+	.summary = "multi-dimensional Swing on a torus: step s in dimension s mod D, 2D plain and mirrored collectives (NSDI'24)",
+	.gen = ar_swing_torus,
+	.sent_per_rank = twice,
+	.flows = flows_swing2,
+};
+const fx_coll_algo fx_rs_swing_torus = {
+	.pattern = "reduce-scatter",
+	.name = "swing-torus",
+	.summary = "multi-dimensional Swing on a torus, 2D collectives at once (NSDI'24)",
+	.gen = rs_swing_torus,
+	.sent_per_rank = once,
+	.flows = flows_swing1,
+};
+const fx_coll_algo fx_ag_swing_torus = {
+	.pattern = "all-gather",
+	.name = "swing-torus",
+	.summary = "multi-dimensional Swing on a torus, steps backwards",
+	.gen = ag_swing_torus,
+	.sent_per_rank = once,
+	.flows = flows_swing1,
+};
+const fx_coll_algo fx_ar_rec_torus = {
+	.pattern = "allreduce",
+	.name = "rec-torus",
+	.summary = "recursive halving-doubling on a torus, step s in dimension s mod D (Swing's baseline)",
+	.gen = ar_rec_torus,
+	.sent_per_rank = twice,
+	.flows = flows_rec2,
+};
+const fx_coll_algo fx_rs_rec_torus = {
+	.pattern = "reduce-scatter",
+	.name = "rec-torus",
+	.summary = "recursive halving on a torus, step s in dimension s mod D",
+	.gen = rs_rec_torus,
+	.sent_per_rank = once,
+	.flows = flows_rec1,
+};
+const fx_coll_algo fx_ag_rec_torus = {
+	.pattern = "all-gather",
+	.name = "rec-torus",
+	.summary = "recursive doubling on a torus, steps backwards",
+	.gen = ag_rec_torus,
+	.sent_per_rank = once,
+	.flows = flows_rec1,
+};
+const fx_coll_algo fx_ar_swing_torus_lat = {
+	.pattern = "allreduce",
+	.name = "swing-torus-lat",
+	.summary = "latency-optimal Swing on a torus: log2 p steps, the whole vector each, step s in dimension s mod D (NSDI'24)",
+	.gen = ar_swing_torus_lat,
+	.sent_per_rank = whole,
+	.flows = flows_rec1,
+};
+const fx_coll_algo fx_ar_rec_torus_lat = {
+	.pattern = "allreduce",
+	.name = "rec-torus-lat",
+	.summary = "latency-optimal recursive doubling on a torus, the whole vector each step",
+	.gen = ar_rec_torus_lat,
+	.sent_per_rank = whole,
+	.flows = flows_rec1,
+};

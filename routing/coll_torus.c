@@ -135,5 +135,11 @@ static double flows_torus(const fx_fabric *f, const fx_coll_req *q)
 	return (double)rounds * 2.0 * f->ndims * (double)q->n;
 }
 
-const fx_coll_algo fx_ar_torus = {"allreduce", "torus", "ring reduce-scatter/all-gather along each dimension, 2D parts at once",
-				  ar_torus, twice, NULL, flows_torus};
+const fx_coll_algo fx_ar_torus = {
+	.pattern = "allreduce",
+	.name = "torus",
+	.summary = "ring reduce-scatter/all-gather along each dimension, 2D parts at once",
+	.gen = ar_torus,
+	.sent_per_rank = twice,
+	.flows = flows_torus,
+};

@@ -451,13 +451,45 @@ static double flows_chain(const fx_fabric *f, const fx_coll_req *q)
 	return links * (c < links ? c : links);
 }
 
-const fx_coll_algo fx_ar_tree = {"allreduce", "tree", "binomial tree, pipelined in chunks as NCCL does (--chunks 1: book Eq. 6-10)",
-				 ar_tree, NULL, NULL, flows_tree};
-const fx_coll_algo fx_ar_dbtree = {"allreduce", "dbtree", "two complementary binary trees, half the data each, pipelined in chunks",
-				   ar_dbtree, NULL, NULL, flows_dbtree};
-const fx_coll_algo fx_bc_tree = {"broadcast", "tree", "binomial tree from rank 0", bc_tree, NULL, NULL, fx_flows_1n};
-const fx_coll_algo fx_bc_chain = {"broadcast", "chain", "pipelined chain in rank order (--chunks, default 8)",
-				  bc_chain, NULL, NULL, flows_chain};
-const fx_coll_algo fx_rd_tree = {"reduce", "tree", "binomial tree to rank 0", rd_tree, NULL, NULL, fx_flows_1n};
-const fx_coll_algo fx_rd_chain = {"reduce", "chain", "pipelined chain towards rank 0 (--chunks, default 8)",
-				  rd_chain, NULL, NULL, flows_chain};
+const fx_coll_algo fx_ar_tree = {
+	.pattern = "allreduce",
+	.name = "tree",
+	.summary = "binomial tree, pipelined in chunks as NCCL does (--chunks 1: book Eq. 6-10)",
+	.gen = ar_tree,
+	.flows = flows_tree,
+};
+const fx_coll_algo fx_ar_dbtree = {
+	.pattern = "allreduce",
+	.name = "dbtree",
+	.summary = "two complementary binary trees, half the data each, pipelined in chunks",
+	.gen = ar_dbtree,
+	.flows = flows_dbtree,
+};
+const fx_coll_algo fx_bc_tree = {
+	.pattern = "broadcast",
+	.name = "tree",
+	.summary = "binomial tree from rank 0",
+	.gen = bc_tree,
+	.flows = fx_flows_1n,
+};
+const fx_coll_algo fx_bc_chain = {
+	.pattern = "broadcast",
+	.name = "chain",
+	.summary = "pipelined chain in rank order (--chunks, default 8)",
+	.gen = bc_chain,
+	.flows = flows_chain,
+};
+const fx_coll_algo fx_rd_tree = {
+	.pattern = "reduce",
+	.name = "tree",
+	.summary = "binomial tree to rank 0",
+	.gen = rd_tree,
+	.flows = fx_flows_1n,
+};
+const fx_coll_algo fx_rd_chain = {
+	.pattern = "reduce",
+	.name = "chain",
+	.summary = "pipelined chain towards rank 0 (--chunks, default 8)",
+	.gen = rd_chain,
+	.flows = flows_chain,
+};

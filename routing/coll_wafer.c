@@ -652,21 +652,53 @@ static double flows_summa(const fx_fabric *f, const fx_coll_req *q)
 	return 4.0 * P * (P / 2 + 2);
 }
 
-const fx_coll_algo fx_ar_pipeline = {"allreduce", "pipeline",
-	"wafer rows: add-and-forward stream tail->head, multicast back (WaferLLM §3.2)",
-	ar_pipeline, NULL, plmr_pipeline, fx_flows_2n};
-const fx_coll_algo fx_ar_mesh_ring = {"allreduce", "mesh-ring",
-	"wafer rows: ring reduce-scatter + all-gather in x order, wrap across the row",
-	ar_mesh_ring, NULL, plmr_mesh_ring, fx_flows_2n};
-const fx_coll_algo fx_ar_ktree = {"allreduce", "ktree",
-	"wafer rows: MeshGEMV two-way 2-tree, G groups (--chunks G; default ~sqrt W)",
-	ar_ktree, NULL, plmr_ktree, fx_flows_6n};
-const fx_coll_algo fx_gemm_cannon = {"gemm-shift", "cannon",
-	"P x P grid: P steps shifting A left and B up, wrap-around P-1 hops",
-	gemm_cannon, sent_shift, plmr_cannon, fx_flows_2n};
-const fx_coll_algo fx_gemm_summa = {"gemm-shift", "summa",
-	"P x P grid: P steps multicasting an A column along rows, a B row along columns",
-	gemm_summa, NULL, plmr_summa, flows_summa};
-const fx_coll_algo fx_gemm_meshgemm = {"gemm-shift", "meshgemm",
-	"P x P grid: Cannon's shifts on the INTERLEAVE ring, at most 2 hops (WaferLLM §3.1)",
-	gemm_meshgemm, sent_shift, plmr_meshgemm, fx_flows_2n};
+const fx_coll_algo fx_ar_pipeline = {
+	.pattern = "allreduce",
+	.name = "pipeline",
+	.summary = "wafer rows: add-and-forward stream tail->head, multicast back (WaferLLM §3.2)",
+	.gen = ar_pipeline,
+	.plmr = plmr_pipeline,
+	.flows = fx_flows_2n,
+};
+const fx_coll_algo fx_ar_mesh_ring = {
+	.pattern = "allreduce",
+	.name = "mesh-ring",
+	.summary = "wafer rows: ring reduce-scatter + all-gather in x order, wrap across the row",
+	.gen = ar_mesh_ring,
+	.plmr = plmr_mesh_ring,
+	.flows = fx_flows_2n,
+};
+const fx_coll_algo fx_ar_ktree = {
+	.pattern = "allreduce",
+	.name = "ktree",
+	.summary = "wafer rows: MeshGEMV two-way 2-tree, G groups (--chunks G; default ~sqrt W)",
+	.gen = ar_ktree,
+	.plmr = plmr_ktree,
+	.flows = fx_flows_6n,
+};
+const fx_coll_algo fx_gemm_cannon = {
+	.pattern = "gemm-shift",
+	.name = "cannon",
+	.summary = "P x P grid: P steps shifting A left and B up, wrap-around P-1 hops",
+	.gen = gemm_cannon,
+	.sent_per_rank = sent_shift,
+	.plmr = plmr_cannon,
+	.flows = fx_flows_2n,
+};
+const fx_coll_algo fx_gemm_summa = {
+	.pattern = "gemm-shift",
+	.name = "summa",
+	.summary = "P x P grid: P steps multicasting an A column along rows, a B row along columns",
+	.gen = gemm_summa,
+	.plmr = plmr_summa,
+	.flows = flows_summa,
+};
+const fx_coll_algo fx_gemm_meshgemm = {
+	.pattern = "gemm-shift",
+	.name = "meshgemm",
+	.summary = "P x P grid: Cannon's shifts on the INTERLEAVE ring, at most 2 hops (WaferLLM §3.1)",
+	.gen = gemm_meshgemm,
+	.sent_per_rank = sent_shift,
+	.plmr = plmr_meshgemm,
+	.flows = fx_flows_2n,
+};

@@ -347,7 +347,7 @@ int fx_space_parse(fx_space *s, const fx_spec *spec, fx_diag *d, int *present)
 {
 	int rc = parse_space(s, spec, d, present);
 	if (rc)
-		fx_space_free(s);  /* what was read before the error: nothing is kept */
+		fx_space_release(s);  /* what was read before the error: nothing is kept */
 	return rc;
 }
 
@@ -523,7 +523,7 @@ int fx_space_vary(fx_space *s, const char *arg, fx_diag *d)
 	return rc;
 }
 
-void fx_space_free(fx_space *s)
+void fx_space_release(fx_space *s)
 {
 	for (size_t i = 0; i < s->naxes; i++) {
 		fx_space_axis *a = &s->axes[i];

@@ -29,7 +29,7 @@
  * and on the command line, --vary PATH=V1,V2,... or PATH=FROM:TO:STEP
  * (FROM:TO:xF for a log range).
  *
- * Ownership: an fx_space owns its strings; fx_space_free releases them.
+ * Ownership: an fx_space owns its strings; fx_space_release releases them.
  */
 #ifndef FX_SPACE_H
 #define FX_SPACE_H
@@ -86,7 +86,7 @@ int fx_space_parse(fx_space *s, const fx_spec *spec, fx_diag *d, int *present);
 /* Adds one --vary PATH=V1,V2,... or PATH=FROM:TO:STEP axis (a path the
  * spec's space already varies is replaced). */
 int fx_space_vary(fx_space *s, const char *arg, fx_diag *d);
-void fx_space_free(fx_space *s);
+void fx_space_release(fx_space *s);
 
 /* Points in the full grid; (uint64_t)-1 past FX_SPACE_MAX_INDEX. */
 uint64_t fx_space_count(const fx_space *s);

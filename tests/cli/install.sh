@@ -15,7 +15,7 @@ spec=specs/torus-8x8x8.yaml
 
 expect 0 "make install" -- $MAKE --no-print-directory -s BUILD="$BUILD" install PREFIX="$p" DESTDIR=
 for f in bin/fabricx lib/libfabricx.a lib/libfabricx.so.0.1.0 lib/pkgconfig/fabricx.pc \
-	 include/fabricx/fabricx.h include/fabricx/design/design.h include/fabricx/core/diag.h \
+	 include/fabricx/fabricx.h include/fabricx/design/design.h include/fabricx/core/diag.h include/fabricx/core/version.h \
 	 share/man/man1/fabricx.1 share/bash-completion/completions/fabricx; do
 	[ -f "$p/$f" ] && ok || bad "install: no $f"
 done
@@ -27,8 +27,69 @@ if command -v readelf >/dev/null 2>&1; then
 	readelf -d "$p/lib/libfabricx.so.0.1.0" | grep -q 'SONAME.*\[libfabricx\.so\.0\]' && ok || bad "install: soname is not libfabricx.so.0"
 fi
 
-# the example against the installed library, as a user would build it
+# ---- the public API (issue #26) ----
+# only fabricx.h and what it includes: no private header of a module
+priv=$(cd "$p/include/fabricx" && find . \( -name '*internal*.h' -o -path './cli/*' \) | sort | tr '\n' ' ')
+[ -z "$priv" ] && ok || bad "install: private headers installed: $priv"
 export PKG_CONFIG_PATH="$p/lib/pkgconfig"
+# each installed header compiles alone (plain C11, no feature macros),
+# from the installed ones only (a public header that includes a header not
+# installed fails here)
+for h in $(cd "$p/include/fabricx" && find . -name '*.h' | sed 's|^\./||' | sort); do
+	printf '#include <%s>\nint fx_install_probe;\n' "$h" > "$tmp/probe.c"
+	# shellcheck disable=SC2046
+	if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -fsyntax-only \
+		$(pkg-config --cflags fabricx) "$tmp/probe.c" 2>"$tmp/err"; then ok; else
+		bad "installed header $h does not compile alone"; head -3 "$tmp/err"; fi
+done
+# every header fabricx.h reaches is installed, and no other: the closure
+# of its quoted includes, walked in the source tree, is what install wrote
+closure() {
+	todo=fabricx.h; seen=
+	while [ -n "$todo" ]; do
+		# shellcheck disable=SC2086
+		set -- $todo; h=$1; shift; todo="$*"
+		case " $seen " in *" $h "*) continue;; esac
+		seen="$seen $h"
+		for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$h"); do
+			todo="$todo $(realpath -m --relative-to=. "$(dirname "$h")/$inc")"
+		done
+	done
+	# shellcheck disable=SC2086
+	printf '%s\n' $seen | sort | tr '\n' ' '
+}
+want_hdr=$(closure)
+got_hdr=$(cd "$p/include/fabricx" && find . -name '*.h' | sed 's|^\./||' | sort | tr '\n' ' ')
+[ "$want_hdr" = "$got_hdr" ] && ok || bad "installed headers '$got_hdr', fabricx.h reaches '$want_hdr'"
+# the library exports no sanitizer hook (one would set the leak policy of
+# every program that links it; cli/san_hooks.c has them, for the programs)
+if command -v nm >/dev/null 2>&1; then
+	nm -D --defined-only "$p/lib/libfabricx.so.0.1.0" > "$tmp/syms"
+	grep -q ' T fx_design_load$' "$tmp/syms" && ok || bad "nm -D: no fx_design_load (the check below would prove nothing)"
+	hooks=$(grep -i 'lsan\|asan\|ubsan' "$tmp/syms" | tr '\n' ' ')
+	[ -z "$hooks" ] && ok || bad "libfabricx.so exports sanitizer hooks: $hooks"
+fi
+# one release everywhere: fabricx.h's FX_VERSION and its parts, the library
+# it runs with, fabricx.pc and `fabricx --version`
+printf '%s\n' '#include <fabricx.h>' '#include <stdio.h>' '#include <string.h>' \
+	'int main(void)' '{' '	char parts[64];' \
+	'	snprintf(parts, sizeof parts, "%d.%d.%d", FX_VERSION_MAJOR, FX_VERSION_MINOR, FX_VERSION_PATCH);' \
+	'	printf("%s %s %s\n", FX_VERSION, parts, fx_version_release());' \
+	'	return strcmp(FX_VERSION, parts) != 0 || strcmp(FX_VERSION, fx_version_release()) != 0;' \
+	'}' > "$tmp/ver.c"
+# shellcheck disable=SC2046
+expect 0 "version probe builds" -- ${CC:-cc} -o "$tmp/ver" "$tmp/ver.c" $(pkg-config --cflags --libs fabricx)
+LD_LIBRARY_PATH="$p/lib" "$tmp/ver" > "$tmp/ver.out" && ok || bad "FX_VERSION is not MAJOR.MINOR.PATCH or not the library's: $(cat "$tmp/ver.out")"
+hv=$(sed 's/ .*//' "$tmp/ver.out")
+case $hv in [0-9]*.[0-9]*.[0-9]*) ok;; *) bad "FX_VERSION is '$hv'";; esac
+[ "$(pkg-config --modversion fabricx)" = "$hv" ] && ok ||
+	bad "fabricx.pc says $(pkg-config --modversion fabricx), fabricx.h says '$hv'"
+[ "$("$p/bin/fabricx" --version | awk '{print $2}')" = "$hv" ] && ok ||
+	bad "fabricx --version says '$("$p/bin/fabricx" --version)', fabricx.h says '$hv'"
+
+# the example against the installed library, as a user would build it: a
+# copy outside the tree, so nothing but the installed headers is in reach
+cp docs/example.c "$tmp/example.c"
 want_bis=$("$FABRICX" metrics --json "$spec" --out "$tmp/o" | jq .bisection_bandwidth_Bps)
 want_a2a=$("$FABRICX" collective --json --pattern all-to-all --size '32 MiB' "$spec" --out "$tmp/o" |
 	   jq .time_s)
@@ -39,7 +100,7 @@ same() {
 	then ok; else bad "example $3: $1 is '$got', the CLI says '$2'"; fi
 }
 # shellcheck disable=SC2046
-expect 0 "example builds (shared)" -- ${CC:-cc} -o "$tmp/ex" docs/example.c $(pkg-config --cflags --libs fabricx)
+expect 0 "example builds (shared)" -- ${CC:-cc} -o "$tmp/ex" "$tmp/example.c" $(pkg-config --cflags --libs fabricx)
 LD_LIBRARY_PATH="$p/lib" expect 0 "example runs (shared)" -- "$tmp/ex" "$spec"
 if command -v readelf >/dev/null 2>&1; then
 	readelf -d "$tmp/ex" | grep -q 'NEEDED.*\[libfabricx\.so\.0\]' && ok || bad "the example does not load libfabricx.so.0"
@@ -52,7 +113,7 @@ same all_to_all_time_s "$want_a2a" shared
 static_libs=$(pkg-config --libs fabricx yaml-0.1 libcgraph libgvc | sed 's/-lfabricx/-Wl,-Bstatic -lfabricx -Wl,-Bdynamic/')
 static_libs="$static_libs -lglpk -lm"
 # shellcheck disable=SC2046,SC2086
-expect 0 "example builds (static)" -- ${CC:-cc} -o "$tmp/ex-static" docs/example.c $(pkg-config --cflags fabricx) $static_libs
+expect 0 "example builds (static)" -- ${CC:-cc} -o "$tmp/ex-static" "$tmp/example.c" $(pkg-config --cflags fabricx) $static_libs
 expect 0 "example runs (static)" -- "$tmp/ex-static" "$spec"
 same bisection_bandwidth_Bps "$want_bis" static
 same all_to_all_time_s "$want_a2a" static

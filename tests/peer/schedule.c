@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	fx_diag_init(&d);
 	fx_design ds;
 	if (fx_design_load(&ds, argv[1], NULL, 0, NULL, &d)) {
-		fx_design_free(&ds);
+		fx_design_release(&ds);
 		return 2;
 	}
 	const fx_fabric *f = &ds.fab;
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 	free(buf);
 	fx_sched_release(&s);
 	free(ranks);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	fx_diag_release(&d);
 	return rc ? 1 : 0;
 }

@@ -10,6 +10,7 @@
  * fx_design_load and a failed load's bisection returned 0.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,7 +128,7 @@ START_TEST(api_coll_run)
 	before = d.nerr;
 	REFUSED(fx_coll_run(f, r2, &ok, &tm, &res, &d), &d, before);
 	fx_router_free(r2);
-	fx_design_free(&other);
+	fx_design_release(&other);
 	/* the crossover, the helpers */
 	before = d.nerr;
 	ck_assert(fx_coll_crossover(f, r, &(fx_coll_req){"allreduce", NULL, minus, 2, 0, 0}, "ring",
@@ -151,7 +152,7 @@ START_TEST(api_coll_run)
 	fx_router_free(NULL);
 	fx_coll_result_release(NULL);
 	fx_router_free(r);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	unquiet(&d);
 }
 END_TEST
@@ -235,9 +236,9 @@ START_TEST(api_design_load)
 	before = d.nerr;
 	REFUSED(fx_design_load_text(&ds, "x.yaml", text, NULL, 0, NULL, &d), &d, before);
 	check_unloaded(&ds, &d);
-	fx_design_free(&ds);
-	fx_design_free(&ds);  /* twice is safe */
-	fx_design_free(NULL);
+	fx_design_release(&ds);
+	fx_design_release(&ds);  /* twice is safe */
+	fx_design_release(NULL);
 	/* a loaded design: the group lookup's own arguments */
 	load_torus(&ds, &d);
 	int64_t r[64];
@@ -245,10 +246,10 @@ START_TEST(api_design_load)
 	REFUSED((int)fx_design_group_devices(&ds, NULL, r, &d), &d, before);
 	before = d.nerr;
 	REFUSED((int)fx_design_group_devices(&ds, "g", NULL, &d), &d, before);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	/* without any fx_diag: still -1, nothing dereferenced */
 	ck_assert_int_eq(fx_design_load(&ds, NULL, NULL, 0, NULL, NULL), -1);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	unquiet(&d);
 }
 END_TEST
@@ -296,7 +297,7 @@ START_TEST(api_routing_fabric)
 	REFUSED(fx_fabric_build(&g, NULL, 0, &d), &d, before);
 	ck_assert(!fx_fabric_built(&g));
 	fx_fabric_release(&g);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	unquiet(&d);
 }
 END_TEST
@@ -366,7 +367,7 @@ START_TEST(api_spec_power_place_units)
 	before = d.nerr;
 	REFUSED(fx_place(&ds.fab, &ds.work, &ds.power, &o, &p, &d), &d, before);
 	fx_placement_release(NULL);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 
 	double v;
 	ck_assert_int_eq(fx_unit_parse(NULL, FX_UNIT_SIZE, &v, NULL), FX_UNIT_NOT_A_NUMBER);
@@ -431,6 +432,24 @@ START_TEST(api_isolate)
 }
 END_TEST
 
+/* The release macro (issue #26): FX_VERSION is its parts, in order, and the
+ * library's own fx_version_release(); the Makefile reads the same parts
+ * for fabricx.pc (tests/cli/install.sh checks that side). */
+START_TEST(api_version)
+{
+	char parts[64];
+	snprintf(parts, sizeof parts, "%d.%d.%d", FX_VERSION_MAJOR, FX_VERSION_MINOR, FX_VERSION_PATCH);
+	ck_assert_str_eq(FX_VERSION, parts);
+	ck_assert_str_eq(fx_version_release(), FX_VERSION);
+	ck_assert_int_ge(FX_VERSION_MAJOR, 0);
+	ck_assert_ptr_nonnull(fx_version());
+	ck_assert_int_gt((int)strlen(fx_version()), 0);
+#if FX_VERSION_MAJOR < 0 || FX_VERSION_MINOR < 0 || FX_VERSION_PATCH < 0
+#error "the version parts are for #if: plain non-negative integers"
+#endif
+}
+END_TEST
+
 Suite *suite_api(void)
 {
 	Suite *s = suite_create("api");
@@ -440,6 +459,7 @@ Suite *suite_api(void)
 	tcase_add_test(t, api_routing_fabric);
 	tcase_add_test(t, api_spec_power_place_units);
 	tcase_add_test(t, api_isolate);
+	tcase_add_test(t, api_version);
 	suite_add_tcase(s, t);
 	return s;
 }

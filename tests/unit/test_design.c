@@ -30,8 +30,8 @@ START_TEST(same_as_cli)
 	ck_assert_str_eq(ds.name, c.design.name);
 	ck_assert_str_eq(ds.fab.builder->kind, c.design.fab.builder->kind);
 	ck_assert_int_eq(fx_cli_finish(&c, 0), 0);
-	fx_design_free(&ds);
-	fx_design_free(&ds);  /* twice is harmless */
+	fx_design_release(&ds);
+	fx_design_release(&ds);  /* twice is harmless */
 	fx_diag_release(&d);
 }
 END_TEST
@@ -46,7 +46,7 @@ START_TEST(bad_override)
 	ck_assert_int_eq(fx_design_load(&ds, "specs/torus-8x8x8.yaml", sets, 1, NULL, &d), -1);
 	ck_assert_int_eq(d.status, FX_EXIT_INPUT);
 	ck_assert_int_eq(ds.have_fab, 0);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	fclose(d.out);
 	fx_diag_release(&d);
 }
@@ -66,7 +66,7 @@ START_TEST(from_text)
 	int64_t r[4];
 	ck_assert_int_eq(fx_design_group_devices(&ds, "left", r, &d), 2);
 	ck_assert_int_eq(fx_design_group_devices(&ds, "none", r, &d), 0);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	fx_diag_release(&d);
 }
 END_TEST

@@ -178,7 +178,7 @@ START_TEST(run_two_servers)
 	ck_assert_double_eq_tol(res.time * 1e6, 11.55, 0.005);
 	fx_coll_result_release(&res);
 	fx_router_free(r);
-	fx_design_free(&ds);
+	fx_design_release(&ds);
 	fx_diag_release(&d);
 }
 END_TEST

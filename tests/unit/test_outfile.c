@@ -2,9 +2,11 @@
  * folders committed whole (fx_outdir). */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../core/outfile.h"
@@ -173,6 +175,87 @@ START_TEST(outdir_swaps_whole)
 }
 END_TEST
 
+/* The signals fx_outfile could touch, and SIGPIPE (the CLI's own). */
+static const int watched[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ, SIGPIPE};
+#define NWATCHED (sizeof watched / sizeof watched[0])
+
+static void dispositions(void (*h[NWATCHED])(int))
+{
+	for (size_t i = 0; i < NWATCHED; i++) {
+		struct sigaction sa;
+		ck_assert_int_eq(sigaction(watched[i], NULL, &sa), 0);
+		h[i] = sa.sa_handler;
+	}
+}
+
+/* Issue #26: the library alone sets no signal disposition; before, the
+ * first file opened took SIGINT/TERM/HUP and ignored SIGXFSZ. */
+START_TEST(outfile_leaves_signals)
+{
+	void (*before[NWATCHED])(int), (*after[NWATCHED])(int);
+	dispositions(before);
+	char *a = fx_xasprintf("%s/a", root);
+	fx_outfile o;
+	ck_assert_ptr_nonnull(fx_outfile_open(&o, a));
+	dispositions(after);  /* while the file is open */
+	for (size_t i = 0; i < NWATCHED; i++)
+		ck_assert_msg(after[i] == before[i], "signal %d changed by fx_outfile_open", watched[i]);
+	ck_assert_int_eq(fx_outfile_close(&o, 1), 0);
+	fx_outdir od;
+	ck_assert_int_eq(fx_outdir_begin(&od, root, "r"), 0);
+	dispositions(after);
+	for (size_t i = 0; i < NWATCHED; i++)
+		ck_assert_msg(after[i] == before[i], "signal %d changed by fx_outdir_begin", watched[i]);
+	fx_outdir_abort(&od);
+	free(a);
+}
+END_TEST
+
+/* With the CLI's policy: SIGTERM while a file is open removes its
+ * temporary and still kills the process; SIGXFSZ is ignored, and a SIGHUP
+ * the program ignored stays ignored.  In a child, so the policy does not
+ * reach the other tests (CK_FORK=no). */
+START_TEST(outfile_policy_cleans_up)
+{
+	char *a = fx_xasprintf("%s/a", root);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		signal(SIGHUP, SIG_IGN);
+		struct sigaction sa, term;
+		sigaction(SIGTERM, NULL, &term);
+		fx_outfile_policy(FX_OUTFILE_CLEANUP_ON_SIGNAL | FX_OUTFILE_EFBIG_NOT_SIGXFSZ);
+		sigaction(SIGTERM, NULL, &sa);
+		if (sa.sa_handler != term.sa_handler)
+			_exit(10);  /* set with the first file, not before */
+		fx_outfile o;
+		FILE *f = fx_outfile_open(&o, a);
+		if (!f || fputs("half", f) < 0 || fflush(f))
+			_exit(11);
+		sigaction(SIGTERM, NULL, &sa);
+		if (sa.sa_handler == term.sa_handler || sa.sa_handler == SIG_IGN)
+			_exit(16);  /* the cleanup handler */
+		sigaction(SIGXFSZ, NULL, &sa);
+		if (sa.sa_handler != SIG_IGN)
+			_exit(12);
+		sigaction(SIGHUP, NULL, &sa);
+		if (sa.sa_handler != SIG_IGN)
+			_exit(13);
+		if (count(root, ".fxtmp.") != 1)
+			_exit(14);
+		raise(SIGTERM);
+		_exit(15);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFSIGNALED(st), "child exited %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	ck_assert_int_eq(WTERMSIG(st), SIGTERM);
+	ck_assert_int_eq(count(root, ".fxtmp."), 0);
+	ck_assert_int_eq(count(root, "a"), 0);
+	free(a);
+}
+END_TEST
+
 Suite *suite_outfile(void)
 {
 	Suite *s = suite_create("outfile");
@@ -182,6 +265,8 @@ Suite *suite_outfile(void)
 	tcase_add_test(tc, outfile_refuses_links_and_dirs);
 	tcase_add_test(tc, outfile_real_errno);
 	tcase_add_test(tc, outdir_swaps_whole);
+	tcase_add_test(tc, outfile_leaves_signals);
+	tcase_add_test(tc, outfile_policy_cleans_up);
 	suite_add_tcase(s, tc);
 	return s;
 }

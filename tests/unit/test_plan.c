@@ -43,7 +43,7 @@ static void plan_release(planned *x)
 {
 	fx_plan_result_release(&x->r);
 	fx_plan_problem_release(&x->p);
-	fx_design_free(&x->ds);
+	fx_design_release(&x->ds);
 	fx_diag_release(&x->d);
 }
 

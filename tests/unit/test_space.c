@@ -35,7 +35,7 @@ static void load_space(fx_space *sp, fx_spec *s, fx_diag *d, const char *text)
 
 static void unload(fx_space *sp, fx_spec *s, fx_diag *d)
 {
-	fx_space_free(sp);
+	fx_space_release(sp);
 	fx_spec_release(s);
 	fclose(d->out);
 	fx_diag_release(d);
@@ -117,7 +117,7 @@ START_TEST(space_vary)
 	ck_assert_int_eq(fx_space_vary(&sp, "p=5:1:1", &d), -1);
 	ck_assert_int_eq(fx_space_vary(&sp, "p=", &d), -1);
 	ck_assert_int_eq(d.status, FX_EXIT_INPUT);
-	fx_space_free(&sp);
+	fx_space_release(&sp);
 	fclose(d.out);
 	fx_diag_release(&d);
 }
@@ -147,7 +147,7 @@ START_TEST(space_refused)
 		ck_assert_int_eq(fx_spec_load_text(&s, "bad.yaml", bad[i], &d), 0);
 		ck_assert_msg(fx_space_parse(&sp, &s, &d, &present) == -1, "accepted: %s", bad[i]);
 		ck_assert_int_eq(d.status, FX_EXIT_INPUT);
-		fx_space_free(&sp);
+		fx_space_release(&sp);
 		fx_spec_release(&s);
 		fclose(d.out);
 		fx_diag_release(&d);
@@ -183,7 +183,7 @@ START_TEST(space_sample_strata)
 	ck_assert(memcmp(p, q, sizeof p) == 0);
 	for (size_t i = 1; i < n; i++)
 		ck_assert(p[i - 1] < p[i]);
-	fx_space_free(&sp);
+	fx_space_release(&sp);
 	fx_diag_release(&d);
 }
 END_TEST
