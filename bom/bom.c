@@ -78,7 +78,7 @@ static int parse_rules(fx_diag *d, const fx_snode *bom, const char *key, const c
 
 /* bom.floor: every key optional; the defaults are assumed (docs/spec.md §6g). */
 static const fx_bom_floor default_floor = {
-	.racks_per_row = 8, .rack_width_m = 0.6, .row_pitch_m = 2.4, .rise_m = 1.5, .in_rack_m = 1.0,
+	.racks_per_row = 0, .rack_width_m = 0.6, .row_pitch_m = 2.4, .rise_m = 1.5, .in_rack_m = 1.0,
 };
 
 static int parse_floor(fx_diag *d, const fx_snode *b, fx_bom_floor *fl)
@@ -295,8 +295,13 @@ int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabr
 		return fx_diag_error(d, NULL, "fx_bom_build: no configuration or no built fabric");
 	int64_t *rack = vertex_racks(p, f, b);
 	b->floor = c->floor;
-	if (b->floor.racks_per_row < 1)
+	if (b->floor.rack_width_m <= 0)
 		b->floor = default_floor;
+	if (b->floor.racks_per_row < 1) {  /* a square floor, at least 8 racks a row */
+		double n = (double)(b->compute_racks + b->network_racks);
+		double side = ceil(sqrt(n * b->floor.row_pitch_m / b->floor.rack_width_m) - 1e-9);
+		b->floor.racks_per_row = side > 8 ? (int64_t)side : 8;
+	}
 	place_racks(b);
 	size_t capspan = 0;
 	/* links by medium and place; cables and modules by rule, and by length */

@@ -73,7 +73,8 @@ typedef enum fx_bom_priced {
  * r mod racks_per_row of row r / racks_per_row, rack_width_m apart in a
  * row, row_pitch_m (a rack's depth and an aisle) between rows. */
 typedef struct fx_bom_floor {
-	int64_t racks_per_row;    /* default 8 */
+	int64_t racks_per_row;    /* default (0): a square floor, at least 8 a row:
+				   * max(8, ceil(sqrt(racks x row_pitch_m / rack_width_m))) */
 	double rack_width_m;      /* default 0.6 */
 	double row_pitch_m;       /* default 2.4 */
 	double rise_m;            /* default 1.5: a cable's run from its port up to the overhead

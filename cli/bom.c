@@ -10,6 +10,7 @@
 #include "../bom/bom.h"
 #include "../routing/routing.h"
 #include "cli.h"
+#include "render.h"
 
 static const fx_opt opts[] = {
 	{"csv", "FILE", "write the parts table (raw numbers) to FILE"},
@@ -201,4 +202,17 @@ int fx_cmd_bom(int argc, char **argv)
 	}
 	fx_bom_release(&b);
 	return fx_cli_finish(&c, rc);
+}
+
+int fx_bom_floor_picture(fx_cli *c, const char *format, const char *path, fx_render_info *info)
+{
+	fx_bom_config bc;
+	fx_bom b = {0};
+	int rc = fx_bom_parse(&c->d, &c->design.spec, &bc);
+	if (rc == 0)
+		rc = fx_bom_build(&bc, &c->design.power, &c->design.fab, &b, &c->d);
+	if (rc == 0)
+		rc = fx_render_floor(&b, c->design.fab.name, format, path, info, &c->d);
+	fx_bom_release(&b);
+	return rc;
 }

@@ -73,4 +73,30 @@ expect 0 "bom nvl72 lengths" -- "$FABRICX" bom specs/nvl72.yaml --json
 expect 0 "bom nvl72 cost per GB/s" -- "$FABRICX" bom specs/nvl72.yaml --json --set 'bom.prices.rack={usd: 3240000, source: "assumed: a test"}'
 [ "$(jq '.cost_per_bisection_GBps_usd' "$tmp/out")" = 100 ] && ok || bad "nvl72 cost per GB/s: $(jq .cost_per_bisection_GBps_usd "$tmp/out")"
 
+# --view floor: the plan to scale (render/floor.c: a rack 0.8 inch wide,
+# so 0.8 / 0.6 inch a metre): CM384's rack 12 at x = y = 2.4 m is at
+# 2.4 x 1.333 x 72 = 230.4 pt; one bundle per rack pair, 48; the 4 pairs
+# 7.8 m apart (0-12, 1-13, 2-14, 3-15) say so
+expect 0 "render --view floor dot" -- "$FABRICX" render specs/cm384.yaml --view floor -o "$tmp/f.dot"
+grep -q 'pos="230.40,-230.40"' "$tmp/f.dot" && ok || bad "floor: rack 12 not at 230.4 pt"
+[ "$(grep -c -- ' -- ' "$tmp/f.dot")" = 48 ] && ok || bad "floor: $(grep -c -- ' -- ' "$tmp/f.dot") bundles, not 48"
+[ "$(grep -c 'tooltip="112 x 7.8 m"' "$tmp/f.dot")" = 4 ] && ok || bad "floor: 4 bundles of 112 x 7.8 m"
+grep -q '48 of 48 bundles drawn' "$tmp/f.dot" && ok || bad "floor: the legend's count"
+# bounded (2,400 px, 3:1) and reproducible on every shipped spec, and on a
+# floor made long and narrow on purpose (one rack a row)
+for spec in specs/*.yaml; do
+	"$FABRICX" render "$spec" --view floor -o "$tmp/a.png" --json >"$tmp/out" 2>"$tmp/err" || { bad "$spec floor: $(tail -1 "$tmp/err")"; continue; }
+	w=$(jq .width_px "$tmp/out"); h=$(jq .height_px "$tmp/out")
+	[ "$w" -le 2400 ] && [ "$h" -le 2400 ] && [ "$w" -le $((3 * h)) ] && [ "$h" -le $((3 * w)) ] && ok || bad "$spec floor: $w x $h px"
+	"$FABRICX" render "$spec" --view floor -o "$tmp/b.png" >/dev/null 2>&1 && cmp -s "$tmp/a.png" "$tmp/b.png" && ok || bad "$spec floor: two runs differ"
+done
+expect 0 "render floor, one rack a row" -- "$FABRICX" render specs/cm384.yaml --view floor --set bom.floor.racks_per_row=1 -o "$tmp/t.png" --json
+w=$(jq .width_px "$tmp/out"); h=$(jq .height_px "$tmp/out")
+[ "$h" -le 2400 ] && [ "$h" -le $((3 * w)) ] && ok || bad "one rack a row: $w x $h px"
+# the default floor is square: 66 racks of rail-clos-2048, sqrt(66 x 2.4 / 0.6) = 16.2, 17 a row
+expect 0 "bom rail-clos square floor" -- "$FABRICX" bom specs/rail-clos-2048.yaml --json
+[ "$(jq -c '[.racks,.racks_per_row,.rows]' "$tmp/out")" = '[66,17,4]' ] && ok || bad "rail-clos floor: $(jq -c '[.racks,.racks_per_row,.rows]' "$tmp/out")"
+expect 2 "render floor side by side" -- "$FABRICX" render specs/cm384.yaml specs/nvl72.yaml --view floor
+has "floor draws one build" "floor: one build"
+
 summary "bom tests"
