@@ -158,6 +158,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/pictures.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/bom.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/plots.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/space.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/fail.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh

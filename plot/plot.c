@@ -15,7 +15,7 @@
  * return or a form feed could end gnuplot's line), and the characters
  * enhanced text reads as markup (field names' underscores as subscripts,
  * the backslash) escaped.  Nothing inside can end the literal. */
-static void quote(FILE *g, const char *s)
+void fx_plot_quote(FILE *g, const char *s)
 {
 	fputc('\'', g);
 	for (; s && *s; s++) {
@@ -51,9 +51,9 @@ static int script(FILE *g, const fx_plot *pl, const char *term)
 {
 	fprintf(g, "set terminal %s\nset output\nset multiplot layout 1,%zu title ", term,
 		pl->np ? pl->np : 1);
-	quote(g, pl->title);
+	fx_plot_quote(g, pl->title);
 	fprintf(g, "\nset grid\nset key left top\nset xlabel ");
-	quote(g, pl->xlabel);
+	fx_plot_quote(g, pl->xlabel);
 	fprintf(g, "\n%s", pl->logx ? "set logscale x 2\n" : "");
 	if (pl->xtics && pl->nxtics) {  /* named values; slanted when side by side they would run together */
 		size_t chars = 0;
@@ -62,7 +62,7 @@ static int script(FILE *g, const fx_plot *pl, const char *term)
 			if (!isfinite(pl->xtics[k].at))
 				return -1;
 			fprintf(g, "%s", k ? ", " : "");
-			quote(g, pl->xtics[k].label);
+			fx_plot_quote(g, pl->xtics[k].label);
 			fprintf(g, " %.17g", pl->xtics[k].at);
 			chars += strlen(pl->xtics[k].label ? pl->xtics[k].label : "") + 6;
 		}
@@ -91,7 +91,7 @@ static int script(FILE *g, const fx_plot *pl, const char *term)
 			fprintf(g, "set xrange [%s:*]\nset yrange [%s:*]\n", zx ? "0" : "*", zy ? "0" : "*");
 		}
 		fprintf(g, "%sset ylabel ", p->logy ? "set logscale y 10\n" : "unset logscale y\n");
-		quote(g, p->ylabel);
+		fx_plot_quote(g, p->ylabel);
 		fputc('\n', g);
 		for (size_t s = 0; s < p->ns; s++) {
 			/* scatter series: hollow circles, then filled for a front drawn over them */
@@ -102,7 +102,7 @@ static int script(FILE *g, const fx_plot *pl, const char *term)
 					p->s[s].color ? p->s[s].color : "", p->s[s].color ? "'" : "");
 			else
 				fprintf(g, "%s'-' using 1:2 with linespoints title ", s ? ", " : "plot ");
-			quote(g, p->s[s].title);
+			fx_plot_quote(g, p->s[s].title);
 		}
 		fputc('\n', g);
 		for (size_t s = 0; s < p->ns; s++) {
@@ -150,16 +150,21 @@ int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen)
 			 : "out of memory");
 		return -1;
 	}
+	int rc = fx_plot_emit(text, len, path, err, errlen);
+	free(text);
+	return rc;
+}
+
+int fx_plot_emit(const char *text, size_t len, const char *path, char *err, size_t errlen)
+{
 	fx_outfile of;
 	FILE *out = fx_outfile_open(&of, path);
 	if (!out) {
 		snprintf(err, errlen, "cannot write: %s", errno == ELOOP ? "it is a symbolic link, "
 			 "which fabricx does not follow" : strerror(errno));
-		free(text);
 		return -1;
 	}
 	int rc = fx_plot_run(text, len, out, err, errlen);
-	free(text);
 	if (fx_outfile_close(&of, rc == 0) && rc == 0) {
 		snprintf(err, errlen, "cannot write: %s", strerror(errno));
 		rc = -1;

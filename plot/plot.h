@@ -64,4 +64,35 @@ typedef struct fx_plot {
  * failed, gnuplot's own error). */
 int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen);
 
+/* ---- the size sweep (plot/sweep.c) ---- */
+
+/* Two algorithms' times are equal at size `at` (bytes), between two sizes
+ * of the sweep. */
+typedef struct fx_plot_cross {
+	size_t a, b;             /* algorithms, indices into fx_plot_sweep.algo */
+	double at;
+} fx_plot_cross;
+
+/* A sweep of na algorithms over ns sizes: time and bus bandwidth against
+ * size, drawn to show the winner (sweep.c says how: ties merged into one
+ * series "a = b", the fastest per size circled and named where it changes,
+ * crossovers drawn, the peak bus bandwidth a line, power-of-two ticks). */
+typedef struct fx_plot_sweep {
+	const char *title;       /* a '\n' starts a second line */
+	size_t na, ns;
+	const char *const *algo; /* [na] */
+	const double *size;      /* [ns] bytes per rank, ascending, > 0 */
+	const double *time;      /* [na * ns] seconds; algorithm a's at a * ns */
+	const double *busbw;     /* [na * ns] B/s */
+	const fx_plot_cross *cross;
+	size_t ncross;
+} fx_plot_sweep;
+
+/* Draws s into path (.svg or .png), as fx_plot_draw. */
+int fx_plot_sweep_draw(const fx_plot_sweep *s, const char *path, char *err, size_t errlen);
+/* The gnuplot script and data fx_plot_sweep_draw hands gnuplot for
+ * terminal term, into *text (the caller frees it): 0, or -1 for an empty
+ * sweep or a size not above 0.  For tests. */
+int fx_plot_sweep_script(const fx_plot_sweep *s, const char *term, char **text, size_t *len);
+
 #endif
