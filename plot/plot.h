@@ -26,13 +26,19 @@ typedef struct fx_plot_series {
 	const char *title;
 	const double *x, *y;     /* n points; y <= 0 is drawn at the axis floor */
 	size_t n;
-	int scatter;             /* 0 joined; 1 points alone; 2 filled, larger points
-				  * (a Pareto front over the others) */
+	int scatter;             /* 0 joined; points alone (plot/scatter.c): 1 filled,
+				  * 3 hollow (what fails a constraint), 2 a front:
+				  * larger filled points joined in order of x and
+				  * labelled with `labels` */
 	const char *color;       /* "#rrggbb", or NULL: gnuplot's next colour (a
 				  * kind of point keeps its colour from plot to
 				  * plot only when it is named) */
+	const char *const *labels;  /* scatter 2: n labels, each point's design, or NULL */
 } fx_plot_series;
 
+/* A panel of scatter series draws points at one place once, with their
+ * count beside them, and an axis log when its values (all > 0) span two
+ * a factor of 32 or more (and no named ticks are given), saying "(log)". */
 typedef struct fx_plot_panel {
 	const char *ylabel;      /* with its unit, e.g. "time (us)" */
 	int logy;
@@ -63,6 +69,11 @@ typedef struct fx_plot {
  * why in err (a bad extension, a path the writer refuses, a write that
  * failed, gnuplot's own error). */
 int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen);
+
+/* The script and data fx_plot_draw hands gnuplot for terminal term, into
+ * *text (the caller frees it): 0, or -1 (a tick at no finite place, a
+ * colour not #rrggbb).  For tests. */
+int fx_plot_script(const fx_plot *pl, const char *term, char **text, size_t *len);
 
 /* ---- the size sweep (plot/sweep.c) ---- */
 

@@ -65,4 +65,26 @@ done
 # what could not run is named, not hidden
 grep -q "not run on this fabric (table sweep-skipped): torus" "$svg" && ok || bad "the skipped algorithms not named"
 
+# a design space's plots (plot/scatter.c): the torus growth with a 200 kW
+# cap: [12,12,12] (331,776 W) and [16,16,16] (786,432 W) fail it, the other
+# four are the front.  Hollow circles for what fails (gnuplot's pt 6, SVG
+# #gpPt5), filled for the front (pt 7, #gpPt6), the front labelled with
+# each point's design; 64 to 4,096 devices span 64x: a log axis, said so;
+# axis names read as words with their unit
+expect 0 "explore torus-growth capped" -- "$FABRICX" explore specs/spaces/torus-growth.yaml --set 'space.constraints=[{metric: power_W, max: 200 kW}]' --out "$tmp/sp"
+f="$tmp/sp/torus-growth/front-bisection_per_device_Bps-vs-devices.svg"
+block() {  # block TITLE MARKER: MARKER's uses in the series titled TITLE
+	awk -v t="<title>$1</title>" -v m="$2" 'index($0, t) {f=1; next} f && /<g id="gnuplot_plot_/ {exit} f && index($0, m) {n++} END {print n+0}' "$f"
+}
+[ "$(block infeasible "#gpPt5'")" = 3 ] && [ "$(block infeasible "#gpPt6'")" = 0 ] && ok || bad "infeasible: $(block infeasible "#gpPt5'") hollow, $(block infeasible "#gpPt6'") filled (2 points and the legend's, hollow)"
+[ "$(block "Pareto front" "#gpPt6'")" = 5 ] && ok || bad "front: $(block "Pareto front" "#gpPt6'") filled points, expected 4 and the legend's"
+for d in "[4, 4, 4]" "[6, 6, 6]" "[8, 8, 8]" "[10, 10, 10]"; do
+	grep -qF ">$d</tspan>" "$f" && ok || bad "front point $d not labelled"
+done
+grep -qF ">[12, 12, 12]</tspan>" "$f" && bad "an infeasible point labelled as the front" || ok
+grep -q ">devices (log)</tspan>" "$f" && ok || bad "devices not on a log axis"
+grep -q ">bisection per device (GB/s)</tspan>" "$f" && ok || bad "y axis named as a raw field"
+# the front joined: its series is drawn as a line through its points
+awk '/<title>Pareto front<\/title>/ {f=1} f && /<path/ {print; exit}' "$f" | grep -q "path" && ok || bad "the front not joined"
+
 summary "plot tests"

@@ -107,12 +107,48 @@ START_TEST(plot_sweep_hostile_name)
 }
 END_TEST
 
+/* A panel of points (plot/scatter.c): three feasible points at (64, 1),
+ * one of them twice more at the same place (drawn once, "x3"), two
+ * infeasible hollow (pt 6), a front of two filled and joined in order of
+ * x with their designs; x from 64 to 4,096 spans 64x: log, said so; y
+ * from 1 to 3 does not. */
+START_TEST(plot_scatter_kinds)
+{
+	const double fx[] = {64, 64, 64, 128}, fy[] = {1, 1, 1, 2};
+	const double ix[] = {256, 512}, iy[] = {3, 3};
+	const double px[] = {4096, 1024}, py[] = {1.5, 2.5};
+	static const char *const design[] = {"[16, 16, 16]", "[\"10\"]"};
+	fx_plot_series s[3] = {
+		{"feasible", fx, fy, 4, 1, "#9400d3", NULL},
+		{"infeasible", ix, iy, 2, 3, "#e51e10", NULL},
+		{"Pareto front", px, py, 2, 2, "#0072b2", design},
+	};
+	fx_plot_panel p = {"y (GB/s)", 0, s, 3};
+	fx_plot pl = {"t", "devices", 0, NULL, &p, 1, 0};
+	char *text;
+	size_t len;
+	ck_assert_int_eq(fx_plot_script(&pl, "svg", &text, &len), 0);
+	ck_assert_ptr_nonnull(strstr(text, "set logscale x 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, "unset logscale y\n"));
+	ck_assert_ptr_nonnull(strstr(text, "set xlabel 'devices (log)'"));
+	ck_assert_ptr_nonnull(strstr(text, "with points pt 7 ps 0.8 lc rgb '#9400d3' title 'feasible'"));
+	ck_assert_ptr_nonnull(strstr(text, "with points pt 6 ps 1.0 lc rgb '#e51e10' title 'infeasible'"));
+	ck_assert_ptr_nonnull(strstr(text, "with linespoints pt 7 ps 1.3 lw 1.5 lc rgb '#0072b2' title 'Pareto front'"));
+	/* the feasible points: (64, 1) once, then (128, 2); its count label */
+	ck_assert_ptr_nonnull(strstr(text, "\n64 1\n128 2\ne\n64 1 \"x3\"\ne\n"));
+	/* the front in order of x, labelled; a quote in a label is no quote */
+	ck_assert_ptr_nonnull(strstr(text, "\n1024 2.5\n4096 1.5\ne\n1024 2.5 \"[?10?]\"\n4096 1.5 \"[16, 16, 16]\"\ne\n"));
+	free(text);
+}
+END_TEST
+
 Suite *suite_plot(void)
 {
 	Suite *s = suite_create("plot");
 	TCase *tc = tcase_create("sweep");
 	tcase_add_test(tc, plot_sweep_winner);
 	tcase_add_test(tc, plot_sweep_hostile_name);
+	tcase_add_test(tc, plot_scatter_kinds);
 	suite_add_tcase(s, tc);
 	return s;
 }
