@@ -106,7 +106,9 @@ static Agraph_t *floor_graph(const fx_bom *b, const char *title, int64_t *nodes,
 	for (size_t i = 0; i < draw; i++) {
 		const fx_bom_span *x = sp[i];
 		Agedge_t *e = agedge(g, node[x->a], node[x->b], NULL, 1);
-		snprintf(buf, sizeof buf, "%.2f", 0.8 + 5.0 * (double)x->links / (double)maxl);
+		/* many bundles thin, so the floor stays visible under them */
+		double range = draw > 100 ? 1.5 : 5.0;
+		snprintf(buf, sizeof buf, "%.2f", 0.5 + range * sqrt((double)x->links / (double)maxl));
 		set(e, "penwidth", buf);
 		set(e, "color", x->medium == FX_MEDIUM_OPTICAL ? "#1f5fa8aa"
 			     : x->medium == FX_MEDIUM_COPPER ? "#c0601aaa" : "#555555aa");
