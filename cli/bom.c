@@ -11,6 +11,7 @@
 #include "../routing/routing.h"
 #include "cli.h"
 #include "render.h"
+#include "report.h"
 
 static const fx_opt opts[] = {
 	{"csv", "FILE", "write the parts table (raw numbers) to FILE"},
@@ -133,27 +134,18 @@ static int parts_table(fx_cli *c, const fx_bom *b, const char *csv)
 	return fx_cli_table(c, t);
 }
 
-int fx_cmd_bom(int argc, char **argv)
+int fx_report_bom(fx_cli *c, const char *csv)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "bom", "bom SPEC [--csv FILE] [--json] [--out DIR]", opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
 	fx_bom_config bc;
 	fx_bom b = {0};
-	if (rc == 0)
-		rc = fx_bom_parse(&c.d, &c.design.spec, &bc);
-	if (rc == 0)
-		rc = fx_bom_build(&bc, &c.design.power, &c.design.fab, &b, &c.d);
 	fx_cut cut = {0};
+	int rc = fx_bom_parse(&c->d, &c->design.spec, &bc);
 	if (rc == 0)
-		rc = fx_route_bisection(&c.design.fab, &cut, &c.d);
+		rc = fx_bom_build(&bc, &c->design.power, &c->design.fab, &b, &c->d);
+	if (rc == 0)
+		rc = fx_route_bisection(&c->design.fab, &cut, &c->d);
 	double bis = cut.bandwidth;
-	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
 		fx_table *t = fx_record_new("bom", "Bill of materials (counting rules: docs/output.md)", NULL);
 		fx_record_int(t, "racks", "racks", b.compute_racks + b.network_racks);
 		fx_record_int(t, "compute_racks", "compute racks", b.compute_racks);
@@ -174,8 +166,8 @@ int fx_cmd_bom(int argc, char **argv)
 		fx_record_int(t, "unplaced_links", "links with an end in no rack", b.unplaced_links);
 		/* what the bisection costs: the whole build's power and the
 		 * bill's cost over its bisection bandwidth */
-		double watts = fx_power_of(&c.design.power, &c.design.fab, c.design.fab.nnodes).total;
-		int pw = c.design.power.present && isfinite(watts) && watts > 0;
+		double watts = fx_power_of(&c->design.power, &c->design.fab, c->design.fab.nnodes).total;
+		int pw = c->design.power.present && isfinite(watts) && watts > 0;
 		if (pw)
 			fx_record_num(t, "power_W", "power (all nodes)", FX_F_WATTS, watts);
 		else
@@ -193,14 +185,30 @@ int fx_cmd_bom(int argc, char **argv)
 		else
 			fx_record_null(t, "cost_per_bisection_GBps_usd", "cost per GB/s of bisection (USD)",
 				       FX_F_NUM, "n/a");
-		rc = fx_cli_table(&c, t);
-		rc |= links_table(&c, &b);
-		rc |= parts_table(&c, &b, fx_cli_opt(&c, "csv"));
-		rc |= runs_table(&c, &b);
-		rc |= floor_tables(&c, &b);
-		fx_cli_end(&c);
+		rc = fx_cli_table(c, t);
+		rc |= links_table(c, &b);
+		rc |= parts_table(c, &b, csv);
+		rc |= runs_table(c, &b);
+		rc |= floor_tables(c, &b);
 	}
 	fx_bom_release(&b);
+	return rc;
+}
+
+int fx_cmd_bom(int argc, char **argv)
+{
+	fx_cli c;
+	int rc = fx_cli_parse(&c, "bom", "bom SPEC [--csv FILE] [--json] [--out DIR]", opts, argc, argv);
+	if (rc)
+		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
+	rc = fx_cli_load(&c);
+	if (rc == 0)
+		rc = fx_cli_outdir_asked(&c);
+	if (rc == 0) {
+		fx_cli_begin(&c);
+		rc = fx_report_bom(&c, fx_cli_opt(&c, "csv"));
+		fx_cli_end(&c);
+	}
 	return fx_cli_finish(&c, rc);
 }
 

@@ -94,4 +94,20 @@ expect 0 "bom rail-clos square floor" -- "$FABRICX" bom specs/rail-clos-2048.yam
 expect 2 "render floor side by side" -- "$FABRICX" render specs/cm384.yaml specs/nvl72.yaml --view floor
 has "floor draws one build" "floor: one build"
 
+# the bill as a design space's metric (cli/points.c runs the bom section):
+# torus growth, 4 devices a node along x, 16 nodes (an x-y plane of 8x8 at
+# 8^3) a rack.  [4,4,4]: one rack, 192 links less the 64 of the 16 nodes'
+# x rings = 128 in-rack cables of 1 m.  [8,8,8]: 640 in-rack cables (1 m),
+# and 64 z links between each pair of the 8 racks (z planes) in one row:
+# 7 neighbours 0.6 + 3 = 3.6 m apart, the wrap 4.2 + 3 = 7.2 m:
+# 640 + 64 x (7 x 3.6 + 7.2) = 2,713.6 m
+expect 0 "explore with bom metrics" -- "$FABRICX" explore specs/spaces/torus-growth.yaml --set 'space.metrics=[cable_length_m, fibre_length_m]' --out "$tmp/sp"
+p="$tmp/sp/torus-growth/points.csv"
+col=$(head -1 "$p" | tr ',' '\n' | grep -n '^cable_length_m$' | cut -d: -f1)
+val() { grep "^$1," "$p" | sed 's/"[^"]*"/X/g' | cut -d, -f"$col"; }
+awk -v v="$(val 0)" 'BEGIN { exit !(v == 128) }' && ok || bad "[4,4,4] cable length: $(val 0)"
+awk -v v="$(val 2)" 'BEGIN { exit !(v > 2713.6 - 1e-6 && v < 2713.6 + 1e-6) }' && ok || bad "[8,8,8] cable length: $(val 2)"
+expect 0 "bom torus-8x8x8" -- "$FABRICX" bom specs/torus-8x8x8.yaml --json
+[ "$(jq '.cable_length_m*10|round' "$tmp/out")" = 27136 ] && ok || bad "torus-8x8x8 cable length: $(jq .cable_length_m "$tmp/out")"
+
 summary "bom tests"
