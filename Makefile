@@ -9,7 +9,7 @@
 #                   (tests/peer/; CI runs it with PEER_REQUIRED=1)
 #   make bench      the benchmarks in bench/
 #   make bench-doc  rewrites docs/performance.md's measured tables
-#   make gallery    docs/gallery.md: every shipped spec's views as PNGs
+#   make gallery    docs/gallery.md: every shipped spec in every view, PNGs in out/gallery/
 #   make fuzz       fuzz the spec loader with libFuzzer (FUZZ_TIME=seconds, default 600)
 #   make fuzz-replay   the fuzz corpus and past findings under ASan/UBSan (in san-check)
 #   make fuzz-dict  regenerate fuzz/spec.dict from the sources and fuzz/args.dict from
@@ -164,6 +164,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/render.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/pictures.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/bom.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/plots.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/space.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/fail.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
@@ -263,7 +264,7 @@ fuzz: build-fuzz/fuzz_$(FUZZ_TARGET)
 	  $(if $(filter args,$(FUZZ_TARGET)),-close_fd_mask=2) \
 	  build-fuzz/corpus-$(FUZZ_TARGET) $(call FUZZ_DIRS,$(FUZZ_TARGET))
 
-# docs/gallery.md and docs/gallery/*.png (docs/gallery.sh)
+# docs/gallery.md and its pictures in out/gallery/ (not in git; docs/gallery.sh)
 gallery: all
 	sh docs/gallery.sh
 

@@ -76,12 +76,38 @@ static int parse_rules(fx_diag *d, const fx_snode *bom, const char *key, const c
 	return rc;
 }
 
+/* bom.floor: every key optional; the defaults are assumed (docs/spec.md §6g). */
+static const fx_bom_floor default_floor = {
+	.racks_per_row = 0, .rack_width_m = 0.6, .row_pitch_m = 2.4, .rise_m = 1.5, .in_rack_m = 1.0,
+};
+
+static int parse_floor(fx_diag *d, const fx_snode *b, fx_bom_floor *fl)
+{
+	static const char *const keys[] = {"racks_per_row", "rack_width_m", "row_pitch_m", "rise_m",
+					   "in_rack_m", NULL};
+	const fx_snode *n;
+	*fl = default_floor;
+	if (!b || fx_spec_map(d, b, "floor", 0, &n))
+		return b ? -1 : 0;
+	if (!n)
+		return 0;
+	fl->given = 1;
+	int rc = fx_spec_keys(d, n, keys);
+	rc |= fx_spec_int_opt(d, n, "racks_per_row", 1, 1 << 20, &fl->racks_per_row);
+	rc |= fx_spec_qty_opt(d, n, "rack_width_m", FX_UNIT_NONE, 0, 1, &fl->rack_width_m);
+	rc |= fx_spec_qty_opt(d, n, "row_pitch_m", FX_UNIT_NONE, 0, 1, &fl->row_pitch_m);
+	rc |= fx_spec_qty_opt(d, n, "rise_m", FX_UNIT_NONE, 0, 0, &fl->rise_m);
+	rc |= fx_spec_qty_opt(d, n, "in_rack_m", FX_UNIT_NONE, 0, 1, &fl->in_rack_m);
+	return rc;
+}
+
 int fx_bom_parse(fx_diag *d, const fx_spec *spec, fx_bom_config *c)
 {
-	static const char *const keys[] = {"cables", "modules", "prices", NULL};
+	static const char *const keys[] = {"cables", "modules", "prices", "floor", NULL};
 	if (!c)
 		return fx_diag_error(d, NULL, "fx_bom_parse: no configuration to fill");
 	memset(c, 0, sizeof *c);
+	c->floor = default_floor;
 	if (!spec || !spec->root)
 		return fx_diag_error(d, NULL, "fx_bom_parse: no spec (NULL, or one that failed to load)");
 	const fx_snode *b, *p;
@@ -90,6 +116,7 @@ int fx_bom_parse(fx_diag *d, const fx_spec *spec, fx_bom_config *c)
 	if (!b)
 		return 0;
 	int rc = fx_spec_keys(d, b, keys);
+	rc |= parse_floor(d, b, &c->floor);
 	rc |= parse_rules(d, b, "cables", "cables_per_link", c->cable, &c->ncable);
 	rc |= parse_rules(d, b, "modules", "links_per_module", c->module, &c->nmodule);
 	if (fx_spec_map(d, b, "prices", 0, &p))
@@ -102,6 +129,91 @@ int fx_bom_parse(fx_diag *d, const fx_spec *spec, fx_bom_config *c)
 			rc |= parse_price(d, fx_snode_get(p, priced_keys[k]), &c->price[k]);
 	}
 	return rc ? -1 : 0;
+}
+
+/* ---- the floor ---- */
+
+double fx_bom_band(double m)
+{
+	static const double bands[] = {1, 2, 3, 5, 10, 20, 30, 50, 100, 300, 1000};
+	for (size_t i = 0; i < sizeof bands / sizeof bands[0]; i++)
+		if (m <= bands[i] * (1 + 1e-12))
+			return bands[i];
+	return 1000 * ceil(m / 1000 - 1e-12);
+}
+
+double fx_bom_length(const fx_bom_floor *fl, const fx_bom_rack *a, const fx_bom_rack *b)
+{
+	if (a == b)
+		return fl->in_rack_m;
+	/* up to the overhead tray, along the row and across the rows, down */
+	return fabs(a->x_m - b->x_m) + fabs(a->y_m - b->y_m) + 2 * fl->rise_m;
+}
+
+static void place_racks(fx_bom *b)
+{
+	int64_t n = b->compute_racks + b->network_racks, per = b->floor.racks_per_row;
+	b->rack = fx_xcalloc((size_t)n + 1, sizeof *b->rack);
+	for (int64_t r = 0; r < n; r++) {
+		fx_bom_rack *k = &b->rack[r];
+		k->row = r / per;
+		k->pos = r % per;
+		k->x_m = (double)k->pos * b->floor.rack_width_m;
+		k->y_m = (double)k->row * b->floor.row_pitch_m;
+		k->network = r >= b->compute_racks;
+	}
+}
+
+static void add_run(fx_bom *b, const char *kind, const char *type, double band, double count,
+		    double length)
+{
+	for (size_t i = 0; i < b->nrun; i++)
+		if (b->run[i].band_m == band && !strcmp(b->run[i].kind, kind) && !strcmp(b->run[i].type, type)) {
+			b->run[i].count += count;
+			b->run[i].length_m += length;
+			return;
+		}
+	b->run = fx_xgrow(b->run, &b->caprun, b->nrun + 1, sizeof *b->run);
+	fx_bom_run *x = &b->run[b->nrun++];
+	memset(x, 0, sizeof *x);
+	snprintf(x->kind, sizeof x->kind, "%s", kind);
+	snprintf(x->type, sizeof x->type, "%s", type);
+	x->band_m = band;
+	x->count = count;
+	x->length_m = length;
+}
+
+static int run_cmp(const void *pa, const void *pb)
+{
+	const fx_bom_run *a = pa, *b = pb;
+	int k = strcmp(a->kind, b->kind);
+	if (!k)
+		k = strcmp(a->type, b->type);
+	return k ? k : (a->band_m > b->band_m) - (a->band_m < b->band_m);
+}
+
+static int span_cmp(const void *pa, const void *pb)
+{
+	const fx_bom_span *a = pa, *b = pb;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	return (a->medium > b->medium) - (a->medium < b->medium);
+}
+
+/* The between-rack links, one span per rack pair and medium. */
+static void merge_spans(fx_bom *b)
+{
+	qsort(b->span, b->nspan, sizeof *b->span, span_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < b->nspan; i++) {
+		if (k && !span_cmp(&b->span[k - 1], &b->span[i]))
+			b->span[k - 1].links += b->span[i].links;
+		else
+			b->span[k++] = b->span[i];
+	}
+	b->nspan = k;
 }
 
 /* ---- counting ---- */
@@ -182,7 +294,17 @@ int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabr
 	if (!c || !fx_fabric_built(f))
 		return fx_diag_error(d, NULL, "fx_bom_build: no configuration or no built fabric");
 	int64_t *rack = vertex_racks(p, f, b);
-	/* links by medium and place; cables and modules by rule */
+	b->floor = c->floor;
+	if (b->floor.rack_width_m <= 0)
+		b->floor = default_floor;
+	if (b->floor.racks_per_row < 1) {  /* a square floor, at least 8 racks a row */
+		double n = (double)(b->compute_racks + b->network_racks);
+		double side = ceil(sqrt(n * b->floor.row_pitch_m / b->floor.rack_width_m) - 1e-9);
+		b->floor.racks_per_row = side > 8 ? (int64_t)side : 8;
+	}
+	place_racks(b);
+	size_t capspan = 0;
+	/* links by medium and place; cables and modules by rule, and by length */
 	for (int64_t e = 0; e < f->ne; e++) {
 		const fx_link *l = &f->e[e];
 		int64_t u = f->ends[2 * e], v = f->ends[2 * e + 1];
@@ -194,22 +316,45 @@ int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabr
 		x->bundles++;
 		x->links += l->count;
 		x->bandwidth += l->bw * l->count;
+		double len = 0;
+		if (w != FX_BOM_IN_NODE) {
+			int64_t ra = rack[u] < rack[v] ? rack[u] : rack[v], rb = rack[u] < rack[v] ? rack[v] : rack[u];
+			if (ra < 0) {  /* an end in no rack: up and down, no run along the floor */
+				len = 2 * b->floor.rise_m;
+				b->unplaced_links += l->count;
+			} else
+				len = fx_bom_length(&b->floor, &b->rack[ra], &b->rack[rb]);
+			if (ra >= 0 && ra != rb) {
+				b->span = fx_xgrow(b->span, &capspan, b->nspan + 1, sizeof *b->span);
+				b->span[b->nspan++] = (fx_bom_span){ra, rb, m, l->count, len};
+			}
+		}
+		double band = fx_bom_band(len);
 		if (m == FX_MEDIUM_COPPER && w != FX_BOM_IN_NODE) {
 			const fx_bom_rule *r = rule_for(c->cable, c->ncable, l->bw, &default_cable);
 			fx_bom_part *pt = add_part(b, "cable", r->type, l->count * r->per, &r->price);
 			snprintf(pt->rule, sizeof pt->rule, "%g per copper link leaving a node", r->per);
+			add_run(b, "cable", r->type, band, l->count * r->per, l->count * r->per * len);
+			b->cable_length_m += l->count * r->per * len;
 		} else if (m == FX_MEDIUM_OPTICAL) {
 			const fx_bom_rule *r = rule_for(c->module, c->nmodule, l->bw, &default_module);
 			/* the ceiling is taken on the whole count below */
 			fx_bom_part *pt = add_part(b, "module", r->type, 2.0 * l->count / r->per, &r->price);
 			snprintf(pt->rule, sizeof pt->rule, "one at each end of an optical link, %g link%s each",
 				 r->per, r->per == 1 ? "" : "s");
+			add_run(b, "module", r->type, band, 2.0 * l->count / r->per, 0);
 			pt = add_part(b, "fibre", "optical cable", l->count, &c->price[FX_BOM_P_FIBRE]);
 			snprintf(pt->rule, sizeof pt->rule, "one per optical link");
+			add_run(b, "fibre", "optical cable", band, l->count, l->count * len);
+			b->fibre_length_m += l->count * len;
 		}
 	}
 	for (size_t i = 0; i < b->npart; i++)
 		b->part[i].count = ceil(b->part[i].count - 1e-9);
+	for (size_t i = 0; i < b->nrun; i++)
+		b->run[i].count = ceil(b->run[i].count - 1e-9);
+	qsort(b->run, b->nrun, sizeof *b->run, run_cmp);
+	merge_spans(b);
 	/* switch chips and boxes by role */
 	for (int r = 0; r < f->nroles; r++) {
 		int64_t n = 0, out = 0;
@@ -270,5 +415,8 @@ void fx_bom_release(fx_bom *b)
 	if (!b)
 		return;
 	free(b->part);
+	free(b->rack);
+	free(b->span);
+	free(b->run);
 	memset(b, 0, sizeof *b);
 }

@@ -67,10 +67,27 @@ typedef enum fx_bom_priced {
 	FX_BOM_P_FIBRE, FX_BOM_PRICED
 } fx_bom_priced;
 
+/* The floor plan (bom.floor; every key optional, defaults assumed and
+ * said so in docs/spec.md §6g): racks in rack order, compute racks then
+ * network racks, racks_per_row to a row; rack r stands at position
+ * r mod racks_per_row of row r / racks_per_row, rack_width_m apart in a
+ * row, row_pitch_m (a rack's depth and an aisle) between rows. */
+typedef struct fx_bom_floor {
+	int64_t racks_per_row;    /* default (0): a square floor, at least 8 a row:
+				   * max(8, ceil(sqrt(racks x row_pitch_m / rack_width_m))) */
+	double rack_width_m;      /* default 0.6 */
+	double row_pitch_m;       /* default 2.4 */
+	double rise_m;            /* default 1.5: a cable's run from its port up to the overhead
+				   * tray, at each end of a link between racks */
+	double in_rack_m;         /* default 1.0: a cable inside one rack */
+	int given;                /* the spec has bom.floor */
+} fx_bom_floor;
+
 typedef struct fx_bom_config {
 	fx_bom_rule cable[FX_BOM_MAX_RULES], module[FX_BOM_MAX_RULES];
 	int ncable, nmodule;
 	fx_bom_price price[FX_BOM_PRICED];
+	fx_bom_floor floor;
 } fx_bom_config;
 
 /* Links of one medium in one place. */
@@ -89,8 +106,41 @@ typedef struct fx_bom_part {
 	char rule[96];            /* how it was counted */
 } fx_bom_part;
 
+/* A rack on the floor. */
+typedef struct fx_bom_rack {
+	int64_t row, pos;
+	double x_m, y_m;          /* its position: pos x rack_width_m, row x row_pitch_m */
+	int network;              /* a rack of switch chips (packaging.switches) */
+} fx_bom_rack;
+
+/* The links of one medium between two racks a < b (a bundle of cables
+ * on the floor), each length_m long. */
+typedef struct fx_bom_span {
+	int64_t a, b;
+	int medium;
+	int64_t links;
+	double length_m;
+} fx_bom_span;
+
+/* Cables, fibres or modules of one type in one length band. */
+typedef struct fx_bom_run {
+	char kind[16];            /* "cable", "fibre", "module" */
+	char type[64];
+	double band_m;            /* the band's upper bound: lengths in (previous band, band_m] */
+	double count;
+	double length_m;          /* cables and fibres: their summed length (modules: 0) */
+} fx_bom_run;
+
 typedef struct fx_bom {
 	fx_bom_links links[FX_MEDIUMS][FX_BOM_WHERES];
+	fx_bom_floor floor;       /* as used (defaults filled in) */
+	fx_bom_rack *rack;        /* [compute_racks + network_racks] */
+	fx_bom_span *span;        /* between racks, sorted by (a, b, medium) */
+	size_t nspan;
+	fx_bom_run *run;          /* sorted by kind, type, band */
+	size_t nrun, caprun;
+	double cable_length_m, fibre_length_m;  /* copper cables' and fibres' total length */
+	int64_t unplaced_links;   /* links with an end in no rack: given 2 x rise_m */
 	fx_bom_part *part;
 	size_t npart, cappart;
 	int64_t compute_racks, network_racks;
@@ -105,6 +155,12 @@ int fx_bom_parse(fx_diag *d, const fx_spec *spec, fx_bom_config *out);
 int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabric *f, fx_bom *out,
 		 fx_diag *d);
 void fx_bom_release(fx_bom *b);
+/* The length band (its upper bound, m) a length falls in: 1, 2, 3, 5,
+ * 10, 20, 30, 50, 100, 300, 1000, then whole kilometres. */
+double fx_bom_band(double length_m);
+/* The length of a cable between racks a and b on floor fl (a == b: in the
+ * rack). */
+double fx_bom_length(const fx_bom_floor *fl, const fx_bom_rack *a, const fx_bom_rack *b);
 /* "in-node", "in-rack", "between racks". */
 const char *fx_bom_where_name(fx_bom_where w);
 

@@ -451,7 +451,7 @@ static int flips(fx_cli *c, fx_plan_runner *run, fx_plan_problem *p, const fx_pl
 				continue;
 			double xs[2] = {f[i].from, f[i].at}, ys[2] = {r->best_obj, f[i].obj_at};
 			fx_plot_series s = {"the choice's objective: now, and past the threshold", xs, ys,
-					    isnan(ys[1]) ? 1 : 2, 1, NULL};
+					    isnan(ys[1]) ? 1 : 2, 1, NULL, NULL};
 			fx_plot_panel pn = {fx_plan_objective_name(p->obj[0]), 0, &s, 1};
 			char title[160], xl[96], path[1200];
 			snprintf(title, sizeof title, "Flip threshold: %s %s (%s)", fx_plan_knob_name(f[i].knob),
@@ -514,7 +514,7 @@ static int front(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, const c
 	}
 	int rc = fx_cli_table(c, t);
 	if (rc == 0 && plot_dir && r->nfront) {
-		fx_plot_series s = {"Pareto front", xs, ys, r->nfront, 2, NULL};
+		fx_plot_series s = {"Pareto front", xs, ys, r->nfront, 2, NULL, NULL};
 		fx_plot_panel pn = {fx_plan_objective_name(p->obj[1]), 0, &s, 1};
 		fx_plot pl = {.title = "Plan: the Pareto front", .xlabel = fx_plan_objective_name(p->obj[0]),
 			      .p = &pn, .np = 1};

@@ -82,6 +82,14 @@ static int run_placement(fx_cli *c, const fx_pt_eval *ev)
 	return fx_report_place(c, NULL, ev->time_limit, ev->node_limit, &c->design.power, NULL);
 }
 
+/* The bill of materials: cost, cable and fibre lengths, per GB/s of
+ * bisection (cli/bom.c), as objectives and constraints. */
+static int run_bom(fx_cli *c, const fx_pt_eval *ev)
+{
+	(void)ev;
+	return fx_report_bom(c, NULL);
+}
+
 /* The plan of the point's build (no flip thresholds: each is a search). */
 static int run_plan(fx_cli *c, const fx_pt_eval *ev)
 {
@@ -104,6 +112,7 @@ static const struct pt_section {
 	{.name = "power", .run = run_power},
 	{.name = "collectives", .run = run_collectives},
 	{.name = "placement", .run = run_placement},
+	{.name = "bom", .run = run_bom},
 	{.name = "plan", .run = run_plan},
 };
 enum { NSEC = sizeof sections / sizeof sections[0] };

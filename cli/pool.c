@@ -139,8 +139,8 @@ static int plot(fx_cli *c, double path, double lat, double q, const char *file)
 		win[i] = r.window / 1e9;
 		cap[i] = path / 1e9;
 	}
-	fx_plot_series s[3] = {{"usable: min(path, u q / L)", u, use, NP, 0, NULL}, {"in-flight window u q / L", u, win, NP, 0, NULL},
-			       {"path", u, cap, NP, 0, NULL}};
+	fx_plot_series s[3] = {{"usable: min(path, u q / L)", u, use, NP, 0, NULL, NULL}, {"in-flight window u q / L", u, win, NP, 0, NULL, NULL},
+			       {"path", u, cap, NP, 0, NULL, NULL}};
 	fx_plot_panel p = {"bandwidth (GB/s)", 1, s, 3};
 	char title[160], err[256], b1[32], b2[32];
 	snprintf(title, sizeof title, "Remote reads (Eq. 6-12): q = %s, L = %s",

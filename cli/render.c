@@ -266,7 +266,7 @@ static int out_format(fx_diag *d, const char *out, const char **format)
 }
 
 const fx_opt fx_rnd_opts[] = {
-	{"view", "V", "physical (default), loads or placement"},
+	{"view", "V", "physical (default), loads, placement or floor (the racks on the floor plan)"},
 	{"format", "F", "svg, png, pdf or dot (default: -o FILE's extension, else svg)"},
 	{"output", "FILE", "write here, also -o FILE, its format from its extension unless "
 			   "--format (default: out/<name>/<view>.<format>)"},
@@ -334,7 +334,7 @@ int fx_cmd_render(int argc, char **argv)
 	fx_rnd_specs sp;
 	fx_rnd_specs_read(&sp, argc, argv);
 	int rc = fx_cli_parse(&c, "render",
-			      "render SPEC[@KEY=VALUE,...]... [--view physical|loads|placement] "
+			      "render SPEC[@KEY=VALUE,...]... [--view physical|loads|placement|floor] "
 			      "[--format svg|png|pdf|dot] "
 			      "[-o FILE] [--detail full] [--pattern P --algo A --size SIZE --ranks N] "
 			      "[--fail SEL]... [--json]",
@@ -353,8 +353,11 @@ int fx_cmd_render(int argc, char **argv)
 	if (out_format(&c.d, fx_cli_opt(&c, "output"), &format))
 		rc = -1;
 	else if (view < 0)
-		rc = fx_diag_error(&c.d, NULL, "render: unknown view '%s' (expected physical, loads or "
-				   "placement)", vname);
+		rc = fx_diag_error(&c.d, NULL, "render: unknown view '%s' (expected physical, loads, "
+				   "placement or floor)", vname);
+	else if (view == FX_VIEW_FLOOR && (paged || detail))
+		rc = fx_diag_error(&c.d, NULL, "render: --view floor draws one build, without --fail or "
+				   "--detail");
 	else if (strcmp(format, "svg") && strcmp(format, "png") && strcmp(format, "pdf") &&
 		 strcmp(format, "dot"))
 		rc = fx_diag_error(&c.d, NULL, "render: unknown format '%s' (expected svg, png, pdf or "
@@ -387,7 +390,9 @@ int fx_cmd_render(int argc, char **argv)
 			snprintf(path, sizeof path, "%s/%s.%s", c.outdir, fx_view_name((fx_view)view), format);
 		if (rc == 0 && !out)
 			rc = fx_cli_may_write(&c, strrchr(path, '/') + 1);
-		if (rc == 0) {
+		if (rc == 0 && view == FX_VIEW_FLOOR)
+			rc = fx_bom_floor_picture(&c, format, path, &info);
+		else if (rc == 0) {
 			fx_render_opts o = {(fx_view)view, detail != NULL, NULL, v.util, v.instance};
 			fx_render_ext x = {.group = v.group, .loads_caption = v.caption[0] ? v.caption : NULL,
 					   .info = &info};

@@ -26,6 +26,11 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_t
  * With --json its keys go into the object the caller has open. */
 int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char *nodes);
 
+/* The bill of materials (cli/bom.c): parts, lengths on the floor plan,
+ * power and cost per GB/s of bisection; csv, if not NULL, a file for the
+ * parts table. */
+int fx_report_bom(fx_cli *c, const char *csv);
+
 /* Places the workload (and the §6.7 deployment table when it applies).
  * With keep != NULL the placement is handed to the caller to release. */
 int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,

@@ -238,6 +238,23 @@ static double scaled(const char *name, const char *unit, double top, char *buf, 
 		{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "u"},
 		{1e-9, "n"},
 	};
+	/* a field's name read as words: "bisection_per_device_Bps" is
+	 * "bisection per device", its unit after it */
+	char words[160];
+	snprintf(words, sizeof words, "%s", name);
+	static const char *const tails[] = {"_Bps", "_bytes", "_s", "_W", "_J", "_m", NULL};
+	size_t wl = strlen(words);
+	for (int t = 0; unit && tails[t]; t++) {
+		size_t tl = strlen(tails[t]);
+		if (wl > tl && strcmp(words + wl - tl, tails[t]) == 0) {
+			words[wl - tl] = '\0';
+			break;
+		}
+	}
+	for (char *c = words; *c; c++)
+		if (*c == '_')
+			*c = ' ';
+	name = words;
 	if (!unit) {
 		snprintf(buf, len, "%s", name);
 		return 1;
@@ -275,19 +292,37 @@ static double top_of(const fx_pt **v, size_t n, const double *xs, size_t col)
 	return t;
 }
 
-/* Feasible, infeasible and front series of (x, y) over the points. */
-static int draw(const char *dir, const char *file, const char *title, const char *xlabel,
-		const char *ylabel, const fx_plot_tic *xtics, size_t ntics, const fx_pt **v, size_t n,
-		const double *xs, double xdiv, size_t ycol, double ydiv, char *skip, size_t skiplen,
-		fx_diag *d)
+/* A point's design, for the front's labels: its parameters' values. */
+static char *design_label(const fx_space *sp, const fx_pt *p)
+{
+	size_t dig[64];
+	fx_space_digits(sp, p->index, dig);
+	char buf[256];
+	size_t k = 0;
+	buf[0] = '\0';
+	for (size_t a = 0; a < sp->naxes && a < 64 && k < sizeof buf; a++)
+		k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", a ? ", " : "",
+				      sp->axes[a].vals[dig[a] * sp->axes[a].npaths]);
+	return fx_xstrdup(buf);
+}
+
+/* Feasible (filled), infeasible (hollow) and front (joined, labelled
+ * with each point's design) series of (x, y) over the points. */
+static int draw(const fx_space *sp, const char *dir, const char *file, const char *title,
+		const char *xlabel, const char *ylabel, const fx_plot_tic *xtics, size_t ntics,
+		const fx_pt **v, size_t n, const double *xs, double xdiv, size_t ycol, double ydiv,
+		char *skip, size_t skiplen, fx_diag *d)
 {
 	double *x = fx_xmalloc(3 * (n + 1) * sizeof *x), *y = fx_xmalloc(3 * (n + 1) * sizeof *y);
+	char **lab = fx_xcalloc(n + 1, sizeof *lab);
 	size_t cnt[3] = {0, 0, 0};
 	for (size_t i = 0; i < n; i++) {
 		double yv = v[i]->m[ycol];
 		if (isnan(yv) || isnan(xs[i]))
 			continue;
 		int s = v[i]->pareto ? 2 : v[i]->status == FX_PT_FEASIBLE ? 0 : 1;
+		if (s == 2)
+			lab[cnt[2]] = design_label(sp, v[i]);
 		x[s * (n + 1) + cnt[s]] = xs[i] / xdiv;
 		y[s * (n + 1) + cnt[s]] = yv / ydiv;
 		cnt[s]++;
@@ -300,7 +335,8 @@ static int draw(const char *dir, const char *file, const char *title, const char
 	for (int s = 0; s < 3; s++)
 		if (cnt[s])
 			ser[ns++] = (fx_plot_series){names[s], &x[s * (n + 1)], &y[s * (n + 1)], cnt[s],
-						     s == 2 ? 2 : 1, colors[s]};
+						     s == 2 ? 2 : s == 1 ? 3 : 1, colors[s],
+						     s == 2 ? (const char *const *)lab : NULL};
 	int rc = 0;
 	if (ns) {
 		fx_plot_panel panel = {ylabel, 0, ser, ns};
@@ -317,6 +353,9 @@ static int draw(const char *dir, const char *file, const char *title, const char
 			free(path);
 		}
 	}
+	for (size_t i = 0; i < cnt[2]; i++)
+		free(lab[i]);
+	free(lab);
 	free(x);
 	free(y);
 	return rc;
@@ -370,7 +409,7 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 						   : " (minimised)");
 			size_t col = metric_col(ev, m);
 			double ydiv = scaled(m, field_unit(m), top_of(v, n, NULL, col), yl, sizeof yl);
-			rc = draw(dir, file, title, xl, yl, tics, tics ? ax->nvals : 0, v, n, xs, xdiv, col,
+			rc = draw(s, dir, file, title, xl, yl, tics, tics ? ax->nvals : 0, v, n, xs, xdiv, col,
 				  ydiv, skip, skiplen, d);
 			if (!*skip)
 				md_plot(md, title, file);
@@ -393,7 +432,7 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 		size_t c1 = metric_col(ev, m1);
 		double xdiv = scaled(m0, field_unit(m0), top_of(v, n, NULL, c0), xl, sizeof xl);
 		double ydiv = scaled(m1, field_unit(m1), top_of(v, n, NULL, c1), yl, sizeof yl);
-		rc = draw(dir, file, title, xl, yl, NULL, 0, v, n, xs, xdiv, c1, ydiv, skip, skiplen, d);
+		rc = draw(s, dir, file, title, xl, yl, NULL, 0, v, n, xs, xdiv, c1, ydiv, skip, skiplen, d);
 		if (!*skip)
 			md_plot(md, title, file);
 		free(file), free(title), free(s0), free(s1);

@@ -141,37 +141,46 @@ static int run_point(fx_cli *c, fx_router *r, fx_coll_req q, const fx_coll_time 
 }
 
 /*
- * --plot FILE.svg|FILE.png: time and busbw against size, log axes, a line
- * per algorithm (plot/plot.h).
+ * --plot FILE.svg|FILE.png: time and busbw against size, drawn to show
+ * the winner and the crossovers (plot/sweep.c).
  */
 static int plot_sweep(fx_cli *c, const char *path, const fx_coll_req *q0,
 		      const fx_coll_algo **al, const int *ok, size_t na, const double *sz,
-		      size_t ns, const sweep_pt *pt)
+		      size_t ns, const sweep_pt *pt, const fx_plot_cross *xs, size_t nx)
 {
-	fx_plot_series *ser = fx_xcalloc(2 * na + 1, sizeof *ser);
-	double *ys = fx_xmalloc((2 * na * ns + 1) * sizeof *ys);
-	size_t m = 0;
+	const char **name = fx_xcalloc(na + 1, sizeof *name);
+	double *t = fx_xcalloc(na * ns + 1, sizeof *t), *bw = fx_xcalloc(na * ns + 1, sizeof *bw);
+	size_t *at = fx_xcalloc(na + 1, sizeof *at), m = 0;
 	for (size_t a = 0; a < na; a++) {
+		at[a] = m;
 		if (!ok[a])
 			continue;
-		for (int panel = 0; panel < 2; panel++) {
-			double *y = ys + (2 * m + (size_t)panel) * ns;
-			for (size_t i = 0; i < ns; i++)
-				y[i] = panel ? pt[a * ns + i].busbw / 1e9 : pt[a * ns + i].time * 1e6;
-			ser[(size_t)panel * na + m] = (fx_plot_series){al[a]->name, sz, y, ns, 0, NULL};
+		name[m] = al[a]->name;
+		for (size_t i = 0; i < ns; i++) {
+			t[m * ns + i] = pt[a * ns + i].time;
+			bw[m * ns + i] = pt[a * ns + i].busbw;
 		}
 		m++;
 	}
-	fx_plot_panel panels[2] = {{"time (us)", 1, ser, m}, {"busbw (GB/s)", 1, ser + na, m}};
-	char title[160], err[256];
-	snprintf(title, sizeof title, "%s over %lld ranks, %s", q0->pattern, (long long)q0->n,
-		 c->design.fab.name ? c->design.fab.name : "");
-	static const fx_plot_tic tics[] = {{"1 B", 1}, {"1 KiB", 1024}, {"1 MiB", 1048576},
-					   {"1 GiB", 1073741824}, {"1 TiB", 1099511627776}};
-	fx_plot pl = {title, "size per rank", 1, tics, panels, 2, sizeof tics / sizeof tics[0]};
-	int rc = fx_plot_draw(&pl, path, err, sizeof err);
-	free(ser);
-	free(ys);
+	fx_plot_cross *x = fx_xcalloc(nx + 1, sizeof *x);
+	for (size_t k = 0; k < nx; k++)  /* the crossovers' algorithms among those drawn */
+		x[k] = (fx_plot_cross){at[xs[k].a], at[xs[k].b], xs[k].at};
+	char title[600], err[256];
+	int k = snprintf(title, sizeof title, "%s over %lld ranks, %s (%zu algorithm%s)", q0->pattern,
+			 (long long)q0->n, c->design.fab.name ? c->design.fab.name : "", m, m == 1 ? "" : "s");
+	for (size_t a = 0, first = 1; a < na && k > 0 && (size_t)k < sizeof title; a++)
+		if (!ok[a]) {  /* none hidden: what did not run is named */
+			k += snprintf(title + k, sizeof title - (size_t)k, "%s%s", first ? "\nnot run on "
+				      "this fabric (table sweep-skipped): " : ", ", al[a]->name);
+			first = 0;
+		}
+	fx_plot_sweep s = {title, m, ns, name, sz, t, bw, x, nx};
+	int rc = fx_plot_sweep_draw(&s, path, err, sizeof err);
+	free(name);
+	free(t);
+	free(bw);
+	free(at);
+	free(x);
 	return rc ? fx_diag_error(&c->d, NULL, "--plot: %s", err) : 0;
 }
 
@@ -266,7 +275,7 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 			if (ok[a] && (best[i] == na || pt[a * ns + i].time < pt[best[i] * ns + i].time))
 				best[i] = a;
 	}
-	typedef struct { size_t a, b; double at; } cross;
+	typedef fx_plot_cross cross;  /* the plot draws them */
 	cross *xs = NULL;
 	size_t nx = 0, capx = 0;
 	for (size_t a = 0; a < na && rc == 0; a++)
@@ -347,7 +356,7 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q0, const fx_coll_
 		rc |= fx_cli_table(c, t);
 	}
 	if (plot && rc == 0)
-		rc = plot_sweep(c, plot, q0, al, ok, na, sz, ns, pt);
+		rc = plot_sweep(c, plot, q0, al, ok, na, sz, ns, pt, xs, nx);
 	free(xs);
 	free(best);
 	free(why);

@@ -116,9 +116,9 @@ static int plot(fx_cli *c, const fx_transport *t, const char *path)
 		su[0][i] = fx_transport_pair_setup(t, h[i], h[i]) / t->cores * 1e3;
 		su[1][i] = fx_transport_ub_setup(t, h[i], h[i]) / t->cores * 1e3;
 	}
-	fx_plot_series a[4] = {{"per-pair (RC)", h, st[0], NP, 0, NULL}, {"endpoint + channel (UB)", h, st[1], NP, 0, NULL},
-			       {"coherence directory", h, st[2], NP, 0, NULL}, {"NIC cache", h, st[3], NP, 0, NULL}};
-	fx_plot_series b[2] = {{"per-pair (RC)", h, su[0], NP, 0, NULL}, {"endpoint + channel (UB)", h, su[1], NP, 0, NULL}};
+	fx_plot_series a[4] = {{"per-pair (RC)", h, st[0], NP, 0, NULL, NULL}, {"endpoint + channel (UB)", h, st[1], NP, 0, NULL, NULL},
+			       {"coherence directory", h, st[2], NP, 0, NULL, NULL}, {"NIC cache", h, st[3], NP, 0, NULL, NULL}};
+	fx_plot_series b[2] = {{"per-pair (RC)", h, su[0], NP, 0, NULL, NULL}, {"endpoint + channel (UB)", h, su[1], NP, 0, NULL, NULL}};
 	char ylab[64];
 	snprintf(ylab, sizeof ylab, "setup on %.0f cores, N = M = H (ms)", t->cores);
 	fx_plot_panel p[2] = {{"state per NIC (KiB)", 1, a, 4}, {ylab, 1, b, 2}};

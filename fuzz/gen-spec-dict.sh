@@ -3,7 +3,7 @@
 # the sources, so it names what the loader reads today:
 #   keys      every lowercase word a spec-reading module quotes (spec keys,
 #             kinds, enum values, algorithm names: design/ spec/ fabric/
-#             power/ placement/ routing/ space/ access/ plan/)
+#             power/ placement/ routing/ space/ access/ plan/ bom/)
 #   units     the unit table of core/units.c
 #   fields    the result fields of docs/output.md, which `space:`
 #             objectives and constraints name
@@ -24,7 +24,7 @@ def literals(paths):
             out.add(s)
     return out
 
-mods = ["design", "spec", "fabric", "power", "placement", "routing", "space", "access", "plan"]
+mods = ["design", "spec", "fabric", "power", "placement", "routing", "space", "access", "plan", "bom"]
 words = {s for s in literals(sum((glob.glob(m + "/*.c") for m in mods), []))
          if re.fullmatch(r"[a-z][a-z0-9_-]*[a-z0-9]", s)}
 

@@ -15,7 +15,7 @@
  * return or a form feed could end gnuplot's line), and the characters
  * enhanced text reads as markup (field names' underscores as subscripts,
  * the backslash) escaped.  Nothing inside can end the literal. */
-static void quote(FILE *g, const char *s)
+void fx_plot_quote(FILE *g, const char *s)
 {
 	fputc('\'', g);
 	for (; s && *s; s++) {
@@ -51,9 +51,9 @@ static int script(FILE *g, const fx_plot *pl, const char *term)
 {
 	fprintf(g, "set terminal %s\nset output\nset multiplot layout 1,%zu title ", term,
 		pl->np ? pl->np : 1);
-	quote(g, pl->title);
+	fx_plot_quote(g, pl->title);
 	fprintf(g, "\nset grid\nset key left top\nset xlabel ");
-	quote(g, pl->xlabel);
+	fx_plot_quote(g, pl->xlabel);
 	fprintf(g, "\n%s", pl->logx ? "set logscale x 2\n" : "");
 	if (pl->xtics && pl->nxtics) {  /* named values; slanted when side by side they would run together */
 		size_t chars = 0;
@@ -62,7 +62,7 @@ static int script(FILE *g, const fx_plot *pl, const char *term)
 			if (!isfinite(pl->xtics[k].at))
 				return -1;
 			fprintf(g, "%s", k ? ", " : "");
-			quote(g, pl->xtics[k].label);
+			fx_plot_quote(g, pl->xtics[k].label);
 			fprintf(g, " %.17g", pl->xtics[k].at);
 			chars += strlen(pl->xtics[k].label ? pl->xtics[k].label : "") + 6;
 		}
@@ -76,33 +76,17 @@ static int script(FILE *g, const fx_plot *pl, const char *term)
 			if (p->s[s].color && !is_colour(p->s[s].color))
 				return -1;
 		}
-		/* a scatter fills the frame: its legend goes below it */
-		fprintf(g, "%s", scatter ? "set key below\nset offsets graph 0.05, graph 0.05, "
-			   "graph 0.05, graph 0.05\n" : "");
-		if (scatter) {  /* the margin must not push values near 0, never negative, below it */
-			double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
-			for (size_t s = 0; s < p->ns; s++)
-				for (size_t i = 0; i < p->s[s].n; i++) {
-					lo[0] = fmin(lo[0], p->s[s].x[i]), hi[0] = fmax(hi[0], p->s[s].x[i]);
-					lo[1] = fmin(lo[1], p->s[s].y[i]), hi[1] = fmax(hi[1], p->s[s].y[i]);
-				}
-			int zx = !pl->logx && lo[0] >= 0 && lo[0] <= hi[0] / 4;
-			int zy = !p->logy && lo[1] >= 0 && lo[1] <= hi[1] / 4;
-			fprintf(g, "set xrange [%s:*]\nset yrange [%s:*]\n", zx ? "0" : "*", zy ? "0" : "*");
+		if (scatter) {  /* plot/scatter.c */
+			if (fx_plot_scatter_panel(g, pl, p))
+				return -1;
+			continue;
 		}
 		fprintf(g, "%sset ylabel ", p->logy ? "set logscale y 10\n" : "unset logscale y\n");
-		quote(g, p->ylabel);
+		fx_plot_quote(g, p->ylabel);
 		fputc('\n', g);
 		for (size_t s = 0; s < p->ns; s++) {
-			/* scatter series: hollow circles, then filled for a front drawn over them */
-			if (p->s[s].scatter)
-				fprintf(g, "%s'-' using 1:2 with points pt %d ps %s%s%s%s title ",
-					s ? ", " : "plot ", p->s[s].scatter == 2 ? 7 : 6,
-					p->s[s].scatter == 2 ? "1.2" : "0.8", p->s[s].color ? " lc rgb '" : "",
-					p->s[s].color ? p->s[s].color : "", p->s[s].color ? "'" : "");
-			else
-				fprintf(g, "%s'-' using 1:2 with linespoints title ", s ? ", " : "plot ");
-			quote(g, p->s[s].title);
+			fprintf(g, "%s'-' using 1:2 with linespoints title ", s ? ", " : "plot ");
+			fx_plot_quote(g, p->s[s].title);
 		}
 		fputc('\n', g);
 		for (size_t s = 0; s < p->ns; s++) {
@@ -115,6 +99,22 @@ static int script(FILE *g, const fx_plot *pl, const char *term)
 		}
 	}
 	fprintf(g, "unset multiplot\n");
+	return 0;
+}
+
+int fx_plot_script(const fx_plot *pl, const char *term, char **text, size_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	FILE *g = open_memstream(text, len);
+	if (!g)
+		return -1;
+	int bad = script(g, pl, term);
+	if (fclose(g) || bad) {
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -136,30 +136,27 @@ int fx_plot_draw(const fx_plot *pl, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "the file's name must end in .svg or .png");
 		return -1;
 	}
-	char *text = NULL;
-	size_t len = 0;
-	FILE *g = open_memstream(&text, &len);
-	if (!g) {
-		snprintf(err, errlen, "%s", strerror(errno));
+	char *text;
+	size_t len;
+	if (fx_plot_script(pl, term, &text, &len)) {
+		snprintf(err, errlen, "a tick at no finite place, a colour not #rrggbb, or out of memory");
 		return -1;
 	}
-	int bad = script(g, pl, term);
-	if (fclose(g) || bad) {
-		free(text);
-		snprintf(err, errlen, bad ? "a tick at no finite place, or a colour not #rrggbb"
-			 : "out of memory");
-		return -1;
-	}
+	int rc = fx_plot_emit(text, len, path, err, errlen);
+	free(text);
+	return rc;
+}
+
+int fx_plot_emit(const char *text, size_t len, const char *path, char *err, size_t errlen)
+{
 	fx_outfile of;
 	FILE *out = fx_outfile_open(&of, path);
 	if (!out) {
 		snprintf(err, errlen, "cannot write: %s", errno == ELOOP ? "it is a symbolic link, "
 			 "which fabricx does not follow" : strerror(errno));
-		free(text);
 		return -1;
 	}
 	int rc = fx_plot_run(text, len, out, err, errlen);
-	free(text);
 	if (fx_outfile_close(&of, rc == 0) && rc == 0) {
 		snprintf(err, errlen, "cannot write: %s", strerror(errno));
 		rc = -1;

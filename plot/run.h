@@ -20,4 +20,15 @@
  * why in err. */
 int fx_plot_run(const char *script, size_t len, FILE *out, char *err, size_t errlen);
 
+/* Writes s into g as a gnuplot string literal that nothing inside can end
+ * (plot.c has the rules): every text fabricx hands gnuplot goes so. */
+void fx_plot_quote(FILE *g, const char *s);
+/* Runs gnuplot on text[len] into path through the confined writer
+ * (core/outfile.h): 0, FX_PLOT_NO_GNUPLOT, or -1 with why in err. */
+int fx_plot_emit(const char *text, size_t len, const char *path, char *err, size_t errlen);
+/* One panel of points (plot/scatter.c): its axes, series and data. */
+struct fx_plot;
+struct fx_plot_panel;
+int fx_plot_scatter_panel(FILE *g, const struct fx_plot *pl, const struct fx_plot_panel *p);
+
 #endif

@@ -20,7 +20,7 @@
 #include "../core/xalloc.h"
 #include "render_internal.h"
 
-static const char *const view_names[FX_VIEWS] = {"physical", "loads", "placement"};
+static const char *const view_names[FX_VIEWS] = {"physical", "loads", "placement", "floor"};
 
 const char *fx_view_name(fx_view v)
 {
@@ -157,7 +157,7 @@ void rd_picture_size(Agraph_t *g, int detail_full, int64_t *w, int64_t *h)
 
 static int check_opts(const fx_fabric *f, const fx_render_opts *o, fx_diag *d)
 {
-	if (o->view >= FX_VIEWS)
+	if (o->view >= FX_VIEWS || o->view == FX_VIEW_FLOOR)  /* floor: fx_render_floor */
 		return fx_diag_internal(d, "render: unknown view %d", (int)o->view);
 	if (o->view == FX_VIEW_LOADS && !o->utilisation)
 		return fx_diag_internal(d, "render: the loads view needs link utilisation");

@@ -46,7 +46,7 @@
 #include "../core/diag.h"
 #include "../fabric/fabric.h"
 
-typedef enum fx_view { FX_VIEW_PHYSICAL, FX_VIEW_LOADS, FX_VIEW_PLACEMENT, FX_VIEWS } fx_view;
+typedef enum fx_view { FX_VIEW_PHYSICAL, FX_VIEW_LOADS, FX_VIEW_PLACEMENT, FX_VIEW_FLOOR, FX_VIEWS } fx_view;
 
 /* "physical", "loads", "placement". */
 const char *fx_view_name(fx_view v);
@@ -116,6 +116,13 @@ int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_rend
 		      char **dot, fx_diag *d);
 int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
 		       const char *format, const char *path, fx_diag *d);
+/* The floor view (render/floor.c): the racks of bill b where its floor plan
+ * stands them, and the bundles of links between them, to scale (fixed
+ * positions, Graphviz "nop"), into path in format as fx_render_file.  The
+ * fabric views (fx_render_file) refuse FX_VIEW_FLOOR. */
+struct fx_bom;
+int fx_render_floor(const struct fx_bom *b, const char *title, const char *format, const char *path,
+		    fx_render_info *info, fx_diag *d);
 /* Whether fx_render_file and fx_render_page write format: "svg", "png",
  * "pdf", "dot" or "plain" (the one list both check against). */
 int fx_render_format_known(const char *format);

@@ -1,12 +1,40 @@
 #!/bin/sh
 # Pictures are bounded and reproducible (issue 32): every shipped and test
-# spec, in every view it has, draws as a PNG within 2,400 px each way and
-# 3:1 either way, and the same input gives the same bytes twice.
+# spec, in every view render has (its own list, so a new view is checked
+# by itself), draws as a PNG within 2,400 px each way and 3:1 either way,
+# and the same input gives the same bytes twice.  The shipped specs are
+# checked by drawing the gallery (docs/gallery.sh with CHECK=1, as `make
+# gallery` draws it), the test specs here.
 . "$(dirname "$0")/lib.sh"
 
+views=$("$FABRICX" render specs/hgx-h100.yaml --view '?' 2>&1 | sed -n 's/.*(expected \(.*\))$/\1/p' | sed 's/, / /g; s/ or / /')
+case " $views " in *" physical "*" floor "*) ok ;; *) bad "views asked of render: '$views'" ;; esac
+
+# the gallery: every shipped spec in every view, and the side-by-side pages
+if CHECK=1 OUT="$tmp/gallery" MD="$tmp/gallery.md" LINK=gallery FABRICX="$FABRICX" sh docs/gallery.sh >"$tmp/g.out" 2>"$tmp/g.err"; then ok; else
+	bad "docs/gallery.sh: $(grep FAIL "$tmp/g.out" | head -5) $(tail -2 "$tmp/g.err")"
+fi
+gn=0
+for spec in specs/*.yaml; do
+	name=$(basename "$spec" .yaml)
+	grep -qx "## $name" "$tmp/gallery.md" && ok || bad "gallery: no section for $spec"
+	for view in $views; do
+		if grep -q "^!\[$name $view\](gallery/$name-$view.png)$" "$tmp/gallery.md"; then
+			[ -s "$tmp/gallery/$name-$view.png" ] && ok || bad "gallery: $name-$view.png not drawn"
+			gn=$((gn + 1))
+		else  # placement without a workload: said, not left out
+			[ "$view" = placement ] && grep -q "^\*\*placement\*\*: not drawn, the spec has no" "$tmp/gallery.md" && ok ||
+				bad "gallery: $spec $view neither drawn nor explained"
+		fi
+	done
+done
+# 20 shipped specs, 3 views each without a workload (physical, loads, floor)
+[ "$gn" -ge 60 ] && ok || bad "gallery: only $gn pictures"
+[ "$(grep -c '^!\[side-\|^!\[cm384-planes\|^!\[cm384-plane-fails\|^!\[taper\|^!\[lattices' "$tmp/gallery.md")" -ge 4 ] && ok || bad "gallery: the side-by-side pages"
+
 n=0
-for spec in specs/*.yaml tests/specs/*.yaml; do
-	for view in physical loads placement; do
+for spec in tests/specs/*.yaml; do
+	for view in $views; do
 		"$FABRICX" render "$spec" --view "$view" --format png -o "$tmp/a.png" --json >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		if [ "$rc" = 2 ] && [ "$view" = placement ] && grep -q "no workload to place" "$tmp/err"; then
@@ -24,8 +52,8 @@ for spec in specs/*.yaml tests/specs/*.yaml; do
 		fi
 	done
 done
-# 12 shipped and 14 test specs draw physical and loads; 8 have a workload
-[ "$n" -ge 60 ] && ok || bad "only $n pictures drawn"
+# 16 test specs draw physical, loads and floor; some have a workload
+[ "$n" -ge 48 ] && ok || bad "only $n pictures drawn"
 
 # a box that lists fewer instances than it holds says how many more: the
 # 32x32 mesh's racks hold 16 TP16 instances each, 4 listed

@@ -226,7 +226,7 @@ expect 0 "v4 pod slab cut" -- "$FABRICX" metrics tests/specs/tpu-v4-pod.yaml --s
 # --plot: gnuplot (Debian gnuplot-nox, make deps) draws the sweep
 if command -v gnuplot >/dev/null 2>&1; then
 	expect 0 "--plot svg" -- "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce --algo ring,dbtree --sizes 8B:1GiB:x2 --plot "$tmp/sweep.svg" --out "$tmp/o"
-	grep -q "<svg" "$tmp/sweep.svg" && grep -q "busbw (GB/s)" "$tmp/sweep.svg" && grep -q ">dbtree<" "$tmp/sweep.svg" && ok || bad "--plot svg"
+	grep -q "<svg" "$tmp/sweep.svg" && grep -q "bus bandwidth (GB/s" "$tmp/sweep.svg" && grep -q ">dbtree<" "$tmp/sweep.svg" && ok || bad "--plot svg"
 else
 	echo "skip: --plot (no gnuplot; make deps installs gnuplot-nox)"
 fi

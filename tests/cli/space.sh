@@ -131,7 +131,7 @@ p="$tmp/o/qwen3-ep-groups/points.csv"
 # colour (#0072b2), not the first series' colour; its long title takes two
 # lines; no axis of a quantity never negative shows a negative tick
 f="$tmp/o/qwen3-ep-groups/front-objective_per_instance_s-vs-weights_per_device_bytes.svg"
-[ "$(grep -o 'rgb([ 0-9,]*)' "$f" | sort -u | tr -d ' ')" = "rgb(0,114,178)" ] && ok || bad "front colour: $(grep -o 'rgb([ 0-9,]*)' "$f" | sort -u | tr '\n' ' ')"
+[ "$(grep -o 'rgb([ 0-9,]*)' "$f" | tr -d ' ' | sort -u)" = "rgb(0,114,178)" ] && ok || bad "front colour: $(grep -o 'rgb([ 0-9,]*)' "$f" | sort -u | tr '\n' ' ')"
 grep -q '>against weights_per_device_bytes (min)<' "$f" && ok || bad "front title not on two lines"
 ! grep -q '>-[0-9.]*</tspan>' "$tmp/o/qwen3-ep-groups/plot-power_per_device_W-vs-workload.scheme.ep.svg" && ok || bad "negative tick on a power axis"
 [ "$(row "$p" 0 power_per_device_W)/$(row "$p" 1 power_per_device_W)/$(row "$p" 3 power_per_device_W)" = "1275/1368.375/1368.375" ] && ok || bad "kW per card"

@@ -63,6 +63,7 @@ Suite *suite_api(void);
 Suite *suite_peer(void);
 Suite *suite_calib(void);
 Suite *suite_bom(void);
+Suite *suite_plot(void);
 Suite *suite_fail(void);
 Suite *suite_lattice_fast(void);
 Suite *suite_railclos(void);

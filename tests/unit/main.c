@@ -46,6 +46,7 @@ int main(void)
 	srunner_add_suite(sr, suite_measured());
 	srunner_add_suite(sr, suite_plan());
 	srunner_add_suite(sr, suite_bom());
+	srunner_add_suite(sr, suite_plot());
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	int ran = srunner_ntests_run(sr);

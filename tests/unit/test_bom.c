@@ -127,6 +127,23 @@ START_TEST(bom_defaults)
 }
 END_TEST
 
+/* Length bands and the floor's Manhattan run (docs/spec.md 6g), by hand. */
+START_TEST(bom_floor_lengths)
+{
+	ck_assert_double_eq(fx_bom_band(0.5), 1);
+	ck_assert_double_eq(fx_bom_band(1), 1);
+	ck_assert_double_eq(fx_bom_band(1.01), 2);
+	ck_assert_double_eq(fx_bom_band(7.8), 10);
+	ck_assert_double_eq(fx_bom_band(101), 300);
+	ck_assert_double_eq(fx_bom_band(2500), 3000);
+	fx_bom_floor fl = {.racks_per_row = 8, .rack_width_m = 0.6, .row_pitch_m = 2.4, .rise_m = 1.5,
+			   .in_rack_m = 1.0};
+	fx_bom_rack a = {0, 0, 0, 0, 0}, b = {1, 4, 2.4, 2.4, 1};
+	ck_assert_double_eq_tol(fx_bom_length(&fl, &a, &b), 2.4 + 2.4 + 3, 1e-12);
+	ck_assert_double_eq(fx_bom_length(&fl, &a, &a), 1.0);
+}
+END_TEST
+
 Suite *suite_bom(void)
 {
 	Suite *s = suite_create("bom");
@@ -135,6 +152,7 @@ Suite *suite_bom(void)
 	tcase_add_test(tc, bom_cm384_optics_racks);
 	tcase_add_test(tc, bom_cm384_roce);
 	tcase_add_test(tc, bom_defaults);
+	tcase_add_test(tc, bom_floor_lengths);
 	suite_add_tcase(s, tc);
 	return s;
 }
