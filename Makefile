@@ -163,6 +163,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/plan.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/interop.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/jobs.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/contracts.sh
 
 # The peers themselves (tests/peer/*.sh): each runs where its peer is

@@ -40,6 +40,7 @@ static const command commands[] = {
 	{"reconfigure", fx_cmd_reconfigure, "when reconnecting a group's links pays back (OCS)"},
 	{"failures", fx_cmd_failures, "what losing a switch chip or a link does to bisection and devices"},
 	{"merge", fx_cmd_merge, "join the points of a space run as shards (--shard I/N)"},
+	{"jobs", fx_cmd_jobs, "several jobs sharing the fabric: their interference, and a placement without it"},
 	{"export", fx_cmd_export, "the fabric in a peer tool's format (GraphML, ns-3, SimAI, ...)"},
 	{"import", fx_cmd_import, "a peer tool's file (GraphML, GML, ns-3, SimAI, BookSim) as a spec"},
 	{"kinds", fx_cmd_kinds, "list the fabric kinds a spec can describe"},
