@@ -204,7 +204,9 @@ peer-check: deps
 	  echo "peer-check: SimGrid not installed (apt-get install libsimgrid-dev simgrid): skipped"; exit 0; fi; \
 	$(MAKE) --no-print-directory WERROR=-Werror $(BIN) $(BUILD)/peer/schedule $(BUILD)/peer/twin && \
 	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
-	  PEER_OUT=$(BUILD)/peer sh tests/peer/run.sh
+	  PEER_OUT=$(BUILD)/peer sh tests/peer/run.sh && \
+	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
+	  PEER_OUT=$(BUILD)/peer sh tests/peer/simgrid_export.sh
 
 # ---- fuzzing (docs/reliability.md) ----
 # Two targets: spec (fuzz/fuzz_spec.c: the loader, --set, every spec family)

@@ -25,6 +25,8 @@ const fx_export_format fx_export_formats[] = {
 	 .summary = "BookSim2's anynet network file"},
 	{.name = "astra-sim", .ext = "yml", .write = fx_export_astra,
 	 .summary = "ASTRA-sim's analytical network YAML (the closest per-dimension form)"},
+	{.name = "simgrid", .ext = "xml", .write = fx_export_simgrid,
+	 .summary = "SimGrid platform XML v4.1: fabricx's routes as explicit routes"},
 	{.name = NULL},
 };
 

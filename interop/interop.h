@@ -20,6 +20,7 @@
  *   simai     SimAI's edge list (its header and NVSwitch numbering)
  *   booksim   BookSim2's anynet file
  *   astra-sim ASTRA-sim's analytical network YAML (per-dimension form)
+ *   simgrid   SimGrid platform XML v4.1, fabricx's routes as explicit routes
  *
  * Import reads graphml, gml, ns3/simai edge lists and booksim anynet files
  * into a `custom` spec (YAML), with every value the file does not give

@@ -124,10 +124,31 @@ got=$("$FABRICX" metrics "$tmp/s.yaml" --json | jq -c '[.devices, .switches, .li
 [ "$got" = "[16,18,96,4,2]" ] && ok || bad "SimAI example: $got"
 
 # bad input
+# SimGrid (tests/peer/simgrid_export.sh runs the platforms in SimGrid):
+# two-switch's 6 hosts, 7 links and 6 x 5 = 30 routes; h0 -> h3 leaves h0
+# up its link to s0 (l0 UP), crosses s0 - s1 (l6 UP) and comes down s1's
+# link to h3 (l3 DOWN); its links 50 and 25 GB/s, 200 and 500 ns.
+expect 0 "export simgrid" -- "$FABRICX" export tests/peer/two-switch.yaml --to simgrid -o "$tmp/ts.xml" --json
+x() { grep -c "$1" "$tmp/ts.xml"; }
+if [ "$(x '<host ')" = 6 ] && [ "$(x '<link id=')" = 7 ] && [ "$(x '<route ')" = 30 ]; then ok; else
+	bad "simgrid two-switch: $(x '<host ') hosts, $(x '<link id=') links, $(x '<route ') routes"; fi
+if grep -q '<route src="h0" dst="h3" symmetrical="NO"><link_ctn id="l0" direction="UP"/><link_ctn id="l6" direction="UP"/><link_ctn id="l3" direction="DOWN"/></route>' "$tmp/ts.xml"; then ok; else bad "simgrid h0 -> h3 route"; fi
+if grep -q '<link id="l6" bandwidth="25000000000Bps" latency="5e-07s" sharing_policy="SPLITDUPLEX"/>' "$tmp/ts.xml"; then ok; else bad "simgrid s0 - s1 link"; fi
+if jq -e '.export.lost | any(test("collective.overhead"))' "$tmp/out" >/dev/null; then ok; else bad "simgrid: the overhead not said lost"; fi
+# HGX H100 under split ECMP: every GPU pair splits over the 4 NVSwitch
+# chips, so all 56 routes are the hash policy's, and the lost-list says so
+expect 0 "export simgrid hgx" -- "$FABRICX" export specs/hgx-h100.yaml --to simgrid -o "$tmp/hgx.xml"
+has "divides the flows of 56 of the 56 ordered device pairs" "hgx: split routes said"
+if [ "$(grep -c '<route ' "$tmp/hgx.xml")" = 56 ]; then ok; else bad "hgx: 56 routes"; fi
+expect 0 "export simgrid hgx hash" -- "$FABRICX" export specs/hgx-h100.yaml --to simgrid --routing hash -o "$tmp/hgx.xml"
+if grep -q "divides the flows" "$tmp/err"; then bad "hgx --routing hash: routes still said split"; else ok; fi
+expect 2 "simgrid refuses 4,096 devices" -- "$FABRICX" export tests/specs/torus-16x16x16.yaml --to simgrid -o "$tmp/big.xml"
+has "4096 devices need 16773120 explicit routes" "simgrid: the refusal's numbers"
+
 expect 2 "no --to" -- "$FABRICX" export specs/hgx-h100.yaml
 has "export needs --to FORMAT" "no --to says so"
 expect 2 "unknown format" -- "$FABRICX" export specs/hgx-h100.yaml --to pajek
-has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim)" "an unknown format lists the known"
+has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim, simgrid)" "an unknown format lists the known"
 expect 2 "--json needs -o" -- "$FABRICX" export specs/hgx-h100.yaml --to gml --json
 expect 0 "--json" -- "$FABRICX" export specs/hgx-h100.yaml --to simai -o "$tmp/j.simai" --json
 jq -e '.export.lost | length == 4' "$tmp/out" >/dev/null && ok || bad "export --json lists what is lost"
