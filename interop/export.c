@@ -27,6 +27,10 @@ const fx_export_format fx_export_formats[] = {
 	 .summary = "ASTRA-sim's analytical network YAML (the closest per-dimension form)"},
 	{.name = "simgrid", .ext = "xml", .write = fx_export_simgrid,
 	 .summary = "SimGrid platform XML v4.1: fabricx's routes as explicit routes"},
+	{.name = "htsim", .ext = "topo", .write = fx_export_htsim,
+	 .summary = "htsim's fat-tree .topo (two- and three-tier fat-trees only)"},
+	{.name = "infragraph", .ext = "json", .write = fx_export_infragraph,
+	 .summary = "InfraGraph JSON: devices, instances, links and an edge per bundle"},
 	{.name = NULL},
 };
 

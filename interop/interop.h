@@ -21,6 +21,8 @@
  *   booksim   BookSim2's anynet file
  *   astra-sim ASTRA-sim's analytical network YAML (per-dimension form)
  *   simgrid   SimGrid platform XML v4.1, fabricx's routes as explicit routes
+ *   htsim     htsim's fat-tree .topo (fat-trees only)
+ *   infragraph InfraGraph JSON
  *
  * Import reads graphml, gml, ns3/simai edge lists and booksim anynet files
  * into a `custom` spec (YAML), with every value the file does not give

@@ -145,10 +145,66 @@ if grep -q "divides the flows" "$tmp/err"; then bad "hgx --routing hash: routes 
 expect 2 "simgrid refuses 4,096 devices" -- "$FABRICX" export tests/specs/torus-16x16x16.yaml --to simgrid -o "$tmp/big.xml"
 has "4096 devices need 16773120 explicit routes" "simgrid: the refusal's numbers"
 
+# htsim: tests/specs/fat-tree-1024 at htsim's 100 Gbit/s and 1 us is htsim's
+# own fat_tree_1024.topo (tests/data), key by key per tier (its order and
+# comments aside); leaf-spine-2to1: 4 leaves of 4 hosts and 2 uplinks
+# (Oversubscribed 2), each spine 4 leaves x 1 link down.
+topo_keys() {  # the file's settings as "tier key value", sorted
+	awk '/^#/ || NF == 0 { next } tolower($1) == "tier" { t = $2; next }
+	     { print (t == "" ? "-" : t), tolower($1), $2 }' "$1" | sort
+}
+expect 0 "export htsim" -- "$FABRICX" export tests/specs/fat-tree-1024.yaml --to htsim -o "$tmp/ft.topo" \
+	--set 'fabric.link={bandwidth: 100 Gbit/s, latency: 1 us}' --json
+if [ "$(topo_keys "$tmp/ft.topo")" = "$(topo_keys tests/data/htsim-fat_tree_1024.topo)" ]; then ok; else
+	bad "htsim: fat-tree-1024 differs from htsim's fat_tree_1024.topo"; diff "$tmp/ft.topo" tests/data/htsim-fat_tree_1024.topo | head; fi
+if jq -e '.export.lost | any(test("routing policy"))' "$tmp/out" >/dev/null; then ok; else bad "htsim: lost routing"; fi
+expect 0 "export htsim 2 tiers" -- "$FABRICX" export tests/peer/leaf-spine-2to1.yaml --to htsim -o "$tmp/ls.topo"
+if [ "$(topo_keys "$tmp/ls.topo" | tr '\n' ' ')" = "- nodes 16 - podsize 16 - tiers 2 0 downlink_latency_ns 200 0 downlink_speed_gbps 400 0 oversubscribed 2 0 radix_down 4 0 radix_up 2 0 switch_latency_ns 0 1 bundle 1 1 downlink_latency_ns 200 1 downlink_speed_gbps 400 1 radix_down 4 1 switch_latency_ns 0 " ]; then ok; else
+	bad "htsim leaf-spine: $(topo_keys "$tmp/ls.topo" | tr '\n' ' ')"; fi
+expect 2 "htsim refuses a torus" -- "$FABRICX" export specs/tpu-v4-cube.yaml --to htsim
+has "htsim's .topo describes two- and three-tier fat-trees only, and this is a torus fabric" "htsim: why"
+expect 2 "htsim refuses undersubscribed leaves" -- "$FABRICX" export tests/peer/leaf-spine-2to1.yaml --to htsim --set 'fabric.down_up=[2, 4]' --set fabric.hosts=8
+has "Oversubscribed is Radix_Down / Radix_Up, a whole number" "htsim: the oversubscription rule"
+sed 's/^  link: .*/  tier_links: [{bandwidth: 400 Gbit\/s, latency: 200 ns}, {bandwidth: 800 Gbit\/s, latency: 200 ns}, {bandwidth: 800 Gbit\/s, latency: 200 ns}]/' specs/fat-tree-k8.yaml >"$tmp/ft2.yaml"
+expect 2 "htsim refuses uneven speeds" -- "$FABRICX" export "$tmp/ft2.yaml" --to htsim
+has "run at 400 and 800 Gbit/s" "htsim: the speed rule"
+
+# InfraGraph: HGX H100 as 8 xpu and 4 nvswitch instances, one link class
+# of 25 GB/s = 200 Gbit/s and 200 ns, 32 edges (GPU x chip bundles) whose
+# port slices hold 8 x 18 = 144 links; GPU 0's first bundle is its 5
+# links to chip 0 (5/4/4/5); CM384's instances 384 xpu, 192 cpu, 336 L1,
+# 112 L2, and its 5,760 bundles' slices the metrics' physical links.
+slices='[.infrastructure.edges[].ep1.component | capture("port\\[(?<a>[0-9]+)(:(?<b>[0-9]+))?\\]") | if .b then (.b|tonumber) - (.a|tonumber) else 1 end] | add'
+expect 0 "export infragraph" -- "$FABRICX" export specs/hgx-h100.yaml --to infragraph -o "$tmp/hgx.json" --json
+if [ "$(jq -c '[.infrastructure.instances[] | [.name, .count]]' "$tmp/hgx.json")" = '[["xpu",8],["nvswitch",4]]' ]; then ok; else bad "infragraph hgx instances"; fi
+if [ "$(jq -c '.infrastructure.links' "$tmp/hgx.json")" = '[{"name":"link0","physical":{"bandwidth":{"gigabits_per_second":200},"latency":{"ns":200}}}]' ]; then ok; else bad "infragraph hgx links: $(jq -c '.infrastructure.links' "$tmp/hgx.json")"; fi
+if [ "$(jq '.infrastructure.edges | length' "$tmp/hgx.json")" = 32 ] && [ "$(jq "$slices" "$tmp/hgx.json")" = 144 ]; then ok; else bad "infragraph hgx edges"; fi
+if [ "$(jq -c '.infrastructure.edges[0] | [.ep1.instance, .ep1.component, .ep2.instance, .scheme]' "$tmp/hgx.json")" = '["xpu[0]","port[0:5]","nvswitch[0]","one2one"]' ]; then ok; else bad "infragraph hgx first edge"; fi
+if jq -e '.export.lost | any(test("routing"))' "$tmp/out" >/dev/null; then ok; else bad "infragraph: lost routing"; fi
+expect 0 "export infragraph cm384" -- "$FABRICX" export specs/cm384.yaml --to infragraph -o "$tmp/cm.json"
+if [ "$(jq -c '[.infrastructure.instances[] | [.name, .count]]' "$tmp/cm.json")" = '[["xpu",384],["cpu",192],["L1",336],["L2",112]]' ]; then ok; else bad "infragraph cm384 instances: $(jq -c '[.infrastructure.instances[] | [.name, .count]]' "$tmp/cm.json")"; fi
+links=$("$FABRICX" metrics specs/cm384.yaml --json | jq .links)
+if [ "$(jq "$slices" "$tmp/cm.json")" = "$links" ]; then ok; else bad "infragraph cm384: $(jq "$slices" "$tmp/cm.json") links, metrics $links"; fi
+
+# Every format for every shipped spec: written (exit 0), or refused with
+# the reason (exit 2, "export FORMAT: ..." or the format's rule), never
+# anything else; wse2's 754,000 PEs shrunk to 16 x 16.
+for s in specs/*.yaml; do
+	small=""
+	case $s in *wse2*) small="--set fabric.grid=[16,16]" ;; esac
+	for f in graphml gml dot ns3 simai booksim astra-sim simgrid htsim infragraph; do
+		# shellcheck disable=SC2086
+		"$FABRICX" export "$s" --to $f -o "$tmp/every.out" $small >/dev/null 2>"$tmp/err"
+		rc=$?
+		if [ $rc -eq 0 ] || { [ $rc -eq 2 ] && grep -q "error: export $f: \|error: .*$f" "$tmp/err"; }; then ok; else
+			bad "export $s --to $f: exit $rc"; head -2 "$tmp/err"; fi
+	done
+done
+
 expect 2 "no --to" -- "$FABRICX" export specs/hgx-h100.yaml
 has "export needs --to FORMAT" "no --to says so"
 expect 2 "unknown format" -- "$FABRICX" export specs/hgx-h100.yaml --to pajek
-has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim, simgrid)" "an unknown format lists the known"
+has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim, simgrid, htsim, infragraph)" "an unknown format lists the known"
 expect 2 "--json needs -o" -- "$FABRICX" export specs/hgx-h100.yaml --to gml --json
 expect 0 "--json" -- "$FABRICX" export specs/hgx-h100.yaml --to simai -o "$tmp/j.simai" --json
 jq -e '.export.lost | length == 4' "$tmp/out" >/dev/null && ok || bad "export --json lists what is lost"
