@@ -201,6 +201,50 @@ for s in specs/*.yaml; do
 	done
 done
 
+# NVIDIA's own descriptions of real machines (tests/data/README.md):
+# NCCL's topology file of an HGX H100 (IBM Cloud's, 8 GPUs on 4 NVSwitch
+# chips by 5/4/4/5 NVLinks, 8 NICs) is specs/hgx-h100.yaml in every metric;
+# `nvidia-smi topo -m` of a DGX-1 (NVIDIA/nccl-tests#29: NV1/NV2, the
+# hybrid cube-mesh, numbered otherwise) is specs/dgx1.yaml in every
+# metric; an H100's NV18 everywhere (NVIDIA/nccl#1453) is one switch of 8
+# x 18 links with HGX's bisection.  Each round-trips through GraphML.
+for c in "nccl-topo nccl-topo-ibm-h100.xml specs/hgx-h100.yaml" \
+	 "nvidia-smi nvidia-smi-topo-dgx1-nccl-tests-29.txt specs/dgx1.yaml"; do
+	set -- $c
+	expect 0 "import $1 $2" -- "$FABRICX" import "tests/data/$2" --from "$1" -o "$tmp/nv.yaml" --json
+	if [ "$(shape "$tmp/nv.yaml")" = "$(shape "$3")" ]; then ok; else bad "import $2: $(shape "$tmp/nv.yaml") != $3's"; fi
+	expect 0 "export $2 again" -- "$FABRICX" export "$tmp/nv.yaml" --to graphml -o "$tmp/nv.graphml"
+	expect 0 "import $2 again" -- "$FABRICX" import "$tmp/nv.graphml" --from graphml -o "$tmp/nv2.yaml"
+	if [ "$(shape "$tmp/nv2.yaml")" = "$(shape "$3")" ]; then ok; else bad "$2 round trip"; fi
+done
+expect 0 "import nccl-topo json" -- "$FABRICX" import tests/data/nccl-topo-ibm-h100.xml --from nccl-topo -o "$tmp/nv.yaml" --json
+if jq -e '.import.assumed | any(test("left out: 8 NICs, mlx5_7 \\(200000 Mb/s\\)"))' "$tmp/out" >/dev/null; then ok; else bad "nccl-topo: NICs said left out"; fi
+if jq -e '.import.assumed | any(test("NVSwitch chips"))' "$tmp/out" >/dev/null; then ok; else bad "nccl-topo: NVSwitch assumption said"; fi
+expect 0 "import nvidia-smi h100" -- "$FABRICX" import tests/data/nvidia-smi-topo-h100-nccl-1453.txt --from nvidia-smi -o "$tmp/nv.yaml"
+has "every GPU pair shows NV18" "nvidia-smi: NVSwitch assumption said"
+if [ "$("$FABRICX" metrics "$tmp/nv.yaml" --json | jq -c '[.devices, .switches, .links, .bisection_bandwidth_Bps]')" = "[8,1,144,1800000000000]" ]; then ok; else bad "nvidia-smi h100 counts"; fi
+# bad files: FILE:LINE:COL
+sed 's/count="4" tclass="0x068000"\/>/count="four" tclass="0x068000"\/>/' tests/data/nccl-topo-ibm-h100.xml >"$tmp/bad.xml"
+L=$(grep -n 'count="four"' "$tmp/bad.xml" | head -1 | cut -d: -f1)
+expect 2 "nccl-topo bad count" -- "$FABRICX" import "$tmp/bad.xml" --from nccl-topo -o "$tmp/x.yaml"
+first "$tmp/bad.xml:$L:48: error: <nvlink count=\"four\"> must be a whole number of links from 1 to 1024" "nccl-topo bad count at its column"
+printf '<system version="1">\n  <cpu>\n    <gpu dev="0"/>\n  </cpu>\n</system>\n' >"$tmp/bad.xml"
+expect 2 "nccl-topo gpu outside pci" -- "$FABRICX" import "$tmp/bad.xml" --from nccl-topo -o "$tmp/x.yaml"
+first "$tmp/bad.xml:3:5: error: a <gpu> outside a <pci busid=...>: its bus id is what <nvlink target=...> names" "nccl-topo: gpu outside pci"
+expect 2 "nccl-topo not nccl" -- "$FABRICX" import tests/data/igraph-test.graphml --from nccl-topo -o "$tmp/x.yaml"
+has "no <system> element" "nccl-topo: a GraphML file refused"
+sed '3s/NV1 /NV3 /' tests/data/nvidia-smi-topo-dgx1-nccl-tests-29.txt >"$tmp/bad.txt"
+expect 2 "nvidia-smi asymmetric" -- "$FABRICX" import "$tmp/bad.txt" --from nvidia-smi -o "$tmp/x.yaml"
+has "GPU2 to GPU1 shows 1 NVLinks, GPU1 to GPU2 3" "nvidia-smi: asymmetric"
+sed '4s/NV2 /NVX /' tests/data/nvidia-smi-topo-dgx1-nccl-tests-29.txt >"$tmp/bad.txt"
+expect 2 "nvidia-smi bad cell" -- "$FABRICX" import "$tmp/bad.txt" --from nvidia-smi -o "$tmp/x.yaml"
+first "$tmp/bad.txt:4:9: error: 'NVX' is not a link of \`nvidia-smi topo -m\` (NV# for # NVLinks, or PIX, PXB, PHB, NODE, SYS)" "nvidia-smi: a bad cell at its column"
+sed '$d' tests/data/nvidia-smi-topo-dgx1-nccl-tests-29.txt >"$tmp/bad.txt"
+expect 2 "nvidia-smi a row short" -- "$FABRICX" import "$tmp/bad.txt" --from nvidia-smi -o "$tmp/x.yaml"
+has "the header names 8 GPUs and the file gives 7 of their rows" "nvidia-smi: a missing row"
+expect 2 "nvidia-smi no header" -- "$FABRICX" import tests/data/booksim-anynet_file --from nvidia-smi -o "$tmp/x.yaml"
+has "no header line starting GPU0" "nvidia-smi: not a matrix"
+
 expect 2 "no --to" -- "$FABRICX" export specs/hgx-h100.yaml
 has "export needs --to FORMAT" "no --to says so"
 expect 2 "unknown format" -- "$FABRICX" export specs/hgx-h100.yaml --to pajek
