@@ -206,7 +206,8 @@ peer-check: deps
 	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
 	  PEER_OUT=$(BUILD)/peer sh tests/peer/run.sh && \
 	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
-	  PEER_OUT=$(BUILD)/peer sh tests/peer/simgrid_export.sh
+	  PEER_OUT=$(BUILD)/peer sh tests/peer/simgrid_export.sh && \
+	FABRICX=$(abspath $(BIN)) PEER_OUT=$(BUILD)/peer sh tests/peer/smpi_export.sh
 
 # ---- fuzzing (docs/reliability.md) ----
 # Two targets: spec (fuzz/fuzz_spec.c: the loader, --set, every spec family)

@@ -15,6 +15,8 @@ int fx_export_booksim(const fx_design *ds, FILE *out, fx_export_info *info, fx_d
 int fx_export_simgrid(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
 int fx_export_htsim(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
 int fx_export_infragraph(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
+int fx_export_smpi(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
+int fx_export_simgrid_hosts(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
 int fx_export_astra(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
 
 /* Appends one sentence to info->lost. */

@@ -21,6 +21,8 @@
  *   booksim   BookSim2's anynet file
  *   astra-sim ASTRA-sim's analytical network YAML (per-dimension form)
  *   simgrid   SimGrid platform XML v4.1, fabricx's routes as explicit routes
+ *   simgrid-hosts, smpi  its host file, and an SMPI program running the
+ *             spec's collectives as fabricx schedules them
  *   htsim     htsim's fat-tree .topo (fat-trees only)
  *   infragraph InfraGraph JSON
  *

@@ -192,7 +192,7 @@ if [ "$(jq "$slices" "$tmp/cm.json")" = "$links" ]; then ok; else bad "infragrap
 for s in specs/*.yaml; do
 	small=""
 	case $s in *wse2*) small="--set fabric.grid=[16,16]" ;; esac
-	for f in graphml gml dot ns3 simai booksim astra-sim simgrid htsim infragraph; do
+	for f in graphml gml dot ns3 simai booksim astra-sim simgrid simgrid-hosts smpi htsim infragraph; do
 		# shellcheck disable=SC2086
 		"$FABRICX" export "$s" --to $f -o "$tmp/every.out" $small >/dev/null 2>"$tmp/err"
 		rc=$?
@@ -245,10 +245,28 @@ has "the header names 8 GPUs and the file gives 7 of their rows" "nvidia-smi: a 
 expect 2 "nvidia-smi no header" -- "$FABRICX" import tests/data/booksim-anynet_file --from nvidia-smi -o "$tmp/x.yaml"
 has "no header line starting GPU0" "nvidia-smi: not a matrix"
 
+# SMPI (tests/peer/smpi_export.sh runs it under smpirun): two-switch's
+# host file h0 .. h5; its program holds the pairwise all-to-all's 5 rounds
+# (rank r to r + s, s = 1 .. 5) of 600,000 / 5 = 120,000 B flows, and
+# compiles where an MPI compiler is installed.
+expect 0 "export simgrid-hosts" -- "$FABRICX" export tests/peer/two-switch.yaml --to simgrid-hosts -o "$tmp/hosts"
+if [ "$(tr '\n' ' ' < "$tmp/hosts")" = "h0 h1 h2 h3 h4 h5 " ]; then ok; else bad "simgrid-hosts: $(tr '\n' ' ' < "$tmp/hosts")"; fi
+expect 0 "export smpi" -- "$FABRICX" export tests/peer/two-switch.yaml --to smpi -o "$tmp/prog.c" \
+	--set 'workload={collectives: [{pattern: all-to-all, algo: pairwise, size: 600000 B}]}'
+if grep -q '{"all-to-all/pairwise 600000 B", 5, c0}' "$tmp/prog.c" &&
+   grep -q '^static const flow c0_r0\[\] = {{0, 1, 120000}, {1, 2, 120000}, {2, 3, 120000}, {3, 4, 120000}, {4, 5, 120000}, {5, 0, 120000}};' "$tmp/prog.c"; then ok; else
+	bad "smpi: the pairwise program"; grep -n "c0" "$tmp/prog.c" | head -3; fi
+if command -v mpicc >/dev/null 2>&1; then
+	if mpicc -fsyntax-only -Wall -Werror "$tmp/prog.c" 2>"$tmp/err"; then ok; else bad "smpi: the program does not compile"; head -3 "$tmp/err"; fi
+fi
+expect 2 "smpi refuses an unlisted all-to-all" -- "$FABRICX" export tests/peer/two-switch.yaml --to smpi -o "$tmp/prog.c" \
+	--set 'workload={collectives: [{pattern: all-to-all, algo: direct, size: 600000 B}]}'
+has "use a listed algorithm (all-to-all: pairwise)" "smpi: why"
+
 expect 2 "no --to" -- "$FABRICX" export specs/hgx-h100.yaml
 has "export needs --to FORMAT" "no --to says so"
 expect 2 "unknown format" -- "$FABRICX" export specs/hgx-h100.yaml --to pajek
-has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim, simgrid, htsim, infragraph)" "an unknown format lists the known"
+has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim, simgrid, simgrid-hosts, smpi, htsim, infragraph)" "an unknown format lists the known"
 expect 2 "--json needs -o" -- "$FABRICX" export specs/hgx-h100.yaml --to gml --json
 expect 0 "--json" -- "$FABRICX" export specs/hgx-h100.yaml --to simai -o "$tmp/j.simai" --json
 jq -e '.export.lost | length == 4' "$tmp/out" >/dev/null && ok || bad "export --json lists what is lost"
