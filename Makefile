@@ -170,6 +170,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/ocs.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/plan.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/interop.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/jobs.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/contracts.sh
 
 # The peers themselves (tests/peer/*.sh): each runs where its peer is
@@ -210,7 +211,10 @@ peer-check: deps
 	  echo "peer-check: SimGrid not installed (apt-get install libsimgrid-dev simgrid): skipped"; exit 0; fi; \
 	$(MAKE) --no-print-directory WERROR=-Werror $(BIN) $(BUILD)/peer/schedule $(BUILD)/peer/twin && \
 	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
-	  PEER_OUT=$(BUILD)/peer sh tests/peer/run.sh
+	  PEER_OUT=$(BUILD)/peer sh tests/peer/run.sh && \
+	FABRICX=$(abspath $(BIN)) SCHEDULE=$(abspath $(BUILD)/peer/schedule) TWIN=$(abspath $(BUILD)/peer/twin) \
+	  PEER_OUT=$(BUILD)/peer sh tests/peer/simgrid_export.sh && \
+	FABRICX=$(abspath $(BIN)) PEER_OUT=$(BUILD)/peer sh tests/peer/smpi_export.sh
 
 # ---- fuzzing (docs/reliability.md) ----
 # Two targets: spec (fuzz/fuzz_spec.c: the loader, --set, every spec family)

@@ -215,6 +215,7 @@ int fx_cmd_reconfigure(int argc, char **argv);
 int fx_cmd_failures(int argc, char **argv);
 int fx_cmd_merge(int argc, char **argv);
 int fx_cmd_export(int argc, char **argv);
+int fx_cmd_jobs(int argc, char **argv);
 int fx_cmd_import(int argc, char **argv);
 
 #endif

@@ -11,7 +11,7 @@
 #include "cli.h"
 
 static const fx_opt opts[] = {
-	{"to", "FORMAT", "graphml, gml, dot, ns3, simai, booksim or astra-sim"},
+	{"to", "FORMAT", "graphml, gml, dot, ns3, simai, booksim, astra-sim, simgrid, simgrid-hosts, smpi, htsim or infragraph"},
 	{"output", "FILE", "write here, also -o FILE (default: standard output)"},
 	FX_CLI_FAIL_OPT,
 	{NULL, NULL, NULL},

@@ -11,7 +11,7 @@
 #include "cli.h"
 
 static const fx_opt opts[] = {
-	{"from", "FORMAT", "graphml, gml, ns3, simai or booksim"},
+	{"from", "FORMAT", "graphml, gml, ns3, simai, booksim, nccl-topo or nvidia-smi"},
 	{"output", "FILE", "write the spec here, also -o FILE (default: standard output)"},
 	{"name", "NAME", "the spec's name (default: FILE's base name)"},
 	{"bandwidth", "BW", "per link and direction, where the file gives none (default 25 GB/s, assumed)"},

@@ -54,6 +54,8 @@ static const command commands[] = {
 	 .summary = "what losing a switch chip or a link does to bisection and devices"},
 	{.name = "merge", .fn = fx_cmd_merge,
 	 .summary = "join the points of a space run as shards (--shard I/N)"},
+	{.name = "jobs", .fn = fx_cmd_jobs,
+	 .summary = "several jobs sharing the fabric: their interference, and a placement without it"},
 	{.name = "export", .fn = fx_cmd_export,
 	 .summary = "the fabric in a peer tool's format (GraphML, ns-3, SimAI, ...)"},
 	{.name = "import", .fn = fx_cmd_import,

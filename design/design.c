@@ -83,6 +83,8 @@ static int load_rest(fx_design *ds, const char *path, const char *const *overrid
 	for (size_t i = 0; fl && i < fl->n; i++)
 		if (fx_fabric_fail_node(&ds->fab, fl->items[i], d))
 			return -1;
+	if (fx_design_jobs_check(ds, d))
+		return -1;
 	return fx_design_groups_check(ds, d);
 }
 
@@ -143,6 +145,7 @@ void fx_design_release(fx_design *ds)
 	if (!ds)
 		return;
 	free(ds->wl);
+	fx_jobs_free(ds->jobs, ds->njobs);
 	free(ds->sources);
 	fx_coll_measured_free((fx_coll_measured *)ds->coll.measured);
 	if (ds->have_fab)

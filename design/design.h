@@ -49,6 +49,10 @@ typedef struct fx_design {
 	fx_step_layout step_layout;
 	fx_step_load step_load;
 	fx_step_hw step_hw;
+	/* workload.jobs (placement.h), njobs of them; their devices NULL
+	 * where the spec gives none (last: the struct grows at its end) */
+	fx_job *jobs;
+	size_t njobs;
 } fx_design;
 
 /* What a load may cost.  A zeroed struct (or NULL) means the defaults. */

@@ -13,4 +13,9 @@ int fx_design_workload_parse(fx_design *ds, fx_diag *d);
  * `workload.collectives`, against the built fabric. */
 int fx_design_groups_check(const fx_design *ds, fx_diag *d);
 
+/* design/jobs.c: `workload.jobs` (w the workload map), and their devices
+ * once the fabric is built. */
+int fx_design_jobs_parse(fx_design *ds, const fx_snode *w, fx_diag *d);
+int fx_design_jobs_check(fx_design *ds, fx_diag *d);
+
 #endif

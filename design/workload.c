@@ -104,7 +104,7 @@ int fx_design_workload_parse(fx_design *ds, fx_diag *d)
 {
 	/* training is the planner's (plan/problem.c) */
 	static const char *const mine[] = {"collectives", "accelerator", "sessions", "inventory",
-					   "layout", "serve", "training", NULL};
+					   "layout", "serve", "training", "jobs", NULL};
 	const fx_snode *w, *l;
 	/* placement/ checks every key of the map; design/ reads the rest */
 	if (fx_workload_place_parse(d, &ds->spec, mine, &ds->work) ||
@@ -120,6 +120,8 @@ int fx_design_workload_parse(fx_design *ds, fx_diag *d)
 		inventory_traffic(ds, fx_snode_get(w, "groups"));
 	if (!w)
 		return 0;
+	if (fx_design_jobs_parse(ds, w, d))
+		return -1;
 	if (fx_spec_seq(d, w, "collectives", 0, &l))
 		return -1;
 	if (!l)

@@ -63,6 +63,7 @@ static const struct {
 	{"merge", fx_cmd_merge, 0},           {"export", fx_cmd_export, 0},
 	{"import", fx_cmd_import, 0},         {"calibrate", fx_cmd_calibrate, 0},
 	{"plan", fx_cmd_plan, 0},             {"bom", fx_cmd_bom, 0},
+	{"jobs", fx_cmd_jobs, 1},
 	/* kinds lives beside main() (cli/main.c), outside the objects a
 	 * fuzz target links; it takes no argument but --json */
 };

@@ -25,6 +25,16 @@ const fx_export_format fx_export_formats[] = {
 	 .summary = "BookSim2's anynet network file"},
 	{.name = "astra-sim", .ext = "yml", .write = fx_export_astra,
 	 .summary = "ASTRA-sim's analytical network YAML (the closest per-dimension form)"},
+	{.name = "simgrid", .ext = "xml", .write = fx_export_simgrid,
+	 .summary = "SimGrid platform XML v4.1: fabricx's routes as explicit routes"},
+	{.name = "simgrid-hosts", .ext = "txt", .write = fx_export_simgrid_hosts,
+	 .summary = "the host file for smpirun with the simgrid platform"},
+	{.name = "smpi", .ext = "c", .write = fx_export_smpi,
+	 .summary = "an SMPI program running the spec's collectives as fabricx schedules them"},
+	{.name = "htsim", .ext = "topo", .write = fx_export_htsim,
+	 .summary = "htsim's fat-tree .topo (two- and three-tier fat-trees only)"},
+	{.name = "infragraph", .ext = "json", .write = fx_export_infragraph,
+	 .summary = "InfraGraph JSON: devices, instances, links and an edge per bundle"},
 	{.name = NULL},
 };
 

@@ -12,6 +12,11 @@ int fx_export_dot(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag 
 int fx_export_ns3(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
 int fx_export_simai(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
 int fx_export_booksim(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
+int fx_export_simgrid(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
+int fx_export_htsim(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
+int fx_export_infragraph(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
+int fx_export_smpi(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
+int fx_export_simgrid_hosts(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
 int fx_export_astra(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d);
 
 /* Appends one sentence to info->lost. */

@@ -30,12 +30,14 @@ static const struct {
 	{"ns3", fx_import_ns3},
 	{"simai", fx_import_simai},
 	{"booksim", fx_import_booksim},
+	{"nccl-topo", fx_import_nccl_topo},
+	{"nvidia-smi", fx_import_nvidia_smi},
 };
 #define NREADERS (sizeof readers / sizeof readers[0])
 
 const char *fx_import_names(void)
 {
-	return "graphml, gml, ns3, simai, booksim";
+	return "graphml, gml, ns3, simai, booksim, nccl-topo, nvidia-smi";
 }
 
 void fx_import_info_release(fx_import_info *info)

@@ -54,6 +54,8 @@ int fx_import_graphml(const char *file, const char *text, size_t len, fx_imp_gra
 int fx_import_gml(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 int fx_import_ns3(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 int fx_import_simai(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
+int fx_import_nccl_topo(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
+int fx_import_nvidia_smi(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 int fx_import_booksim(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 
 #endif

@@ -20,8 +20,14 @@
  *   simai     SimAI's edge list (its header and NVSwitch numbering)
  *   booksim   BookSim2's anynet file
  *   astra-sim ASTRA-sim's analytical network YAML (per-dimension form)
+ *   simgrid   SimGrid platform XML v4.1, fabricx's routes as explicit routes
+ *   simgrid-hosts, smpi  its host file, and an SMPI program running the
+ *             spec's collectives as fabricx schedules them
+ *   htsim     htsim's fat-tree .topo (fat-trees only)
+ *   infragraph InfraGraph JSON
  *
- * Import reads graphml, gml, ns3/simai edge lists and booksim anynet files
+ * Import reads graphml, gml, ns3/simai edge lists, booksim anynet files,
+ * NCCL's topology dump (nccl-topo) and `nvidia-smi topo -m` (nvidia-smi)
  * into a `custom` spec (YAML), with every value the file does not give
  * marked "assumed" in the spec's sources.  Bad files are errors at
  * FILE:LINE:COL, as bad specs are.
@@ -78,7 +84,7 @@ typedef struct fx_import_opts {
 	double latency;     /* seconds per hop */
 } fx_import_opts;
 
-/* Import formats: "graphml, gml, ns3, simai, booksim". */
+/* Import formats: "graphml, gml, ns3, simai, booksim, nccl-topo, nvidia-smi". */
 const char *fx_import_names(void);
 /* Reads the file at path in `format` and writes a `custom` spec named
  * `name` (fx_name_check's rule) to out, once fabricx has loaded it back.

@@ -85,6 +85,8 @@ int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *
  * `workload.sessions` {count, context, steps, deadline, min_on_time}; each
  * absent one leaves its struct zeroed (hbm == 0, count == 0). */
 int fx_accel_sessions_parse(fx_diag *d, const fx_spec *spec, fx_accel *a, fx_sessions *s);
+/* One `groups.KIND` map {collective, algo, bytes, count} into *t. */
+int fx_group_traffic_parse(fx_diag *d, const fx_snode *n, fx_group_traffic *t);
 /* Devices one instance needs. */
 int64_t fx_workload_devices(const fx_workload *w);
 
@@ -156,5 +158,79 @@ typedef struct fx_place_opts {
 int fx_place(const fx_fabric *f, const fx_workload *w, const fx_power_config *pc,
 	     const fx_place_opts *o, fx_placement *out, fx_diag *d);
 void fx_placement_release(fx_placement *p);
+
+/* ---- several jobs on one fabric (placement/jobs.c, jobs_place.c) ----
+ *
+ * `workload.jobs` (design/workload.c reads it): jobs that share the
+ * fabric, each with its own scheme, groups, devices and start offset.  A
+ * job's communication is its group kinds in turn (tp, ep, pp, dp), each
+ * kind `count` calls of its collective, every group of the kind at once
+ * (as fx_coll_run_groups runs them).  Jobs are timed step by step under
+ * the bound model (collective.timing's default): a step (one repetition
+ * of a round) costs alpha + its slowest path's latency + the busiest
+ * directed link it uses, that link's bytes being the job's own plus those
+ * of the steps the other jobs are in when it starts, over links x
+ * bandwidth.  A job alone takes exactly fx_coll_run's bound time per call;
+ * beside the others, the extra is their interference. */
+typedef struct fx_job {
+	const char *name;                        /* borrowed (the spec's) */
+	int64_t dims[FX_GROUP_KINDS];            /* tp, ep, pp, dp */
+	fx_group_traffic traffic[FX_GROUP_KINDS];
+	double start;                            /* seconds after time 0 */
+	int64_t *devices;                        /* [fx_job_devices] device ids in rank
+						  * order (owned), or NULL: not placed */
+} fx_job;
+
+#define FX_JOBS_MAX 64
+/* Devices the job needs: the product of its dims (-1 for NULL). */
+int64_t fx_job_devices(const fx_job *j);
+/* Copies n jobs (devices too) into a new array; free with fx_jobs_free. */
+fx_job *fx_jobs_dup(const fx_job *jobs, size_t n);
+void fx_jobs_free(fx_job *jobs, size_t n);
+
+typedef struct fx_jobs_result {
+	size_t njobs;
+	double *alone;        /* [njobs] seconds of communication, the job alone */
+	double *together;     /* [njobs] seconds from its start to its end beside the others */
+	int64_t *steps;       /* [njobs] steps it ran (rounds x repeats x calls) */
+	size_t nshared;       /* directed links loaded by two or more jobs */
+	int64_t *shared;      /* [nshared] directed link ids (2e: ends[2e] -> ends[2e+1]) */
+	double *shared_bytes; /* [nshared * njobs]: bytes job j puts on shared[i] in all,
+			       * at [i * njobs + j] */
+	size_t nshared_sw;
+	int64_t *shared_sw;   /* [nshared_sw] switch vertices two or more jobs' traffic enters */
+	double *link_bytes;   /* [njobs * 2 ne] every job's bytes per directed link */
+} fx_jobs_result;
+
+/* Times every job alone and all of them together.  Every job must be
+ * placed (devices not NULL, distinct devices across jobs).  0, or -1
+ * after reporting (a collective that cannot be routed; exit 4 past the
+ * step limit). */
+int fx_jobs_run(const fx_fabric *f, const fx_job *jobs, size_t n, const fx_coll_time *tm,
+		fx_jobs_result *out, fx_diag *d);
+void fx_jobs_result_release(fx_jobs_result *r);
+
+/* Places the unplaced jobs (devices NULL) on the first free devices in
+ * device order, the jobs in order.  0, or -1 (exit 3: too few devices). */
+int fx_jobs_pack(const fx_fabric *f, fx_job *jobs, size_t n, fx_diag *d);
+
+typedef struct fx_jobs_place_info {
+	const char *status;       /* fx_lp's: "optimal", "feasible (time limit)" */
+	int64_t shared_units;     /* nodes (or devices, on fabrics without nodes)
+				   * holding devices of more than one job */
+	int64_t units_used;       /* job x node pairs: the nodes each job spans, summed */
+	int64_t cols, rows;       /* the MILP's size */
+} fx_jobs_place_info;
+
+/* The interference-aware placement: re-places every job (devices replaced)
+ * so that as few nodes as possible hold devices of two jobs (a GLPK MILP:
+ * x[j][n] devices of job j on node n, y[j][n] whether it uses the node,
+ * minimise W * sum_n max(0, sum_j y[j][n] - 1) + sum y), each job's ranks
+ * node by node.  Nodes sharing no job share no node links; what remains
+ * (links past the nodes) fx_jobs_run measures.  0, -1 after reporting
+ * (exit 3: the jobs need more devices than the fabric has live; exit 4:
+ * not decided in time_limit seconds). */
+int fx_jobs_place(const fx_fabric *f, fx_job *jobs, size_t n, double time_limit,
+		  fx_jobs_place_info *info, fx_diag *d);
 
 #endif

@@ -48,7 +48,7 @@ static int parse_level(fx_diag *d, const fx_snode *n, int allow_none, fx_level *
 			      allow_none ? "none, node or rack" : "node, rack or any", s);
 }
 
-static int parse_traffic(fx_diag *d, const fx_snode *n, fx_group_traffic *t)
+int fx_group_traffic_parse(fx_diag *d, const fx_snode *n, fx_group_traffic *t)
 {
 	static const char *const keys[] = {"collective", "algo", "bytes", "count", NULL};
 	const char *pat, *algo = NULL;
@@ -260,7 +260,7 @@ int fx_workload_place_parse(fx_diag *d, const fx_spec *spec, const char *const *
 	if (n && fx_spec_keys(d, n, kinds) == 0) {
 		for (int k = 0; k < FX_GROUP_KINDS; k++)
 			if (fx_snode_get(n, kinds[k]))
-				rc |= parse_traffic(d, fx_snode_get(n, kinds[k]), &w->traffic[k]);
+				rc |= fx_group_traffic_parse(d, fx_snode_get(n, kinds[k]), &w->traffic[k]);
 	} else if (n) {
 		rc = -1;
 	}

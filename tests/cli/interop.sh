@@ -124,10 +124,149 @@ got=$("$FABRICX" metrics "$tmp/s.yaml" --json | jq -c '[.devices, .switches, .li
 [ "$got" = "[16,18,96,4,2]" ] && ok || bad "SimAI example: $got"
 
 # bad input
+# SimGrid (tests/peer/simgrid_export.sh runs the platforms in SimGrid):
+# two-switch's 6 hosts, 7 links and 6 x 5 = 30 routes; h0 -> h3 leaves h0
+# up its link to s0 (l0 UP), crosses s0 - s1 (l6 UP) and comes down s1's
+# link to h3 (l3 DOWN); its links 50 and 25 GB/s, 200 and 500 ns.
+expect 0 "export simgrid" -- "$FABRICX" export tests/peer/two-switch.yaml --to simgrid -o "$tmp/ts.xml" --json
+x() { grep -c "$1" "$tmp/ts.xml"; }
+if [ "$(x '<host ')" = 6 ] && [ "$(x '<link id=')" = 7 ] && [ "$(x '<route ')" = 30 ]; then ok; else
+	bad "simgrid two-switch: $(x '<host ') hosts, $(x '<link id=') links, $(x '<route ') routes"; fi
+if grep -q '<route src="h0" dst="h3" symmetrical="NO"><link_ctn id="l0" direction="UP"/><link_ctn id="l6" direction="UP"/><link_ctn id="l3" direction="DOWN"/></route>' "$tmp/ts.xml"; then ok; else bad "simgrid h0 -> h3 route"; fi
+if grep -q '<link id="l6" bandwidth="25000000000Bps" latency="5e-07s" sharing_policy="SPLITDUPLEX"/>' "$tmp/ts.xml"; then ok; else bad "simgrid s0 - s1 link"; fi
+if jq -e '.export.lost | any(test("collective.overhead"))' "$tmp/out" >/dev/null; then ok; else bad "simgrid: the overhead not said lost"; fi
+# HGX H100 under split ECMP: every GPU pair splits over the 4 NVSwitch
+# chips, so all 56 routes are the hash policy's, and the lost-list says so
+expect 0 "export simgrid hgx" -- "$FABRICX" export specs/hgx-h100.yaml --to simgrid -o "$tmp/hgx.xml"
+has "divides the flows of 56 of the 56 ordered device pairs" "hgx: split routes said"
+if [ "$(grep -c '<route ' "$tmp/hgx.xml")" = 56 ]; then ok; else bad "hgx: 56 routes"; fi
+expect 0 "export simgrid hgx hash" -- "$FABRICX" export specs/hgx-h100.yaml --to simgrid --routing hash -o "$tmp/hgx.xml"
+if grep -q "divides the flows" "$tmp/err"; then bad "hgx --routing hash: routes still said split"; else ok; fi
+expect 2 "simgrid refuses 4,096 devices" -- "$FABRICX" export tests/specs/torus-16x16x16.yaml --to simgrid -o "$tmp/big.xml"
+has "4096 devices need 16773120 explicit routes" "simgrid: the refusal's numbers"
+
+# htsim: tests/specs/fat-tree-1024 at htsim's 100 Gbit/s and 1 us is htsim's
+# own fat_tree_1024.topo (tests/data), key by key per tier (its order and
+# comments aside); leaf-spine-2to1: 4 leaves of 4 hosts and 2 uplinks
+# (Oversubscribed 2), each spine 4 leaves x 1 link down.
+topo_keys() {  # the file's settings as "tier key value", sorted
+	awk '/^#/ || NF == 0 { next } tolower($1) == "tier" { t = $2; next }
+	     { print (t == "" ? "-" : t), tolower($1), $2 }' "$1" | sort
+}
+expect 0 "export htsim" -- "$FABRICX" export tests/specs/fat-tree-1024.yaml --to htsim -o "$tmp/ft.topo" \
+	--set 'fabric.link={bandwidth: 100 Gbit/s, latency: 1 us}' --json
+if [ "$(topo_keys "$tmp/ft.topo")" = "$(topo_keys tests/data/htsim-fat_tree_1024.topo)" ]; then ok; else
+	bad "htsim: fat-tree-1024 differs from htsim's fat_tree_1024.topo"; diff "$tmp/ft.topo" tests/data/htsim-fat_tree_1024.topo | head; fi
+if jq -e '.export.lost | any(test("routing policy"))' "$tmp/out" >/dev/null; then ok; else bad "htsim: lost routing"; fi
+expect 0 "export htsim 2 tiers" -- "$FABRICX" export tests/peer/leaf-spine-2to1.yaml --to htsim -o "$tmp/ls.topo"
+if [ "$(topo_keys "$tmp/ls.topo" | tr '\n' ' ')" = "- nodes 16 - podsize 16 - tiers 2 0 downlink_latency_ns 200 0 downlink_speed_gbps 400 0 oversubscribed 2 0 radix_down 4 0 radix_up 2 0 switch_latency_ns 0 1 bundle 1 1 downlink_latency_ns 200 1 downlink_speed_gbps 400 1 radix_down 4 1 switch_latency_ns 0 " ]; then ok; else
+	bad "htsim leaf-spine: $(topo_keys "$tmp/ls.topo" | tr '\n' ' ')"; fi
+expect 2 "htsim refuses a torus" -- "$FABRICX" export specs/tpu-v4-cube.yaml --to htsim
+has "htsim's .topo describes two- and three-tier fat-trees only, and this is a torus fabric" "htsim: why"
+expect 2 "htsim refuses undersubscribed leaves" -- "$FABRICX" export tests/peer/leaf-spine-2to1.yaml --to htsim --set 'fabric.down_up=[2, 4]' --set fabric.hosts=8
+has "Oversubscribed is Radix_Down / Radix_Up, a whole number" "htsim: the oversubscription rule"
+sed 's/^  link: .*/  tier_links: [{bandwidth: 400 Gbit\/s, latency: 200 ns}, {bandwidth: 800 Gbit\/s, latency: 200 ns}, {bandwidth: 800 Gbit\/s, latency: 200 ns}]/' specs/fat-tree-k8.yaml >"$tmp/ft2.yaml"
+expect 2 "htsim refuses uneven speeds" -- "$FABRICX" export "$tmp/ft2.yaml" --to htsim
+has "run at 400 and 800 Gbit/s" "htsim: the speed rule"
+
+# InfraGraph: HGX H100 as 8 xpu and 4 nvswitch instances, one link class
+# of 25 GB/s = 200 Gbit/s and 200 ns, 32 edges (GPU x chip bundles) whose
+# port slices hold 8 x 18 = 144 links; GPU 0's first bundle is its 5
+# links to chip 0 (5/4/4/5); CM384's instances 384 xpu, 192 cpu, 336 L1,
+# 112 L2, and its 5,760 bundles' slices the metrics' physical links.
+slices='[.infrastructure.edges[].ep1.component | capture("port\\[(?<a>[0-9]+)(:(?<b>[0-9]+))?\\]") | if .b then (.b|tonumber) - (.a|tonumber) else 1 end] | add'
+expect 0 "export infragraph" -- "$FABRICX" export specs/hgx-h100.yaml --to infragraph -o "$tmp/hgx.json" --json
+if [ "$(jq -c '[.infrastructure.instances[] | [.name, .count]]' "$tmp/hgx.json")" = '[["xpu",8],["nvswitch",4]]' ]; then ok; else bad "infragraph hgx instances"; fi
+if [ "$(jq -c '.infrastructure.links' "$tmp/hgx.json")" = '[{"name":"link0","physical":{"bandwidth":{"gigabits_per_second":200},"latency":{"ns":200}}}]' ]; then ok; else bad "infragraph hgx links: $(jq -c '.infrastructure.links' "$tmp/hgx.json")"; fi
+if [ "$(jq '.infrastructure.edges | length' "$tmp/hgx.json")" = 32 ] && [ "$(jq "$slices" "$tmp/hgx.json")" = 144 ]; then ok; else bad "infragraph hgx edges"; fi
+if [ "$(jq -c '.infrastructure.edges[0] | [.ep1.instance, .ep1.component, .ep2.instance, .scheme]' "$tmp/hgx.json")" = '["xpu[0]","port[0:5]","nvswitch[0]","one2one"]' ]; then ok; else bad "infragraph hgx first edge"; fi
+if jq -e '.export.lost | any(test("routing"))' "$tmp/out" >/dev/null; then ok; else bad "infragraph: lost routing"; fi
+expect 0 "export infragraph cm384" -- "$FABRICX" export specs/cm384.yaml --to infragraph -o "$tmp/cm.json"
+if [ "$(jq -c '[.infrastructure.instances[] | [.name, .count]]' "$tmp/cm.json")" = '[["xpu",384],["cpu",192],["L1",336],["L2",112]]' ]; then ok; else bad "infragraph cm384 instances: $(jq -c '[.infrastructure.instances[] | [.name, .count]]' "$tmp/cm.json")"; fi
+links=$("$FABRICX" metrics specs/cm384.yaml --json | jq .links)
+if [ "$(jq "$slices" "$tmp/cm.json")" = "$links" ]; then ok; else bad "infragraph cm384: $(jq "$slices" "$tmp/cm.json") links, metrics $links"; fi
+
+# Every format for every shipped spec: written (exit 0), or refused with
+# the reason (exit 2, "export FORMAT: ..." or the format's rule), never
+# anything else; wse2's 754,000 PEs shrunk to 16 x 16.
+for s in specs/*.yaml; do
+	small=""
+	case $s in *wse2*) small="--set fabric.grid=[16,16]" ;; esac
+	for f in graphml gml dot ns3 simai booksim astra-sim simgrid simgrid-hosts smpi htsim infragraph; do
+		# shellcheck disable=SC2086
+		"$FABRICX" export "$s" --to $f -o "$tmp/every.out" $small >/dev/null 2>"$tmp/err"
+		rc=$?
+		if [ $rc -eq 0 ] || { [ $rc -eq 2 ] && grep -q "error: export $f: \|error: .*$f" "$tmp/err"; }; then ok; else
+			bad "export $s --to $f: exit $rc"; head -2 "$tmp/err"; fi
+	done
+done
+
+# NVIDIA's own descriptions of real machines (tests/data/README.md):
+# NCCL's topology file of an HGX H100 (IBM Cloud's, 8 GPUs on 4 NVSwitch
+# chips by 5/4/4/5 NVLinks, 8 NICs) is specs/hgx-h100.yaml in every metric;
+# `nvidia-smi topo -m` of a DGX-1 (NVIDIA/nccl-tests#29: NV1/NV2, the
+# hybrid cube-mesh, numbered otherwise) is specs/dgx1.yaml in every
+# metric; an H100's NV18 everywhere (NVIDIA/nccl#1453) is one switch of 8
+# x 18 links with HGX's bisection.  Each round-trips through GraphML.
+for c in "nccl-topo nccl-topo-ibm-h100.xml specs/hgx-h100.yaml" \
+	 "nvidia-smi nvidia-smi-topo-dgx1-nccl-tests-29.txt specs/dgx1.yaml"; do
+	set -- $c
+	expect 0 "import $1 $2" -- "$FABRICX" import "tests/data/$2" --from "$1" -o "$tmp/nv.yaml" --json
+	if [ "$(shape "$tmp/nv.yaml")" = "$(shape "$3")" ]; then ok; else bad "import $2: $(shape "$tmp/nv.yaml") != $3's"; fi
+	expect 0 "export $2 again" -- "$FABRICX" export "$tmp/nv.yaml" --to graphml -o "$tmp/nv.graphml"
+	expect 0 "import $2 again" -- "$FABRICX" import "$tmp/nv.graphml" --from graphml -o "$tmp/nv2.yaml"
+	if [ "$(shape "$tmp/nv2.yaml")" = "$(shape "$3")" ]; then ok; else bad "$2 round trip"; fi
+done
+expect 0 "import nccl-topo json" -- "$FABRICX" import tests/data/nccl-topo-ibm-h100.xml --from nccl-topo -o "$tmp/nv.yaml" --json
+if jq -e '.import.assumed | any(test("left out: 8 NICs, mlx5_7 \\(200000 Mb/s\\)"))' "$tmp/out" >/dev/null; then ok; else bad "nccl-topo: NICs said left out"; fi
+if jq -e '.import.assumed | any(test("NVSwitch chips"))' "$tmp/out" >/dev/null; then ok; else bad "nccl-topo: NVSwitch assumption said"; fi
+expect 0 "import nvidia-smi h100" -- "$FABRICX" import tests/data/nvidia-smi-topo-h100-nccl-1453.txt --from nvidia-smi -o "$tmp/nv.yaml"
+has "every GPU pair shows NV18" "nvidia-smi: NVSwitch assumption said"
+if [ "$("$FABRICX" metrics "$tmp/nv.yaml" --json | jq -c '[.devices, .switches, .links, .bisection_bandwidth_Bps]')" = "[8,1,144,1800000000000]" ]; then ok; else bad "nvidia-smi h100 counts"; fi
+# bad files: FILE:LINE:COL
+sed 's/count="4" tclass="0x068000"\/>/count="four" tclass="0x068000"\/>/' tests/data/nccl-topo-ibm-h100.xml >"$tmp/bad.xml"
+L=$(grep -n 'count="four"' "$tmp/bad.xml" | head -1 | cut -d: -f1)
+expect 2 "nccl-topo bad count" -- "$FABRICX" import "$tmp/bad.xml" --from nccl-topo -o "$tmp/x.yaml"
+first "$tmp/bad.xml:$L:48: error: <nvlink count=\"four\"> must be a whole number of links from 1 to 1024" "nccl-topo bad count at its column"
+printf '<system version="1">\n  <cpu>\n    <gpu dev="0"/>\n  </cpu>\n</system>\n' >"$tmp/bad.xml"
+expect 2 "nccl-topo gpu outside pci" -- "$FABRICX" import "$tmp/bad.xml" --from nccl-topo -o "$tmp/x.yaml"
+first "$tmp/bad.xml:3:5: error: a <gpu> outside a <pci busid=...>: its bus id is what <nvlink target=...> names" "nccl-topo: gpu outside pci"
+expect 2 "nccl-topo not nccl" -- "$FABRICX" import tests/data/igraph-test.graphml --from nccl-topo -o "$tmp/x.yaml"
+has "no <system> element" "nccl-topo: a GraphML file refused"
+sed '3s/NV1 /NV3 /' tests/data/nvidia-smi-topo-dgx1-nccl-tests-29.txt >"$tmp/bad.txt"
+expect 2 "nvidia-smi asymmetric" -- "$FABRICX" import "$tmp/bad.txt" --from nvidia-smi -o "$tmp/x.yaml"
+has "GPU2 to GPU1 shows 1 NVLinks, GPU1 to GPU2 3" "nvidia-smi: asymmetric"
+sed '4s/NV2 /NVX /' tests/data/nvidia-smi-topo-dgx1-nccl-tests-29.txt >"$tmp/bad.txt"
+expect 2 "nvidia-smi bad cell" -- "$FABRICX" import "$tmp/bad.txt" --from nvidia-smi -o "$tmp/x.yaml"
+first "$tmp/bad.txt:4:9: error: 'NVX' is not a link of \`nvidia-smi topo -m\` (NV# for # NVLinks, or PIX, PXB, PHB, NODE, SYS)" "nvidia-smi: a bad cell at its column"
+sed '$d' tests/data/nvidia-smi-topo-dgx1-nccl-tests-29.txt >"$tmp/bad.txt"
+expect 2 "nvidia-smi a row short" -- "$FABRICX" import "$tmp/bad.txt" --from nvidia-smi -o "$tmp/x.yaml"
+has "the header names 8 GPUs and the file gives 7 of their rows" "nvidia-smi: a missing row"
+expect 2 "nvidia-smi no header" -- "$FABRICX" import tests/data/booksim-anynet_file --from nvidia-smi -o "$tmp/x.yaml"
+has "no header line starting GPU0" "nvidia-smi: not a matrix"
+
+# SMPI (tests/peer/smpi_export.sh runs it under smpirun): two-switch's
+# host file h0 .. h5; its program holds the pairwise all-to-all's 5 rounds
+# (rank r to r + s, s = 1 .. 5) of 600,000 / 5 = 120,000 B flows, and
+# compiles where an MPI compiler is installed.
+expect 0 "export simgrid-hosts" -- "$FABRICX" export tests/peer/two-switch.yaml --to simgrid-hosts -o "$tmp/hosts"
+if [ "$(tr '\n' ' ' < "$tmp/hosts")" = "h0 h1 h2 h3 h4 h5 " ]; then ok; else bad "simgrid-hosts: $(tr '\n' ' ' < "$tmp/hosts")"; fi
+expect 0 "export smpi" -- "$FABRICX" export tests/peer/two-switch.yaml --to smpi -o "$tmp/prog.c" \
+	--set 'workload={collectives: [{pattern: all-to-all, algo: pairwise, size: 600000 B}]}'
+if grep -q '{"all-to-all/pairwise 600000 B", 5, c0}' "$tmp/prog.c" &&
+   grep -q '^static const flow c0_r0\[\] = {{0, 1, 120000}, {1, 2, 120000}, {2, 3, 120000}, {3, 4, 120000}, {4, 5, 120000}, {5, 0, 120000}};' "$tmp/prog.c"; then ok; else
+	bad "smpi: the pairwise program"; grep -n "c0" "$tmp/prog.c" | head -3; fi
+if command -v mpicc >/dev/null 2>&1; then
+	if mpicc -fsyntax-only -Wall -Werror "$tmp/prog.c" 2>"$tmp/err"; then ok; else bad "smpi: the program does not compile"; head -3 "$tmp/err"; fi
+fi
+expect 2 "smpi refuses an unlisted all-to-all" -- "$FABRICX" export tests/peer/two-switch.yaml --to smpi -o "$tmp/prog.c" \
+	--set 'workload={collectives: [{pattern: all-to-all, algo: direct, size: 600000 B}]}'
+has "use a listed algorithm (all-to-all: pairwise)" "smpi: why"
+
 expect 2 "no --to" -- "$FABRICX" export specs/hgx-h100.yaml
 has "export needs --to FORMAT" "no --to says so"
 expect 2 "unknown format" -- "$FABRICX" export specs/hgx-h100.yaml --to pajek
-has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim)" "an unknown format lists the known"
+has "unknown format 'pajek' (expected: graphml, gml, dot, ns3, simai, booksim, astra-sim, simgrid, simgrid-hosts, smpi, htsim, infragraph)" "an unknown format lists the known"
 expect 2 "--json needs -o" -- "$FABRICX" export specs/hgx-h100.yaml --to gml --json
 expect 0 "--json" -- "$FABRICX" export specs/hgx-h100.yaml --to simai -o "$tmp/j.simai" --json
 jq -e '.export.lost | length == 4' "$tmp/out" >/dev/null && ok || bad "export --json lists what is lost"

@@ -25,6 +25,7 @@ expect 0 "collective --versus" -- "$FABRICX" collective specs/hgx-h100.yaml --pa
 expect 0 "collective plmr" -- "$FABRICX" collective specs/wse2.yaml --set 'fabric.grid=[66,4]' --pattern allreduce --algo ktree --chunks 22 --size 4KiB --json && keys
 expect 0 "render --json" -- "$FABRICX" render specs/cm384.yaml --view loads --json -o "$tmp/r.svg" && keys
 expect 0 "render side by side --json" -- "$FABRICX" render specs/hgx-h100.yaml specs/dgx1.yaml --json -o "$tmp/r.dot" && keys
+expect 0 "jobs --json" -- "$FABRICX" jobs tests/specs/cm384-jobs.yaml --json && keys
 expect 0 "kinds --json" -- "$FABRICX" kinds --json && keys
 expect 0 "collective --list --json" -- "$FABRICX" collective --list --json && keys
 expect 2 "an error --json" -- "$FABRICX" metrics specs/nope.yaml --json && keys
