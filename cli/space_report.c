@@ -23,6 +23,7 @@
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "../plot/plot.h"
+#include "plot_batch.h"
 #include "space_run.h"
 
 static int cmp_pt(const void *a, const void *b)
@@ -275,11 +276,44 @@ static double top_of(const fx_pt **v, size_t n, const double *xs, size_t col)
 	return t;
 }
 
-/* Feasible, infeasible and front series of (x, y) over the points. */
-static int draw(const char *dir, const char *file, const char *title, const char *xlabel,
-		const char *ylabel, const fx_plot_tic *xtics, size_t ntics, const fx_pt **v, size_t n,
-		const double *xs, double xdiv, size_t ycol, double ydiv, char *skip, size_t skiplen,
-		fx_diag *d)
+static int xy_cmp(const void *a, const void *b)
+{
+	const double *p = a, *q = b;
+	for (int i = 0; i < 2; i++)
+		if (p[i] != q[i])
+			return p[i] < q[i] ? -1 : 1;
+	return 0;
+}
+
+/* A scatter series' points each once: a point drawn twice on the same
+ * spot in the same colour is the same picture, and a space's points
+ * repeat (x, y) pairs by the thousand (10,000 points against a 10-valued
+ * parameter), which gnuplot would render one by one.  Sorted, in place;
+ * returns how many are left. */
+static size_t distinct_xy(double *x, double *y, size_t n)
+{
+	if (n < 2)
+		return n;
+	double *xy = fx_xmalloc(2 * n * sizeof *xy);
+	for (size_t i = 0; i < n; i++)
+		xy[2 * i] = x[i], xy[2 * i + 1] = y[i];
+	qsort(xy, n, 2 * sizeof *xy, xy_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && xy[2 * i] == x[m - 1] && xy[2 * i + 1] == y[m - 1])
+			continue;
+		x[m] = xy[2 * i], y[m] = xy[2 * i + 1];
+		m++;
+	}
+	free(xy);
+	return m;
+}
+
+/* Feasible, infeasible and front series of (x, y) over the points, into
+ * the batch (drawn once all are gathered). */
+static void draw(fx_plot_batch *pb, const char *file, const char *title, const char *xlabel,
+		 const char *ylabel, const fx_plot_tic *xtics, size_t ntics, const fx_pt **v, size_t n,
+		 const double *xs, double xdiv, size_t ycol, double ydiv)
 {
 	double *x = fx_xmalloc(3 * (n + 1) * sizeof *x), *y = fx_xmalloc(3 * (n + 1) * sizeof *y);
 	size_t cnt[3] = {0, 0, 0};
@@ -298,28 +332,18 @@ static int draw(const char *dir, const char *file, const char *title, const char
 	fx_plot_series ser[3];
 	size_t ns = 0;
 	for (int s = 0; s < 3; s++)
+		cnt[s] = distinct_xy(&x[s * (n + 1)], &y[s * (n + 1)], cnt[s]);
+	for (int s = 0; s < 3; s++)
 		if (cnt[s])
 			ser[ns++] = (fx_plot_series){names[s], &x[s * (n + 1)], &y[s * (n + 1)], cnt[s],
 						     s == 2 ? 2 : 1, colors[s]};
-	int rc = 0;
 	if (ns) {
 		fx_plot_panel panel = {ylabel, 0, ser, ns};
 		fx_plot pl = {title, xlabel, 0, xtics, &panel, 1, ntics};
-		static const char *const ext[2] = {"svg", "png"};
-		for (int e = 0; e < 2 && rc == 0; e++) {
-			char err[256];
-			char *path = fx_xasprintf("%s/%s.%s", dir, file, ext[e]);
-			int st = fx_plot_draw(&pl, path, err, sizeof err);
-			if (st == FX_PLOT_NO_GNUPLOT)  /* an optional tool: the report goes on without plots */
-				snprintf(skip, skiplen, "%s", err), e = 2;
-			else if (st)
-				rc = fx_diag_error(d, NULL, "plot '%s': %s", path, err);
-			free(path);
-		}
+		fx_plot_batch_add(pb, file, &pl);
 	}
 	free(x);
 	free(y);
-	return rc;
 }
 
 /* The report's line for a plot: its title on one line. */
@@ -331,12 +355,23 @@ static void md_plot(FILE *md, const char *title, const char *file)
 	fprintf(md, "](%s.svg) ([PNG](%s.png))\n", file, file);
 }
 
+/* Every chart gathered, then drawn at once on `jobs` workers; the
+ * report's lines for them written after, none when gnuplot is missing. */
 static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t n, FILE *md,
-		 char *skip, size_t skiplen, fx_diag *d)
+		 int jobs, char *skip, size_t skiplen, fx_diag *d)
 {
 	const fx_space *s = ev->space;
 	double *xs = fx_xmalloc((n + 1) * sizeof *xs);
 	int rc = 0;
+	fx_plot_batch *pb = fx_plot_batch_new();
+	char *lines = NULL;
+	size_t nlines = 0;
+	FILE *ml = open_memstream(&lines, &nlines);
+	if (!ml) {
+		free(xs);
+		fx_plot_batch_free(pb);
+		return fx_diag_internal(d, "plots: %s", strerror(errno));
+	}
 	char yl[256], xl[256];
 	for (size_t a = 0; a < s->naxes && rc == 0 && !*skip; a++) {
 		const fx_space_axis *ax = &s->axes[a];
@@ -370,10 +405,8 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 						   : " (minimised)");
 			size_t col = metric_col(ev, m);
 			double ydiv = scaled(m, field_unit(m), top_of(v, n, NULL, col), yl, sizeof yl);
-			rc = draw(dir, file, title, xl, yl, tics, tics ? ax->nvals : 0, v, n, xs, xdiv, col,
-				  ydiv, skip, skiplen, d);
-			if (!*skip)
-				md_plot(md, title, file);
+			draw(pb, file, title, xl, yl, tics, tics ? ax->nvals : 0, v, n, xs, xdiv, col, ydiv);
+			md_plot(ml, title, file);
 			free(file), free(title), free(sm), free(sp);
 		}
 		free(tics);
@@ -393,15 +426,20 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 		size_t c1 = metric_col(ev, m1);
 		double xdiv = scaled(m0, field_unit(m0), top_of(v, n, NULL, c0), xl, sizeof xl);
 		double ydiv = scaled(m1, field_unit(m1), top_of(v, n, NULL, c1), yl, sizeof yl);
-		rc = draw(dir, file, title, xl, yl, NULL, 0, v, n, xs, xdiv, c1, ydiv, skip, skiplen, d);
-		if (!*skip)
-			md_plot(md, title, file);
+		draw(pb, file, title, xl, yl, NULL, 0, v, n, xs, xdiv, c1, ydiv);
+		md_plot(ml, title, file);
 		free(file), free(title), free(s0), free(s1);
 	}
-	if (*skip)  /* the report lists none rather than the few drawn before */
-		fprintf(md, "Plots skipped: %s.\n", skip);
-	fputc('\n', md);
+	fclose(ml);
 	free(xs);
+	rc = fx_plot_batch_draw(pb, dir, jobs, skip, skiplen, d);
+	fx_plot_batch_free(pb);
+	if (*skip)  /* the report lists none rather than the few drawn */
+		fprintf(md, "Plots skipped: %s.\n", skip);
+	else if (lines)
+		fputs(lines, md);
+	free(lines);
+	fputc('\n', md);
 	return rc;
 }
 
@@ -565,7 +603,11 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 
 	if (rc == 0 && diagrams && c->md) {
 		fprintf(c->md, "## Plots\n\n");
-		rc = plots(dir, ev, v, n, c->md, r->plots_skipped, sizeof r->plots_skipped, &c->d);
+		/* the charts on as many workers as the points had (MPI's other
+		 * ranks are done by now: rank 0 forks in their place) */
+		int jobs = r->jobs > r->mpi_size ? r->jobs : r->mpi_size;
+		rc = plots(dir, ev, v, n, c->md, jobs, r->plots_skipped, sizeof r->plots_skipped,
+			   &c->d);
 		if (rc == 0 && r->plots_skipped[0]) {  /* said once, in the report and here */
 			fprintf(c->d.out ? c->d.out : stderr, "fabricx: note: plots skipped: %s\n",
 				r->plots_skipped);
