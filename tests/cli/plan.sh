@@ -113,6 +113,13 @@ expect 0 "--jobs 1" -- "$FABRICX" plan specs/plans/cm384-qwen3-235b.yaml --no-fl
 [ "$c2" = "$(jq -r .plan.choice "$tmp/out")" ] && ok || bad "--jobs 2 chose $c2"
 sort "$tmp/j1.csv" >"$tmp/j1s"; sort "$tmp/j2.csv" >"$tmp/j2s"
 cmp -s "$tmp/j1s" "$tmp/j2s" && ok || bad "--jobs 2: the CSV rows differ"
+# the flip thresholds on two workers (their collectives routed first,
+# shared): every threshold as one process finds it
+expect 0 "flips --jobs 1" -- "$FABRICX" plan specs/plans/cm384-qwen3-235b.yaml --json --jobs 1
+jq -S .flips "$tmp/out" >"$tmp/f1"
+expect 0 "flips --jobs 2" -- "$FABRICX" plan specs/plans/cm384-qwen3-235b.yaml --json --jobs 2
+jq -S .flips "$tmp/out" >"$tmp/f2"
+[ -s "$tmp/f1" ] && [ "$(jq length "$tmp/f1")" -gt 0 ] && cmp -s "$tmp/f1" "$tmp/f2" && ok || bad "flips --jobs 2 differ from --jobs 1"
 # --plot: the front and the flips as SVG (gnuplot), paths handed over as data
 if command -v gnuplot >/dev/null 2>&1; then
 	expect 0 "--plot" -- "$FABRICX" plan specs/plans/train-dense.yaml --plot "$tmp/plots"
