@@ -130,6 +130,11 @@ fi
 expect 0 "co-design" -- "$FABRICX" plan specs/plans/supernode-size.yaml --out "$tmp/sn" --json
 [ "$(jq '.space.points_feasible' "$tmp/out")" = 3 ] && ok || bad "co-design: $(jq '.space.points_feasible' "$tmp/out") feasible builds"
 grep -q '^0,.*infeasible,plan: no feasible scheme among 1: the furthest any got was memory' "$tmp/sn/supernode-size-plan/points.csv" && ok || bad "co-design: the 8-card build's reason"
+# a space of builds none of which has a feasible scheme: exit 3, naming the
+# rule that binds at the first build with its arithmetic (§6.7.4's 8-card
+# supernode on 1 GB cards: 125.58 GB > 1.00 GB)
+expect 3 "co-design, nothing feasible" -- "$FABRICX" plan specs/plans/supernode-size.yaml --set 'workload.accelerator.hbm=1 GB' --out "$tmp/sn0"
+has "no point of the space meets the constraints; point 0: plan: no feasible scheme among 1: the furthest any got was memory: 125.58 GB > 1.00 GB per device" "co-design, nothing feasible: the binding rule"
 # device time in a space's report is GPU-s too (its points.csv: seconds)
 expect 0 "co-design GPU-s" -- "$FABRICX" plan specs/plans/supernode-size.yaml --set 'space.metrics=[devices, choice.gpu_time_s]' --out "$tmp/sg"
 grep -q '| 64 | 136.8 GPU-s |' "$tmp/sg/supernode-size-plan/report.md" && ok || bad "co-design: the 64-card build's device time is not 136.8 GPU-s"
