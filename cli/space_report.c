@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/units.h"
 #include "../core/xalloc.h"
@@ -604,8 +605,13 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 	if (rc == 0 && diagrams && c->md) {
 		fprintf(c->md, "## Plots\n\n");
 		/* the charts on as many workers as the points had (MPI's other
-		 * ranks are done by now: rank 0 forks in their place) */
-		int jobs = r->jobs > r->mpi_size ? r->jobs : r->mpi_size;
+		 * ranks are done by now: rank 0 forks in their place, as many as
+		 * this machine has cores, the ranks being spread over machines) */
+		int jobs = r->jobs;
+		if (r->mpi_size > jobs) {
+			long cores = sysconf(_SC_NPROCESSORS_ONLN);
+			jobs = cores > 0 && cores < r->mpi_size ? (int)cores : r->mpi_size;
+		}
 		rc = plots(dir, ev, v, n, c->md, jobs, r->plots_skipped, sizeof r->plots_skipped,
 			   &c->d);
 		if (rc == 0 && r->plots_skipped[0]) {  /* said once, in the report and here */
