@@ -74,7 +74,7 @@ void fx_plot_batch_add(fx_plot_batch *b, const char *file, const fx_plot *pl)
 		c->ser[i].y = dup_nums(p->s[i].y, p->s[i].n);
 	}
 	c->panel.s = c->ser;
-	c->pl.p = &c->panel;
+	c->pl.p = NULL;  /* &c->panel at drawing: the array moves as it grows */
 	c->pl.np = 1;
 }
 
@@ -89,7 +89,9 @@ static int draw_task(const fx_plot_batch *b, size_t t, char *why, size_t len)
 	const chart *c = &b->c[t / 2];
 	char *path = fx_xasprintf("%s/%s.%s", b->dir, c->file, ext[t % 2]);
 	why[0] = '\0';
-	int st = fx_plot_draw(&c->pl, path, why, len);
+	fx_plot pl = c->pl;
+	pl.p = &c->panel;
+	int st = fx_plot_draw(&pl, path, why, len);
 	free(path);
 	return st == FX_PLOT_NO_GNUPLOT ? 1 : st ? 2 : 0;
 }
