@@ -255,12 +255,16 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 	if (rc == 0) {
 		size_t n = 0, feas = 0, invalid = 0;
 		const char *first_invalid = NULL;
+		const fx_pt *first_out = NULL;  /* the lowest-indexed infeasible point */
 		for (size_t i = 0; i < r.ntodo; i++) {
 			const fx_pt *p = fx_space_run_find(&r, r.todo[i]);
 			if (!p)
 				continue;
 			n++;
 			feas += p->status == FX_PT_FEASIBLE;
+			if (p->status != FX_PT_FEASIBLE && p->status != FX_PT_INVALID && p->reason &&
+			    (!first_out || p->index < first_out->index))
+				first_out = p;
 			if (p->status == FX_PT_INVALID) {
 				invalid++;
 				if (!first_invalid)
@@ -275,8 +279,13 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 					       "a larger --budget-points may find one", n,
 					       (unsigned long long)r.total);
 		else if (n && !feas)
-			rc = fx_diag_infeasible(&c->d, "no point of the space meets the constraints "
-						"(points.csv says why each fails)");
+			rc = first_out ? fx_diag_infeasible(&c->d, "no point of the space meets the "
+							    "constraints; point %llu: %s (points.csv says "
+							    "why each fails)",
+							    (unsigned long long)first_out->index,
+							    first_out->reason)
+				       : fx_diag_infeasible(&c->d, "no point of the space meets the "
+							    "constraints (points.csv says why each fails)");
 	}
 	fx_space_run_release(&r);
 	free(names);

@@ -113,6 +113,8 @@ static int summary(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r, int j
 			 fx_plan_rule_name((fx_plan_rule)k));
 		fx_record_int(t, f, l, (long long)r->counts.excluded[k]);
 	}
+	fx_record_int(t, "excluded_deadline_by_bound", "excluded by deadline on its bound (not routed)",
+		      (long long)r->counts.deadline_bounded);
 	fx_record_int(t, "schemes_bounded", "bounded without routing", (long long)r->counts.bounded);
 	fx_record_int(t, "schemes_evaluated", "evaluated in full", (long long)r->counts.evaluated);
 	fx_record_int(t, "schemes_feasible", "feasible", (long long)r->counts.feasible);
@@ -180,9 +182,13 @@ static int choice(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 	fx_record_num(t, "compute_s", "local: matrix compute", FX_F_SECONDS, e.local.compute_s);
 	fx_record_num(t, "local_s", "local time (Eq. 6-2)", FX_F_SECONDS, e.local.time);
 	fx_record_text(t, "binds", "local time bound by", "%s", e.local.binds ? e.local.binds : "-");
-	if (p->model == &fx_plan_model_step)  /* it times its own collectives, in the local time */
-		fx_record_num(t, "comm_s", "of it communication (step model, routed)", FX_F_SECONDS,
+	if (p->model == &fx_plan_model_step) {  /* it times its own collectives, in the local time */
+		fx_record_num(t, "comm_s", e.local.measured ? "of it communication (step model, some "
+			      "measured)" : "of it communication (step model, routed)", FX_F_SECONDS,
 			      e.local.other_s);
+		fx_record_text(t, "comm_time_source", "communication time is", "%s",
+			       e.local.measured ? "measured" : "modelled");
+	}
 	for (int g = 0; g < FX_PG_N; g++) {
 		char f[48], l[96];
 		if (e.s.deg[g] < 2)
@@ -308,7 +314,7 @@ static int runners_up(fx_cli *c, fx_plan_problem *p, const fx_plan_result *r)
 		fx_table_num(t, e.finish);
 		fx_table_int(t, (long long)e.on_time);
 		fx_table_num(t, e.obj[FX_PO_COST]);
-		int meas = 0, any = 0;
+		int meas = e.local.measured, any = 0;
 		for (int g = 0; g < FX_PG_N; g++) {
 			meas |= e.measured[g];
 			any |= e.comm[g] > 0;

@@ -43,7 +43,7 @@ static int plan_take(void *ctx, const char *line)
  * most of a search's cost, and every worker then inherits the cache. */
 typedef struct route_lines {
 	fx_plan_problem *p;
-	fx_plan_result *r;
+	const fx_plan_result *r;
 	const fx_plan_need *v;
 	size_t n;
 } route_lines;
@@ -60,7 +60,7 @@ static int route_take(void *ctx, const char *line)
 }
 
 static int route_first(fx_plan_runner *run, fx_plan_problem *p, const fx_plan_knobs *k,
-		       fx_plan_result *r, const uint64_t *idx, size_t n, fx_diag *d)
+		       const fx_plan_result *r, const uint64_t *idx, size_t n, fx_diag *d)
 {
 	fx_plan_need *v = NULL;
 	size_t nv = fx_plan_needs(p, r, idx, n, &v);
@@ -169,8 +169,24 @@ long fx_plan_runner_flips(fx_plan_runner *run, fx_plan_problem *p, const fx_plan
 		return -1;
 	flip_lines fl = {p, r, *out, n};
 	fx_lines_job job = {flip_work, flip_take, NULL, &fl};
-	int rc;
-	if (n >= 2 && run->mpi_size > 1)
+	int rc = 0;
+	if (n >= 2 && (run->mpi_size > 1 || run->jobs > 1)) {
+		/* the probes meet mostly the schemes the search bounded feasible:
+		 * their collectives routed first, shared over the workers, so
+		 * each probe's worker inherits them rather than routing them
+		 * again (times are kept as parts: bandwidth and alpha probes
+		 * scale them without routing) */
+		uint64_t *idx = fx_xmalloc((r->nrec + 1) * sizeof *idx);
+		size_t m = 0;
+		for (size_t i = 0; i < r->nrec; i++)
+			if (r->rec[i].rule == FX_PR_NONE)
+				idx[m++] = r->rec[i].idx;
+		rc = route_first(run, p, &p->knobs, r, idx, m, d);
+		free(idx);
+	}
+	if (rc)
+		;
+	else if (n >= 2 && run->mpi_size > 1)
 		rc = fx_lines_mpi(&job, run->mpi_rank, run->mpi_size, d);
 	else if (n >= 2 && run->jobs > 1)
 		rc = fx_lines_parallel(&job, run->jobs < (int)n ? run->jobs : (int)n, n, d);

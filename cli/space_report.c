@@ -19,10 +19,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "../plot/plot.h"
+#include "plot_batch.h"
 #include "space_run.h"
 
 static int cmp_pt(const void *a, const void *b)
@@ -307,11 +309,12 @@ static char *design_label(const fx_space *sp, const fx_pt *p)
 }
 
 /* Feasible (filled), infeasible (hollow) and front (joined, labelled
- * with each point's design) series of (x, y) over the points. */
-static int draw(const fx_space *sp, const char *dir, const char *file, const char *title,
-		const char *xlabel, const char *ylabel, const fx_plot_tic *xtics, size_t ntics,
-		const fx_pt **v, size_t n, const double *xs, double xdiv, size_t ycol, double ydiv,
-		char *skip, size_t skiplen, fx_diag *d)
+ * with each point's design) series of (x, y) over the points, into the
+ * batch (drawn once all are gathered; plot/scatter.c draws coinciding
+ * points once, with their count). */
+static void draw(fx_plot_batch *pb, const fx_space *sp, const char *file, const char *title,
+		 const char *xlabel, const char *ylabel, const fx_plot_tic *xtics, size_t ntics,
+		 const fx_pt **v, size_t n, const double *xs, double xdiv, size_t ycol, double ydiv)
 {
 	double *x = fx_xmalloc(3 * (n + 1) * sizeof *x), *y = fx_xmalloc(3 * (n + 1) * sizeof *y);
 	char **lab = fx_xcalloc(n + 1, sizeof *lab);
@@ -337,28 +340,16 @@ static int draw(const fx_space *sp, const char *dir, const char *file, const cha
 			ser[ns++] = (fx_plot_series){names[s], &x[s * (n + 1)], &y[s * (n + 1)], cnt[s],
 						     s == 2 ? 2 : s == 1 ? 3 : 1, colors[s],
 						     s == 2 ? (const char *const *)lab : NULL};
-	int rc = 0;
 	if (ns) {
 		fx_plot_panel panel = {ylabel, 0, ser, ns};
 		fx_plot pl = {title, xlabel, 0, xtics, &panel, 1, ntics};
-		static const char *const ext[2] = {"svg", "png"};
-		for (int e = 0; e < 2 && rc == 0; e++) {
-			char err[256];
-			char *path = fx_xasprintf("%s/%s.%s", dir, file, ext[e]);
-			int st = fx_plot_draw(&pl, path, err, sizeof err);
-			if (st == FX_PLOT_NO_GNUPLOT)  /* an optional tool: the report goes on without plots */
-				snprintf(skip, skiplen, "%s", err), e = 2;
-			else if (st)
-				rc = fx_diag_error(d, NULL, "plot '%s': %s", path, err);
-			free(path);
-		}
+		fx_plot_batch_add(pb, file, &pl);
 	}
 	for (size_t i = 0; i < cnt[2]; i++)
 		free(lab[i]);
 	free(lab);
 	free(x);
 	free(y);
-	return rc;
 }
 
 /* The report's line for a plot: its title on one line. */
@@ -370,12 +361,23 @@ static void md_plot(FILE *md, const char *title, const char *file)
 	fprintf(md, "](%s.svg) ([PNG](%s.png))\n", file, file);
 }
 
+/* Every chart gathered, then drawn at once on `jobs` workers; the
+ * report's lines for them written after, none when gnuplot is missing. */
 static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t n, FILE *md,
-		 char *skip, size_t skiplen, fx_diag *d)
+		 int jobs, char *skip, size_t skiplen, fx_diag *d)
 {
 	const fx_space *s = ev->space;
 	double *xs = fx_xmalloc((n + 1) * sizeof *xs);
 	int rc = 0;
+	fx_plot_batch *pb = fx_plot_batch_new();
+	char *lines = NULL;
+	size_t nlines = 0;
+	FILE *ml = open_memstream(&lines, &nlines);
+	if (!ml) {
+		free(xs);
+		fx_plot_batch_free(pb);
+		return fx_diag_internal(d, "plots: %s", strerror(errno));
+	}
 	char yl[256], xl[256];
 	for (size_t a = 0; a < s->naxes && rc == 0 && !*skip; a++) {
 		const fx_space_axis *ax = &s->axes[a];
@@ -409,10 +411,8 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 						   : " (minimised)");
 			size_t col = metric_col(ev, m);
 			double ydiv = scaled(m, field_unit(m), top_of(v, n, NULL, col), yl, sizeof yl);
-			rc = draw(s, dir, file, title, xl, yl, tics, tics ? ax->nvals : 0, v, n, xs, xdiv, col,
-				  ydiv, skip, skiplen, d);
-			if (!*skip)
-				md_plot(md, title, file);
+			draw(pb, s, file, title, xl, yl, tics, tics ? ax->nvals : 0, v, n, xs, xdiv, col, ydiv);
+			md_plot(ml, title, file);
 			free(file), free(title), free(sm), free(sp);
 		}
 		free(tics);
@@ -432,15 +432,20 @@ static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t 
 		size_t c1 = metric_col(ev, m1);
 		double xdiv = scaled(m0, field_unit(m0), top_of(v, n, NULL, c0), xl, sizeof xl);
 		double ydiv = scaled(m1, field_unit(m1), top_of(v, n, NULL, c1), yl, sizeof yl);
-		rc = draw(s, dir, file, title, xl, yl, NULL, 0, v, n, xs, xdiv, c1, ydiv, skip, skiplen, d);
-		if (!*skip)
-			md_plot(md, title, file);
+		draw(pb, s, file, title, xl, yl, NULL, 0, v, n, xs, xdiv, c1, ydiv);
+		md_plot(ml, title, file);
 		free(file), free(title), free(s0), free(s1);
 	}
-	if (*skip)  /* the report lists none rather than the few drawn before */
-		fprintf(md, "Plots skipped: %s.\n", skip);
-	fputc('\n', md);
+	fclose(ml);
 	free(xs);
+	rc = fx_plot_batch_draw(pb, dir, jobs, skip, skiplen, d);
+	fx_plot_batch_free(pb);
+	if (*skip)  /* the report lists none rather than the few drawn */
+		fprintf(md, "Plots skipped: %s.\n", skip);
+	else if (lines)
+		fputs(lines, md);
+	free(lines);
+	fputc('\n', md);
 	return rc;
 }
 
@@ -604,7 +609,16 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 
 	if (rc == 0 && diagrams && c->md) {
 		fprintf(c->md, "## Plots\n\n");
-		rc = plots(dir, ev, v, n, c->md, r->plots_skipped, sizeof r->plots_skipped, &c->d);
+		/* the charts on as many workers as the points had (MPI's other
+		 * ranks are done by now: rank 0 forks in their place, as many as
+		 * this machine has cores, the ranks being spread over machines) */
+		int jobs = r->jobs;
+		if (r->mpi_size > jobs) {
+			long cores = sysconf(_SC_NPROCESSORS_ONLN);
+			jobs = cores > 0 && cores < r->mpi_size ? (int)cores : r->mpi_size;
+		}
+		rc = plots(dir, ev, v, n, c->md, jobs, r->plots_skipped, sizeof r->plots_skipped,
+			   &c->d);
 		if (rc == 0 && r->plots_skipped[0]) {  /* said once, in the report and here */
 			fprintf(c->d.out ? c->d.out : stderr, "fabricx: note: plots skipped: %s\n",
 				r->plots_skipped);

@@ -444,8 +444,12 @@ static int64_t on_time_of(const tl *x, int64_t n, double D, double *last)
 }
 
 static void decode_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e,
-			    double comm_step)
+			    double comm_step, int bound)
 {
+	/* a bound: the model's own communication free too, when it has any */
+	void (*local)(const fx_plan_problem *, const fx_plan_knobs *, const fx_plan_scheme *,
+		      int64_t, fx_plan_local *) = bound && p->model->local_free ? p->model->local_free
+										: p->model->local;
 	const fx_plan_scheme *s = &e->s;
 	int64_t q = s->deg[FX_PG_PP];
 	tl x = {0};
@@ -454,13 +458,13 @@ static void decode_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_
 	x.ep = p->model->concurrent ? p->model->concurrent(p, k, s) : 1;
 	x.steps = p->steps;
 	double sum = 0, first = 0;
-	if (p->model->local_steps) {
+	if (p->model->local_steps && !(bound && p->model->local_free)) {
 		p->model->local_steps(p, k, s, k->context, p->steps, &e->local, &sum);
 		first = e->local.time;
 	} else {
 		for (int64_t st = 0; st < p->steps; st++) {
 			fx_plan_local l;
-			p->model->local(p, k, s, fx_add_sat(k->context, st), &l);
+			local(p, k, s, fx_add_sat(k->context, st), &l);
 			if (st == 0) {
 				e->local = l;
 				first = l.time;
@@ -545,11 +549,14 @@ size_t fx_plan_session_finishes(const fx_plan_problem *p, const fx_plan_knobs *k
 /* Training: a step is the pipeline over the micro-batches (Eq. 6-7),
  * then the DP gradient reduction. */
 static void train_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e,
-			   double comm_mb, double comm_dp)
+			   double comm_mb, double comm_dp, int bound)
 {
 	const fx_plan_scheme *s = &e->s;
 	fx_plan_local l;
-	p->model->local(p, k, s, 0, &l);
+	if (bound && p->model->local_free)
+		p->model->local_free(p, k, s, 0, &l);
+	else
+		p->model->local(p, k, s, 0, &l);
 	e->local = l;
 	int64_t q = s->deg[FX_PG_PP], b = s->micro;
 	e->stage = l.time + comm_mb;
@@ -642,7 +649,7 @@ static int structure(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e
 	return 0;
 }
 
-static void fill_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e)
+static void fill_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e, int bound)
 {
 	const fx_plan_scheme *s = &e->s;
 	if (p->kind == FX_PLAN_TRAIN) {
@@ -650,7 +657,7 @@ static void fill_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_ev
 		for (int g = 0; g < FX_PG_N; g++)
 			if (g != FX_PG_DP)
 				mb += e->comm[g];
-		train_timeline(p, k, e, mb, e->comm[FX_PG_DP]);
+		train_timeline(p, k, e, mb, e->comm[FX_PG_DP], bound);
 		return;
 	}
 	double step = 0;
@@ -663,7 +670,7 @@ static void fill_timeline(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_ev
 		else
 			step += e->comm[g] * frac;
 	}
-	decode_timeline(p, k, e, step);
+	decode_timeline(p, k, e, step, bound);
 }
 
 void fx_plan_bound(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e)
@@ -679,7 +686,7 @@ void fx_plan_bound(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *e)
 		e->obj[o] = NAN;
 	if (structure(p, k, e))
 		return;
-	fill_timeline(p, k, e);  /* communication free: a bound on every objective */
+	fill_timeline(p, k, e, 1);  /* communication free: a bound on every objective */
 	if (deadline_rule(p, k, e, 1))
 		e->rule = FX_PR_DEADLINE;
 }
@@ -718,7 +725,7 @@ void fx_plan_evaluate(fx_plan_problem *p, const fx_plan_knobs *k, fx_plan_eval *
 		/* a chain over q stages: each stage hands on once */
 		e->comm[g] = (g == FX_PG_PP ? t / (double)(s->deg[g] - 1) : t) * tr.count;
 	}
-	fill_timeline(p, k, e);
+	fill_timeline(p, k, e, 0);
 	if (deadline_rule(p, k, e, 0))
 		e->rule = FX_PR_DEADLINE;
 }

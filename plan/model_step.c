@@ -29,8 +29,11 @@
  *               cache (plan/comm.c) on the fabric as placed, at the knobs'
  *               bandwidth and alpha scales, so schemes sharing a group
  *               shape route it once.
- *   traffic     none: the communication is in local.  So a scheme's bound
- *               (plan/search.c) is its full evaluation; it stays a bound.
+ *   traffic     none: the communication is in local.
+ *   local_free  the same step with every collective free, routing nothing:
+ *               the bound (plan/search.c) that prunes a scheme whose
+ *               memory or communication-free time already loses before
+ *               any of its collectives is routed.
  */
 #include <math.h>
 #include <stdint.h>
@@ -183,15 +186,18 @@ static int64_t concurrent(const fx_plan_problem *p, const fx_plan_knobs *k,
 	return n > 0 ? n : 1;
 }
 
-static void local(const fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_scheme *s,
-		  int64_t ctx, fx_plan_local *out)
+/* One step with the collectives timed (comm) or free (comm 0: the bound,
+ * routing nothing; fx_step_eval's stage only grows with communication,
+ * the Engram table's excess included, so it is no more than the step). */
+static void step_local(const fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_scheme *s,
+		       int64_t ctx, int comm, fx_plan_local *out)
 {
 	/* the cache is the problem's to fill: plan/eval.c hands its model a
 	 * problem it may not change, but routing a collective only adds to
 	 * the cache behind p->cache */
 	step_ctx x = {(fx_plan_problem *)(uintptr_t)p, k, s, 0};
 	fx_step_result r;
-	int rc = eval(p, k, s, ctx, comm_cb, &x, &r);
+	int rc = eval(p, k, s, ctx, comm ? comm_cb : NULL, &x, &r);
 	memset(out, 0, sizeof *out);
 	out->weights_s = r.t_weights;
 	out->kv_s = r.t_state;
@@ -203,11 +209,24 @@ static void local(const fx_plan_problem *p, const fx_plan_knobs *k, const fx_pla
 	}
 	double t = s->deg[FX_PG_PP] > 1 ? r.t_stage : r.step;
 	out->other_s = r.comm;
+	out->measured = r.measured > 0;
 	out->time = t;
 	static const char *const what[] = {"HBM: weights", "HBM: state", "compute", "communication"};
 	const char *b = r.binds ? r.binds : "";
 	out->binds = strcmp(b, "communication") == 0 ? what[3] : strcmp(b, "compute") == 0 ? what[2]
 		     : strcmp(b, "state") == 0 ? what[1] : what[0];
+}
+
+static void local(const fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_scheme *s,
+		  int64_t ctx, fx_plan_local *out)
+{
+	step_local(p, k, s, ctx, 1, out);
+}
+
+static void local_free(const fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_scheme *s,
+		       int64_t ctx, fx_plan_local *out)
+{
+	step_local(p, k, s, ctx, 0, out);
 }
 
 const fx_plan_model fx_plan_model_step = {
@@ -216,6 +235,7 @@ const fx_plan_model fx_plan_model_step = {
 	.memory = memory,
 	.traffic = traffic,
 	.local = local,
+	.local_free = local_free,
 	.local_steps = NULL,
 	.concurrent = concurrent,
 };

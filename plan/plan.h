@@ -132,6 +132,8 @@ typedef struct fx_plan_local {
 						      * communication it times itself) */
 	double time;              /* the step's local time (Eq. 6-2: the longest, or a sum) */
 	const char *binds;        /* "HBM: weights", "HBM: KV", "compute" */
+	int measured;             /* of the communication in it (other_s), some is measured
+				   * (collective.measured) */
 } fx_plan_local;
 
 typedef struct fx_plan_model {
@@ -149,6 +151,13 @@ typedef struct fx_plan_model {
 	 * pipeline stage when pp > 1 (the whole model's when 1). */
 	void (*local)(const struct fx_plan_problem *p, const fx_plan_knobs *k,
 		      const fx_plan_scheme *s, int64_t ctx, fx_plan_local *out);
+	/* The same with communication free, for models whose local time
+	 * includes collectives they time themselves (the step model): no
+	 * larger than local's, and it routes nothing, so the bounds
+	 * (fx_plan_bound) prune before routing.  NULL: local has no
+	 * communication in it and is its own bound. */
+	void (*local_free)(const struct fx_plan_problem *p, const fx_plan_knobs *k,
+			   const fx_plan_scheme *s, int64_t ctx, fx_plan_local *out);
 	/* The first of `steps` steps from context ctx, and the sum of their
 	 * local times, at once (decode's terms are linear in the context, so
 	 * two ends give the sum).  NULL: local() step by step. */
@@ -270,6 +279,8 @@ typedef struct fx_plan_counts {
 	uint64_t considered;      /* of them, within plan.limit */
 	uint64_t excluded[FX_PR_N];  /* by the rule that excluded them (bound, idle: pruned) */
 	uint64_t bounded;         /* bounded without communication */
+	uint64_t deadline_bounded; /* of excluded[FX_PR_DEADLINE]: missed by the bound
+				    * (communication free), never routed */
 	uint64_t evaluated;       /* timed in full (collectives routed or cached) */
 	uint64_t feasible;
 	uint64_t routed;          /* distinct collectives routed */

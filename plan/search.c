@@ -325,6 +325,7 @@ static void csv_row(FILE *f, const fx_plan_problem *p, uint64_t i, const fx_plan
 		fx_csv_num(f, e->comm[g]);
 		any |= e->measured[g];
 	}
+	any |= e->local.measured;  /* the step model's own collectives */
 	fprintf(f, ",%s", any ? "measured" : "modelled");
 }
 
@@ -409,6 +410,7 @@ static void take(fx_plan_result *r, int full, uint64_t i, int rule, double exces
 		r->counts.bounded++;
 		if (rule != FX_PR_NONE) {
 			r->counts.excluded[rule]++;
+			r->counts.deadline_bounded += rule == FX_PR_DEADLINE;
 			family_take(r, i, rule, excess);
 		}
 		return;

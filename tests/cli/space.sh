@@ -274,6 +274,39 @@ if command -v mpirun >/dev/null 2>&1; then
 else
 	echo "space.sh: mpirun not found; the MPI runs are skipped (make deps installs openmpi-bin)"
 fi
+# ---- plots (issue #31 item 5): drawn once at the end on the workers ----
+# 3 bandwidths x 4 latencies of one 4x4 torus: devices is 16 at every
+# point, so its chart against the bandwidth has 3 distinct spots of 12
+# points: each drawn once (3 markers and the legend's), the same picture
+if command -v gnuplot >/dev/null 2>&1; then
+	cat >"$tmp/t12.yaml" <<'YAML'
+name: t12
+fabric: {kind: torus, dims: [4, 4], link: {bandwidth: 50 GB/s, latency: 200 ns}}
+space:
+  vary:
+    fabric.link.bandwidth: [10 GB/s, 20 GB/s, 40 GB/s]
+    fabric.link.latency: [100 ns, 200 ns, 300 ns, 400 ns]
+  metrics: [devices]
+YAML
+	expect 0 "plots --jobs 1" -- "$FABRICX" explore "$tmp/t12.yaml" --jobs 1 --out "$tmp/pj1"
+	expect 0 "plots --jobs 3" -- "$FABRICX" explore "$tmp/t12.yaml" --jobs 3 --out "$tmp/pj3"
+	same=1
+	for f in plot-devices-vs-fabric.link.bandwidth plot-devices-vs-fabric.link.latency; do
+		for e in svg png; do
+			[ -s "$tmp/pj1/t12/$f.$e" ] && cmp -s "$tmp/pj1/t12/$f.$e" "$tmp/pj3/t12/$f.$e" || same=0
+		done
+	done
+	[ $same = 1 ] && ok || bad "plots drawn on 3 workers differ from one process's"
+	n=$(grep -c "<use xlink:href='#gpPt[0-9]*' transform=" "$tmp/pj1/t12/plot-devices-vs-fabric.link.bandwidth.svg")
+	[ "$n" = 4 ] && ok || bad "12 points on 3 spots drawn as $n markers, not 3 and the legend's"
+	grep -c '](plot-' "$tmp/pj3/t12/report.md" | grep -qx 2 && ok || bad "report.md does not list the 2 plots"
+	# no gnuplot on the PATH: the report goes on without plots and says so
+	mkdir -p "$tmp/nognuplot"
+	ln -sf "$(command -v jq)" "$tmp/nognuplot/jq"
+	expect 0 "plots without gnuplot" -- env PATH="$tmp/nognuplot" "$FABRICX" explore "$tmp/t12.yaml" --jobs 2 --out "$tmp/pj0"
+	has "plots skipped" "no gnuplot: the note"
+	grep -q '^Plots skipped: ' "$tmp/pj0/t12/report.md" && ! ls "$tmp/pj0/t12"/plot-* >/dev/null 2>&1 && ok || bad "no gnuplot: report.md"
+fi
 # --resume recomputes nothing when every point is there, and writes the same
 expect 0 "resume" -- "$FABRICX" explore $s --resume --json --out "$tmp/o"
 [ "$(jq .space.points_computed "$tmp/out")" = 0 ] && ok || bad "--resume recomputed $(jq .space.points_computed "$tmp/out") points"

@@ -13,6 +13,7 @@
 #include "../../cli/plan_run.h"
 #include "../../design/design.h"
 #include "../../plan/plan.h"
+#include "../../plan/plan_internal.h"  /* fx_plan_cache_stats: the bound routes nothing */
 
 /* x agrees with a figure the chapter prints to `step` (it rounds to it). */
 #define PRINTED(x, printed, step)                                                       \
@@ -296,6 +297,16 @@ START_TEST(pruned_is_exhaustive)
 		for (int k = 1; k < FX_PR_N; k++)
 			sum += a.r.counts.excluded[k];
 		ck_assert_uint_eq(sum, a.r.counts.considered);
+		ck_assert_uint_le(a.r.counts.deadline_bounded, a.r.counts.excluded[FX_PR_DEADLINE]);
+		/* the step model's bound routes nothing (its collectives free):
+		 * §6.7.4's 8-card supernode is pruned by it before any of its
+		 * collectives is routed, so the pruned search routes fewer */
+		if (strstr(specs[i], "supernode-v41")) {
+			ck_assert_uint_ge(a.r.counts.excluded[FX_PR_BOUND], 1);
+			ck_assert_msg(a.r.counts.routed < b.r.counts.routed, "%s: pruned routed %llu, "
+				      "exhaustive %llu", specs[i], (unsigned long long)a.r.counts.routed,
+				      (unsigned long long)b.r.counts.routed);
+		}
 		plan_release(&a);
 		plan_release(&b);
 	}
@@ -339,6 +350,24 @@ START_TEST(supernode_6_7_4_step)
 			      "book %.0f", (long long)row[i].ep, tps, row[i].tps);
 		ck_assert_msg(fabs(e.step / row[i].step - 1) < 0.03, "EP%lld: step %.4g s, the book "
 			      "%.3g", (long long)row[i].ep, e.step, row[i].step);
+		/* the bound (collectives free, nothing routed) is a bound: no
+		 * slower a step, no fewer tokens per card */
+		fx_plan_eval b;
+		memset(&b, 0, sizeof b);
+		b.s = e.s;
+		uint64_t routed0, hits0;
+		double rs0;
+		fx_plan_cache_stats(x.p.cache, &routed0, &hits0, &rs0);
+		fx_plan_bound(&x.p, NULL, &b);
+		uint64_t routed1, hits1;
+		double rs1;
+		fx_plan_cache_stats(x.p.cache, &routed1, &hits1, &rs1);
+		ck_assert_uint_eq(routed1, routed0);
+		ck_assert_uint_eq(hits1, hits0);
+		ck_assert_int_eq(b.rule, FX_PR_NONE);
+		ck_assert(b.step <= e.step && b.step > 0);
+		ck_assert(b.obj[FX_PO_TOKENS_CARD] >= tps);
+		ck_assert_double_eq(b.local.other_s, 0);
 		/* 128 and 256 tie with 64 (within plan.uncertainty); 8 does not */
 		ck_assert_int_eq(fx_plan_tied(&x.p, FX_PO_TOKENS_CARD, tps, x.r.best_obj), row[i].ep != 8);
 	}
