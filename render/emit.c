@@ -342,7 +342,10 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 		for (int64_t v = x->first; v <= x->last; v++)
 			nodes += e->m->box_of[v] == e->m->box_of[x->first] && e->f->v[v].node >= 0 &&
 				 (v == x->first || e->f->v[v].node != e->f->v[v - 1].node);
-		sb_add(b, "rack %d\\n", x->rack);
+		if (x->rack_hi > x->rack)
+			sb_add(b, "racks %d–%d\\n", x->rack, x->rack_hi);
+		else
+			sb_add(b, "rack %d\\n", x->rack);
 		if (nodes)
 			sb_add(b, "%s node%s · ", rd_int(nodes, c, sizeof c), nodes == 1 ? "" : "s");
 		contents(e, x, b, " · ");
@@ -393,7 +396,12 @@ static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
 	sb_reset(&head);
 	switch (x->kind) {
 	case RD_NODE: sb_add(&head, "node %d", x->node); break;
-	case RD_RACK: sb_add(&head, "rack %d", x->rack); break;
+	case RD_RACK:
+		if (x->rack_hi > x->rack)
+			sb_add(&head, "racks %d–%d", x->rack, x->rack_hi);
+		else
+			sb_add(&head, "rack %d", x->rack);
+		break;
 	case RD_BLOCK: range_name(e, x, &head); break;
 	case RD_LATTICE: lattice_name(e, x, &head, "\n"); break;
 	default: break;
@@ -599,7 +607,8 @@ static void edge_label(emit *e, const rd_edge *x, sbuf *b, int with_count, int w
 			sb_add(b, "\\n= %s", bw(x->bw, t));
 		if ((x->ltail >= 0 || x->lhead >= 0) && x->parts > 1 && x->links % x->parts == 0)
 			sb_add(b, "\\n(%s per %s)", rd_int(x->links / x->parts, c, sizeof c),
-			       e->m->box[x->b].kind == RD_RACK ? "rack" : "node");
+			       e->m->box[x->b].kind != RD_RACK ? "node" :
+			       e->m->box[x->b].rack_hi > e->m->box[x->b].rack ? "range" : "rack");
 		nl = "\\n";
 	}
 	if (with_util && e->o->view == FX_VIEW_LOADS)
@@ -1222,12 +1231,12 @@ static int wrap_stubs(const rd_model *m)
  * that jumps the grid keeps the router, to go round the boxes between. */
 static int straight_edges(const rd_model *m)
 {
-	if (!m->lattice)
+	if (!m->lattice && !m->circle)
 		return 0;
 	for (int64_t b = 0; b < m->nbox; b++)
 		if (!m->box[b].pinned)
 			return 0;
-	if (drawn_ring(m))
+	if (drawn_ring(m) || m->circle)
 		return 1;
 	for (int64_t i = 0; i < m->nedge; i++)
 		if (m->edge[i].wrap)

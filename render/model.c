@@ -57,6 +57,7 @@
 #define FDP_MAX_BOXES 1500
 #define LABEL_MAX_EDGES 400
 #define UNIFORM_EDGES 6
+#define M_PI_CIRCLE 3.14159265358979323846
 
 const char *rd_int(int64_t n, char *buf, size_t len)
 {
@@ -84,6 +85,7 @@ int64_t rd_box_new(rd_model *m, rd_kind kind, int64_t cluster)
 	b->first = b->last = -1;
 	b->cluster = cluster;
 	b->rack = b->node = b->plane = -1;
+	b->rack_hi = -1;
 	b->role = -1;
 	b->chain_next = -1;
 	b->unit_id = -1;
@@ -672,7 +674,7 @@ static void merge_areas(rd_model *m)
 				int32_t id = a == nr ? m->box[b].rack : m->box[b].node;
 				if (lo < 0)
 					lo = id;
-				hi = id;
+				hi = a == nr && m->box[b].rack_hi > id ? m->box[b].rack_hi : id;
 			}
 		if (a == nr) {
 			snprintf(label, sizeof label, "racks %lld–%lld", (long long)lo, (long long)hi);
@@ -975,6 +977,254 @@ static int tiers(rd_model *m)
 	return k;
 }
 
+/* ---- coarsening: a bounded drawing whatever the fabric's size ---- */
+
+/* An aggregated drawing past COARSE_BOXES boxes or COARSE_EDGES edges (a
+ * fat-tree of k = 56 drew 1,375 rack boxes and 1,766 edges, 34 s through
+ * fdp) is coarsened: the bottom boxes (racks, nodes, device blocks) in at
+ * most COARSE_RANGES ranges of consecutive racks (or ids), each switch box
+ * with the range all its lower-tier neighbours fall in (else none), and
+ * the boxes of one tier, role, plane and range merged into one.  A tier
+ * left with more than COARSE_RANGES boxes loses its ranges, then its
+ * planes.  Each try halves the ranges until the drawing fits (one range
+ * is at most a box per tier, role and plane) within COARSE_TARGET_EDGES.
+ * The result is laid out by dot, or pinned on a circle (circle()); either
+ * costs little on that many boxes. */
+#define COARSE_BOXES FX_RENDER_MAX_BOXES
+#define COARSE_EDGES FX_RENDER_MAX_EDGES
+#define COARSE_TARGET_EDGES 240
+#define COARSE_RANGES 8
+
+typedef struct ckey {
+	int tier, role;
+	int32_t plane;
+	int64_t range;
+	int64_t box;      /* the old box */
+} ckey;
+
+static int ckey_cmp(const void *pa, const void *pb, void *ctx)
+{
+	(void)ctx;
+	const ckey *a = pa, *b = pb;
+	if (a->tier != b->tier)
+		return a->tier < b->tier ? -1 : 1;
+	if (a->role != b->role)
+		return a->role < b->role ? -1 : 1;
+	if (a->plane != b->plane)
+		return a->plane < b->plane ? -1 : 1;
+	if (a->range != b->range)
+		return a->range < b->range ? -1 : 1;
+	return (a->box > b->box) - (a->box < b->box);
+}
+
+static int ckey_same(const ckey *a, const ckey *b)
+{
+	return a->tier == b->tier && a->role == b->role && a->plane == b->plane && a->range == b->range;
+}
+
+static int i32_cmp(const void *pa, const void *pb, void *ctx)
+{
+	(void)ctx;
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The ranges of the old boxes for nr ranges: range[b] (-1: none). */
+static void coarse_ranges(const rd_model *m, int64_t nr, int64_t *range)
+{
+	int64_t nb = m->nbox;
+	int32_t *racks = fx_xmalloc((size_t)(nb + 1) * sizeof *racks);
+	int64_t nracks = 0, nfree = 0, seen_free = 0;
+	for (int64_t b = 0; b < nb; b++) {
+		range[b] = -1;
+		if (m->box[b].tier == 0 && m->box[b].rack >= 0)
+			racks[nracks++] = m->box[b].rack;
+		else if (m->box[b].tier == 0)
+			nfree++;
+	}
+	fx_sort_r(racks, (size_t)nracks, sizeof *racks, i32_cmp, NULL);
+	int64_t u = 0;
+	for (int64_t i = 0; i < nracks; i++)
+		if (u == 0 || racks[u - 1] != racks[i])
+			racks[u++] = racks[i];
+	/* bottom boxes: by rack rank, or (no rack) by position in id order */
+	int64_t *order = fx_xmalloc((size_t)(nb + 1) * sizeof *order);
+	for (int64_t b = 0; b < nb; b++)
+		order[b] = b;
+	fx_sort_r(order, (size_t)nb, sizeof *order, box_order_cmp, (void *)m);
+	for (int64_t i = 0; i < nb; i++) {
+		const rd_box *x = &m->box[order[i]];
+		if (x->tier != 0)
+			continue;
+		if (x->rack >= 0) {
+			int64_t lo = 0, hi = u - 1;
+			while (lo < hi) {
+				int64_t mid = (lo + hi) / 2;
+				if (racks[mid] < x->rack)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			range[order[i]] = lo * nr / (u > 0 ? u : 1);
+		} else {
+			range[order[i]] = nr + seen_free++ * nr / nfree;
+		}
+	}
+	free(order);
+	free(racks);
+	/* switch boxes, tier by tier upward: the range all their lower
+	 * neighbours share */
+	int top = 0;
+	for (int64_t b = 0; b < nb; b++)
+		if (m->box[b].tier > top)
+			top = m->box[b].tier;
+	int64_t *mine = fx_xmalloc((size_t)(nb + 1) * sizeof *mine);
+	for (int t = 1; t <= top; t++) {
+		for (int64_t b = 0; b < nb; b++)
+			mine[b] = -2;
+		for (int64_t i = 0; i < m->nedge; i++) {
+			int64_t a = m->edge[i].a, c = m->edge[i].b;
+			for (int side = 0; side < 2; side++, a ^= c, c ^= a, a ^= c) {
+				if (m->box[a].tier != t || m->box[c].tier >= t)
+					continue;
+				int64_t r = range[c];
+				mine[a] = mine[a] == -2 ? r : mine[a] == r ? r : -1;
+			}
+		}
+		for (int64_t b = 0; b < nb; b++)
+			if (m->box[b].tier == t)
+				range[b] = mine[b] < 0 ? -1 : mine[b];
+	}
+	free(mine);
+}
+
+/* Builds the coarse boxes of the old boxes, their vertices (old_of) and
+ * ranges into m (which has no boxes yet), and m->box_of. */
+static void coarse_build(rd_model *m, const rd_box *old, int64_t nold, const int64_t *old_of,
+			 const int64_t *range)
+{
+	ckey *k = fx_xmalloc((size_t)(nold + 1) * sizeof *k);
+	for (int64_t b = 0; b < nold; b++) {
+		const rd_box *x = &old[b];
+		k[b] = (ckey){x->tier, x->tier > 0 ? x->role : -1, x->tier > 0 ? x->plane : -1,
+			      range[b], b};
+	}
+	/* a tier of more than COARSE_RANGES boxes loses its ranges, then its planes */
+	for (int drop = 0; drop < 2; drop++) {
+		fx_sort_r(k, (size_t)nold, sizeof *k, ckey_cmp, NULL);
+		int64_t per[64] = {0};
+		for (int64_t i = 0; i < nold; i++)
+			if (k[i].tier > 0 && k[i].tier < 64 && (i == 0 || !ckey_same(&k[i], &k[i - 1])))
+				per[k[i].tier]++;
+		for (int64_t i = 0; i < nold; i++)
+			if (k[i].tier > 0 && k[i].tier < 64 && per[k[i].tier] > COARSE_RANGES) {
+				if (drop == 0)
+					k[i].range = -1;
+				else
+					k[i].plane = -1;
+			}
+	}
+	fx_sort_r(k, (size_t)nold, sizeof *k, ckey_cmp, NULL);
+	/* one new box per distinct key, made in the order of their first old box */
+	int64_t *cmap = fx_xmalloc((size_t)(nold + 1) * sizeof *cmap);
+	int64_t *firstold = fx_xmalloc((size_t)(nold + 1) * sizeof *firstold);
+	int64_t *members = fx_xmalloc((size_t)(nold + 1) * sizeof *members);
+	int64_t nk = 0;
+	for (int64_t i = 0, j; i < nold; i = j) {
+		for (j = i + 1; j < nold && ckey_same(&k[j], &k[i]); j++)
+			;
+		int64_t lo = k[i].box;
+		for (int64_t q = i; q < j; q++) {
+			cmap[k[q].box] = nk;
+			if (k[q].box < lo)
+				lo = k[q].box;
+		}
+		firstold[nk] = lo;
+		members[nk] = j - i;
+		nk++;
+	}
+	free(k);
+	int64_t *made = fx_xmalloc((size_t)(nk + 1) * sizeof *made);
+	for (int64_t q = 0; q < nk; q++)
+		made[q] = -1;
+	int64_t *newof = fx_xmalloc((size_t)(nk + 1) * sizeof *newof);
+	for (int64_t b = 0; b < nold; b++) {
+		int64_t q = cmap[b];
+		if (made[q] >= 0)
+			continue;
+		made[q] = 1;
+		const rd_box *x = &old[firstold[q]];
+		rd_kind kind = x->kind;
+		if (members[q] > 1)
+			kind = x->tier > 0 ? RD_GROUP : x->rack >= 0 ? RD_RACK : RD_BLOCK;
+		int64_t nbx = rd_box_new(m, kind, -1);
+		rd_box *y = &m->box[nbx];
+		y->tier = x->tier;
+		y->rack = x->rack;
+		y->node = members[q] > 1 ? -1 : x->node;
+		y->role = x->tier > 0 ? x->role : -1;
+		y->plane = x->plane;
+		y->merged = members[q];
+		newof[q] = nbx;
+	}
+	/* the racks, planes and roles the merged boxes keep */
+	for (int64_t b = 0; b < nold; b++) {
+		rd_box *y = &m->box[newof[cmap[b]]];
+		const rd_box *x = &old[b];
+		if (y->merged <= 1)
+			continue;
+		int32_t hi = x->rack_hi > x->rack ? x->rack_hi : x->rack;
+		if (y->kind == RD_RACK) {
+			if (x->rack < y->rack)
+				y->rack = x->rack;
+			if (hi > y->rack_hi)
+				y->rack_hi = hi;
+		} else if (y->rack != x->rack) {
+			y->rack = -1;
+		}
+		if (y->plane != x->plane)
+			y->plane = -1;
+	}
+	for (int64_t v = 0; v < m->f->nv; v++)
+		rd_box_add(m, newof[cmap[old_of[v]]], v);
+	free(newof);
+	free(made);
+	free(cmap);
+	free(firstold);
+	free(members);
+}
+
+static void coarsen(rd_model *m)
+{
+	if (m->nbox <= COARSE_BOXES && m->nedge <= COARSE_EDGES)
+		return;
+	rd_model old = *m;  /* the finer drawing: its boxes, edges and box_of */
+	int64_t *range = fx_xmalloc((size_t)(old.nbox + 1) * sizeof *range);
+	m->box_of = fx_xmalloc((size_t)(m->f->nv + 1) * sizeof *m->box_of);
+	m->edge = NULL;
+	for (int64_t nr = COARSE_RANGES;; nr /= 2) {
+		coarse_ranges(&old, nr, range);
+		m->box = NULL;
+		m->nbox = 0;
+		m->capbox = 0;
+		m->nedge = 0;
+		m->capedge = 0;
+		coarse_build(m, old.box, old.nbox, old.box_of, range);
+		m->coarse = (int)nr;
+		rd_edges_build(m);
+		if ((m->nbox <= COARSE_BOXES && m->nedge <= COARSE_TARGET_EDGES) || nr == 1)
+			break;
+		free(m->box);  /* too many still: fewer ranges */
+		free(m->edge);
+		m->edge = NULL;
+	}
+	m->ncl = 0;  /* every coarse box sits at the top */
+	free(old.box);
+	free(old.edge);
+	free(old.box_of);
+	free(range);
+}
+
 /* Whether every edge stands for the same links, and there are so many that
  * repeating the label would bury the picture: then it goes in the title. */
 static int uniform_edges(const rd_model *m)
@@ -1000,7 +1250,37 @@ static const char *choose_engine(const rd_model *m)
 		return "neato";
 	if (m->nbox <= DOT_MAX_BOXES && m->nedge <= DOT_MAX_EDGES)
 		return "dot";
+	if (!m->o->detail_full && m->nbox <= COARSE_BOXES)
+		return "circle";  /* pinned by circle(), drawn by neato */
 	return m->nbox <= FDP_MAX_BOXES ? "fdp" : "sfdp";
+}
+
+/* Too many edges for dot's tiers among few boxes (a dragonfly's 33 groups,
+ * every two joined: 528 edges): the boxes pinned on a circle in order, so
+ * every edge is a chord that crosses no box and neato only draws it (no
+ * search: its cost is the edges').  Box i sits at angle 2 pi i / n from
+ * the top, clockwise. */
+static void circle(rd_model *m)
+{
+	int64_t n = m->nbox;
+	int64_t *order = fx_xmalloc((size_t)(n + 1) * sizeof *order);
+	for (int64_t b = 0; b < n; b++)
+		order[b] = b;
+	fx_sort_r(order, (size_t)n, sizeof *order, box_order_cmp, m);
+	/* boxes about 2.2 in wide and 0.9 high, 0.4 in apart round the rim */
+	double r = fmax(2.0, (double)n * 1.8 / (2 * M_PI_CIRCLE));
+	for (int64_t i = 0; i < n; i++) {
+		rd_box *x = &m->box[order[i]];
+		double a = 2 * M_PI_CIRCLE * (double)i / (double)n;
+		x->pinned = 1;
+		x->x = 1.6 * r * sin(a);  /* wider than high, as the boxes are */
+		x->y = r * cos(a);
+	}
+	free(order);
+	m->circle = 1;
+	m->ncl = 0;  /* clusters would overlap the rim */
+	for (int64_t b = 0; b < n; b++)
+		m->box[b].cluster = -1;
 }
 
 int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
@@ -1044,6 +1324,8 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		}
 		free(home);
 		rd_edges_build(m);
+		if (!full)
+			coarsen(m);
 		if (!full && m->nbox <= DOT_MAX_BOXES &&
 		    (!x->engine || strcmp(x->engine, "dot") == 0))
 			merge_areas(m);
@@ -1054,7 +1336,11 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 				groups += m->box[b].kind == RD_GROUP;
 				racks += m->box[b].kind == RD_RACK;
 			}
-			if (racks)
+			if (m->coarse)
+				snprintf(m->how, sizeof m->how, "aggregated to %lld boxes: %s in ranges of "
+					 "consecutive ids, switches merged per tier, role and range",
+					 (long long)m->nbox, racks ? "racks" : nodes ? "nodes" : m->noun);
+			else if (racks)
 				snprintf(m->how, sizeof m->how, "aggregated: one box per rack (%lld)%s%s",
 					 (long long)racks, groups ? ", switches grouped per role and plane" : "",
 					 m->compound ? "; links to the racks merged" : "");
@@ -1068,6 +1354,10 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		}
 	}
 	m->engine = choose_engine(m);
+	if (strcmp(m->engine, "circle") == 0) {
+		circle(m);
+		m->engine = "neato";
+	}
 	if (strcmp(m->engine, "dot") == 0 && !m->lattice) {
 		int bottom = tiers(m);
 		if (m->nlevels && !o->detail_full)

@@ -65,6 +65,16 @@ typedef struct fx_render_opts {
 	const int64_t *instance;    /* placement view: [ndev] instance of each device, -1 none */
 } fx_render_opts;
 
+/* An aggregated drawing holds at most this many boxes and drawn edges
+ * whatever the fabric's size (model.c coarsens past them: ranges of racks,
+ * switches merged per tier, role and range), so its layout costs what a
+ * drawing of that size costs: dot on tiers, or neato with every box pinned
+ * (lattices, a circle of groups).  Lattices are drawn whole up to 200
+ * devices, else in at most 64 blocks.  Full
+ * detail (`detail_full`) is bounded by FX_RENDER_MAX_FULL instead. */
+#define FX_RENDER_MAX_BOXES 96
+#define FX_RENDER_MAX_EDGES 600
+
 /* Default pictures fit this many inches on the long side (2,400 px at 96
  * dpi); aggregation keeps them there, and Graphviz scales down what still
  * does not fit.  --detail full is not bounded. */

@@ -33,6 +33,8 @@ typedef struct rd_box {
 	int64_t nrole[FX_MAX_ROLES];
 	int64_t cluster;          /* innermost cluster, -1 for the root */
 	int32_t rack, node, plane;
+	int32_t rack_hi;          /* RD_RACK of a range of racks (coarsened): the last, else -1 */
+	int64_t merged;           /* coarsened: boxes of the finer drawing it stands for, else 0 */
 	int role;                 /* RD_GROUP / RD_SWITCH: the role, else -1 */
 	int tier;                 /* dot ranking: 0 devices, role tier for switches */
 	int64_t in_links;         /* links between vertices of this box */
@@ -113,6 +115,8 @@ typedef struct rd_model {
 	int64_t *adj_start, *adj;  /* switched and custom: the vertices' neighbours (CSR) */
 	int *vtier;               /* [nv] tier of each vertex (0 devices, CPUs) */
 	int tiers_derived;        /* the tiers come from the graph, not the roles */
+	int coarse;               /* coarsened into this many ranges (0: not) */
+	int circle;               /* boxes pinned on a circle (neato) */
 	char how[160];            /* how the drawing aggregates, for the title */
 	char noun[16];            /* what a device is called: "GPU", "NPU", "chip", "PE" */
 	/* a panel of a page (page.c; zero for a picture of its own): */

@@ -71,4 +71,70 @@ expect 0 "render loads --fail on a torus" -- "$FABRICX" render specs/torus-8x8x8
 expect 2 "render loads --fail, no way round" -- "$FABRICX" render specs/fat-tree-k8.yaml --view loads --pattern all-to-all --fail switch=0 --out "$tmp/o"
 has "cannot avoid the failed elements: they cut a rank off" "no way round message"
 
+# bounded drawings (issue 31): whatever the fabric's size, the aggregated
+# drawing holds at most 96 boxes and 600 drawn edges (render.h
+# FX_RENDER_MAX_BOXES, _EDGES), laid out by dot or neato.  Every kind at
+# about 10x and 100x its shipped size, counted in the DOT text (a node
+# line has class=, a drawn edge links=; invisible ordering edges counted
+# apart, at most two per box).  Counting, never timing.
+sh bench/custom-clos.sh 16 >"$tmp/clos16.yaml"   # 1,024 hosts: the 8-host custom leaf-spine x 128
+sh bench/custom-clos.sh 24 >"$tmp/clos24.yaml"   # 3,456 hosts
+while IFS='|' read -r spec sets; do
+	[ -n "$spec" ] || continue
+	# shellcheck disable=SC2086
+	if ! "$FABRICX" render "$spec" $sets --format dot -o "$tmp/big.dot" --json >"$tmp/out" 2>"$tmp/err"; then
+		bad "bounded: $spec $sets: exit $?: $(tail -1 "$tmp/err")"; continue
+	fi
+	boxes=$(grep -c 'class=' "$tmp/big.dot")
+	drawn=$(grep -c '^[[:space:]]*links=' "$tmp/big.dot")
+	all=$(grep -c ' -- ' "$tmp/big.dot")
+	engine=$(jq -r .layout_engine "$tmp/out")
+	[ "$boxes" -ge 2 ] && [ "$boxes" -le 96 ] && [ "$drawn" -ge 1 ] && [ "$drawn" -le 600 ] &&
+		[ "$all" -le $((drawn + 2 * boxes)) ] && [ "$boxes" = "$(jq .vertices_drawn "$tmp/out")" ] &&
+		{ [ "$engine" = dot ] || [ "$engine" = neato ]; } && ok ||
+		bad "bounded: $spec $sets: $boxes boxes, $drawn drawn edges, $all in all, $engine"
+done <<LIST
+specs/fat-tree-k8.yaml|--set fabric.k=24
+specs/fat-tree-k8.yaml|--set fabric.k=40
+specs/fat-tree-k8.yaml|--set fabric.k=56
+specs/fat-tree-k8.yaml|--set fabric.k=64
+tests/specs/leaf-spine-512.yaml|--set fabric.hosts=5120 --set fabric.radix=640 --set fabric.down_up=[32,32] --set fabric.spines=32
+specs/cm384.yaml|--set fabric.nodes=480 --set fabric.l2_ports=480
+specs/cm384.yaml|--set fabric.nodes=4800 --set fabric.l2_ports=4800
+specs/cm384-roce.yaml|--set fabric.domains=10 --set fabric.network.hosts=7680 --set fabric.network.radix=1800 --set fabric.network.down_up=[96,96] --set fabric.network.spines=96
+specs/dragonfly-1056.yaml|--set fabric.a=16 --set fabric.h=8 --set fabric.radix=27
+specs/dragonfly-1056.yaml|--set fabric.a=32 --set fabric.h=16 --set fabric.radix=51
+specs/hyperx-8x8x4.yaml|--set fabric.dims=[16,16,8] --set fabric.radix=45
+specs/hyperx-8x8x4.yaml|--set fabric.dims=[32,32,16] --set fabric.radix=85
+specs/nvl72-x8.yaml|--set fabric.domains=80 --set fabric.network.hosts=5760 --set fabric.network.down_up=[90,90] --set fabric.network.radix=1800 --set fabric.network.spines=90
+specs/nvl72-x8.yaml|--set fabric.domains=800 --set fabric.network.hosts=57600 --set fabric.network.down_up=[90,90] --set fabric.network.radix=1800 --set fabric.network.spines=90
+specs/rail-clos-2048.yaml|--set fabric.servers=2560 --set fabric.radix=640
+specs/rail-clos-2048.yaml|--set fabric.servers=25600 --set fabric.radix=6400
+specs/slimfly-q9.yaml|--set fabric.q=29 --set fabric.radix=70
+specs/slimfly-q9.yaml|--set fabric.q=71 --set fabric.radix=170
+specs/switched-64.yaml|--set fabric.devices=640 --set fabric.switch_ports=640
+specs/switched-64.yaml|--set fabric.devices=6400 --set fabric.switch_ports=6400
+specs/dgx-h100-256.yaml|--set fabric.nodes=320 --set fabric.spine_ports=640
+specs/dgx-h100-256.yaml|--set fabric.nodes=3200 --set fabric.spine_ports=6400
+specs/torus-8x8x8.yaml|--set fabric.dims=[16,16,20]
+specs/torus-8x8x8.yaml|--set fabric.dims=[40,40,32]
+specs/torus-8x8x8.yaml|--set fabric.dims=[8,8,8,8]
+tests/specs/mesh-32x32.yaml|--set fabric.dims=[100,100]
+tests/specs/mesh-32x32.yaml|--set fabric.dims=[320,320]
+specs/wse2.yaml|--set fabric.grid=[2400,3150]
+$tmp/clos16.yaml|
+$tmp/clos24.yaml|
+LIST
+# the coarse boxes say what they hold: the k=56 fat-tree's 1,372 racks in
+# 8 ranges whose devices add up to all 43,904
+expect 0 "render fat-tree k=56" -- "$FABRICX" render specs/fat-tree-k8.yaml --set fabric.k=56 -o "$tmp/k56.dot"
+[ "$(grep -o 'racks [0-9]*–[0-9]*\\n[0-9,]* nodes · [0-9,]* devices' "$tmp/k56.dot" | sed 's/.* \([0-9,]*\) devices/\1/; s/,//g' | awk '{ s += $1 } END { print NR, s }')" = "8 43904" ] &&
+	ok || bad "fat-tree k=56: rack ranges: $(grep -o 'label="racks[^"]*"' "$tmp/k56.dot" | head -3 | tr '\n' ' ')"
+grep -q 'label="1,176 leaf' "$tmp/k56.dot" && grep -q 'label="784 core' "$tmp/k56.dot" && ok ||
+	bad "fat-tree k=56: switch groups: $(grep -o 'label="[0-9,]* [a-z]*' "$tmp/k56.dot" | tr '\n' ' ')"
+# a dragonfly's groups, every two joined, on a circle (pinned, neato)
+expect 0 "render dragonfly" -- "$FABRICX" render specs/dragonfly-1056.yaml -o "$tmp/df.dot" --json
+[ "$(grep -c 'pos="[-0-9.]*,[-0-9.]*!"' "$tmp/df.dot")" = 33 ] && grep -q 'layout=neato' "$tmp/df.dot" && ok ||
+	bad "dragonfly: 33 groups not pinned on a circle"
+
 summary "render tests"
