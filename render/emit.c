@@ -910,14 +910,23 @@ static void legend(sbuf *b, const rd_legend *l)
 	switch (l->view) {
 	case FX_VIEW_LOADS: {
 		static const double steps[] = {0.1, 0.25, 0.5, 0.75, 1.0};
-		sb_add(b, "<TR><TD ALIGN=\"LEFT\">colour and width: a drawn edge's busiest directed link, "
-		       "relative to the busiest of all (%.3g%% busy); a box's border: its busiest link inside"
-		       "</TD></TR>", 100 * l->umax);
+		if (l->absolute)
+			sb_add(b, "<TR><TD ALIGN=\"LEFT\">colour and width (absolute scale): a drawn edge's "
+			       "busiest directed link, the fraction of the time it is busy at its capacity "
+			       "per direction; a box's border: its busiest link inside</TD></TR>");
+		else
+			sb_add(b, "<TR><TD ALIGN=\"LEFT\">colour and width (relative scale): a drawn edge's "
+			       "busiest directed link, relative to the busiest of all (%.3g%% busy); a box's "
+			       "border: its busiest link inside</TD></TR>", 100 * l->umax);
 		row_open(b);
 		legend_item(b, C_IDLE, SW_DOTTED, "idle");
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 			char t[48];
-			snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i], 100 * steps[i] * l->umax);
+			if (l->absolute)
+				snprintf(t, sizeof t, "%.0f%% busy", 100 * steps[i]);
+			else
+				snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i],
+					 100 * steps[i] * l->umax);
 			legend_item(b, util_colour(steps[i], col), SW_FILL, t);
 		}
 		break;
@@ -1018,6 +1027,7 @@ static void legend_of(const emit *e, rd_legend *l)
 	l->group = e->m->x->group != NULL;
 	l->failed = e->nfailed > 0;
 	l->umax = e->umax;
+	l->absolute = e->m->x->util_absolute != 0;
 	snprintf(l->noun, sizeof l->noun, "%s", e->m->noun);
 }
 
@@ -1100,6 +1110,7 @@ static void title(emit *e, sbuf *b)
 		p->group |= l.group;
 		p->failed |= l.failed;
 		p->umax = l.umax;
+		p->absolute |= l.absolute;
 		if (!p->noun[0])
 			memcpy(p->noun, l.noun, sizeof p->noun);
 		if (e->fan_labels) {
@@ -1128,8 +1139,10 @@ static void graph_attrs(emit *e)
 	const rd_model *m = e->m;
 	Agraph_t *g = e->g;
 	set(e, g, "layout", m->engine);
-	if (e->o->view == FX_VIEW_LOADS)
+	if (e->o->view == FX_VIEW_LOADS) {
 		setf(e, g, "util_max", "%.4f", e->umax);
+		set(e, g, "util_scale", e->m->x->util_absolute ? "absolute" : "relative");
+	}
 	set(e, g, "fontname", "Helvetica");
 	set(e, g, "fontsize", "12");
 	set(e, g, "labelloc", "t");
@@ -1496,6 +1509,8 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 		e.umax = fmax(e.umax, m->box[b].in_util);
 	if (m->x->util_scale > 0)  /* one scale for pictures to compare */
 		e.umax = m->x->util_scale;
+	if (m->x->util_absolute)  /* the fixed ramp: 100% is a link busy all the time */
+		e.umax = 1;
 	if (m->x->failed || m->x->failed_links)
 		find_failed(&e);
 	e.fans = fan_out(&e);

@@ -105,6 +105,10 @@ typedef struct fx_render_ext {
 	const char *note;           /* a further caption line (key figures), may be NULL */
 	double util_scale;          /* loads: the utilisation drawn as 100% (0: the busiest
 				     * link drawn); pictures to compare share one */
+	int util_absolute;          /* loads: colour and width give the busy fraction of the
+				     * link's capacity per direction on a fixed ramp (100%:
+				     * busy the whole time), not relative to the busiest;
+				     * util_scale is then ignored */
 } fx_render_ext;
 
 /* Builds the DOT text of the view (no layout). */
@@ -121,6 +125,9 @@ int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *form
  * report stands whatever Graphviz does. */
 int fx_render_file_isolated(const fx_fabric *f, const fx_render_opts *o, const char *format,
 			    const char *path, fx_diag *d);
+/* fx_render_file_ext in a child process, as fx_render_file_isolated. */
+int fx_render_file_ext_isolated(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+				const char *format, const char *path, fx_diag *d);
 /* The same with further options (x may be NULL). */
 int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
 		      char **dot, fx_diag *d);
@@ -148,7 +155,8 @@ typedef struct fx_render_panel {
  * placed in rows (side by side, or stacked when wide: the page within
  * FX_RENDER_MAX_INCHES and, where it can be, 3:1) at one scale, so a box
  * is as large in every panel; the loads view colours every panel relative
- * to the busiest link of all of them.  One legend for the page, under
+ * to the busiest link of all of them (or, util_absolute in the panels'
+ * x, every panel on the fixed ramp of link capacity).  One legend for the page, under
  * heading (may be NULL).  Format as fx_render_file; "dot" gives the page
  * laid out (layout=nop2, positions in pos=).  Same input, same bytes.
  * info (may be NULL) gets the page's size and the boxes and edges of all

@@ -82,6 +82,7 @@ typedef struct rd_legend {
 	int group;                /* placement: groups shaded */
 	int failed;               /* failed elements marked */
 	double umax;              /* loads: the scale's 100% */
+	int absolute;             /* loads: the fixed ramp of link capacity (umax 1) */
 	char noun[16];            /* the devices' noun (the first panel's) */
 } rd_legend;
 

@@ -137,4 +137,40 @@ expect 0 "render dragonfly" -- "$FABRICX" render specs/dragonfly-1056.yaml -o "$
 [ "$(grep -c 'pos="[-0-9.]*,[-0-9.]*!"' "$tmp/df.dot")" = 33 ] && grep -q 'layout=neato' "$tmp/df.dot" && ok ||
 	bad "dragonfly: 33 groups not pinned on a circle"
 
+# --scale (issue 32): relative draws each edge's width as 1 + 5 u / u_max
+# (the busiest at full width), absolute as 1 + 5 u (the fraction of link
+# capacity, a fixed ramp); a 1 MiB ring allreduce on fat-tree-k8 keeps its
+# busiest link 12% busy.  Checked edge by edge in the DOT.
+widths() {  # DOT util_max: "ok" when every drawn edge's penwidth is 1 + 5 u / max
+	awk -v max="$2" 'BEGIN { u = -1 } / -- / { u = -1; w = -1 } /penwidth=/ { v = $0; sub(/.*penwidth=/, "", v); w = v + 0 }
+		/^[[:space:]]*util=/ { v = $0; sub(/.*util=/, "", v); u = v + 0 }
+		/\];/ && u >= 0 { n++; d = w - (1 + 5 * u / max); if (d > 0.006 || d < -0.006) bad++; u = -1 }
+		END { print (n >= 20 && !bad) ? "ok" : n " edges, " bad " off" }' "$1"
+}
+expect 0 "render --scale relative" -- "$FABRICX" render specs/fat-tree-k8.yaml --view loads --pattern allreduce --size 1MiB -o "$tmp/rel.dot"
+umax=$(grep -o 'util_max=[0-9.]*' "$tmp/rel.dot" | cut -d= -f2)
+grep -q 'util_scale=relative' "$tmp/rel.dot" && [ "$(widths "$tmp/rel.dot" "$umax")" = ok ] &&
+	awk -v u="$umax" 'BEGIN { exit !(u > 0.05 && u < 0.3) }' && ok || bad "--scale relative: util_max $umax, $(widths "$tmp/rel.dot" "$umax")"
+expect 0 "render --scale absolute" -- "$FABRICX" render specs/fat-tree-k8.yaml --view loads --pattern allreduce --size 1MiB --scale absolute -o "$tmp/abs.dot"
+grep -q 'util_scale=absolute' "$tmp/abs.dot" && grep -q 'util_max=1.0000' "$tmp/abs.dot" &&
+	[ "$(widths "$tmp/abs.dot" 1)" = ok ] && grep -q '(absolute scale)' "$tmp/abs.dot" && ok ||
+	bad "--scale absolute: $(widths "$tmp/abs.dot" 1)"
+# side by side and before/after a failure: absolute unless told otherwise
+expect 0 "render side by side loads" -- "$FABRICX" render specs/fat-tree-k8.yaml specs/cm384.yaml --view loads -o "$tmp/sa.dot"
+[ "$(grep -c 'util_scale=absolute' "$tmp/sa.dot")" = 2 ] && ! grep -q 'util_scale=relative' "$tmp/sa.dot" && ok || bad "side by side: not absolute"
+expect 0 "render side by side --scale relative" -- "$FABRICX" render specs/fat-tree-k8.yaml specs/cm384.yaml --view loads --scale relative -o "$tmp/sr.dot"
+[ "$(grep -c 'util_scale=relative' "$tmp/sr.dot")" = 2 ] && ok || bad "side by side --scale relative"
+expect 2 "render --scale bogus" -- "$FABRICX" render specs/cm384.yaml --view loads --scale bogus
+has "--scale takes relative or absolute" "--scale bogus message"
+expect 2 "render --scale without loads" -- "$FABRICX" render specs/cm384.yaml --scale absolute
+# the caption names the collective, its size, algorithm and timing mode,
+# and render's default is explore's: all-to-all direct 32 MiB
+expect 0 "render loads caption" -- "$FABRICX" render specs/cm384.yaml --view loads -o "$tmp/cap.dot"
+grep -q 'loads: all-to-all 32 MiB per rank, direct, 384 ranks, timing bound: ' "$tmp/cap.dot" && ok ||
+	bad "loads caption: $(grep -o 'loads: [^<]*' "$tmp/cap.dot")"
+expect 0 "explore loads caption" -- "$FABRICX" explore specs/cm384.yaml --skip placement,plan,failures --out "$tmp/ex"
+sed 's/&#45;/-/g' "$tmp/ex/cm384/loads.svg" >"$tmp/ex.svg"
+[ "$(grep -o 'loads: all-to-all [^<]*' "$tmp/ex.svg")" = "$(grep -o 'loads: all-to-all [^<]*' "$tmp/cap.dot")" ] && ok ||
+	bad "explore loads caption: $(grep -o 'loads: [^<]*' "$tmp/ex.svg")"
+
 summary "render tests"
