@@ -373,15 +373,16 @@ static int32_t *home_racks(const rd_model *m)
 	return home;
 }
 
-/* Planes each role's chips outside nodes spread over (distinct values). */
-static void role_planes(const fx_fabric *f, int planes[FX_MAX_ROLES])
+/* Planes each role's chips outside nodes (in_nodes 0) or inside them
+ * (in_nodes 1) spread over (distinct values, at most MAX_PLANE_GROUPS + 1). */
+static void role_planes_of(const fx_fabric *f, int in_nodes, int planes[FX_MAX_ROLES])
 {
 	for (int r = 0; r < f->nroles; r++) {
 		int32_t seen[MAX_PLANE_GROUPS + 1];
 		int n = 0;
 		for (int64_t v = 0; v < f->nv && n <= MAX_PLANE_GROUPS; v++) {
 			const fx_vertex *x = &f->v[v];
-			if (x->role != r || x->node >= 0 || x->plane < 0)
+			if (x->role != r || (x->node >= 0) != in_nodes || x->plane < 0)
 				continue;
 			int found = 0;
 			for (int k = 0; k < n; k++)
@@ -391,6 +392,44 @@ static void role_planes(const fx_fabric *f, int planes[FX_MAX_ROLES])
 		}
 		planes[r] = n;
 	}
+}
+
+static void role_planes(const fx_fabric *f, int planes[FX_MAX_ROLES])
+{
+	role_planes_of(f, 0, planes);
+}
+
+static int planar(int n)
+{
+	return n >= 2 && n <= MAX_PLANE_GROUPS;
+}
+
+/* Plane columns (Unified Bus: L1 chip i of every node serves plane i, whose
+ * L2 chips serve nothing else): when a role's chips inside nodes and
+ * another's outside both spread over 2..16 planes, the node chips leave
+ * their node boxes for one group per plane, and each plane's groups stand
+ * in a cluster of their own ("plane i"), side by side, so plane i's L2
+ * chips are seen wired to plane i's L1 chips alone.  pull[r]: role r's
+ * node chips are so grouped.  Returns whether any is. */
+static int plane_columns(const fx_fabric *f, const int planes[FX_MAX_ROLES], int pull[FX_MAX_ROLES])
+{
+	int in[FX_MAX_ROLES], outside = 0, any = 0;
+	role_planes_of(f, 1, in);
+	for (int r = 0; r < f->nroles; r++)
+		outside |= planar(planes[r]);
+	for (int r = 0; r < f->nroles; r++) {
+		pull[r] = f->nnodes >= 2 && outside && planar(in[r]);
+		any |= pull[r];
+	}
+	return any;
+}
+
+static int64_t column_cluster(rd_model *m, int32_t plane)
+{
+	char name[48], label[64];
+	snprintf(name, sizeof name, "cluster_plane%d", plane);
+	snprintf(label, sizeof label, "plane %d", plane);
+	return rd_cluster_get(m, 2, -1, name, label);
 }
 
 static int64_t rack_cluster(rd_model *m, int32_t rack)
@@ -507,10 +546,14 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 				cnt[f->v[v].type == FX_V_SWITCH ? 3 + f->v[v].role : f->v[v].type]++;
 	gkey *keys = NULL;
 	size_t nkeys = 0, capkeys = 0;
+	int pull[FX_MAX_ROLES];
+	int columns = multi && plane_columns(f, planes, pull);
 	for (int64_t v = 0; v < f->nv; v++) {
 		const fx_vertex *x = &f->v[v];
 		int64_t b = -1;
-		if (racks && home[v] >= 0 && home[v] < f->nracks) {
+		int column = columns && x->type == FX_V_SWITCH && x->role >= 0 && x->plane >= 0 &&
+			     (x->node >= 0 ? pull[x->role] : planar(planes[x->role]));
+		if (racks && !column && home[v] >= 0 && home[v] < f->nracks) {
 			if (rack_box[home[v]] < 0) {
 				rack_box[home[v]] = rd_box_new(m, RD_RACK, -1);
 				m->box[rack_box[home[v]]].rack = home[v];
@@ -518,7 +561,7 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 			rd_box_add(m, rack_box[home[v]], v);
 			continue;
 		}
-		if (x->node >= 0 && multi) {
+		if (x->node >= 0 && multi && !column) {
 			if (node_box[x->node] < 0) {
 				node_box[x->node] = rd_box_new(m, RD_NODE, rack_cluster(m, x->rack));
 				m->box[node_box[x->node]].node = x->node;
@@ -528,7 +571,7 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 			rd_box_add(m, b, v);
 			continue;
 		}
-		if (x->node >= 0) {  /* the single node, expanded */
+		if (x->node >= 0 && !column) {  /* the single node, expanded */
 			int k = x->type == FX_V_SWITCH ? 3 + x->role : x->type;
 			int64_t per = 1;
 			if (x->type != FX_V_SWITCH && cnt[k] > MAX_BLOCKS)
@@ -551,20 +594,21 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 					planes[x->role] <= MAX_PLANE_GROUPS ? x->plane : -1;
 		if (x->node >= 0)
 			plane = x->plane;
-		int32_t hr = home[v];
+		int32_t hr = column ? -1 : home[v];
 		int tier = vtier(m, v);  /* one role, tiers from the graph: leaves apart from spines */
 		for (size_t i = 0; i < nkeys && b < 0; i++)
 			if (keys[i].home == hr && keys[i].plane == plane && keys[i].type == x->type &&
 			    keys[i].role == x->role && keys[i].tier == tier)
 				b = keys[i].box;
 		if (b < 0) {
-			int64_t cl = x->node >= 0 ? node_cluster(m, x->rack, x->node) : rack_cluster(m, hr);
+			int64_t cl = column ? column_cluster(m, plane) :
+				     x->node >= 0 ? node_cluster(m, x->rack, x->node) : rack_cluster(m, hr);
 			b = rd_box_new(m, x->type == FX_V_SWITCH ? RD_GROUP : RD_BLOCK, cl);
 			keys = fx_xgrow(keys, &capkeys, nkeys + 1, sizeof *keys);
 			keys[nkeys++] = (gkey){hr, plane, x->type, x->role, tier, b};
 			box_meta(m, b, v, hr);
 			m->box[b].plane = plane;
-			m->box[b].node = x->node;
+			m->box[b].node = column ? -1 : x->node;
 		}
 		rd_box_add(m, b, v);
 	}
@@ -1099,9 +1143,10 @@ static void coarse_ranges(const rd_model *m, int64_t nr, int64_t *range)
 }
 
 /* Builds the coarse boxes of the old boxes, their vertices (old_of) and
- * ranges into m (which has no boxes yet), and m->box_of. */
+ * ranges into m (which has no boxes yet), and m->box_of; firstbox[new
+ * box] is the first old box it stands for. */
 static void coarse_build(rd_model *m, const rd_box *old, int64_t nold, const int64_t *old_of,
-			 const int64_t *range)
+			 const int64_t *range, int64_t *firstbox)
 {
 	ckey *k = fx_xmalloc((size_t)(nold + 1) * sizeof *k);
 	for (int64_t b = 0; b < nold; b++) {
@@ -1166,6 +1211,7 @@ static void coarse_build(rd_model *m, const rd_box *old, int64_t nold, const int
 		y->plane = x->plane;
 		y->merged = members[q];
 		newof[q] = nbx;
+		firstbox[nbx] = firstold[q];
 	}
 	/* the racks, planes and roles the merged boxes keep */
 	for (int64_t b = 0; b < nold; b++) {
@@ -1200,6 +1246,7 @@ static void coarsen(rd_model *m)
 		return;
 	rd_model old = *m;  /* the finer drawing: its boxes, edges and box_of */
 	int64_t *range = fx_xmalloc((size_t)(old.nbox + 1) * sizeof *range);
+	int64_t *firstbox = fx_xmalloc((size_t)(old.nbox + 1) * sizeof *firstbox);
 	m->box_of = fx_xmalloc((size_t)(m->f->nv + 1) * sizeof *m->box_of);
 	m->edge = NULL;
 	for (int64_t nr = COARSE_RANGES;; nr /= 2) {
@@ -1209,7 +1256,7 @@ static void coarsen(rd_model *m)
 		m->capbox = 0;
 		m->nedge = 0;
 		m->capedge = 0;
-		coarse_build(m, old.box, old.nbox, old.box_of, range);
+		coarse_build(m, old.box, old.nbox, old.box_of, range, firstbox);
 		m->coarse = (int)nr;
 		rd_edges_build(m);
 		if ((m->nbox <= COARSE_BOXES && m->nedge <= COARSE_TARGET_EDGES) || nr == 1)
@@ -1218,7 +1265,18 @@ static void coarsen(rd_model *m)
 		free(m->edge);
 		m->edge = NULL;
 	}
-	m->ncl = 0;  /* every coarse box sits at the top */
+	/* every coarse box sits at the top but plane columns (cluster kind 2),
+	 * which keep their plane's boxes together */
+	rd_cluster *cl = fx_xmalloc((size_t)(old.ncl + 1) * sizeof *cl);
+	memcpy(cl, old.cl, (size_t)old.ncl * sizeof *cl);
+	m->ncl = 0;
+	for (int64_t b = 0; b < m->nbox; b++) {
+		int64_t c = old.box[firstbox[b]].cluster;
+		if (c >= 0 && cl[c].kind == 2 && cl[c].parent < 0 && m->box[b].plane >= 0)
+			m->box[b].cluster = rd_cluster_get(m, 2, -1, cl[c].name, cl[c].label);
+	}
+	free(cl);
+	free(firstbox);
 	free(old.box);
 	free(old.edge);
 	free(old.box_of);

@@ -173,4 +173,22 @@ sed 's/&#45;/-/g' "$tmp/ex/cm384/loads.svg" >"$tmp/ex.svg"
 [ "$(grep -o 'loads: all-to-all [^<]*' "$tmp/ex.svg")" = "$(grep -o 'loads: all-to-all [^<]*' "$tmp/cap.dot")" ] && ok ||
 	bad "explore loads caption: $(grep -o 'loads: [^<]*' "$tmp/ex.svg")"
 
+# UB planes as parallel columns (issue 32 item 2): CloudMatrix384's DOT has
+# 7 plane clusters, cluster i holding plane i's 16 L2 chips and its 48 L1
+# chips (one per node), wired to each other alone, and the L1s to the nodes
+# (20 links a node: 8 NPUs x 2 + 4 CPUs x 1); kept when coarsened (768 nodes)
+for sets in "" "--set fabric.nodes=768 --set fabric.l2_ports=768"; do
+	# shellcheck disable=SC2086
+	expect 0 "render cm384 $sets" -- "$FABRICX" render specs/cm384.yaml $sets -o "$tmp/ub.dot"
+	case $sets in *768*) n=768 ;; *) n=48 ;; esac  # L1 chips a plane: one a node
+	got=$(awk '/subgraph cluster_plane/ { p = $2; sub(/cluster_plane/, "", p) }
+		/label="L[12] plane [0-9]*\\n[0-9]* chips/ { v = $0; sub(/.*label="/, "", v); split(v, a, "\\\\n"); print p ": " a[1] ", " a[2] }' "$tmp/ub.dot" |
+		awk -v n="$n" '{ split($0, q, ": "); pl = q[1] } $0 ~ "^" pl ": L2 plane " pl ", 16 chips$" { l2++ } $0 ~ "^" pl ": L1 plane " pl ", " n " chips$" { l1++ } END { print l2 + 0, l1 + 0 }')
+	[ "$(grep -c 'subgraph cluster_plane' "$tmp/ub.dot")" = 7 ] && [ "$got" = "7 7" ] && ok ||
+		bad "cm384 $sets: plane columns: $(grep -c 'subgraph cluster_plane' "$tmp/ub.dot") clusters, L2/L1 in their own: $got"
+done
+expect 0 "render cm384 columns" -- "$FABRICX" render specs/cm384.yaml -o "$tmp/ub.dot"
+[ "$(grep -c 'label="768 x 28 GB/s' "$tmp/ub.dot")" = 7 ] && [ "$(grep -c '(20 per node)' "$tmp/ub.dot")" = 7 ] && ok ||
+	bad "cm384: plane edges: $(grep -o 'label="[0-9,]* [^"]*"' "$tmp/ub.dot" | sort | uniq -c | tr '\n' ' ')"
+
 summary "render tests"
