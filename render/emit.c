@@ -343,9 +343,9 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 			nodes += e->m->box_of[v] == e->m->box_of[x->first] && e->f->v[v].node >= 0 &&
 				 (v == x->first || e->f->v[v].node != e->f->v[v - 1].node);
 		if (x->rack_hi > x->rack)
-			sb_add(b, "racks %d–%d\\n", x->rack, x->rack_hi);
+			sb_add(b, "%ss %d–%d\\n", e->m->unit, x->rack, x->rack_hi);
 		else
-			sb_add(b, "rack %d\\n", x->rack);
+			sb_add(b, "%s %d\\n", e->m->unit, x->rack);
 		if (nodes)
 			sb_add(b, "%s node%s · ", rd_int(nodes, c, sizeof c), nodes == 1 ? "" : "s");
 		contents(e, x, b, " · ");
@@ -398,9 +398,9 @@ static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
 	case RD_NODE: sb_add(&head, "node %d", x->node); break;
 	case RD_RACK:
 		if (x->rack_hi > x->rack)
-			sb_add(&head, "racks %d–%d", x->rack, x->rack_hi);
+			sb_add(&head, "%ss %d–%d", e->m->unit, x->rack, x->rack_hi);
 		else
-			sb_add(&head, "rack %d", x->rack);
+			sb_add(&head, "%s %d", e->m->unit, x->rack);
 		break;
 	case RD_BLOCK: range_name(e, x, &head); break;
 	case RD_LATTICE: lattice_name(e, x, &head, "\n"); break;
@@ -608,7 +608,7 @@ static void edge_label(emit *e, const rd_edge *x, sbuf *b, int with_count, int w
 		if ((x->ltail >= 0 || x->lhead >= 0) && x->parts > 1 && x->links % x->parts == 0)
 			sb_add(b, "\\n(%s per %s)", rd_int(x->links / x->parts, c, sizeof c),
 			       e->m->box[x->b].kind != RD_RACK ? "node" :
-			       e->m->box[x->b].rack_hi > e->m->box[x->b].rack ? "range" : "rack");
+			       e->m->box[x->b].rack_hi > e->m->box[x->b].rack ? "range" : e->m->unit);
 		nl = "\\n";
 	}
 	if (with_util && e->o->view == FX_VIEW_LOADS)
@@ -729,7 +729,7 @@ static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 	len -= pre < len ? pre : len - 1;
 	switch (x->kind) {
 	case RD_NODE: snprintf(buf, len, "node%d", x->node); break;
-	case RD_RACK: snprintf(buf, len, "rack%d", x->rack); break;
+	case RD_RACK: snprintf(buf, len, "%s%d", e->m->unit, x->rack); break;
 	case RD_BLOCK:
 		snprintf(buf, len, "%s%d-%d", e->f->v[x->first].type == FX_V_CPU ? "cpu" : "dev",
 			 e->f->v[x->first].index, e->f->v[x->last].index);
@@ -741,7 +741,7 @@ static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 			snprintf(buf, len, "%s", e->f->roles[x->role].name);
 		if (x->rack >= 0 && e->f->nracks > 1) {
 			size_t k = strlen(buf);
-			snprintf(buf + k, len - k, ".rack%d", x->rack);
+			snprintf(buf + k, len - k, ".%s%d", e->m->unit, x->rack);
 		}
 		break;
 	case RD_LATTICE:
@@ -963,8 +963,11 @@ static void legend(sbuf *b, const rd_legend *l)
 			legend_item(b, C_SWITCH_LINE, SW_ROUND, "switch");
 		if (l->kinds[RD_NODE])
 			legend_item(b, C_NODE_LINE, SW_HOLLOW, "node box");
-		if (l->kinds[RD_RACK])
-			legend_item(b, C_NODE_LINE, SW_DOUBLE, "rack box");
+		if (l->kinds[RD_RACK]) {
+			char t[24];
+			snprintf(t, sizeof t, "%s box", l->unit[0] ? l->unit : "rack");
+			legend_item(b, C_NODE_LINE, SW_DOUBLE, t);
+		}
 		if (l->kinds[RD_BLOCK] || l->kinds[RD_GROUP] || l->kinds[RD_LATTICE])
 			leg_text(b, "(double border: several)");
 		if (l->fans)
@@ -1029,6 +1032,7 @@ static void legend_of(const emit *e, rd_legend *l)
 	l->umax = e->umax;
 	l->absolute = e->m->x->util_absolute != 0;
 	snprintf(l->noun, sizeof l->noun, "%s", e->m->noun);
+	snprintf(l->unit, sizeof l->unit, "%s", e->m->unit);
 }
 
 static int wrap_stubs(const rd_model *m);
@@ -1113,6 +1117,8 @@ static void title(emit *e, sbuf *b)
 		p->absolute |= l.absolute;
 		if (!p->noun[0])
 			memcpy(p->noun, l.noun, sizeof p->noun);
+		if (!p->unit[0])
+			memcpy(p->unit, l.unit, sizeof p->unit);
 		if (e->fan_labels) {
 			sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
 			fan_legend(e, b);

@@ -438,7 +438,7 @@ static int64_t rack_cluster(rd_model *m, int32_t rack)
 	if (rack < 0)
 		return -1;
 	snprintf(name, sizeof name, "cluster_rack%d", rack);
-	snprintf(label, sizeof label, "rack %d", rack);
+	snprintf(label, sizeof label, "%s %d", m->unit, rack);
 	return rd_cluster_get(m, 0, -1, name, label);
 }
 
@@ -721,7 +721,7 @@ static void merge_areas(rd_model *m)
 				hi = a == nr && m->box[b].rack_hi > id ? m->box[b].rack_hi : id;
 			}
 		if (a == nr) {
-			snprintf(label, sizeof label, "racks %lld–%lld", (long long)lo, (long long)hi);
+			snprintf(label, sizeof label, "%ss %lld–%lld", m->unit, (long long)lo, (long long)hi);
 			cl[a] = rd_cluster_get(m, 3, -1, "cluster_racks", label);
 		} else {
 			cl[a] = rack_cluster(m, (int32_t)a);
@@ -860,7 +860,7 @@ static void merge_bottom(rd_model *m, int bottom)
 		if (id > hi)
 			hi = id;
 	}
-	snprintf(label, sizeof label, "%s %lld–%lld", racks ? "racks" : "nodes", (long long)lo,
+	snprintf(label, sizeof label, "%s%s %lld–%lld", racks ? m->unit : "node", "s", (long long)lo,
 		 (long long)hi);
 	int64_t area = rd_cluster_get(m, 3, -1, "cluster_bottom", label);
 	for (int64_t b = 0; b < m->nbox; b++) {
@@ -1341,6 +1341,85 @@ static void circle(rd_model *m)
 		m->box[b].cluster = -1;
 }
 
+/* Pods from the graph: the parts the top switch tier joins (what is left
+ * connected without it: a three-tier fat-tree's pods of leaves,
+ * aggregation switches and hosts).  Where they do not match the racks (a
+ * k=8 fat-tree's racks hold two pods each), the drawing's clusters and
+ * boxes are the pods: m->pods, a copy of the fabric whose vertices' racks
+ * are their pods (the top tier in none), and m->f points to it.  Needs
+ * three tiers or more, 2 pods or more, every device in one. */
+static void find_pods(rd_model *m)
+{
+	const fx_fabric *f = m->f;
+	int top = 0;
+	for (int64_t v = 0; v < f->nv; v++)
+		if (m->vtier[v] > top)
+			top = m->vtier[v];
+	if (top < 3 || m->tiers_derived || f->nracks < 1)
+		return;
+	int64_t *pod = fx_xmalloc((size_t)(f->nv + 1) * sizeof *pod), npods = 0;
+	int64_t *queue = fx_xmalloc((size_t)(f->nv + 1) * sizeof *queue);
+	for (int64_t v = 0; v < f->nv; v++)
+		pod[v] = -1;
+	for (int64_t s = 0; s < f->nv; s++) {
+		if (pod[s] >= 0 || m->vtier[s] >= top || f->v[s].type != FX_V_DEVICE)
+			continue;
+		int64_t head = 0, tail = 0;
+		pod[s] = npods;
+		queue[tail++] = s;
+		while (head < tail) {
+			int64_t v = queue[head++];
+			for (int64_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+				int64_t w = m->adj[k];
+				if (pod[w] < 0 && m->vtier[w] < top) {
+					pod[w] = npods;
+					queue[tail++] = w;
+				}
+			}
+		}
+		npods++;
+	}
+	free(queue);
+	/* pods that match the racks (each rack's devices one pod, each pod's
+	 * one rack) change nothing */
+	int aligned = 1, placed = 1;
+	int64_t *rack_pod = fx_xmalloc((size_t)(f->nracks + 1) * sizeof *rack_pod);
+	int32_t *pod_rack = fx_xmalloc((size_t)(npods + 1) * sizeof *pod_rack);
+	for (int64_t r = 0; r <= f->nracks; r++)
+		rack_pod[r] = -1;
+	for (int64_t p = 0; p <= npods; p++)
+		pod_rack[p] = -1;
+	for (int64_t v = 0; v < f->nv; v++) {
+		const fx_vertex *x = &f->v[v];
+		if (x->type != FX_V_DEVICE)
+			continue;
+		placed &= pod[v] >= 0;
+		if (pod[v] < 0 || x->rack < 0 || x->rack >= f->nracks)
+			continue;
+		if (rack_pod[x->rack] < 0)
+			rack_pod[x->rack] = pod[v];
+		aligned &= rack_pod[x->rack] == pod[v];
+		if (pod_rack[pod[v]] < 0)
+			pod_rack[pod[v]] = x->rack;
+		aligned &= pod_rack[pod[v]] == x->rack;
+	}
+	free(rack_pod);
+	free(pod_rack);
+	if (!aligned && placed && npods >= 2 && npods <= INT32_MAX) {
+		fx_fabric *c = fx_xmalloc(sizeof *c);
+		*c = *f;  /* a shallow copy: only the vertices differ */
+		c->v = fx_xmalloc((size_t)(f->nv + 1) * sizeof *c->v);
+		memcpy(c->v, f->v, (size_t)f->nv * sizeof *c->v);
+		for (int64_t v = 0; v < f->nv; v++)
+			c->v[v].rack = (int32_t)pod[v];
+		c->nracks = npods;
+		m->pods = c;
+		m->f = c;
+		snprintf(m->unit, sizeof m->unit, "pod");
+	}
+	free(pod);
+}
+
 int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		   const fx_render_ext *x, fx_diag *d)
 {
@@ -1348,6 +1427,7 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 	m->f = f;
 	m->o = o;
 	m->x = x;
+	snprintf(m->unit, sizeof m->unit, "rack");
 	char b1[32], b2[32], b3[32], b4[32];
 	if (o->detail_full && (f->nv > FX_RENDER_MAX_FULL || f->ne > 5 * FX_RENDER_MAX_FULL))
 		return fx_diag_error(d, NULL, "render: full detail would draw %s vertices and %s edges; "
@@ -1365,6 +1445,9 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		int full = o->detail_full || (f->nv <= AUTO_FULL_VERTICES && f->ne <= AUTO_FULL_EDGES);
 		adjacency(m);
 		vertex_tiers(m);
+		if (!full)
+			find_pods(m);
+		f = m->f;
 		int32_t *home = home_racks(m);
 		int planes[FX_MAX_ROLES];
 		role_planes(f, planes);
@@ -1397,11 +1480,11 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 			if (m->coarse)
 				snprintf(m->how, sizeof m->how, "aggregated to %lld boxes: %s in ranges of "
 					 "consecutive ids, switches merged per tier, role and range",
-					 (long long)m->nbox, racks ? "racks" : nodes ? "nodes" : m->noun);
+					 (long long)m->nbox, racks ? (m->pods ? "pods" : "racks") : nodes ? "nodes" : m->noun);
 			else if (racks)
-				snprintf(m->how, sizeof m->how, "aggregated: one box per rack (%lld)%s%s",
-					 (long long)racks, groups ? ", switches grouped per role and plane" : "",
-					 m->compound ? "; links to the racks merged" : "");
+				snprintf(m->how, sizeof m->how, "aggregated: one box per %s (%lld)%s%s",
+					 m->unit, (long long)racks, groups ? ", switches grouped per role and plane" : "",
+					 m->compound ? (m->pods ? "; links to the pods merged" : "; links to the racks merged") : "");
 			else if (nodes)
 				snprintf(m->how, sizeof m->how, "aggregated: one box per node (%lld)%s%s",
 					 (long long)nodes, groups ? ", switches grouped per role and plane" : "",
@@ -1457,5 +1540,9 @@ void rd_model_release(rd_model *m)
 	free(m->adj_start);
 	free(m->adj);
 	free(m->vtier);
+	if (m->pods) {
+		free(m->pods->v);
+		free(m->pods);
+	}
 	memset(m, 0, sizeof *m);
 }

@@ -11,11 +11,17 @@
  *              switches grouped per role and plane, bundles of links as one
  *              edge with their count and total bandwidth; lattices as blocks
  *              of packaging units or of coordinates), within
- *              FX_RENDER_MAX_INCHES; `detail_full` draws every vertex where
- *              that is sane (FX_RENDER_MAX_FULL).
+ *              FX_RENDER_MAX_INCHES and FX_RENDER_MAX_BOXES; pods the top
+ *              tier joins drawn as pods where they are not racks (a k=8
+ *              fat-tree); planes of chips inside and outside nodes as
+ *              parallel columns (Unified Bus); few boxes with too many
+ *              edges for tiers on a circle (a dragonfly's groups);
+ *              `detail_full` draws every vertex where that is sane
+ *              (FX_RENDER_MAX_FULL).
  *   loads      the physical view with links coloured and thickened by
  *              utilisation (0..1 per directed link) relative to the busiest
- *              link, idle links dotted, with the absolute scale and the
+ *              link (or, util_absolute, as the fraction of the link's
+ *              capacity on a fixed ramp), idle links dotted, with the scale and the
  *              busiest and mean utilisation per link class (role pair or
  *              lattice dimension) in the legend.  A drawn edge shows the
  *              busiest directed link it stands for; a box that holds links
@@ -25,7 +31,9 @@
  * Every drawn edge carries the attributes links= (physical links it stands
  * for) and bandwidth= (their sum, bytes/s per direction); every box holding
  * links carries inner_links= and inner_bandwidth=.  Over a drawing, links
- * and inner_links add up to fx_fabric_links().  The DOT text names its
+ * and inner_links add up to fx_fabric_links().  The loads view's graph
+ * carries util_max= (the utilisation drawn as 100%) and util_scale=
+ * (relative or absolute).  The DOT text names its
  * layout engine (graph attribute layout=), so `dot -Tsvg file.dot` redraws
  * it (fabricx numbers cgraph objects in creation order, which keeps racks
  * in order; dot reading the file may order sibling clusters otherwise).

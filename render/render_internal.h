@@ -84,6 +84,7 @@ typedef struct rd_legend {
 	double umax;              /* loads: the scale's 100% */
 	int absolute;             /* loads: the fixed ramp of link capacity (umax 1) */
 	char noun[16];            /* the devices' noun (the first panel's) */
+	char unit[8];             /* what rack boxes stand for (the first panel's) */
 } rd_legend;
 
 typedef struct rd_model {
@@ -118,6 +119,9 @@ typedef struct rd_model {
 	int tiers_derived;        /* the tiers come from the graph, not the roles */
 	int coarse;               /* coarsened into this many ranges (0: not) */
 	int circle;               /* boxes pinned on a circle (neato) */
+	char unit[8];             /* what a rack cluster or box stands for: "rack", or "pod" */
+	fx_fabric *pods;          /* pods drawn as racks: a copy of the fabric whose
+				   * vertices' racks are their pods (m->f points here) */
 	char how[160];            /* how the drawing aggregates, for the title */
 	char noun[16];            /* what a device is called: "GPU", "NPU", "chip", "PE" */
 	/* a panel of a page (page.c; zero for a picture of its own): */
