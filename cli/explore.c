@@ -34,6 +34,7 @@
 #include "../core/version.h"
 #include "../core/xalloc.h"
 #include "../render/render.h"
+#include "render.h"
 #include "cli.h"
 #include "report.h"
 #include "space_run.h"
@@ -87,8 +88,8 @@ static int sec_loads(explore *e)
 		int64_t *ranks = fx_xmalloc((size_t)c->design.fab.ndev * sizeof *ranks);
 		for (int64_t i = 0; i < c->design.fab.ndev; i++)
 			ranks[i] = i;
-		fx_coll_req q = {"all-to-all", "direct", ranks, c->design.fab.ndev,
-				 32.0 * 1024 * 1024, 0};
+		fx_coll_req q = {FX_RND_DEFAULT_PATTERN, FX_RND_DEFAULT_ALGO, ranks, c->design.fab.ndev,
+				 FX_RND_DEFAULT_SIZE, 0};
 		fx_router *r = fx_router_new(&c->design.fab, 0);
 		rc = fx_coll_run(&c->design.fab, r, &q, &c->design.coll, &e->loads, &c->d);
 		fx_router_free(r);
@@ -162,8 +163,14 @@ static int sec_diagrams(explore *e)
 			util[l] = e->loads.time > 0 ? e->loads.link_busy[l] / e->loads.time : 0;
 		o.view = FX_VIEW_LOADS;
 		o.utilisation = util;
+		/* render --view loads draws the same collective, captioned alike */
+		char caption[400];
+		fx_rnd_caption(FX_RND_DEFAULT_PATTERN, FX_RND_DEFAULT_ALGO, FX_RND_DEFAULT_SIZE,
+			       c->design.fab.ndev, &e->loads, util, 2 * c->design.fab.ne, caption,
+			       sizeof caption);
+		fx_render_ext x = {.loads_caption = caption};
 		path = fx_xasprintf("%s/loads.svg", c->outdir);
-		rc |= fx_render_file_isolated(&c->design.fab, &o, "svg", path, &c->d);
+		rc |= fx_render_file_ext_isolated(&c->design.fab, &o, &x, "svg", path, &c->d);
 		free(path);
 		free(util);
 		fprintf(c->md, "- Link loads of a direct all-to-all of 32 MiB over all devices: "

@@ -3,8 +3,9 @@
  *
  *   physical   racks, nodes, planes; large fabrics aggregated
  *   loads      a collective's link utilisation (busy time / completion time)
- *              (default: the least even of the workload's heaviest
- *              collective, all-to-all 32 MiB direct and allreduce 32 MiB)
+ *              (default: all-to-all 32 MiB direct over every device, as
+ *              explore draws it), relative to the busiest link or
+ *              (--scale absolute) as a fraction of each link's capacity
  *   placement  where the spec's workload instances go (fx_place)
  *
  * Several specs (or SPEC@KEY=VALUE,... variants, as compare takes them) go
@@ -33,6 +34,29 @@ static double wall(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+void fx_rnd_caption(const char *pattern, const char *algo, double size, int64_t ranks,
+		    const fx_coll_result *res, const double *util, int64_t nlinks, char *buf,
+		    size_t len)
+{
+	char b1[32], b2[32], b3[32], nr[32];
+	int64_t top = -1;  /* the busiest link: the largest share of the time busy */
+	for (int64_t l = 0; l < nlinks; l++)
+		if (top < 0 || util[l] > util[top])
+			top = l;
+	snprintf(nr, sizeof nr, "%lld", (long long)ranks);
+	for (int k = (int)strlen(nr) - 3; k > 0; k -= 3) {  /* 753,972 */
+		memmove(nr + k + 1, nr + k, strlen(nr + k) + 1);
+		nr[k] = ',';
+	}
+	/* one buffer per figure: sharing one printed the message size where
+	 * the busiest link's bytes belong (issue 14) */
+	snprintf(buf, len, "%s %s per rank, %s, %s ranks, timing %s: %s, busiest link %s, %.1f%% busy",
+		 pattern, fx_unit_format(size, FX_UNIT_SIZE, b1, sizeof b1), algo, nr,
+		 fx_timing_name(res->timing), fx_unit_format(res->time, FX_UNIT_TIME, b2, sizeof b2),
+		 fx_unit_format(top >= 0 ? res->link_bytes[top] : 0, FX_UNIT_SIZE, b3, sizeof b3),
+		 top >= 0 ? 100 * util[top] : 0);
+}
+
 /* One collective's link utilisation: util[2 ne] = busy time / completion
  * time, and its caption. */
 static int run_loads(fx_cli *c, const uint8_t *failed, const uint8_t *dead, const char *pattern,
@@ -41,7 +65,6 @@ static int run_loads(fx_cli *c, const uint8_t *failed, const uint8_t *dead, cons
 		     size_t caplen)
 {
 	fx_coll_req q = {0};
-	char b1[32], b2[32], b3[32];
 	q.size = size;
 	q.pattern = pattern;
 	q.algo = fx_coll_find(pattern, algo)->name;
@@ -71,25 +94,9 @@ static int run_loads(fx_cli *c, const uint8_t *failed, const uint8_t *dead, cons
 	if (rc == 0) {
 		const fx_fabric *f = &c->design.fab;
 		*util = fx_xcalloc((size_t)(2 * f->ne + 1), sizeof **util);
-		int64_t top = -1;  /* the busiest link: the largest share of the time busy */
-		for (int64_t l = 0; l < 2 * f->ne; l++) {
+		for (int64_t l = 0; l < 2 * f->ne; l++)
 			(*util)[l] = res.time > 0 && res.link_bytes[l] > 0 ? res.link_busy[l] / res.time : 0;
-			if (top < 0 || (*util)[l] > (*util)[top])
-				top = l;
-		}
-		char nr[32];
-		snprintf(nr, sizeof nr, "%lld", (long long)q.n);
-		for (int k = (int)strlen(nr) - 3; k > 0; k -= 3) {  /* 753,972 */
-			memmove(nr + k + 1, nr + k, strlen(nr + k) + 1);
-			nr[k] = ',';
-		}
-		/* one buffer per figure: sharing one printed the message size
-		 * where the busiest link's bytes belong (issue 14) */
-		snprintf(caption, caplen, "%s %s per rank, %s, %s ranks: %s, busiest link %s, %.1f%% busy",
-			 q.pattern, fx_unit_format(q.size, FX_UNIT_SIZE, b1, sizeof b1), q.algo, nr,
-			 fx_unit_format(res.time, FX_UNIT_TIME, b2, sizeof b2),
-			 fx_unit_format(top >= 0 ? res.link_bytes[top] : 0, FX_UNIT_SIZE, b3, sizeof b3),
-			 top >= 0 ? 100 * (*util)[top] : 0);
+		fx_rnd_caption(q.pattern, q.algo, q.size, q.n, &res, *util, 2 * f->ne, caption, caplen);
 		fx_coll_result_release(&res);
 	}
 	fx_router_free(r);
@@ -102,35 +109,14 @@ static int no_way_round(fx_cli *c, const char *what)
 			     "cut a rank off from the others; try --view physical", what);
 }
 
-/* How much a collective's picture singles out its bottleneck: the share of
- * the links it uses that are not within 10% of the busiest (0: every link
- * alike, nothing to see; a 2:1 taper under all-to-all: 2/3, the uplinks
- * stand out).  Idle links do not count, or a ring would always win by
- * using few. */
-static double unevenness(const double *u, int64_t n)
-{
-	double top = 0;
-	int64_t busy = 0, near = 0;
-	for (int64_t l = 0; l < n; l++)
-		top = u[l] > top ? u[l] : top;
-	for (int64_t l = 0; l < n; l++)
-		if (u[l] > 0) {
-			busy++;
-			near += u[l] >= 0.9 * top;
-		}
-	return busy ? 1 - (double)near / (double)busy : 0;
-}
-
-/* Runs the loads collective.  Without --pattern: the pattern of the
- * workload's heaviest collective (bytes x calls), all-to-all and allreduce
- * are run over the ranks at --size (32 MiB) and the least even is drawn (a
- * uniform picture shows nothing). */
+/* Runs the loads collective: --pattern (--algo, --size), else the one
+ * default explore draws too (FX_RND_DEFAULT_PATTERN, cli/render.h). */
 static int loads(fx_cli *c, const uint8_t *failed, const uint8_t *dead, double **util, char *caption,
 		 size_t caplen)
 {
 	const char *pattern = fx_cli_opt(c, "pattern"), *algo = fx_cli_opt(c, "algo");
 	const char *size = fx_cli_opt(c, "size");
-	double bytes = 32.0 * 1024 * 1024;
+	double bytes = FX_RND_DEFAULT_SIZE;
 	if (pattern && !fx_coll_find(pattern, NULL))
 		return fx_diag_error(&c->d, NULL, "render: unknown pattern '%s' (see fabricx collective --list)",
 				     pattern);
@@ -149,69 +135,13 @@ static int loads(fx_cli *c, const uint8_t *failed, const uint8_t *dead, double *
 		if (!failed || !failed[ranks[i]])
 			ranks[kept++] = ranks[i];
 	n = kept;
-	int rc;
-	if (pattern) {
-		rc = run_loads(c, failed, dead, pattern, algo, bytes, ranks, n, util, caption, caplen);
-		free(ranks);
-		return rc > 0 ? no_way_round(c, pattern) : rc;
+	if (!pattern) {
+		pattern = FX_RND_DEFAULT_PATTERN;
+		algo = FX_RND_DEFAULT_ALGO;
 	}
-	/* candidates: the workload's heaviest collective first (ties keep it) */
-	const char *cp[3], *ca[3];
-	double cs[3];
-	int nc = 0, heavy = -1;
-	for (int k = 0; c->design.work.present && k < FX_GROUP_KINDS; k++) {
-		const fx_group_traffic *t = &c->design.work.traffic[k];
-		if (t->pattern[0] && t->bytes > 0 && fx_coll_find(t->pattern, t->algo[0] ? t->algo : NULL) &&
-		    (heavy < 0 || t->bytes * t->count > c->design.work.traffic[heavy].bytes * c->design.work.traffic[heavy].count))
-			heavy = k;
-	}
-	if (heavy >= 0) {
-		const fx_group_traffic *t = &c->design.work.traffic[heavy];
-		cp[nc] = t->pattern;
-		ca[nc] = t->algo[0] ? t->algo : NULL;
-		cs[nc++] = bytes;  /* its own message may be latency-bound: nothing to see */
-	}
-	static const char *const pat[] = {"all-to-all", "allreduce"}, *const alg[] = {"direct", NULL};
-	for (int i = 0; i < 2; i++)
-		if (!(heavy >= 0 && strcmp(cp[0], pat[i]) == 0)) {
-			cp[nc] = pat[i];
-			ca[nc] = alg[i];
-			cs[nc++] = bytes;
-		}
-	double best = -1;
-	char cap[256];
-	rc = 0;
-	for (int i = 0; i < nc && rc == 0; i++) {
-		double *u = NULL;
-		rc = run_loads(c, failed, dead, cp[i], ca[i], cs[i], ranks, n, &u, cap, sizeof cap);
-		if (rc > 0) {  /* after a failure: try the others */
-			rc = 0;
-			continue;
-		}
-		if (rc)
-			break;
-		double x = unevenness(u, 2 * c->design.fab.ne);
-		if (x > best + 0.02) {  /* a clearly less even picture */
-			best = x;
-			free(*util);
-			*util = u;
-			const char *why = heavy >= 0 && i == 0 ?
-				" (the workload's heaviest collective, no more even than the others)" :
-				heavy >= 0 ? " (the least even of the workload's heaviest, all-to-all and allreduce)" :
-				" (the least even of all-to-all and allreduce)";
-			size_t k = strlen(cap);
-			memcpy(caption, cap, k < caplen ? k + 1 : caplen);
-			if (k + 1 < caplen)
-				memcpy(caption + k, why, strlen(why) + 1 < caplen - k ? strlen(why) + 1 : caplen - k);
-			caption[caplen - 1] = '\0';
-		} else {
-			free(u);
-		}
-	}
+	int rc = run_loads(c, failed, dead, pattern, algo, bytes, ranks, n, util, caption, caplen);
 	free(ranks);
-	if (rc == 0 && !*util)
-		return no_way_round(c, "the default collectives");
-	return rc;
+	return rc > 0 ? no_way_round(c, pattern) : rc;
 }
 
 /* Places the spec's workload; instance[ndev] and group[ndev] (TP group). */
@@ -265,18 +195,28 @@ static int out_format(fx_diag *d, const char *out, const char **format)
 	return 0;
 }
 
+int fx_rnd_scale(fx_cli *c, int paged)
+{
+	const char *s = fx_cli_opt(c, "scale");
+	if (!s)
+		return paged;
+	return strcmp(s, "absolute") == 0 ? 1 : strcmp(s, "relative") == 0 ? 0 : -1;
+}
+
 const fx_opt fx_rnd_opts[] = {
 	{"view", "V", "physical (default), loads, placement or floor (the racks on the floor plan)"},
 	{"format", "F", "svg, png, pdf or dot (default: -o FILE's extension, else svg)"},
 	{"output", "FILE", "write here, also -o FILE, its format from its extension unless "
 			   "--format (default: out/<name>/<view>.<format>)"},
 	{"detail", "full", "draw every vertex (refused past 4,000 vertices)"},
-	{"pattern", "P", "loads: collective pattern (default: the least even of the workload's "
-			 "heaviest, all-to-all and allreduce)"},
+	{"pattern", "P", "loads: collective pattern (default: all-to-all, direct, as explore draws)"},
 	{"algo", "A", "loads: algorithm, with --pattern (default: the pattern's first)"},
 	{"size", "SIZE", "loads: bytes per rank (default 32 MiB)"},
 	{"ranks", "N", "loads: the first N devices (default: all)"},
 	{"group", "G", "loads: a group the spec defines"},
+	{"scale", "S", "loads: relative (colours relative to the busiest link; the default for one "
+		       "picture) or absolute (the busy fraction of each link's capacity on a fixed "
+		       "ramp; the default side by side and with --fail)"},
 	{"fail", "SEL", "draw the fabric before and after these fail: vertices a selector as "
 			"--cut takes picks, or A~B the links between two sets (repeatable); loads "
 			"recomputed"},
@@ -337,6 +277,7 @@ int fx_cmd_render(int argc, char **argv)
 			      "render SPEC[@KEY=VALUE,...]... [--view physical|loads|placement|floor] "
 			      "[--format svg|png|pdf|dot] "
 			      "[-o FILE] [--detail full] [--pattern P --algo A --size SIZE --ranks N] "
+			      "[--scale relative|absolute] "
 			      "[--fail SEL]... [--json]",
 			      fx_rnd_opts, sp.argc, sp.argv);
 	if (rc == 0 && sp.bad >= 0)
@@ -368,9 +309,12 @@ int fx_cmd_render(int argc, char **argv)
 		rc = fx_diag_error(&c.d, NULL, "render: --detail full draws one fabric at a time");
 	else if (view != FX_VIEW_LOADS && (fx_cli_opt(&c, "pattern") || fx_cli_opt(&c, "algo") ||
 					   fx_cli_opt(&c, "size") || fx_cli_opt(&c, "ranks") ||
-					   fx_cli_opt(&c, "group")))
-		rc = fx_diag_error(&c.d, NULL, "render: --pattern, --algo, --size, --ranks and --group "
-				   "go with --view loads");
+					   fx_cli_opt(&c, "group") || fx_cli_opt(&c, "scale")))
+		rc = fx_diag_error(&c.d, NULL, "render: --pattern, --algo, --size, --ranks, --group and "
+				   "--scale go with --view loads");
+	else if (fx_rnd_scale(&c, paged) < 0)
+		rc = fx_diag_error(&c.d, NULL, "render: --scale takes relative or absolute, got '%s'",
+				   fx_cli_opt(&c, "scale"));
 	if (rc == 0)
 		rc = fx_cli_load(&c);
 	/* out/<name> holds the picture unless -o puts it elsewhere */
@@ -395,7 +339,7 @@ int fx_cmd_render(int argc, char **argv)
 		else if (rc == 0) {
 			fx_render_opts o = {(fx_view)view, detail != NULL, NULL, v.util, v.instance};
 			fx_render_ext x = {.group = v.group, .loads_caption = v.caption[0] ? v.caption : NULL,
-					   .info = &info};
+					   .info = &info, .util_absolute = fx_rnd_scale(&c, 0) == 1};
 			rc = fx_render_file_ext(&c.design.fab, &o, &x, format, path, &c.d);
 		}
 		fx_rnd_view_release(&v);

@@ -15,6 +15,24 @@
 /* render's own options (fx_cli_parse). */
 extern const fx_opt fx_rnd_opts[];
 
+/* The loads pictures' collective when none is named, render's and
+ * explore's alike: all-to-all, direct, 32 MiB per rank over every device
+ * (explore's links.csv holds its loads). */
+#define FX_RND_DEFAULT_PATTERN "all-to-all"
+#define FX_RND_DEFAULT_ALGO "direct"
+#define FX_RND_DEFAULT_SIZE (32.0 * 1024 * 1024)
+
+/* A loads picture's caption: the collective, its size per rank, algorithm,
+ * ranks and timing mode, its time and the busiest of the nlinks directed
+ * links (util[l] busy fraction, res->link_bytes). */
+void fx_rnd_caption(const char *pattern, const char *algo, double size, int64_t ranks,
+		    const fx_coll_result *res, const double *util, int64_t nlinks, char *buf,
+		    size_t len);
+
+/* --scale: 1 absolute, 0 relative, -1 neither; without it, absolute for a
+ * page of several panels (paged), relative for one picture. */
+int fx_rnd_scale(fx_cli *c, int paged);
+
 /* What a view draws besides the fabric. */
 typedef struct fx_rnd_view {
 	double *util;               /* loads: [2 ne] busy time / completion time */

@@ -177,6 +177,7 @@ int fx_rnd_page(fx_cli *c, int view, const char *format, const fx_rnd_specs *s, 
 					  vd[i].util, vd[i].instance};
 		p[i].x.group = vd[i].group;
 		p[i].x.loads_caption = vd[i].caption[0] ? vd[i].caption : NULL;
+		p[i].x.util_absolute = fx_rnd_scale(c, 1) == 1;
 		p[i].x.failed = nfail && i ? failed : NULL;
 		p[i].x.failed_links = nfail && i ? dead : NULL;
 	}

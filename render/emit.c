@@ -342,7 +342,10 @@ static void box_label(emit *e, const rd_box *x, sbuf *b)
 		for (int64_t v = x->first; v <= x->last; v++)
 			nodes += e->m->box_of[v] == e->m->box_of[x->first] && e->f->v[v].node >= 0 &&
 				 (v == x->first || e->f->v[v].node != e->f->v[v - 1].node);
-		sb_add(b, "rack %d\\n", x->rack);
+		if (x->rack_hi > x->rack)
+			sb_add(b, "%ss %d–%d\\n", e->m->unit, x->rack, x->rack_hi);
+		else
+			sb_add(b, "%s %d\\n", e->m->unit, x->rack);
 		if (nodes)
 			sb_add(b, "%s node%s · ", rd_int(nodes, c, sizeof c), nodes == 1 ? "" : "s");
 		contents(e, x, b, " · ");
@@ -393,7 +396,12 @@ static void placement_label(emit *e, int64_t bi, const rd_box *x, sbuf *b)
 	sb_reset(&head);
 	switch (x->kind) {
 	case RD_NODE: sb_add(&head, "node %d", x->node); break;
-	case RD_RACK: sb_add(&head, "rack %d", x->rack); break;
+	case RD_RACK:
+		if (x->rack_hi > x->rack)
+			sb_add(&head, "%ss %d–%d", e->m->unit, x->rack, x->rack_hi);
+		else
+			sb_add(&head, "%s %d", e->m->unit, x->rack);
+		break;
 	case RD_BLOCK: range_name(e, x, &head); break;
 	case RD_LATTICE: lattice_name(e, x, &head, "\n"); break;
 	default: break;
@@ -599,7 +607,8 @@ static void edge_label(emit *e, const rd_edge *x, sbuf *b, int with_count, int w
 			sb_add(b, "\\n= %s", bw(x->bw, t));
 		if ((x->ltail >= 0 || x->lhead >= 0) && x->parts > 1 && x->links % x->parts == 0)
 			sb_add(b, "\\n(%s per %s)", rd_int(x->links / x->parts, c, sizeof c),
-			       e->m->box[x->b].kind == RD_RACK ? "rack" : "node");
+			       e->m->box[x->b].kind != RD_RACK ? "node" :
+			       e->m->box[x->b].rack_hi > e->m->box[x->b].rack ? "range" : e->m->unit);
 		nl = "\\n";
 	}
 	if (with_util && e->o->view == FX_VIEW_LOADS)
@@ -720,7 +729,7 @@ static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 	len -= pre < len ? pre : len - 1;
 	switch (x->kind) {
 	case RD_NODE: snprintf(buf, len, "node%d", x->node); break;
-	case RD_RACK: snprintf(buf, len, "rack%d", x->rack); break;
+	case RD_RACK: snprintf(buf, len, "%s%d", e->m->unit, x->rack); break;
 	case RD_BLOCK:
 		snprintf(buf, len, "%s%d-%d", e->f->v[x->first].type == FX_V_CPU ? "cpu" : "dev",
 			 e->f->v[x->first].index, e->f->v[x->last].index);
@@ -732,7 +741,7 @@ static void box_name(emit *e, int64_t bi, char *buf, size_t len)
 			snprintf(buf, len, "%s", e->f->roles[x->role].name);
 		if (x->rack >= 0 && e->f->nracks > 1) {
 			size_t k = strlen(buf);
-			snprintf(buf + k, len - k, ".rack%d", x->rack);
+			snprintf(buf + k, len - k, ".%s%d", e->m->unit, x->rack);
 		}
 		break;
 	case RD_LATTICE:
@@ -901,14 +910,23 @@ static void legend(sbuf *b, const rd_legend *l)
 	switch (l->view) {
 	case FX_VIEW_LOADS: {
 		static const double steps[] = {0.1, 0.25, 0.5, 0.75, 1.0};
-		sb_add(b, "<TR><TD ALIGN=\"LEFT\">colour and width: a drawn edge's busiest directed link, "
-		       "relative to the busiest of all (%.3g%% busy); a box's border: its busiest link inside"
-		       "</TD></TR>", 100 * l->umax);
+		if (l->absolute)
+			sb_add(b, "<TR><TD ALIGN=\"LEFT\">colour and width (absolute scale): a drawn edge's "
+			       "busiest directed link, the fraction of the time it is busy at its capacity "
+			       "per direction; a box's border: its busiest link inside</TD></TR>");
+		else
+			sb_add(b, "<TR><TD ALIGN=\"LEFT\">colour and width (relative scale): a drawn edge's "
+			       "busiest directed link, relative to the busiest of all (%.3g%% busy); a box's "
+			       "border: its busiest link inside</TD></TR>", 100 * l->umax);
 		row_open(b);
 		legend_item(b, C_IDLE, SW_DOTTED, "idle");
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 			char t[48];
-			snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i], 100 * steps[i] * l->umax);
+			if (l->absolute)
+				snprintf(t, sizeof t, "%.0f%% busy", 100 * steps[i]);
+			else
+				snprintf(t, sizeof t, "%.0f%% (%.3g%% busy)", 100 * steps[i],
+					 100 * steps[i] * l->umax);
 			legend_item(b, util_colour(steps[i], col), SW_FILL, t);
 		}
 		break;
@@ -945,8 +963,11 @@ static void legend(sbuf *b, const rd_legend *l)
 			legend_item(b, C_SWITCH_LINE, SW_ROUND, "switch");
 		if (l->kinds[RD_NODE])
 			legend_item(b, C_NODE_LINE, SW_HOLLOW, "node box");
-		if (l->kinds[RD_RACK])
-			legend_item(b, C_NODE_LINE, SW_DOUBLE, "rack box");
+		if (l->kinds[RD_RACK]) {
+			char t[24];
+			snprintf(t, sizeof t, "%s box", l->unit[0] ? l->unit : "rack");
+			legend_item(b, C_NODE_LINE, SW_DOUBLE, t);
+		}
 		if (l->kinds[RD_BLOCK] || l->kinds[RD_GROUP] || l->kinds[RD_LATTICE])
 			leg_text(b, "(double border: several)");
 		if (l->fans)
@@ -1009,7 +1030,9 @@ static void legend_of(const emit *e, rd_legend *l)
 	l->group = e->m->x->group != NULL;
 	l->failed = e->nfailed > 0;
 	l->umax = e->umax;
+	l->absolute = e->m->x->util_absolute != 0;
 	snprintf(l->noun, sizeof l->noun, "%s", e->m->noun);
+	snprintf(l->unit, sizeof l->unit, "%s", e->m->unit);
 }
 
 static int wrap_stubs(const rd_model *m);
@@ -1091,8 +1114,11 @@ static void title(emit *e, sbuf *b)
 		p->group |= l.group;
 		p->failed |= l.failed;
 		p->umax = l.umax;
+		p->absolute |= l.absolute;
 		if (!p->noun[0])
 			memcpy(p->noun, l.noun, sizeof p->noun);
+		if (!p->unit[0])
+			memcpy(p->unit, l.unit, sizeof p->unit);
 		if (e->fan_labels) {
 			sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
 			fan_legend(e, b);
@@ -1119,8 +1145,10 @@ static void graph_attrs(emit *e)
 	const rd_model *m = e->m;
 	Agraph_t *g = e->g;
 	set(e, g, "layout", m->engine);
-	if (e->o->view == FX_VIEW_LOADS)
+	if (e->o->view == FX_VIEW_LOADS) {
 		setf(e, g, "util_max", "%.4f", e->umax);
+		set(e, g, "util_scale", e->m->x->util_absolute ? "absolute" : "relative");
+	}
 	set(e, g, "fontname", "Helvetica");
 	set(e, g, "fontsize", "12");
 	set(e, g, "labelloc", "t");
@@ -1222,12 +1250,12 @@ static int wrap_stubs(const rd_model *m)
  * that jumps the grid keeps the router, to go round the boxes between. */
 static int straight_edges(const rd_model *m)
 {
-	if (!m->lattice)
+	if (!m->lattice && !m->circle)
 		return 0;
 	for (int64_t b = 0; b < m->nbox; b++)
 		if (!m->box[b].pinned)
 			return 0;
-	if (drawn_ring(m))
+	if (drawn_ring(m) || m->circle)
 		return 1;
 	for (int64_t i = 0; i < m->nedge; i++)
 		if (m->edge[i].wrap)
@@ -1487,6 +1515,8 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 		e.umax = fmax(e.umax, m->box[b].in_util);
 	if (m->x->util_scale > 0)  /* one scale for pictures to compare */
 		e.umax = m->x->util_scale;
+	if (m->x->util_absolute)  /* the fixed ramp: 100% is a link busy all the time */
+		e.umax = 1;
 	if (m->x->failed || m->x->failed_links)
 		find_failed(&e);
 	e.fans = fan_out(&e);

@@ -57,6 +57,7 @@
 #define FDP_MAX_BOXES 1500
 #define LABEL_MAX_EDGES 400
 #define UNIFORM_EDGES 6
+#define M_PI_CIRCLE 3.14159265358979323846
 
 const char *rd_int(int64_t n, char *buf, size_t len)
 {
@@ -84,6 +85,7 @@ int64_t rd_box_new(rd_model *m, rd_kind kind, int64_t cluster)
 	b->first = b->last = -1;
 	b->cluster = cluster;
 	b->rack = b->node = b->plane = -1;
+	b->rack_hi = -1;
 	b->role = -1;
 	b->chain_next = -1;
 	b->unit_id = -1;
@@ -371,15 +373,16 @@ static int32_t *home_racks(const rd_model *m)
 	return home;
 }
 
-/* Planes each role's chips outside nodes spread over (distinct values). */
-static void role_planes(const fx_fabric *f, int planes[FX_MAX_ROLES])
+/* Planes each role's chips outside nodes (in_nodes 0) or inside them
+ * (in_nodes 1) spread over (distinct values, at most MAX_PLANE_GROUPS + 1). */
+static void role_planes_of(const fx_fabric *f, int in_nodes, int planes[FX_MAX_ROLES])
 {
 	for (int r = 0; r < f->nroles; r++) {
 		int32_t seen[MAX_PLANE_GROUPS + 1];
 		int n = 0;
 		for (int64_t v = 0; v < f->nv && n <= MAX_PLANE_GROUPS; v++) {
 			const fx_vertex *x = &f->v[v];
-			if (x->role != r || x->node >= 0 || x->plane < 0)
+			if (x->role != r || (x->node >= 0) != in_nodes || x->plane < 0)
 				continue;
 			int found = 0;
 			for (int k = 0; k < n; k++)
@@ -391,13 +394,51 @@ static void role_planes(const fx_fabric *f, int planes[FX_MAX_ROLES])
 	}
 }
 
+static void role_planes(const fx_fabric *f, int planes[FX_MAX_ROLES])
+{
+	role_planes_of(f, 0, planes);
+}
+
+static int planar(int n)
+{
+	return n >= 2 && n <= MAX_PLANE_GROUPS;
+}
+
+/* Plane columns (Unified Bus: L1 chip i of every node serves plane i, whose
+ * L2 chips serve nothing else): when a role's chips inside nodes and
+ * another's outside both spread over 2..16 planes, the node chips leave
+ * their node boxes for one group per plane, and each plane's groups stand
+ * in a cluster of their own ("plane i"), side by side, so plane i's L2
+ * chips are seen wired to plane i's L1 chips alone.  pull[r]: role r's
+ * node chips are so grouped.  Returns whether any is. */
+static int plane_columns(const fx_fabric *f, const int planes[FX_MAX_ROLES], int pull[FX_MAX_ROLES])
+{
+	int in[FX_MAX_ROLES], outside = 0, any = 0;
+	role_planes_of(f, 1, in);
+	for (int r = 0; r < f->nroles; r++)
+		outside |= planar(planes[r]);
+	for (int r = 0; r < f->nroles; r++) {
+		pull[r] = f->nnodes >= 2 && outside && planar(in[r]);
+		any |= pull[r];
+	}
+	return any;
+}
+
+static int64_t column_cluster(rd_model *m, int32_t plane)
+{
+	char name[48], label[64];
+	snprintf(name, sizeof name, "cluster_plane%d", plane);
+	snprintf(label, sizeof label, "plane %d", plane);
+	return rd_cluster_get(m, 2, -1, name, label);
+}
+
 static int64_t rack_cluster(rd_model *m, int32_t rack)
 {
 	char name[48], label[64];
 	if (rack < 0)
 		return -1;
 	snprintf(name, sizeof name, "cluster_rack%d", rack);
-	snprintf(label, sizeof label, "rack %d", rack);
+	snprintf(label, sizeof label, "%s %d", m->unit, rack);
 	return rd_cluster_get(m, 0, -1, name, label);
 }
 
@@ -505,10 +546,14 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 				cnt[f->v[v].type == FX_V_SWITCH ? 3 + f->v[v].role : f->v[v].type]++;
 	gkey *keys = NULL;
 	size_t nkeys = 0, capkeys = 0;
+	int pull[FX_MAX_ROLES];
+	int columns = multi && plane_columns(f, planes, pull);
 	for (int64_t v = 0; v < f->nv; v++) {
 		const fx_vertex *x = &f->v[v];
 		int64_t b = -1;
-		if (racks && home[v] >= 0 && home[v] < f->nracks) {
+		int column = columns && x->type == FX_V_SWITCH && x->role >= 0 && x->plane >= 0 &&
+			     (x->node >= 0 ? pull[x->role] : planar(planes[x->role]));
+		if (racks && !column && home[v] >= 0 && home[v] < f->nracks) {
 			if (rack_box[home[v]] < 0) {
 				rack_box[home[v]] = rd_box_new(m, RD_RACK, -1);
 				m->box[rack_box[home[v]]].rack = home[v];
@@ -516,7 +561,7 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 			rd_box_add(m, rack_box[home[v]], v);
 			continue;
 		}
-		if (x->node >= 0 && multi) {
+		if (x->node >= 0 && multi && !column) {
 			if (node_box[x->node] < 0) {
 				node_box[x->node] = rd_box_new(m, RD_NODE, rack_cluster(m, x->rack));
 				m->box[node_box[x->node]].node = x->node;
@@ -526,7 +571,7 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 			rd_box_add(m, b, v);
 			continue;
 		}
-		if (x->node >= 0) {  /* the single node, expanded */
+		if (x->node >= 0 && !column) {  /* the single node, expanded */
 			int k = x->type == FX_V_SWITCH ? 3 + x->role : x->type;
 			int64_t per = 1;
 			if (x->type != FX_V_SWITCH && cnt[k] > MAX_BLOCKS)
@@ -549,20 +594,21 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 					planes[x->role] <= MAX_PLANE_GROUPS ? x->plane : -1;
 		if (x->node >= 0)
 			plane = x->plane;
-		int32_t hr = home[v];
+		int32_t hr = column ? -1 : home[v];
 		int tier = vtier(m, v);  /* one role, tiers from the graph: leaves apart from spines */
 		for (size_t i = 0; i < nkeys && b < 0; i++)
 			if (keys[i].home == hr && keys[i].plane == plane && keys[i].type == x->type &&
 			    keys[i].role == x->role && keys[i].tier == tier)
 				b = keys[i].box;
 		if (b < 0) {
-			int64_t cl = x->node >= 0 ? node_cluster(m, x->rack, x->node) : rack_cluster(m, hr);
+			int64_t cl = column ? column_cluster(m, plane) :
+				     x->node >= 0 ? node_cluster(m, x->rack, x->node) : rack_cluster(m, hr);
 			b = rd_box_new(m, x->type == FX_V_SWITCH ? RD_GROUP : RD_BLOCK, cl);
 			keys = fx_xgrow(keys, &capkeys, nkeys + 1, sizeof *keys);
 			keys[nkeys++] = (gkey){hr, plane, x->type, x->role, tier, b};
 			box_meta(m, b, v, hr);
 			m->box[b].plane = plane;
-			m->box[b].node = x->node;
+			m->box[b].node = column ? -1 : x->node;
 		}
 		rd_box_add(m, b, v);
 	}
@@ -672,10 +718,10 @@ static void merge_areas(rd_model *m)
 				int32_t id = a == nr ? m->box[b].rack : m->box[b].node;
 				if (lo < 0)
 					lo = id;
-				hi = id;
+				hi = a == nr && m->box[b].rack_hi > id ? m->box[b].rack_hi : id;
 			}
 		if (a == nr) {
-			snprintf(label, sizeof label, "racks %lld–%lld", (long long)lo, (long long)hi);
+			snprintf(label, sizeof label, "%ss %lld–%lld", m->unit, (long long)lo, (long long)hi);
 			cl[a] = rd_cluster_get(m, 3, -1, "cluster_racks", label);
 		} else {
 			cl[a] = rack_cluster(m, (int32_t)a);
@@ -814,7 +860,7 @@ static void merge_bottom(rd_model *m, int bottom)
 		if (id > hi)
 			hi = id;
 	}
-	snprintf(label, sizeof label, "%s %lld–%lld", racks ? "racks" : "nodes", (long long)lo,
+	snprintf(label, sizeof label, "%s%s %lld–%lld", racks ? m->unit : "node", "s", (long long)lo,
 		 (long long)hi);
 	int64_t area = rd_cluster_get(m, 3, -1, "cluster_bottom", label);
 	for (int64_t b = 0; b < m->nbox; b++) {
@@ -975,6 +1021,268 @@ static int tiers(rd_model *m)
 	return k;
 }
 
+/* ---- coarsening: a bounded drawing whatever the fabric's size ---- */
+
+/* An aggregated drawing past COARSE_BOXES boxes or COARSE_EDGES edges (a
+ * fat-tree of k = 56 drew 1,375 rack boxes and 1,766 edges, 34 s through
+ * fdp) is coarsened: the bottom boxes (racks, nodes, device blocks) in at
+ * most COARSE_RANGES ranges of consecutive racks (or ids), each switch box
+ * with the range all its lower-tier neighbours fall in (else none), and
+ * the boxes of one tier, role, plane and range merged into one.  A tier
+ * left with more than COARSE_RANGES boxes loses its ranges, then its
+ * planes.  Each try halves the ranges until the drawing fits (one range
+ * is at most a box per tier, role and plane) within COARSE_TARGET_EDGES.
+ * The result is laid out by dot, or pinned on a circle (circle()); either
+ * costs little on that many boxes. */
+#define COARSE_BOXES FX_RENDER_MAX_BOXES
+#define COARSE_EDGES FX_RENDER_MAX_EDGES
+#define COARSE_TARGET_EDGES 240
+#define COARSE_RANGES 8
+
+typedef struct ckey {
+	int tier, role;
+	int32_t plane;
+	int64_t range;
+	int64_t box;      /* the old box */
+} ckey;
+
+static int ckey_cmp(const void *pa, const void *pb, void *ctx)
+{
+	(void)ctx;
+	const ckey *a = pa, *b = pb;
+	if (a->tier != b->tier)
+		return a->tier < b->tier ? -1 : 1;
+	if (a->role != b->role)
+		return a->role < b->role ? -1 : 1;
+	if (a->plane != b->plane)
+		return a->plane < b->plane ? -1 : 1;
+	if (a->range != b->range)
+		return a->range < b->range ? -1 : 1;
+	return (a->box > b->box) - (a->box < b->box);
+}
+
+static int ckey_same(const ckey *a, const ckey *b)
+{
+	return a->tier == b->tier && a->role == b->role && a->plane == b->plane && a->range == b->range;
+}
+
+static int i32_cmp(const void *pa, const void *pb, void *ctx)
+{
+	(void)ctx;
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The ranges of the old boxes for nr ranges: range[b] (-1: none). */
+static void coarse_ranges(const rd_model *m, int64_t nr, int64_t *range)
+{
+	int64_t nb = m->nbox;
+	int32_t *racks = fx_xmalloc((size_t)(nb + 1) * sizeof *racks);
+	int64_t nracks = 0, nfree = 0, seen_free = 0;
+	for (int64_t b = 0; b < nb; b++) {
+		range[b] = -1;
+		if (m->box[b].tier == 0 && m->box[b].rack >= 0)
+			racks[nracks++] = m->box[b].rack;
+		else if (m->box[b].tier == 0)
+			nfree++;
+	}
+	fx_sort_r(racks, (size_t)nracks, sizeof *racks, i32_cmp, NULL);
+	int64_t u = 0;
+	for (int64_t i = 0; i < nracks; i++)
+		if (u == 0 || racks[u - 1] != racks[i])
+			racks[u++] = racks[i];
+	/* bottom boxes: by rack rank, or (no rack) by position in id order */
+	int64_t *order = fx_xmalloc((size_t)(nb + 1) * sizeof *order);
+	for (int64_t b = 0; b < nb; b++)
+		order[b] = b;
+	fx_sort_r(order, (size_t)nb, sizeof *order, box_order_cmp, (void *)m);
+	for (int64_t i = 0; i < nb; i++) {
+		const rd_box *x = &m->box[order[i]];
+		if (x->tier != 0)
+			continue;
+		if (x->rack >= 0) {
+			int64_t lo = 0, hi = u - 1;
+			while (lo < hi) {
+				int64_t mid = (lo + hi) / 2;
+				if (racks[mid] < x->rack)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			range[order[i]] = lo * nr / (u > 0 ? u : 1);
+		} else {
+			range[order[i]] = nr + seen_free++ * nr / nfree;
+		}
+	}
+	free(order);
+	free(racks);
+	/* switch boxes, tier by tier upward: the range all their lower
+	 * neighbours share */
+	int top = 0;
+	for (int64_t b = 0; b < nb; b++)
+		if (m->box[b].tier > top)
+			top = m->box[b].tier;
+	int64_t *mine = fx_xmalloc((size_t)(nb + 1) * sizeof *mine);
+	for (int t = 1; t <= top; t++) {
+		for (int64_t b = 0; b < nb; b++)
+			mine[b] = -2;
+		for (int64_t i = 0; i < m->nedge; i++) {
+			int64_t a = m->edge[i].a, c = m->edge[i].b;
+			for (int side = 0; side < 2; side++, a ^= c, c ^= a, a ^= c) {
+				if (m->box[a].tier != t || m->box[c].tier >= t)
+					continue;
+				int64_t r = range[c];
+				mine[a] = mine[a] == -2 ? r : mine[a] == r ? r : -1;
+			}
+		}
+		for (int64_t b = 0; b < nb; b++)
+			if (m->box[b].tier == t)
+				range[b] = mine[b] < 0 ? -1 : mine[b];
+	}
+	free(mine);
+}
+
+/* Builds the coarse boxes of the old boxes, their vertices (old_of) and
+ * ranges into m (which has no boxes yet), and m->box_of; firstbox[new
+ * box] is the first old box it stands for. */
+static void coarse_build(rd_model *m, const rd_box *old, int64_t nold, const int64_t *old_of,
+			 const int64_t *range, int64_t *firstbox)
+{
+	ckey *k = fx_xmalloc((size_t)(nold + 1) * sizeof *k);
+	for (int64_t b = 0; b < nold; b++) {
+		const rd_box *x = &old[b];
+		k[b] = (ckey){x->tier, x->tier > 0 ? x->role : -1, x->tier > 0 ? x->plane : -1,
+			      range[b], b};
+	}
+	/* a tier of more than COARSE_RANGES boxes loses its ranges, then its planes */
+	for (int drop = 0; drop < 2; drop++) {
+		fx_sort_r(k, (size_t)nold, sizeof *k, ckey_cmp, NULL);
+		int64_t per[64] = {0};
+		for (int64_t i = 0; i < nold; i++)
+			if (k[i].tier > 0 && k[i].tier < 64 && (i == 0 || !ckey_same(&k[i], &k[i - 1])))
+				per[k[i].tier]++;
+		for (int64_t i = 0; i < nold; i++)
+			if (k[i].tier > 0 && k[i].tier < 64 && per[k[i].tier] > COARSE_RANGES) {
+				if (drop == 0)
+					k[i].range = -1;
+				else
+					k[i].plane = -1;
+			}
+	}
+	fx_sort_r(k, (size_t)nold, sizeof *k, ckey_cmp, NULL);
+	/* one new box per distinct key, made in the order of their first old box */
+	int64_t *cmap = fx_xmalloc((size_t)(nold + 1) * sizeof *cmap);
+	int64_t *firstold = fx_xmalloc((size_t)(nold + 1) * sizeof *firstold);
+	int64_t *members = fx_xmalloc((size_t)(nold + 1) * sizeof *members);
+	int64_t nk = 0;
+	for (int64_t i = 0, j; i < nold; i = j) {
+		for (j = i + 1; j < nold && ckey_same(&k[j], &k[i]); j++)
+			;
+		int64_t lo = k[i].box;
+		for (int64_t q = i; q < j; q++) {
+			cmap[k[q].box] = nk;
+			if (k[q].box < lo)
+				lo = k[q].box;
+		}
+		firstold[nk] = lo;
+		members[nk] = j - i;
+		nk++;
+	}
+	free(k);
+	int64_t *made = fx_xmalloc((size_t)(nk + 1) * sizeof *made);
+	for (int64_t q = 0; q < nk; q++)
+		made[q] = -1;
+	int64_t *newof = fx_xmalloc((size_t)(nk + 1) * sizeof *newof);
+	for (int64_t b = 0; b < nold; b++) {
+		int64_t q = cmap[b];
+		if (made[q] >= 0)
+			continue;
+		made[q] = 1;
+		const rd_box *x = &old[firstold[q]];
+		rd_kind kind = x->kind;
+		if (members[q] > 1)
+			kind = x->tier > 0 ? RD_GROUP : x->rack >= 0 ? RD_RACK : RD_BLOCK;
+		int64_t nbx = rd_box_new(m, kind, -1);
+		rd_box *y = &m->box[nbx];
+		y->tier = x->tier;
+		y->rack = x->rack;
+		y->node = members[q] > 1 ? -1 : x->node;
+		y->role = x->tier > 0 ? x->role : -1;
+		y->plane = x->plane;
+		y->merged = members[q];
+		newof[q] = nbx;
+		firstbox[nbx] = firstold[q];
+	}
+	/* the racks, planes and roles the merged boxes keep */
+	for (int64_t b = 0; b < nold; b++) {
+		rd_box *y = &m->box[newof[cmap[b]]];
+		const rd_box *x = &old[b];
+		if (y->merged <= 1)
+			continue;
+		int32_t hi = x->rack_hi > x->rack ? x->rack_hi : x->rack;
+		if (y->kind == RD_RACK) {
+			if (x->rack < y->rack)
+				y->rack = x->rack;
+			if (hi > y->rack_hi)
+				y->rack_hi = hi;
+		} else if (y->rack != x->rack) {
+			y->rack = -1;
+		}
+		if (y->plane != x->plane)
+			y->plane = -1;
+	}
+	for (int64_t v = 0; v < m->f->nv; v++)
+		rd_box_add(m, newof[cmap[old_of[v]]], v);
+	free(newof);
+	free(made);
+	free(cmap);
+	free(firstold);
+	free(members);
+}
+
+static void coarsen(rd_model *m)
+{
+	if (m->nbox <= COARSE_BOXES && m->nedge <= COARSE_EDGES)
+		return;
+	rd_model old = *m;  /* the finer drawing: its boxes, edges and box_of */
+	int64_t *range = fx_xmalloc((size_t)(old.nbox + 1) * sizeof *range);
+	int64_t *firstbox = fx_xmalloc((size_t)(old.nbox + 1) * sizeof *firstbox);
+	m->box_of = fx_xmalloc((size_t)(m->f->nv + 1) * sizeof *m->box_of);
+	m->edge = NULL;
+	for (int64_t nr = COARSE_RANGES;; nr /= 2) {
+		coarse_ranges(&old, nr, range);
+		m->box = NULL;
+		m->nbox = 0;
+		m->capbox = 0;
+		m->nedge = 0;
+		m->capedge = 0;
+		coarse_build(m, old.box, old.nbox, old.box_of, range, firstbox);
+		m->coarse = (int)nr;
+		rd_edges_build(m);
+		if ((m->nbox <= COARSE_BOXES && m->nedge <= COARSE_TARGET_EDGES) || nr == 1)
+			break;
+		free(m->box);  /* too many still: fewer ranges */
+		free(m->edge);
+		m->edge = NULL;
+	}
+	/* every coarse box sits at the top but plane columns (cluster kind 2),
+	 * which keep their plane's boxes together */
+	rd_cluster *cl = fx_xmalloc((size_t)(old.ncl + 1) * sizeof *cl);
+	memcpy(cl, old.cl, (size_t)old.ncl * sizeof *cl);
+	m->ncl = 0;
+	for (int64_t b = 0; b < m->nbox; b++) {
+		int64_t c = old.box[firstbox[b]].cluster;
+		if (c >= 0 && cl[c].kind == 2 && cl[c].parent < 0 && m->box[b].plane >= 0)
+			m->box[b].cluster = rd_cluster_get(m, 2, -1, cl[c].name, cl[c].label);
+	}
+	free(cl);
+	free(firstbox);
+	free(old.box);
+	free(old.edge);
+	free(old.box_of);
+	free(range);
+}
+
 /* Whether every edge stands for the same links, and there are so many that
  * repeating the label would bury the picture: then it goes in the title. */
 static int uniform_edges(const rd_model *m)
@@ -1000,7 +1308,116 @@ static const char *choose_engine(const rd_model *m)
 		return "neato";
 	if (m->nbox <= DOT_MAX_BOXES && m->nedge <= DOT_MAX_EDGES)
 		return "dot";
+	if (!m->o->detail_full && m->nbox <= COARSE_BOXES)
+		return "circle";  /* pinned by circle(), drawn by neato */
 	return m->nbox <= FDP_MAX_BOXES ? "fdp" : "sfdp";
+}
+
+/* Too many edges for dot's tiers among few boxes (a dragonfly's 33 groups,
+ * every two joined: 528 edges): the boxes pinned on a circle in order, so
+ * every edge is a chord that crosses no box and neato only draws it (no
+ * search: its cost is the edges').  Box i sits at angle 2 pi i / n from
+ * the top, clockwise. */
+static void circle(rd_model *m)
+{
+	int64_t n = m->nbox;
+	int64_t *order = fx_xmalloc((size_t)(n + 1) * sizeof *order);
+	for (int64_t b = 0; b < n; b++)
+		order[b] = b;
+	fx_sort_r(order, (size_t)n, sizeof *order, box_order_cmp, m);
+	/* boxes about 2.2 in wide and 0.9 high, 0.4 in apart round the rim */
+	double r = fmax(2.0, (double)n * 1.8 / (2 * M_PI_CIRCLE));
+	for (int64_t i = 0; i < n; i++) {
+		rd_box *x = &m->box[order[i]];
+		double a = 2 * M_PI_CIRCLE * (double)i / (double)n;
+		x->pinned = 1;
+		x->x = 1.6 * r * sin(a);  /* wider than high, as the boxes are */
+		x->y = r * cos(a);
+	}
+	free(order);
+	m->circle = 1;
+	m->ncl = 0;  /* clusters would overlap the rim */
+	for (int64_t b = 0; b < n; b++)
+		m->box[b].cluster = -1;
+}
+
+/* Pods from the graph: the parts the top switch tier joins (what is left
+ * connected without it: a three-tier fat-tree's pods of leaves,
+ * aggregation switches and hosts).  Where they do not match the racks (a
+ * k=8 fat-tree's racks hold two pods each), the drawing's clusters and
+ * boxes are the pods: m->pods, a copy of the fabric whose vertices' racks
+ * are their pods (the top tier in none), and m->f points to it.  Needs
+ * three tiers or more, 2 pods or more, every device in one. */
+static void find_pods(rd_model *m)
+{
+	const fx_fabric *f = m->f;
+	int top = 0;
+	for (int64_t v = 0; v < f->nv; v++)
+		if (m->vtier[v] > top)
+			top = m->vtier[v];
+	if (top < 3 || m->tiers_derived || f->nracks < 1)
+		return;
+	int64_t *pod = fx_xmalloc((size_t)(f->nv + 1) * sizeof *pod), npods = 0;
+	int64_t *queue = fx_xmalloc((size_t)(f->nv + 1) * sizeof *queue);
+	for (int64_t v = 0; v < f->nv; v++)
+		pod[v] = -1;
+	for (int64_t s = 0; s < f->nv; s++) {
+		if (pod[s] >= 0 || m->vtier[s] >= top || f->v[s].type != FX_V_DEVICE)
+			continue;
+		int64_t head = 0, tail = 0;
+		pod[s] = npods;
+		queue[tail++] = s;
+		while (head < tail) {
+			int64_t v = queue[head++];
+			for (int64_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+				int64_t w = m->adj[k];
+				if (pod[w] < 0 && m->vtier[w] < top) {
+					pod[w] = npods;
+					queue[tail++] = w;
+				}
+			}
+		}
+		npods++;
+	}
+	free(queue);
+	/* pods that match the racks (each rack's devices one pod, each pod's
+	 * one rack) change nothing */
+	int aligned = 1, placed = 1;
+	int64_t *rack_pod = fx_xmalloc((size_t)(f->nracks + 1) * sizeof *rack_pod);
+	int32_t *pod_rack = fx_xmalloc((size_t)(npods + 1) * sizeof *pod_rack);
+	for (int64_t r = 0; r <= f->nracks; r++)
+		rack_pod[r] = -1;
+	for (int64_t p = 0; p <= npods; p++)
+		pod_rack[p] = -1;
+	for (int64_t v = 0; v < f->nv; v++) {
+		const fx_vertex *x = &f->v[v];
+		if (x->type != FX_V_DEVICE)
+			continue;
+		placed &= pod[v] >= 0;
+		if (pod[v] < 0 || x->rack < 0 || x->rack >= f->nracks)
+			continue;
+		if (rack_pod[x->rack] < 0)
+			rack_pod[x->rack] = pod[v];
+		aligned &= rack_pod[x->rack] == pod[v];
+		if (pod_rack[pod[v]] < 0)
+			pod_rack[pod[v]] = x->rack;
+		aligned &= pod_rack[pod[v]] == x->rack;
+	}
+	free(rack_pod);
+	free(pod_rack);
+	if (!aligned && placed && npods >= 2 && npods <= INT32_MAX) {
+		fx_fabric *c = fx_xmalloc(sizeof *c);
+		*c = *f;  /* a shallow copy: only the vertices differ */
+		c->v = fx_xmalloc((size_t)(f->nv + 1) * sizeof *c->v);
+		memcpy(c->v, f->v, (size_t)f->nv * sizeof *c->v);
+		for (int64_t v = 0; v < f->nv; v++)
+			c->v[v].rack = (int32_t)pod[v];
+		c->nracks = npods;
+		m->pods = c;
+		m->f = c;
+		snprintf(m->unit, sizeof m->unit, "pod");
+	}
+	free(pod);
 }
 
 int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
@@ -1010,6 +1427,7 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 	m->f = f;
 	m->o = o;
 	m->x = x;
+	snprintf(m->unit, sizeof m->unit, "rack");
 	char b1[32], b2[32], b3[32], b4[32];
 	if (o->detail_full && (f->nv > FX_RENDER_MAX_FULL || f->ne > 5 * FX_RENDER_MAX_FULL))
 		return fx_diag_error(d, NULL, "render: full detail would draw %s vertices and %s edges; "
@@ -1027,6 +1445,9 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		int full = o->detail_full || (f->nv <= AUTO_FULL_VERTICES && f->ne <= AUTO_FULL_EDGES);
 		adjacency(m);
 		vertex_tiers(m);
+		if (!full)
+			find_pods(m);
+		f = m->f;
 		int32_t *home = home_racks(m);
 		int planes[FX_MAX_ROLES];
 		role_planes(f, planes);
@@ -1044,6 +1465,8 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		}
 		free(home);
 		rd_edges_build(m);
+		if (!full)
+			coarsen(m);
 		if (!full && m->nbox <= DOT_MAX_BOXES &&
 		    (!x->engine || strcmp(x->engine, "dot") == 0))
 			merge_areas(m);
@@ -1054,10 +1477,14 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 				groups += m->box[b].kind == RD_GROUP;
 				racks += m->box[b].kind == RD_RACK;
 			}
-			if (racks)
-				snprintf(m->how, sizeof m->how, "aggregated: one box per rack (%lld)%s%s",
-					 (long long)racks, groups ? ", switches grouped per role and plane" : "",
-					 m->compound ? "; links to the racks merged" : "");
+			if (m->coarse)
+				snprintf(m->how, sizeof m->how, "aggregated to %lld boxes: %s in ranges of "
+					 "consecutive ids, switches merged per tier, role and range",
+					 (long long)m->nbox, racks ? (m->pods ? "pods" : "racks") : nodes ? "nodes" : m->noun);
+			else if (racks)
+				snprintf(m->how, sizeof m->how, "aggregated: one box per %s (%lld)%s%s",
+					 m->unit, (long long)racks, groups ? ", switches grouped per role and plane" : "",
+					 m->compound ? (m->pods ? "; links to the pods merged" : "; links to the racks merged") : "");
 			else if (nodes)
 				snprintf(m->how, sizeof m->how, "aggregated: one box per node (%lld)%s%s",
 					 (long long)nodes, groups ? ", switches grouped per role and plane" : "",
@@ -1068,6 +1495,10 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		}
 	}
 	m->engine = choose_engine(m);
+	if (strcmp(m->engine, "circle") == 0) {
+		circle(m);
+		m->engine = "neato";
+	}
 	if (strcmp(m->engine, "dot") == 0 && !m->lattice) {
 		int bottom = tiers(m);
 		if (m->nlevels && !o->detail_full)
@@ -1109,5 +1540,9 @@ void rd_model_release(rd_model *m)
 	free(m->adj_start);
 	free(m->adj);
 	free(m->vtier);
+	if (m->pods) {
+		free(m->pods->v);
+		free(m->pods);
+	}
 	memset(m, 0, sizeof *m);
 }

@@ -204,19 +204,26 @@ int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *form
 typedef struct render_job {
 	const fx_fabric *f;
 	const fx_render_opts *o;
+	const fx_render_ext *x;
 	const char *format, *path;
 } render_job;
 
 static int render_job_run(void *arg, fx_diag *d)
 {
 	const render_job *j = arg;
-	return fx_render_file(j->f, j->o, j->format, j->path, d);
+	return fx_render_file_ext(j->f, j->o, j->x, j->format, j->path, d);
 }
 
 int fx_render_file_isolated(const fx_fabric *f, const fx_render_opts *o, const char *format,
 			    const char *path, fx_diag *d)
 {
-	render_job j = {f, o, format, path};
+	return fx_render_file_ext_isolated(f, o, NULL, format, path, d);
+}
+
+int fx_render_file_ext_isolated(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+				const char *format, const char *path, fx_diag *d)
+{
+	render_job j = {f, o, x, format, path};
 	const char *base = path && strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *what = fx_xasprintf("Graphviz drawing %s", base ? base : "(no file)");
 	int rc = fx_isolate(what, render_job_run, &j, d);

@@ -11,11 +11,17 @@
  *              switches grouped per role and plane, bundles of links as one
  *              edge with their count and total bandwidth; lattices as blocks
  *              of packaging units or of coordinates), within
- *              FX_RENDER_MAX_INCHES; `detail_full` draws every vertex where
- *              that is sane (FX_RENDER_MAX_FULL).
+ *              FX_RENDER_MAX_INCHES and FX_RENDER_MAX_BOXES; pods the top
+ *              tier joins drawn as pods where they are not racks (a k=8
+ *              fat-tree); planes of chips inside and outside nodes as
+ *              parallel columns (Unified Bus); few boxes with too many
+ *              edges for tiers on a circle (a dragonfly's groups);
+ *              `detail_full` draws every vertex where that is sane
+ *              (FX_RENDER_MAX_FULL).
  *   loads      the physical view with links coloured and thickened by
  *              utilisation (0..1 per directed link) relative to the busiest
- *              link, idle links dotted, with the absolute scale and the
+ *              link (or, util_absolute, as the fraction of the link's
+ *              capacity on a fixed ramp), idle links dotted, with the scale and the
  *              busiest and mean utilisation per link class (role pair or
  *              lattice dimension) in the legend.  A drawn edge shows the
  *              busiest directed link it stands for; a box that holds links
@@ -25,7 +31,9 @@
  * Every drawn edge carries the attributes links= (physical links it stands
  * for) and bandwidth= (their sum, bytes/s per direction); every box holding
  * links carries inner_links= and inner_bandwidth=.  Over a drawing, links
- * and inner_links add up to fx_fabric_links().  The DOT text names its
+ * and inner_links add up to fx_fabric_links().  The loads view's graph
+ * carries util_max= (the utilisation drawn as 100%) and util_scale=
+ * (relative or absolute).  The DOT text names its
  * layout engine (graph attribute layout=), so `dot -Tsvg file.dot` redraws
  * it (fabricx numbers cgraph objects in creation order, which keeps racks
  * in order; dot reading the file may order sibling clusters otherwise).
@@ -65,6 +73,16 @@ typedef struct fx_render_opts {
 	const int64_t *instance;    /* placement view: [ndev] instance of each device, -1 none */
 } fx_render_opts;
 
+/* An aggregated drawing holds at most this many boxes and drawn edges
+ * whatever the fabric's size (model.c coarsens past them: ranges of racks,
+ * switches merged per tier, role and range), so its layout costs what a
+ * drawing of that size costs: dot on tiers, or neato with every box pinned
+ * (lattices, a circle of groups).  Lattices are drawn whole up to 200
+ * devices, else in at most 64 blocks.  Full
+ * detail (`detail_full`) is bounded by FX_RENDER_MAX_FULL instead. */
+#define FX_RENDER_MAX_BOXES 96
+#define FX_RENDER_MAX_EDGES 600
+
 /* Default pictures fit this many inches on the long side (2,400 px at 96
  * dpi); aggregation keeps them there, and Graphviz scales down what still
  * does not fit.  --detail full is not bounded. */
@@ -95,6 +113,10 @@ typedef struct fx_render_ext {
 	const char *note;           /* a further caption line (key figures), may be NULL */
 	double util_scale;          /* loads: the utilisation drawn as 100% (0: the busiest
 				     * link drawn); pictures to compare share one */
+	int util_absolute;          /* loads: colour and width give the busy fraction of the
+				     * link's capacity per direction on a fixed ramp (100%:
+				     * busy the whole time), not relative to the busiest;
+				     * util_scale is then ignored */
 } fx_render_ext;
 
 /* Builds the DOT text of the view (no layout). */
@@ -111,6 +133,9 @@ int fx_render_file(const fx_fabric *f, const fx_render_opts *o, const char *form
  * report stands whatever Graphviz does. */
 int fx_render_file_isolated(const fx_fabric *f, const fx_render_opts *o, const char *format,
 			    const char *path, fx_diag *d);
+/* fx_render_file_ext in a child process, as fx_render_file_isolated. */
+int fx_render_file_ext_isolated(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+				const char *format, const char *path, fx_diag *d);
 /* The same with further options (x may be NULL). */
 int fx_render_dot_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
 		      char **dot, fx_diag *d);
@@ -145,7 +170,8 @@ typedef struct fx_render_panel {
  * placed in rows (side by side, or stacked when wide: the page within
  * FX_RENDER_MAX_INCHES and, where it can be, 3:1) at one scale, so a box
  * is as large in every panel; the loads view colours every panel relative
- * to the busiest link of all of them.  One legend for the page, under
+ * to the busiest link of all of them (or, util_absolute in the panels'
+ * x, every panel on the fixed ramp of link capacity).  One legend for the page, under
  * heading (may be NULL).  Format as fx_render_file; "dot" gives the page
  * laid out (layout=nop2, positions in pos=).  Same input, same bytes.
  * info (may be NULL) gets the page's size and the boxes and edges of all

@@ -33,6 +33,8 @@ typedef struct rd_box {
 	int64_t nrole[FX_MAX_ROLES];
 	int64_t cluster;          /* innermost cluster, -1 for the root */
 	int32_t rack, node, plane;
+	int32_t rack_hi;          /* RD_RACK of a range of racks (coarsened): the last, else -1 */
+	int64_t merged;           /* coarsened: boxes of the finer drawing it stands for, else 0 */
 	int role;                 /* RD_GROUP / RD_SWITCH: the role, else -1 */
 	int tier;                 /* dot ranking: 0 devices, role tier for switches */
 	int64_t in_links;         /* links between vertices of this box */
@@ -80,7 +82,9 @@ typedef struct rd_legend {
 	int group;                /* placement: groups shaded */
 	int failed;               /* failed elements marked */
 	double umax;              /* loads: the scale's 100% */
+	int absolute;             /* loads: the fixed ramp of link capacity (umax 1) */
 	char noun[16];            /* the devices' noun (the first panel's) */
+	char unit[8];             /* what rack boxes stand for (the first panel's) */
 } rd_legend;
 
 typedef struct rd_model {
@@ -113,6 +117,11 @@ typedef struct rd_model {
 	int64_t *adj_start, *adj;  /* switched and custom: the vertices' neighbours (CSR) */
 	int *vtier;               /* [nv] tier of each vertex (0 devices, CPUs) */
 	int tiers_derived;        /* the tiers come from the graph, not the roles */
+	int coarse;               /* coarsened into this many ranges (0: not) */
+	int circle;               /* boxes pinned on a circle (neato) */
+	char unit[8];             /* what a rack cluster or box stands for: "rack", or "pod" */
+	fx_fabric *pods;          /* pods drawn as racks: a copy of the fabric whose
+				   * vertices' racks are their pods (m->f points here) */
 	char how[160];            /* how the drawing aggregates, for the title */
 	char noun[16];            /* what a device is called: "GPU", "NPU", "chip", "PE" */
 	/* a panel of a page (page.c; zero for a picture of its own): */

@@ -71,4 +71,141 @@ expect 0 "render loads --fail on a torus" -- "$FABRICX" render specs/torus-8x8x8
 expect 2 "render loads --fail, no way round" -- "$FABRICX" render specs/fat-tree-k8.yaml --view loads --pattern all-to-all --fail switch=0 --out "$tmp/o"
 has "cannot avoid the failed elements: they cut a rank off" "no way round message"
 
+# bounded drawings (issue 31): whatever the fabric's size, the aggregated
+# drawing holds at most 96 boxes and 600 drawn edges (render.h
+# FX_RENDER_MAX_BOXES, _EDGES), laid out by dot or neato.  Every kind at
+# about 10x and 100x its shipped size, counted in the DOT text (a node
+# line has class=, a drawn edge links=; invisible ordering edges counted
+# apart, at most two per box).  Counting, never timing.
+sh bench/custom-clos.sh 16 >"$tmp/clos16.yaml"   # 1,024 hosts: the 8-host custom leaf-spine x 128
+sh bench/custom-clos.sh 24 >"$tmp/clos24.yaml"   # 3,456 hosts
+while IFS='|' read -r spec sets; do
+	[ -n "$spec" ] || continue
+	# shellcheck disable=SC2086
+	if ! "$FABRICX" render "$spec" $sets --format dot -o "$tmp/big.dot" --json >"$tmp/out" 2>"$tmp/err"; then
+		bad "bounded: $spec $sets: exit $?: $(tail -1 "$tmp/err")"; continue
+	fi
+	boxes=$(grep -c 'class=' "$tmp/big.dot")
+	drawn=$(grep -c '^[[:space:]]*links=' "$tmp/big.dot")
+	all=$(grep -c ' -- ' "$tmp/big.dot")
+	engine=$(jq -r .layout_engine "$tmp/out")
+	[ "$boxes" -ge 2 ] && [ "$boxes" -le 96 ] && [ "$drawn" -ge 1 ] && [ "$drawn" -le 600 ] &&
+		[ "$all" -le $((drawn + 2 * boxes)) ] && [ "$boxes" = "$(jq .vertices_drawn "$tmp/out")" ] &&
+		{ [ "$engine" = dot ] || [ "$engine" = neato ]; } && ok ||
+		bad "bounded: $spec $sets: $boxes boxes, $drawn drawn edges, $all in all, $engine"
+done <<LIST
+specs/fat-tree-k8.yaml|--set fabric.k=24
+specs/fat-tree-k8.yaml|--set fabric.k=40
+specs/fat-tree-k8.yaml|--set fabric.k=56
+specs/fat-tree-k8.yaml|--set fabric.k=64
+tests/specs/leaf-spine-512.yaml|--set fabric.hosts=5120 --set fabric.radix=640 --set fabric.down_up=[32,32] --set fabric.spines=32
+specs/cm384.yaml|--set fabric.nodes=480 --set fabric.l2_ports=480
+specs/cm384.yaml|--set fabric.nodes=4800 --set fabric.l2_ports=4800
+specs/cm384-roce.yaml|--set fabric.domains=10 --set fabric.network.hosts=7680 --set fabric.network.radix=1800 --set fabric.network.down_up=[96,96] --set fabric.network.spines=96
+specs/dragonfly-1056.yaml|--set fabric.a=16 --set fabric.h=8 --set fabric.radix=27
+specs/dragonfly-1056.yaml|--set fabric.a=32 --set fabric.h=16 --set fabric.radix=51
+specs/hyperx-8x8x4.yaml|--set fabric.dims=[16,16,8] --set fabric.radix=45
+specs/hyperx-8x8x4.yaml|--set fabric.dims=[32,32,16] --set fabric.radix=85
+specs/nvl72-x8.yaml|--set fabric.domains=80 --set fabric.network.hosts=5760 --set fabric.network.down_up=[90,90] --set fabric.network.radix=1800 --set fabric.network.spines=90
+specs/nvl72-x8.yaml|--set fabric.domains=800 --set fabric.network.hosts=57600 --set fabric.network.down_up=[90,90] --set fabric.network.radix=1800 --set fabric.network.spines=90
+specs/rail-clos-2048.yaml|--set fabric.servers=2560 --set fabric.radix=640
+specs/rail-clos-2048.yaml|--set fabric.servers=25600 --set fabric.radix=6400
+specs/slimfly-q9.yaml|--set fabric.q=29 --set fabric.radix=70
+specs/slimfly-q9.yaml|--set fabric.q=71 --set fabric.radix=170
+specs/switched-64.yaml|--set fabric.devices=640 --set fabric.switch_ports=640
+specs/switched-64.yaml|--set fabric.devices=6400 --set fabric.switch_ports=6400
+specs/dgx-h100-256.yaml|--set fabric.nodes=320 --set fabric.spine_ports=640
+specs/dgx-h100-256.yaml|--set fabric.nodes=3200 --set fabric.spine_ports=6400
+specs/torus-8x8x8.yaml|--set fabric.dims=[16,16,20]
+specs/torus-8x8x8.yaml|--set fabric.dims=[40,40,32]
+specs/torus-8x8x8.yaml|--set fabric.dims=[8,8,8,8]
+tests/specs/mesh-32x32.yaml|--set fabric.dims=[100,100]
+tests/specs/mesh-32x32.yaml|--set fabric.dims=[320,320]
+specs/wse2.yaml|--set fabric.grid=[2400,3150]
+$tmp/clos16.yaml|
+$tmp/clos24.yaml|
+LIST
+# the coarse boxes say what they hold: CloudMatrix384 at 768 nodes has
+# 192 racks in 8 ranges whose NPUs add up to all 6,144
+expect 0 "render cm384 768 nodes" -- "$FABRICX" render specs/cm384.yaml --set fabric.nodes=768 --set fabric.l2_ports=768 -o "$tmp/c768.dot"
+[ "$(grep -o 'racks [0-9]*–[0-9]*\\n[0-9,]* nodes · [0-9,]* NPUs' "$tmp/c768.dot" | sed 's/.* \([0-9,]*\) NPUs/\1/; s/,//g' | awk '{ s += $1 } END { print NR, s }')" = "8 6144" ] &&
+	ok || bad "cm384 768 nodes: rack ranges: $(grep -o 'label="racks[^"]*"' "$tmp/c768.dot" | head -3 | tr '\n' ' ')"
+# and a k=56 fat-tree is its k = 56 pods of k/2 = 28 leaves, 28
+# aggregation switches and k^2/4 = 784 hosts, under (k/2)^2 = 784 cores
+expect 0 "render fat-tree k=56" -- "$FABRICX" render specs/fat-tree-k8.yaml --set fabric.k=56 -o "$tmp/k56.dot"
+[ "$(grep -c 'label="pod [0-9]*\\n98 nodes · 784 devices · 28 leaf · 28 agg' "$tmp/k56.dot")" = 56 ] &&
+	grep -q 'label="784 core' "$tmp/k56.dot" && ok ||
+	bad "fat-tree k=56: pods: $(grep -o 'label="[^"]*"' "$tmp/k56.dot" | head -3 | tr '\n' ' ')"
+# a dragonfly's groups, every two joined, on a circle (pinned, neato)
+expect 0 "render dragonfly" -- "$FABRICX" render specs/dragonfly-1056.yaml -o "$tmp/df.dot" --json
+[ "$(grep -c 'pos="[-0-9.]*,[-0-9.]*!"' "$tmp/df.dot")" = 33 ] && grep -q 'layout=neato' "$tmp/df.dot" && ok ||
+	bad "dragonfly: 33 groups not pinned on a circle"
+
+# --scale (issue 32): relative draws each edge's width as 1 + 5 u / u_max
+# (the busiest at full width), absolute as 1 + 5 u (the fraction of link
+# capacity, a fixed ramp); a 256 KiB ring allreduce on DGX-1 keeps its
+# busiest link 21% busy.  Checked edge by edge (16) in the DOT.
+widths() {  # DOT util_max: "ok" when every drawn edge's penwidth is 1 + 5 u / max
+	awk -v max="$2" 'BEGIN { u = -1 } / -- / { u = -1; w = -1 } /penwidth=/ { v = $0; sub(/.*penwidth=/, "", v); w = v + 0 }
+		/^[[:space:]]*util=/ { v = $0; sub(/.*util=/, "", v); u = v + 0 }
+		/\];/ && u >= 0 { n++; d = w - (1 + 5 * u / max); if (d > 0.006 || d < -0.006) bad++; u = -1 }
+		END { print (n == 16 && !bad) ? "ok" : n " edges, " bad " off" }' "$1"
+}
+expect 0 "render --scale relative" -- "$FABRICX" render specs/dgx1.yaml --view loads --pattern allreduce --size 256KiB -o "$tmp/rel.dot"
+umax=$(grep -o 'util_max=[0-9.]*' "$tmp/rel.dot" | cut -d= -f2)
+grep -q 'util_scale=relative' "$tmp/rel.dot" && [ "$(widths "$tmp/rel.dot" "$umax")" = ok ] &&
+	awk -v u="$umax" 'BEGIN { exit !(u > 0.05 && u < 0.3) }' && ok || bad "--scale relative: util_max $umax, $(widths "$tmp/rel.dot" "$umax")"
+expect 0 "render --scale absolute" -- "$FABRICX" render specs/dgx1.yaml --view loads --pattern allreduce --size 256KiB --scale absolute -o "$tmp/abs.dot"
+grep -q 'util_scale=absolute' "$tmp/abs.dot" && grep -q 'util_max=1.0000' "$tmp/abs.dot" &&
+	[ "$(widths "$tmp/abs.dot" 1)" = ok ] && grep -q '(absolute scale)' "$tmp/abs.dot" && ok ||
+	bad "--scale absolute: $(widths "$tmp/abs.dot" 1)"
+# side by side and before/after a failure: absolute unless told otherwise
+expect 0 "render side by side loads" -- "$FABRICX" render specs/fat-tree-k8.yaml specs/cm384.yaml --view loads -o "$tmp/sa.dot"
+[ "$(grep -c 'util_scale=absolute' "$tmp/sa.dot")" = 2 ] && ! grep -q 'util_scale=relative' "$tmp/sa.dot" && ok || bad "side by side: not absolute"
+expect 0 "render side by side --scale relative" -- "$FABRICX" render specs/fat-tree-k8.yaml specs/cm384.yaml --view loads --scale relative -o "$tmp/sr.dot"
+[ "$(grep -c 'util_scale=relative' "$tmp/sr.dot")" = 2 ] && ok || bad "side by side --scale relative"
+expect 2 "render --scale bogus" -- "$FABRICX" render specs/cm384.yaml --view loads --scale bogus
+has "--scale takes relative or absolute" "--scale bogus message"
+expect 2 "render --scale without loads" -- "$FABRICX" render specs/cm384.yaml --scale absolute
+# the caption names the collective, its size, algorithm and timing mode,
+# and render's default is explore's: all-to-all direct 32 MiB
+expect 0 "render loads caption" -- "$FABRICX" render specs/cm384.yaml --view loads -o "$tmp/cap.dot"
+grep -q 'loads: all-to-all 32 MiB per rank, direct, 384 ranks, timing bound: ' "$tmp/cap.dot" && ok ||
+	bad "loads caption: $(grep -o 'loads: [^<]*' "$tmp/cap.dot")"
+expect 0 "explore loads caption" -- "$FABRICX" explore specs/cm384.yaml --skip placement,plan,failures --out "$tmp/ex"
+sed 's/&#45;/-/g' "$tmp/ex/cm384/loads.svg" >"$tmp/ex.svg"
+[ "$(grep -o 'loads: all-to-all [^<]*' "$tmp/ex.svg")" = "$(grep -o 'loads: all-to-all [^<]*' "$tmp/cap.dot")" ] && ok ||
+	bad "explore loads caption: $(grep -o 'loads: [^<]*' "$tmp/ex.svg")"
+
+# UB planes as parallel columns (issue 32 item 2): CloudMatrix384's DOT has
+# 7 plane clusters, cluster i holding plane i's 16 L2 chips and its 48 L1
+# chips (one per node), wired to each other alone, and the L1s to the nodes
+# (20 links a node: 8 NPUs x 2 + 4 CPUs x 1); kept when coarsened (768 nodes)
+for sets in "" "--set fabric.nodes=768 --set fabric.l2_ports=768"; do
+	# shellcheck disable=SC2086
+	expect 0 "render cm384 $sets" -- "$FABRICX" render specs/cm384.yaml $sets -o "$tmp/ub.dot"
+	case $sets in *768*) n=768 ;; *) n=48 ;; esac  # L1 chips a plane: one a node
+	got=$(awk '/subgraph cluster_plane/ { p = $2; sub(/cluster_plane/, "", p) }
+		/label="L[12] plane [0-9]*\\n[0-9]* chips/ { v = $0; sub(/.*label="/, "", v); split(v, a, "\\\\n"); print p ": " a[1] ", " a[2] }' "$tmp/ub.dot" |
+		awk -v n="$n" '{ split($0, q, ": "); pl = q[1] } $0 ~ "^" pl ": L2 plane " pl ", 16 chips$" { l2++ } $0 ~ "^" pl ": L1 plane " pl ", " n " chips$" { l1++ } END { print l2 + 0, l1 + 0 }')
+	[ "$(grep -c 'subgraph cluster_plane' "$tmp/ub.dot")" = 7 ] && [ "$got" = "7 7" ] && ok ||
+		bad "cm384 $sets: plane columns: $(grep -c 'subgraph cluster_plane' "$tmp/ub.dot") clusters, L2/L1 in their own: $got"
+done
+expect 0 "render cm384 columns" -- "$FABRICX" render specs/cm384.yaml -o "$tmp/ub.dot"
+[ "$(grep -c 'label="768 x 28 GB/s' "$tmp/ub.dot")" = 7 ] && [ "$(grep -c '(20 per node)' "$tmp/ub.dot")" = 7 ] && ok ||
+	bad "cm384: plane edges: $(grep -o 'label="[0-9,]* [^"]*"' "$tmp/ub.dot" | sort | uniq -c | tr '\n' ' ')"
+
+# fat-tree pods as pods (issue 32 item 2): a k=8 fat-tree's racks of 32
+# hosts hold two pods each, so the drawing's boxes are the pods the core
+# tier joins (found from the graph): 8 pods of k/2 = 4 leaves, 4
+# aggregation switches and k^2/4 = 16 hosts, under the (k/2)^2 = 16 core
+# switches, whose k^3/4 = 128 links reach 16 a pod
+expect 0 "render fat-tree pods" -- "$FABRICX" render specs/fat-tree-k8.yaml -o "$tmp/pods.dot"
+[ "$(grep -c 'label="pod [0-7]\\n2 nodes · 16 devices · 4 leaf · 4 agg' "$tmp/pods.dot")" = 8 ] &&
+	grep -q 'label="16 core' "$tmp/pods.dot" && grep -q 'label="128 x 50 GB/s\\n= 6.4 TB/s\\n(16 per pod)"' "$tmp/pods.dot" && ok ||
+	bad "fat-tree pods: $(grep -o 'label="[^"]*"' "$tmp/pods.dot" | head -4 | tr '\n' ' ')"
+# where pods are racks (a leaf-spine's racks of one leaf) nothing changes
+expect 0 "render leaf-spine racks" -- "$FABRICX" render tests/specs/leaf-spine-512.yaml -o "$tmp/ls.dot"
+! grep -q 'label="pod ' "$tmp/ls.dot" && ok || bad "leaf-spine-512 drawn in pods"
+
 summary "render tests"

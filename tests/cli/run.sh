@@ -417,11 +417,10 @@ grep -q "no workload" "$tmp/err" && ok || bad "placement without workload messag
 expect 0 "render dot" -- "$FABRICX" render specs/hgx-h100.yaml --format dot -o "$tmp/h.dot" --out "$tmp/o"
 grep -q "^graph fabric {" "$tmp/h.dot" && grep -q "layout=dot" "$tmp/h.dot" && grep -q "rank=same" "$tmp/h.dot" && ok || { bad "render --format dot"; head -3 "$tmp/h.dot"; cat "$tmp/err"; ls -la "$tmp/h.dot"; }
 [ "$(grep -c 'links=5,' "$tmp/h.dot")" = 16 ] && grep -q "nvswitch.0: 5 x 25 GB/s each" "$tmp/h.dot" && ok || bad "render dot: 16 bundles of 5 x 25 GB/s, in the legend"
-# loads by default: the least even of the workload's heaviest collective,
-# all-to-all and allreduce; on a 2:1 tapered leaf-spine that is all-to-all,
-# whose uplinks stand out
+# loads by default: explore's all-to-all (32 MiB direct over every device);
+# on a 2:1 tapered leaf-spine its uplinks stand out
 expect 0 "render loads default" -- "$FABRICX" render tests/specs/leaf-spine-512.yaml --view loads --format dot -o "$tmp/ls.dot" --out "$tmp/o"
-grep -q "loads: all-to-all 32 MiB per rank, direct, 512 ranks.*(the least even of the workload" "$tmp/ls.dot" && grep -q "leaf–spine" "$tmp/ls.dot" && ok || bad "render loads default: $(grep -o 'loads: [^<]*' "$tmp/ls.dot")"
+grep -q "loads: all-to-all 32 MiB per rank, direct, 512 ranks, timing bound" "$tmp/ls.dot" && grep -q "leaf–spine" "$tmp/ls.dot" && ok || bad "render loads default: $(grep -o 'loads: [^<]*' "$tmp/ls.dot")"
 expect 2 "render --algo without --pattern" -- "$FABRICX" render specs/hgx-h100.yaml --view loads --algo ring
 has "--algo goes with --pattern" "render --algo without --pattern"
 # the same input gives the same picture, byte for byte

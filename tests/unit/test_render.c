@@ -145,7 +145,8 @@ START_TEST(test_cm384_aggregated)
 	fx_render_ext x = {.info = &info};
 	draw(&w, &fx, &o, &x);
 	ck_assert(info.aggregated);
-	/* 48 node boxes, 4 in each of 12 rack clusters, all in one area */
+	/* 48 node boxes (NPUs and CPUs), 4 in each of 12 rack clusters, all in
+	 * one area; the L1 chips out of them in plane columns */
 	ck_assert_int_eq(count_class(w.g, "node"), 48);
 	Agraph_t *area = agsubg(w.g, "cluster_bottom", 0);
 	ck_assert_ptr_nonnull(area);
@@ -159,31 +160,48 @@ START_TEST(test_cm384_aggregated)
 			snprintf(name, sizeof name, "node%d", 4 * r + k);
 			Agnode_t *v = agnode(rack, name, 0);
 			ck_assert_msg(v != NULL, "%s not in rack %d", name, r);
-			ck_assert_ptr_nonnull(strstr(get(v, "label"), "8 NPUs · 4 CPUs · 7 L1"));
-			ck_assert_str_eq(get(v, "inner_links"), "140");  /* 8x7x2 + 4x7 */
+			ck_assert_ptr_nonnull(strstr(get(v, "label"), "8 NPUs · 4 CPUs"));
+			ck_assert_ptr_null(strstr(get(v, "label"), "L1"));
 		}
 	}
-	/* 7 plane groups of 16 L2 chips */
-	ck_assert_int_eq(count_class(w.g, "switch-group"), 7);
+	/* 7 plane columns: plane p's 16 L2 chips over its 48 L1 chips (one a
+	 * node), in a cluster of their own */
+	ck_assert_int_eq(count_class(w.g, "switch-group"), 14);
 	for (int p = 0; p < 7; p++) {
+		snprintf(name, sizeof name, "cluster_plane%d", p);
+		Agraph_t *col = agsubg(w.g, name, 0);
+		ck_assert_msg(col != NULL, "no %s", name);
 		snprintf(name, sizeof name, "L2.p%d", p);
-		Agnode_t *v = agnode(w.g, name, 0);
-		ck_assert_msg(v != NULL, "no plane group %s", name);
+		Agnode_t *v = agnode(col, name, 0);
+		ck_assert_msg(v != NULL, "no plane group %s in its column", name);
 		ck_assert_ptr_nonnull(strstr(get(v, "label"), "16 chips"));
+		snprintf(name, sizeof name, "L1.p%d", p);
+		v = agnode(col, name, 0);
+		ck_assert_msg(v != NULL, "no plane group %s in its column", name);
+		ck_assert_ptr_nonnull(strstr(get(v, "label"), "48 chips"));
 	}
-	/* each plane reaches the 48 nodes over 16 links each: one edge per
-	 * plane into the racks' area; the title carries the label they share */
-	ck_assert_int_eq(w.edges, 7);
+	/* each plane's L2s reach its L1s alone, 48 x 16 x 1 = 768 links; its
+	 * L1s reach the 48 nodes over 20 links each (8 NPUs x 2 + 4 CPUs x 1):
+	 * one edge per plane into the racks' area */
+	ck_assert_int_eq(w.edges, 14);
 	for (Agnode_t *v = agfstnode(w.g); v; v = agnxtnode(w.g, v))
 		for (Agedge_t *e = agfstout(w.g, v); e; e = agnxtout(w.g, e))
 			if (strcmp(get(e, "style"), "invis")) {
-				ck_assert_str_eq(get(e, "links"), "768");
-				ck_assert_str_eq(get(e, "lhead"), "cluster_bottom");
+				const char *t = agnameof(agtail(e)), *h = agnameof(aghead(e));
+				int area = get(e, "lhead")[0] != '\0';
+				ck_assert_str_eq(get(e, "links"), area ? "960" : "768");
+				if (area)
+					ck_assert_str_eq(get(e, "lhead"), "cluster_bottom");
+				else  /* L2.pP -- L1.pP */
+					ck_assert_msg(strcmp(t + 2, h + 2) == 0, "%s -- %s", t, h);
 			}
-	ck_assert_ptr_nonnull(strstr(get(w.g, "label"), "every drawn edge: 768 x 28 GB/s"));
-	ck_assert_ptr_nonnull(strstr(get(w.g, "label"), "(16 per node)"));
+	int per_node = 0;
+	for (Agnode_t *v = agfstnode(w.g); v; v = agnxtnode(w.g, v))
+		for (Agedge_t *e = agfstout(w.g, v); e; e = agnxtout(w.g, e))
+			per_node += strstr(get(e, "label"), "(20 per node)") != NULL;
+	ck_assert_int_eq(per_node, 7);
 	check_totals(&w, &fx.f, "cm384");
-	ck_assert_int_eq(w.links, 5376);
+	ck_assert_int_eq(w.links, 12096);
 	undraw(&w);
 	fixture_release(&fx);
 }
@@ -486,9 +504,9 @@ START_TEST(test_tiers_in_order)
 	check_order("specs/nvl72.yaml", "node", 18);
 	check_order("specs/cm384.yaml", "node", 48);
 	check_order("specs/dgx-h100-256.yaml", "node", 32);
-	check_order("specs/fat-tree-k8.yaml", "node", 16);
+	check_order("specs/fat-tree-k8.yaml", "pod", 8);
 	check_order("tests/specs/leaf-spine-512.yaml", "rack", 16);
-	check_order("tests/specs/fat-tree-1024.yaml", "rack", 32);
+	check_order("tests/specs/fat-tree-1024.yaml", "pod", 16);  /* 2 racks a pod */
 }
 END_TEST
 
