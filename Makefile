@@ -164,6 +164,7 @@ cli-test: $(BIN)
 	FABRICX=$(abspath $(BIN)) sh tests/cli/plan.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/interop.sh
 	FABRICX=$(abspath $(BIN)) sh tests/cli/contracts.sh
+	FABRICX=$(abspath $(BIN)) sh tests/cli/golden.sh
 
 # The peers themselves (tests/peer/*.sh): each runs where its peer is
 # installed and says "skipped" where it is not; PEER_REQUIRED=1 (CI) makes
