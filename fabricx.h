@@ -10,6 +10,8 @@
  *   fx_place_*()       where a workload's groups go (placement/placement.h)
  *   fx_step_eval()     a serving step's memory, time and throughput (step/step.h)
  *   fx_export()        the fabric in a peer tool's format (interop/interop.h)
+ *   fx_sink_*()        where result tables go: text, Markdown, JSON, CSV, or
+ *                      captured for a program to read (core/sink.h)
  *
  * Errors are reported through an fx_diag (core/diag.h), which collects
  * them and keeps the exit status; functions return 0 or -1.  See
@@ -20,6 +22,8 @@
 
 #include "bom/bom.h"
 #include "core/diag.h"
+#include "core/sink.h"
+#include "core/table.h"
 #include "core/units.h"
 #include "design/design.h"
 #include "fabric/fabric.h"

@@ -503,9 +503,11 @@ double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_
 	return t;
 }
 
+/* The command's outputs as one sink: text on stdout (unless --json or
+ * under explore), explore's Markdown, the JSON object, the CSV copies
+ * under out/<name>/. */
 int fx_cli_table(fx_cli *c, fx_table *t)
 {
-	int rc = 0;
 	if (c->capture) {  /* a design-space point reads its metrics from these */
 		c->captured = fx_xrealloc(c->captured, (c->ncaptured + 1) * sizeof *c->captured);
 		c->captured[c->ncaptured++] = t;
@@ -513,26 +515,47 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 	}
 	if (c->outdir[0] && (c->nreport_files || c->report_all)) {
 		char *f = fx_xasprintf("%s.csv", t->name);
-		rc = fx_cli_may_write(c, f);
+		int rc = fx_cli_may_write(c, f);
 		free(f);
 		if (rc) {
 			fx_table_free(t);
 			return rc;
 		}
 	}
-	if (fx_cli_text(c)) {
-		fx_table_print(t, stdout);
-		fputc('\n', stdout);
-	}
+	fx_sink print, md, json, csv, tee, *to[5];
+	size_t n = 0;
+	if (fx_cli_text(c))
+		fx_sink_print_init(to[n++] = &print, stdout);
 	if (c->md)
-		fx_table_write_markdown(t, c->md);
+		fx_sink_markdown_init(to[n++] = &md, c->md);
 	if (c->json)
-		fx_table_write_json(t, &c->js);
-	if (c->outdir[0] && fx_table_write_csv(t, c->outdir))
-		rc = fx_diag_error(&c->d, NULL, "cannot write '%s/%s.csv': %s", c->outdir, t->name,
-				   strerror(errno));
-	fx_table_free(t);
-	return rc;
+		fx_sink_json_init(to[n++] = &json, &c->js);
+	fx_sink_csv_init(to[n++] = &csv, c->outdir);
+	if (c->also)  /* explore: its summary reads the tables */
+		to[n++] = c->also;
+	fx_sink_tee_init(&tee, to, n);
+	return fx_sink_put(&tee, t, &c->d);
+}
+
+/* The sink the report functions (report/) write into for a command. */
+static int cli_adopt(fx_sink *s, fx_table *t, fx_diag *d)
+{
+	(void)d;
+	return fx_cli_table(s->ctx, t);
+}
+
+static int cli_put(fx_sink *s, const fx_table *t, fx_diag *d)
+{
+	return cli_adopt(s, fx_table_dup(t), d);
+}
+
+fx_sink *fx_cli_sink(fx_cli *c)
+{
+	memset(&c->sink, 0, sizeof c->sink);
+	c->sink.put = cli_put;
+	c->sink.adopt = cli_adopt;
+	c->sink.ctx = c;
+	return &c->sink;
 }
 
 void fx_cli_print_list(fx_table *t, int json)
