@@ -43,7 +43,7 @@ PKG_LIBS     = $(LDFLAGS) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk 
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
-LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c step/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c calib/*.c plan/*.c bom/*.c)
+LIB_SRC  := $(wildcard core/*.c spec/*.c fabric/*.c routing/*.c power/*.c solver/*.c placement/*.c step/*.c space/*.c render/*.c access/*.c plot/*.c design/*.c interop/*.c calib/*.c plan/*.c bom/*.c report/*.c)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -282,7 +282,7 @@ export PREFIX DESTDIR BINDIR LIBDIR INCDIR MANDIR BASHCOMPDIR
 # the library's headers: every module a program may use, with their folder
 # layout kept so their relative includes hold, under include/fabricx/
 PUB_HDR := fabricx.h $(wildcard core/*.h spec/*.h fabric/*.h routing/*.h power/*.h solver/*.h \
-	placement/*.h step/*.h render/*.h access/*.h plot/*.h design/*.h calib/*.h bom/*.h) interop/interop.h
+	placement/*.h step/*.h render/*.h access/*.h plot/*.h design/*.h calib/*.h bom/*.h report/*.h) interop/interop.h
 # what install writes under $$LIBDIR (the headers apart)
 LIB_FILES := libfabricx.a libfabricx.so $(SO_NAME) $(SO_FILE) pkgconfig/fabricx.pc
 

@@ -73,19 +73,7 @@ typedef struct fx_cli {
 	char *json_text;
 	size_t json_len;
 	int quiet;                           /* explore: tables to files only */
-	struct {                             /* key figures the reports leave for explore's summary */
-		int64_t diameter;
-		double bisection, per_device;    /* bytes/s */
-		const char *bis_method;
-		double power_kw;
-		char limited_by[64];
-		char colls[512];
-	} sum;
 	FILE *md;                            /* explore: tables also as Markdown */
-	fx_coll_result *a2a_keep;            /* explore: where the collectives report leaves
-					      * its direct all-to-all of 32 MiB over every
-					      * device (the loads section's), or NULL */
-	int a2a_kept;                        /* 1 once *a2a_keep holds it */
 	int capture;                         /* a space's point: tables kept, not shown */
 	fx_table **captured;                 /* [ncaptured], the caller's to free */
 	size_t ncaptured;
