@@ -79,6 +79,21 @@ int fx_report_ranks(const fx_design *ds, int64_t nranks, const char *group, int6
  * release. */
 int fx_report_coll_first(const fx_design *ds, const char *pattern, const char *algo, int64_t n,
 			 double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d);
+/* One collective (report/coll_one.c). */
+typedef struct fx_collective_opts {
+	fx_coll_req req;              /* pattern, algorithm (its name), ranks, size, chunks */
+	const fx_coll_time *tm;       /* NULL: the design's */
+	const char *versus;           /* also the size where this algorithm takes as long, or NULL */
+	const char *versus_measured;  /* a file of measurements to set the model against, or NULL */
+	const char *links;            /* write links.csv of the run here, or NULL */
+} fx_collective_opts;
+
+/* Runs o->req on router r (fx_router_new over ds's fabric) and reports
+ * it: record "collective" (with the --versus crossover), the failed
+ * record, table "rounds", record "plmr" on a wafer's PLMR algorithms,
+ * table "versus_measured"; o->links written whole. */
+int fx_report_collective(const fx_design *ds, fx_router *r, const fx_collective_opts *o,
+			 fx_sink *out, fx_diag *d);
 /* Writes src,dst,bytes,busy_s,utilisation for every directed link of res
  * to path (core/outfile.h: whole or not at all). */
 int fx_report_links_csv(const fx_fabric *f, const char *path, const fx_coll_result *res,

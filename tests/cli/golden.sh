@@ -126,5 +126,15 @@ run "dgx-h100-256-power-over-json" "$FABRICX" power specs/dgx-h100-256.yaml --no
 	--budget 120kW --set 'power={node: 10.2 kW}' --json
 run "hgx-h100-x8-sweep-json" "$FABRICX" collective specs/hgx-h100-x8.yaml --pattern allreduce \
 	--sizes 1KiB:1GiB:x8 --json
+# one collective's other tables: PLMR on a wafer, --versus, --versus-measured, --links
+run "wse2-gemm-shift-json" "$FABRICX" collective specs/wse2.yaml --pattern gemm-shift --size 1MiB \
+	--set 'fabric.grid=[8,8]' --json
+run "hgx-h100-versus-json" "$FABRICX" collective specs/hgx-h100.yaml --pattern allreduce \
+	--size 1MiB --versus tree --json
+run "dgx-h100-256-versus-measured" "$FABRICX" collective specs/dgx-h100-256.yaml \
+	--pattern allreduce --size 10KiB --ranks 16 \
+	--versus-measured tests/measured/hgx-h100-2server-allreduce.txt --out "$tmp/o"
+run "torus-8x8x8-links" "$FABRICX" collective specs/torus-8x8x8.yaml --pattern all-to-all \
+	--size 1MiB --ranks 64 --out "$tmp/o" --links "$tmp/o/links.csv"
 
 summary golden
