@@ -10,6 +10,10 @@
  *   fx_place_*()       where a workload's groups go (placement/placement.h)
  *   fx_step_eval()     a serving step's memory, time and throughput (step/step.h)
  *   fx_export()        the fabric in a peer tool's format (interop/interop.h)
+ *   fx_report_*()      the reports as typed tables: metrics, power,
+ *                      collectives, the fields docs/output.md lists (report/report.h)
+ *   fx_sink_*()        where result tables go: text, Markdown, JSON, CSV, or
+ *                      captured for a program to read (core/sink.h)
  *
  * FX_VERSION ("MAJOR.MINOR.PATCH", with FX_VERSION_MAJOR/_MINOR/_PATCH) is
  * the release these headers belong to (core/version.h).
@@ -23,6 +27,8 @@
 
 #include "bom/bom.h"
 #include "core/diag.h"
+#include "core/sink.h"
+#include "core/table.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "design/design.h"
@@ -30,6 +36,7 @@
 #include "interop/interop.h"
 #include "placement/placement.h"
 #include "power/power.h"
+#include "report/report.h"
 #include "routing/routing.h"
 #include "spec/spec.h"
 #include "step/step.h"

@@ -10,6 +10,7 @@
 #include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
+#include "../report/report.h"
 #include "../routing/routing.h"
 
 static const fx_opt common[] = {
@@ -469,28 +470,7 @@ void fx_cli_end(fx_cli *c)
 int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size,
 		      const fx_coll_time *tm, fx_diag *d, fx_coll_result *out)
 {
-	const fx_fabric *f = &c->design.fab;
-	int64_t *ranks = fx_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *ranks);
-	/* on a degraded fabric: the first n devices it still joins */
-	uint8_t *reach = fx_xmalloc((size_t)f->ndev + 1);
-	int64_t k = 0, live = fx_fabric_reachable(f, reach);
-	for (int64_t v = 0; v < f->ndev && k < n; v++)
-		if (reach[v])
-			ranks[k++] = v;
-	free(reach);
-	if (k < n) {
-		free(ranks);
-		return fx_diag_infeasible(d ? d : &c->d, "%s over %lld ranks: the degraded fabric joins "
-					  "only %lld of its %lld devices (the others failed or are cut "
-					  "off)", pattern, (long long)n, (long long)live,
-					  (long long)f->ndev);
-	}
-	fx_coll_req q = {pattern, algo, ranks, n, size, 0};
-	fx_router *r = fx_router_new(&c->design.fab, 0);
-	int rc = fx_coll_run(&c->design.fab, r, &q, tm ? tm : &c->design.coll, out, d ? d : &c->d);
-	fx_router_free(r);
-	free(ranks);
-	return rc;
+	return fx_report_coll_first(&c->design, pattern, algo, n, size, tm, out, d ? d : &c->d);
 }
 
 double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size)
@@ -503,9 +483,11 @@ double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_
 	return t;
 }
 
+/* The command's outputs as one sink: text on stdout (unless --json or
+ * under explore), explore's Markdown, the JSON object, the CSV copies
+ * under out/<name>/. */
 int fx_cli_table(fx_cli *c, fx_table *t)
 {
-	int rc = 0;
 	if (c->capture) {  /* a design-space point reads its metrics from these */
 		c->captured = fx_xrealloc(c->captured, (c->ncaptured + 1) * sizeof *c->captured);
 		c->captured[c->ncaptured++] = t;
@@ -513,26 +495,47 @@ int fx_cli_table(fx_cli *c, fx_table *t)
 	}
 	if (c->outdir[0] && (c->nreport_files || c->report_all)) {
 		char *f = fx_xasprintf("%s.csv", t->name);
-		rc = fx_cli_may_write(c, f);
+		int rc = fx_cli_may_write(c, f);
 		free(f);
 		if (rc) {
 			fx_table_free(t);
 			return rc;
 		}
 	}
-	if (fx_cli_text(c)) {
-		fx_table_print(t, stdout);
-		fputc('\n', stdout);
-	}
+	fx_sink print, md, json, csv, tee, *to[5];
+	size_t n = 0;
+	if (fx_cli_text(c))
+		fx_sink_print_init(to[n++] = &print, stdout);
 	if (c->md)
-		fx_table_write_markdown(t, c->md);
+		fx_sink_markdown_init(to[n++] = &md, c->md);
 	if (c->json)
-		fx_table_write_json(t, &c->js);
-	if (c->outdir[0] && fx_table_write_csv(t, c->outdir))
-		rc = fx_diag_error(&c->d, NULL, "cannot write '%s/%s.csv': %s", c->outdir, t->name,
-				   strerror(errno));
-	fx_table_free(t);
-	return rc;
+		fx_sink_json_init(to[n++] = &json, &c->js);
+	fx_sink_csv_init(to[n++] = &csv, c->outdir);
+	if (c->also)  /* explore: its summary reads the tables */
+		to[n++] = c->also;
+	fx_sink_tee_init(&tee, to, n);
+	return fx_sink_put(&tee, t, &c->d);
+}
+
+/* The sink the report functions (report/) write into for a command. */
+static int cli_adopt(fx_sink *s, fx_table *t, fx_diag *d)
+{
+	(void)d;
+	return fx_cli_table(s->ctx, t);
+}
+
+static int cli_put(fx_sink *s, const fx_table *t, fx_diag *d)
+{
+	return cli_adopt(s, fx_table_dup(t), d);
+}
+
+fx_sink *fx_cli_sink(fx_cli *c)
+{
+	memset(&c->sink, 0, sizeof c->sink);
+	c->sink.put = cli_put;
+	c->sink.adopt = cli_adopt;
+	c->sink.ctx = c;
+	return &c->sink;
 }
 
 void fx_cli_print_list(fx_table *t, int json)
@@ -619,40 +622,5 @@ int fx_cli_finish(fx_cli *c, int rc)
 
 int fx_cli_failed_table(fx_cli *c)
 {
-	const fx_fabric *f = &c->design.fab;
-	if (!fx_fabric_degraded(f))
-		return 0;
-	int64_t vdown, ldown, ddown = 0, cut = 0;
-	fx_fabric_fail_counts(f, &vdown, &ldown);
-	uint8_t *reach = fx_xmalloc((size_t)f->ndev + 1);
-	int64_t live = fx_fabric_reachable(f, reach);
-	/* the cut-off devices by name, as far as a line holds them */
-	char list[512] = "";
-	size_t used = 0;
-	for (int64_t v = 0; v < f->ndev; v++) {
-		int down = !fx_fabric_vertex_up(f, v);
-		ddown += down;
-		if (down || reach[v])
-			continue;
-		char nm[64];
-		cut++;
-		if (used + 70 < sizeof list)
-			used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? " " : "",
-						 fx_fabric_vertex_name(f, v, nm, sizeof nm));
-		else if (used + 4 < sizeof list && list[used - 1] != '.')
-			used += (size_t)snprintf(list + used, sizeof list - used, " ...");
-	}
-	free(reach);
-	fx_table *t = fx_record_new("failed", "Failed elements (--fail, failures:): measured on the "
-				    "degraded fabric", "failed");
-	fx_record_int(t, "vertices_failed", "vertices failed", vdown);
-	fx_record_int(t, "links_failed", "links failed (with the failed vertices')", ldown);
-	fx_record_int(t, "devices_failed", "devices failed", ddown);
-	fx_record_int(t, "devices_cut_off", "devices cut off from the rest", cut);
-	fx_record_int(t, "devices_joined", "devices the degraded fabric joins", live);
-	if (cut)
-		fx_record_text(t, "cut_off", "cut off", "%s", list);
-	else
-		fx_record_null(t, "cut_off", "cut off", FX_F_TEXT, "-");
-	return fx_cli_table(c, t);
+	return fx_report_failed(&c->design.fab, fx_cli_sink(c), &c->d);
 }

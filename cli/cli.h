@@ -21,6 +21,7 @@
 
 #include "../core/diag.h"
 #include "../core/json.h"
+#include "../core/sink.h"
 #include "../core/table.h"
 #include "../design/design.h"
 #include "../fabric/fabric.h"
@@ -72,22 +73,12 @@ typedef struct fx_cli {
 	char *json_text;
 	size_t json_len;
 	int quiet;                           /* explore: tables to files only */
-	struct {                             /* key figures the reports leave for explore's summary */
-		int64_t diameter;
-		double bisection, per_device;    /* bytes/s */
-		const char *bis_method;
-		double power_kw;
-		char limited_by[64];
-		char colls[512];
-	} sum;
 	FILE *md;                            /* explore: tables also as Markdown */
-	fx_coll_result *a2a_keep;            /* explore: where the collectives report leaves
-					      * its direct all-to-all of 32 MiB over every
-					      * device (the loads section's), or NULL */
-	int a2a_kept;                        /* 1 once *a2a_keep holds it */
 	int capture;                         /* a space's point: tables kept, not shown */
 	fx_table **captured;                 /* [ncaptured], the caller's to free */
 	size_t ncaptured;
+	fx_sink *also;                       /* explore: a capture its summary reads, or NULL */
+	fx_sink sink;                        /* fx_cli_sink's */
 	void *od;                            /* fx_outdir between outdir_begin and _end */
 	const struct fx_plan_opts *plan;     /* `plan` over a space: each point plans */
 	/* outdir holds explore's report: the files it lists (report.json's
@@ -162,8 +153,11 @@ int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res);
  * vertices, links, devices failed and cut off (JSON key "failed"); on an
  * intact one nothing. */
 int fx_cli_failed_table(fx_cli *c);
-/* Prints t (unless --json), writes its CSV, frees it. */
+/* Prints t (unless --json), writes its CSV, frees it: the sinks of
+ * core/sink.h the command's options ask for, in a tee. */
 int fx_cli_table(fx_cli *c, fx_table *t);
+/* The command as a sink (fx_cli_table for every table), for report/. */
+fx_sink *fx_cli_sink(fx_cli *c);
 /* Prints a typed table that needs no spec (kinds, collective --list): as
  * text, or with json as one object holding it under its key.  Frees t. */
 void fx_cli_print_list(fx_table *t, int json);

@@ -23,6 +23,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,13 +47,16 @@ typedef struct explore {
 	int diagrams;             /* SVGs wanted */
 	fx_coll_result loads;
 	int have_loads;
+	int a2a_kept;             /* the collectives section left its all-to-all in loads */
 	fx_placement pl;
 	int have_pl;
+	fx_sink summary;          /* a capture of the tables the summary reads */
 } explore;
 
 typedef struct section {
 	const char *name, *title;
 	int (*run)(explore *e);
+	int summed;               /* its tables are captured for the summary */
 } section;
 
 /* What became of a section. */
@@ -67,15 +71,16 @@ typedef struct outcome {
 
 static int sec_fabric(explore *e)
 {
-	return fx_report_metrics(e->c, NULL);
+	return fx_report_metrics(&e->c->design, NULL, fx_cli_sink(e->c), &e->c->d);
 }
 
 static int sec_collectives(explore *e)
 {
-	e->c->a2a_keep = &e->loads;  /* its all-to-all is the loads section's */
+	/* its all-to-all is the loads section's */
+	fx_collectives_opts o = {.keep_a2a = &e->loads, .kept = &e->a2a_kept};
 	fprintf(e->c->md, "Each round costs the overhead α plus the slowest path's latency plus the "
 		"busiest link's bytes over its bandwidth (see docs/spec.md §6a).\n\n");
-	return fx_report_collectives(e->c);
+	return fx_report_collectives(&e->c->design, &o, fx_cli_sink(e->c), &e->c->d);
 }
 
 /* links.csv: the loads of a direct all-to-all of 32 MiB over all devices,
@@ -84,7 +89,7 @@ static int sec_loads(explore *e)
 {
 	fx_cli *c = e->c;
 	int rc = 0;
-	if (!c->a2a_kept) {  /* the collectives section did not run it */
+	if (!e->a2a_kept) {  /* the collectives section did not run it */
 		int64_t *ranks = fx_xmalloc((size_t)c->design.fab.ndev * sizeof *ranks);
 		for (int64_t i = 0; i < c->design.fab.ndev; i++)
 			ranks[i] = i;
@@ -97,7 +102,6 @@ static int sec_loads(explore *e)
 		if (rc)
 			return rc;
 	}
-	c->a2a_keep = NULL;
 	e->have_loads = 1;
 	char *path = fx_xasprintf("%s/links.csv", c->outdir);
 	rc = fx_cli_write_links(c, path, &e->loads);
@@ -112,7 +116,7 @@ static int sec_loads(explore *e)
 static int sec_power(explore *e)
 {
 	fx_json_obj_begin(&e->c->js, "power");
-	int rc = fx_report_power(e->c, NULL, NULL, NULL);
+	int rc = fx_report_power(&e->c->design, NULL, fx_cli_sink(e->c), &e->c->d);
 	fx_json_obj_end(&e->c->js);
 	return rc;
 }
@@ -198,11 +202,11 @@ static int sec_diagrams(explore *e)
 }
 
 static const section sections[] = {
-	{.name = "fabric", .title = "Fabric", .run = sec_fabric},
-	{.name = "collectives", .title = "Collectives", .run = sec_collectives},
+	{.name = "fabric", .title = "Fabric", .run = sec_fabric, .summed = 1},
+	{.name = "collectives", .title = "Collectives", .run = sec_collectives, .summed = 1},
 	{.name = "loads", .title = "Link loads", .run = sec_loads},
-	{.name = "power", .title = "Power and cooling", .run = sec_power},
-	{.name = "placement", .title = "Placement", .run = sec_placement},
+	{.name = "power", .title = "Power and cooling", .run = sec_power, .summed = 1},
+	{.name = "placement", .title = "Placement", .run = sec_placement, .summed = 1},
 	{.name = "plan", .title = "Plan", .run = sec_plan},
 	{.name = "failures", .title = "Failures", .run = sec_failures},
 	{.name = "diagrams", .title = "Diagrams", .run = sec_diagrams},
@@ -252,6 +256,7 @@ static void run_section(explore *e, int i, outcome *out)
 	fx_json parent = c->js;
 	fx_json_fork(&c->js, &parent, jf);
 	c->md = mf;
+	c->also = sections[i].summed ? &e->summary : NULL;
 	int before = c->d.status;
 	c->d.status = 0;
 	free(c->d.last);
@@ -272,6 +277,7 @@ static void run_section(explore *e, int i, outcome *out)
 	out->status = status_name(st);
 	c->js = parent;
 	c->md = NULL;
+	c->also = NULL;
 	c->d.status = fx_diag_gravity(before) >= fx_diag_gravity(st) ? before : st;
 	free(jtext);
 	free(mtext);
@@ -441,6 +447,46 @@ static int write_report(fx_cli *c, const char *md_text, size_t md_len, const cha
 	return 0;
 }
 
+/* A captured figure, NaN when the summary's tables lack it. */
+static double num(const explore *e, const char *table, const char *field)
+{
+	fx_value v;
+	return fx_sink_value(&e->summary, table, NULL, NULL, field, &v) ? v.num : NAN;
+}
+
+static const char *text(const explore *e, const char *table, const char *field)
+{
+	fx_value v;
+	return fx_sink_value(&e->summary, table, NULL, NULL, field, &v) && v.text ? v.text : "";
+}
+
+/* "allreduce/ring 10 KiB: 1.513 ms; all-to-all/direct 32 MiB split: ..."
+ * from the collectives table: each row that ran, all-to-all's with its
+ * routing policy (it runs under several). */
+static void colls_line(const explore *e, char *buf, size_t len)
+{
+	const fx_table *t = fx_sink_find(&e->summary, "collectives");
+	size_t u = 0;
+	buf[0] = '\0';
+	for (size_t r = 0; t && r < fx_table_rows(t); r++) {
+		fx_value pat, algo, size, pol, time;
+		if (!fx_table_value(t, r, "pattern", &pat) || !fx_table_value(t, r, "algo", &algo) ||
+		    !fx_table_value(t, r, "size_bytes", &size) ||
+		    !fx_table_value(t, r, "routing_policy", &pol) ||
+		    !fx_table_value(t, r, "time_s", &time) || time.type != FX_CELL_NUM)
+			continue;  /* not applicable: no time */
+		int a2a = strcmp(pat.text, "all-to-all") == 0;
+		char b1[32], b2[32];
+		u += (size_t)snprintf(buf + u, len > u ? len - u : 0, "%s%s/%s %s%s%s: %s",
+				      u ? "; " : "", pat.text, algo.text,
+				      fx_unit_format(size.num, FX_UNIT_SIZE, b1, sizeof b1), a2a ? " " : "",
+				      a2a ? pol.text : "", fx_unit_format(time.num, FX_UNIT_TIME, b2, sizeof b2));
+		if (u >= len)
+			break;
+	}
+}
+
+/* The summary on stdout, read from the sections' tables as captured. */
 static void summary(explore *e, const outcome *out, const char *final)
 {
 	fx_cli *c = e->c;
@@ -451,20 +497,34 @@ static void summary(explore *e, const outcome *out, const char *final)
 	char b1[32], b2[32];
 	if (!out[0].reason && out[0].md)
 		printf("diameter %lld hops; bisection %s per direction (%s per device, %s)\n",
-		       (long long)c->sum.diameter,
-		       fx_unit_format(c->sum.bisection, FX_UNIT_BANDWIDTH, b1, sizeof b1),
-		       fx_unit_format(c->sum.per_device, FX_UNIT_BANDWIDTH, b2, sizeof b2),
-		       c->sum.bis_method);
-	if (out[1].md)
-		printf("collectives: %s\n", c->sum.colls);
-	if (out[3].md && c->sum.power_kw >= 0)
-		printf("power: %.4g kW for the build, %s\n", c->sum.power_kw, c->sum.limited_by);
-	else if (out[3].md)
+		       (long long)num(e, "metrics", "diameter_hops"),
+		       fx_unit_format(num(e, "metrics", "bisection_bandwidth_Bps"), FX_UNIT_BANDWIDTH, b1,
+				      sizeof b1),
+		       fx_unit_format(num(e, "metrics", "bisection_per_device_Bps"), FX_UNIT_BANDWIDTH, b2,
+				      sizeof b2),
+		       text(e, "metrics", "bisection_method"));
+	if (out[1].md) {
+		char colls[512];
+		colls_line(e, colls, sizeof colls);
+		printf("collectives: %s\n", colls);
+	}
+	double power = num(e, "power", "power_W");
+	if (out[3].md && !isnan(power)) {
+		const char *lim = text(e, "power", "limited_by");
+		printf("power: %.4g kW for the build, %s%s\n", power / 1e3,
+		       strcmp(lim, "none") ? "limited by " : "", text(e, "power", "limit"));
+	} else if (out[3].md) {
 		printf("power: n/a (no power model)\n");
-	if (e->have_pl)
-		printf("placement: %lld instances, %s, %lld x %.2f us of communication per step\n",
-		       (long long)e->pl.ninst, e->pl.status, (long long)e->pl.ninst,
-		       e->pl.objective / (double)(e->pl.ninst ? e->pl.ninst : 1) * 1e6);
+	}
+	if (e->have_pl) {  /* rescaled as the tables show it */
+		char per[32];
+		fx_field_format(num(e, "place_summary", "objective_per_instance_s"), FX_F_SECONDS, per,
+				sizeof per);
+		printf("placement: %lld instances, %s, %lld x %s of communication per step\n",
+		       (long long)num(e, "place_summary", "instances_placed"),
+		       text(e, "place_summary", "status"),
+		       (long long)num(e, "place_summary", "instances_placed"), per);
+	}
 	for (int i = 0; i < NSECTIONS; i++)
 		if (out[i].reason || strcmp(out[i].status, "ok") != 0)
 			printf("%s: %s%s%s\n", sections[i].name, out[i].status, out[i].reason ? ": " : "",
@@ -502,6 +562,7 @@ int fx_cmd_explore(int argc, char **argv)
 	if (rc)
 		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
 	explore e = {.c = &c, .limit = FX_DEFAULT_TIME_LIMIT, .diagrams = !fx_cli_opt(&c, "no-diagrams")};
+	fx_sink_capture_init(&e.summary);
 	int skip[NSECTIONS];
 	rc = skipped(&c, skip);
 	if (rc == 0)
@@ -517,8 +578,10 @@ int fx_cmd_explore(int argc, char **argv)
 					   "does not apply to: give one or the other", *o);
 	if (rc == 0 && !fx_cli_opt(&c, "no-space"))
 		rc = fx_explore_space(&c, e.diagrams && !skip[NSECTIONS - 1], &space);
-	if (space || rc)
+	if (space || rc) {
+		fx_sink_release(&e.summary);
 		return fx_cli_finish(&c, rc);
+	}
 	const char *v;
 	if (rc == 0 && (v = fx_cli_opt(&c, "time-limit")))
 		rc = fx_cli_time_limit(&c, v, &e.limit);
@@ -528,8 +591,10 @@ int fx_cmd_explore(int argc, char **argv)
 	e.node_limit = (long)nl;
 	if (rc == 0)  /* out/<name> is replaced whole when the report is written */
 		rc = fx_cli_outdir_begin(&c);
-	if (rc)
+	if (rc) {
+		fx_sink_release(&e.summary);
 		return fx_cli_finish(&c, rc);
+	}
 
 	char *json = NULL, *mdt = NULL;
 	size_t json_len = 0, md_len = 0;
@@ -613,7 +678,8 @@ int fx_cmd_explore(int argc, char **argv)
 		free(out[i].reason);
 		free(out[i].md);
 	}
-	if (e.have_loads || c.a2a_kept)  /* kept by the collectives even if loads was skipped */
+	fx_sink_release(&e.summary);
+	if (e.have_loads || e.a2a_kept)  /* kept by the collectives even if loads was skipped */
 		fx_coll_result_release(&e.loads);
 	if (e.have_pl)
 		fx_placement_release(&e.pl);

@@ -60,19 +60,19 @@ void fx_pt_release(fx_pt *p)
 static int run_metrics(fx_cli *c, const fx_pt_eval *ev)
 {
 	(void)ev;
-	return fx_report_metrics(c, NULL);
+	return fx_report_metrics(&c->design, NULL, fx_cli_sink(c), &c->d);
 }
 
 static int run_power(fx_cli *c, const fx_pt_eval *ev)
 {
 	(void)ev;
-	return fx_report_power(c, NULL, NULL, NULL) ? -1 : 0;
+	return fx_report_power(&c->design, NULL, fx_cli_sink(c), &c->d) ? -1 : 0;
 }
 
 static int run_collectives(fx_cli *c, const fx_pt_eval *ev)
 {
 	(void)ev;
-	return fx_report_collectives(c);
+	return fx_report_collectives(&c->design, NULL, fx_cli_sink(c), &c->d);
 }
 
 static int run_placement(fx_cli *c, const fx_pt_eval *ev)

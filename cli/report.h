@@ -1,19 +1,17 @@
 /*
  * report: the sections `explore` puts together, shared with the commands
- * that print them alone.  Each prints its tables (unless --json), writes
- * their CSV copies under out/<spec name>/, and with --json adds its keys to
- * the JSON object the caller has opened in c->js.
+ * that print them alone.  Those moved to the library (report/report.h:
+ * metrics, power, collectives) take a sink, fx_cli_sink(c) on the command
+ * line; the others here still take the command.  Each prints its tables
+ * (unless --json), writes their CSV copies under out/<spec name>/, and
+ * with --json adds its keys to the JSON object the caller has opened in
+ * c->js.
  */
 #ifndef FX_REPORT_H
 #define FX_REPORT_H
 
+#include "../report/report.h"
 #include "cli.h"
-
-/* Counts, switch ports, hop counts, bisection; cutspec is --cut or NULL. */
-int fx_report_metrics(fx_cli *c, const char *cutspec);
-
-/* The workload's collectives, or the default three, on all devices. */
-int fx_report_collectives(fx_cli *c);
 
 /* collective --sizes: a size sweep of the algorithms in `algos` ("a,b,c",
  * "all" or NULL for all of q's pattern) over `sizes` ("LO:HI:xF"), with the
@@ -22,15 +20,10 @@ int fx_report_collectives(fx_cli *c);
 int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		  const char *algos, const char *sizes, const char *plot);
 
-/* What the power budget buys; budget/rack/nodes are option texts or NULL.
- * With --json its keys go into the object the caller has open. */
-int fx_report_power(fx_cli *c, const char *budget, const char *rack, const char *nodes);
-
 /* The bill of materials (cli/bom.c): parts, lengths on the floor plan,
  * power and cost per GB/s of bisection; csv, if not NULL, a file for the
  * parts table. */
 int fx_report_bom(fx_cli *c, const char *csv);
-
 /* Places the workload (and the §6.7 deployment table when it applies).
  * With keep != NULL the placement is handed to the caller to release. */
 int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,

@@ -39,6 +39,8 @@ double *a2a_util(const fx_fabric *f, int64_t nranks);
 int png_size(const char *path, int64_t *w, int64_t *h);
 
 Suite *suite_units(void);
+Suite *suite_sink(void);
+Suite *suite_report(void);
 Suite *suite_spec(void);
 Suite *suite_fabric(void);
 Suite *suite_metrics(void);

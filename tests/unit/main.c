@@ -34,6 +34,8 @@ int main(void)
 	srunner_add_suite(sr, suite_space());
 	srunner_add_suite(sr, suite_design());
 	srunner_add_suite(sr, suite_table());
+	srunner_add_suite(sr, suite_sink());
+	srunner_add_suite(sr, suite_report());
 	srunner_add_suite(sr, suite_fail());
 	srunner_add_suite(sr, suite_lattice_fast());
 	srunner_add_suite(sr, suite_railclos());

@@ -1,0 +1,102 @@
+/*
+ * report: the results fabricx reports about a design, as typed tables
+ * into a sink (core/sink.h).  Each function computes once from a loaded
+ * design (design/design.h) and hands every table to `out`, in the order
+ * the command line prints them; the sink decides whether they become
+ * text, Markdown, JSON, CSV or values a program reads (a capture sink:
+ * fx_sink_value(cap, "collectives", "pattern", "all-to-all", "time_s", &v)).
+ * The fields are those docs/output.md lists.
+ *
+ * Errors go to d (functions return 0 or -1; an infeasible or undecided
+ * result sets d's status as core/diag.h says).  Nothing here knows the
+ * command line: option texts are parsed by cli/, which passes numbers.
+ * Option names in messages (--cut, --ranks, --group) are the fields the
+ * command line fills.
+ */
+#ifndef FX_REPORT_REPORT_H
+#define FX_REPORT_REPORT_H
+
+#include <stdint.h>
+
+#include "../core/diag.h"
+#include "../core/sink.h"
+#include "../design/design.h"
+#include "../routing/routing.h"
+
+/* ---- the fabric (report/metrics.c) ---- */
+
+typedef struct fx_metrics_opts {
+	const char *cut;    /* "A:B" (node=0-23:rest, x=0-1:x=2-3), or NULL */
+} fx_metrics_opts;
+
+/* Counts, switch ports, hop counts and bisection (record "metrics", tables
+ * "ocs", "switches", "hops"), the failed record on a degraded fabric, and
+ * the cut o->cut names ("cut").  o may be NULL. */
+int fx_report_metrics(const fx_design *ds, const fx_metrics_opts *o, fx_sink *out, fx_diag *d);
+/* On a degraded fabric (--fail, `failures:`), the record of what failed
+ * ("failed": vertices, links, devices failed and cut off); on an intact
+ * one nothing. */
+int fx_report_failed(const fx_fabric *f, fx_sink *out, fx_diag *d);
+
+/* ---- power (report/power.c) ---- */
+
+typedef struct fx_power_opts {
+	double budget_W;        /* > 0: replaces the spec's power.budget */
+	double rack_budget_W;   /* > 0: replaces power.rack_budget */
+	int64_t nodes;          /* > 0: a build of this many nodes, else the largest that fits */
+} fx_power_opts;
+
+/* What the power budget buys (record "power", table "racks").  Returns 0,
+ * -1 on error, or 1 when a given build (o->nodes) is over the budget: the
+ * tables are whole and d holds the infeasibility (exit 3).  o may be NULL. */
+int fx_report_power(const fx_design *ds, const fx_power_opts *o, fx_sink *out, fx_diag *d);
+
+/* ---- collectives (report/collectives.c) ---- */
+
+typedef struct fx_collectives_opts {
+	/* When not NULL: the run of a direct all-to-all of 32 MiB over every
+	 * device in order (the workload's, or the default) is left here for
+	 * the caller to release, and *kept set to 1 (explore's link loads). */
+	fx_coll_result *keep_a2a;
+	int *kept;
+} fx_collectives_opts;
+
+/* The workload's collectives, or allreduce 10 KiB (ring, tree) and
+ * all-to-all 32 MiB over every device; all-to-all under both ends of ECMP
+ * (and Valiant and UGAL on dragonflies).  Table "collectives"; a row the
+ * algorithm does not apply to has null figures.  o may be NULL. */
+int fx_report_collectives(const fx_design *ds, const fx_collectives_opts *o, fx_sink *out,
+			  fx_diag *d);
+
+/* The ranks of a collective: the first nranks devices (> 0), the devices
+ * of group `group`, or (0, NULL) every device; on a degraded fabric only
+ * those it still joins (a group naming a failed or cut-off device is
+ * infeasible).  *out is malloc'd, device ids in device order. */
+int fx_report_ranks(const fx_design *ds, int64_t nranks, const char *group, int64_t **out,
+		    int64_t *n, fx_diag *d);
+/* Runs one collective over the first n devices the fabric joins with time
+ * model tm (NULL: the design's).  0 or -1; *out is the caller's to
+ * release. */
+int fx_report_coll_first(const fx_design *ds, const char *pattern, const char *algo, int64_t n,
+			 double size, const fx_coll_time *tm, fx_coll_result *out, fx_diag *d);
+/* One collective (report/coll_one.c). */
+typedef struct fx_collective_opts {
+	fx_coll_req req;              /* pattern, algorithm (its name), ranks, size, chunks */
+	const fx_coll_time *tm;       /* NULL: the design's */
+	const char *versus;           /* also the size where this algorithm takes as long, or NULL */
+	const char *versus_measured;  /* a file of measurements to set the model against, or NULL */
+	const char *links;            /* write links.csv of the run here, or NULL */
+} fx_collective_opts;
+
+/* Runs o->req on router r (fx_router_new over ds's fabric) and reports
+ * it: record "collective" (with the --versus crossover), the failed
+ * record, table "rounds", record "plmr" on a wafer's PLMR algorithms,
+ * table "versus_measured"; o->links written whole. */
+int fx_report_collective(const fx_design *ds, fx_router *r, const fx_collective_opts *o,
+			 fx_sink *out, fx_diag *d);
+/* Writes src,dst,bytes,busy_s,utilisation for every directed link of res
+ * to path (core/outfile.h: whole or not at all). */
+int fx_report_links_csv(const fx_fabric *f, const char *path, const fx_coll_result *res,
+			fx_diag *d);
+
+#endif

@@ -1,0 +1,187 @@
+/* The reports of report/report.h called as a program calls them: a loaded
+ * design, a capture sink, typed values read back (no CLI, no text). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+#include "../../core/sink.h"
+#include "../../report/report.h"
+
+#define MIB (1024.0 * 1024.0)
+
+typedef struct loaded {
+	fx_design ds;
+	fx_diag d;
+	fx_sink cap;
+} loaded;
+
+static void load(loaded *l, const char *path, const char *const *sets, size_t nsets)
+{
+	fx_diag_init(&l->d);
+	ck_assert_int_eq(fx_design_load(&l->ds, path, sets, nsets, NULL, &l->d), 0);
+	fx_sink_capture_init(&l->cap);
+}
+
+static void unload(loaded *l)
+{
+	fx_sink_release(&l->cap);
+	fx_design_free(&l->ds);
+	fx_diag_release(&l->d);
+}
+
+static double value(const loaded *l, const char *table, const char *sel, const char *is,
+		    const char *field, fx_field_kind kind)
+{
+	fx_value v;
+	ck_assert_msg(fx_sink_value(&l->cap, table, sel, is, field, &v), "no %s.%s", table, field);
+	ck_assert_int_eq(v.kind, kind);
+	return v.num;
+}
+
+/* A 4x4x4 torus of 50 GB/s links (TPU v4 cube): diameter 3 x 4/2 = 6 hops;
+ * halving one dimension cuts 2 links of each of its 16 rings, 32 links,
+ * 1.6 TB/s, 50 GB/s per device; the mean over the 64 x 63 ordered pairs
+ * is 64 x 64 x 3 x 1 (a ring of 4's mean distance, 0 1 2 1) / 4032. */
+START_TEST(metrics_torus_by_hand)
+{
+	loaded l;
+	load(&l, "specs/tpu-v4-cube.yaml", NULL, 0);
+	ck_assert_int_eq(fx_report_metrics(&l.ds, NULL, &l.cap, &l.d), 0);
+	ck_assert_double_eq(value(&l, "metrics", NULL, NULL, "diameter_hops", FX_F_INT), 6);
+	ck_assert_double_eq(value(&l, "metrics", NULL, NULL, "bisection_links", FX_F_NUM), 32);
+	ck_assert_double_eq_tol(value(&l, "metrics", NULL, NULL, "bisection_bandwidth_Bps", FX_F_BPS),
+				32 * 50e9, 1);
+	ck_assert_double_eq_tol(value(&l, "metrics", NULL, NULL, "bisection_per_device_Bps", FX_F_BPS),
+				50e9, 1e-3);
+	ck_assert_double_eq_tol(value(&l, "metrics", NULL, NULL, "mean_hops", FX_F_NUM),
+				64.0 * 64 * 3 / (64 * 63), 1e-12);
+	/* the histogram: 6 ordered pairs per device at one hop (its six neighbours) */
+	ck_assert_double_eq(value(&l, "hop_histogram", "hops", "1", "pairs", FX_F_NUM), 64 * 6);
+	ck_assert_ptr_null(fx_sink_find(&l.cap, "failed"));  /* intact: no failed record */
+	unload(&l);
+}
+END_TEST
+
+/* The chapter "Supernodes" §6.5.1: all-to-all of M = 32 MiB on the 64-card
+ * torus puts 64 x M x (192/63) / 384 bytes on every directed link, at
+ * 50 GB/s; the spec's time adds the farthest path's 6 x 200 ns (overhead
+ * 0).  The report's collectives[pattern=all-to-all].time_s is that, under
+ * both ECMP ends (a torus of 4 has no ties to break). */
+START_TEST(collectives_alltoall_by_hand)
+{
+	loaded l;
+	load(&l, "specs/tpu-v4-cube.yaml", NULL, 0);
+	ck_assert_int_eq(fx_report_collectives(&l.ds, NULL, &l.cap, &l.d), 0);
+	double want = 64 * 32 * MIB * (192.0 / 63) / 384 / 50e9 + 6 * 200e-9;
+	double t = value(&l, "collectives", "pattern", "all-to-all", "time_s", FX_F_SECONDS);
+	ck_assert_double_eq_tol(t, want, want * 1e-12);
+	const fx_table *c = fx_sink_find(&l.cap, "collectives");
+	ck_assert_uint_eq(fx_table_rows(c), 4);  /* ring, tree, all-to-all split and hash */
+	fx_value pol, t2;
+	ck_assert(fx_table_value(c, 3, "routing_policy", &pol));
+	ck_assert_str_eq(pol.text, "hash");
+	ck_assert(fx_table_value(c, 3, "time_s", &t2));
+	ck_assert_double_eq(t2.num, t);
+	ck_assert_double_eq(value(&l, "collectives", "pattern", "all-to-all", "size_bytes", FX_F_BYTES),
+			    32 * MIB);
+
+	/* the run kept for a caller (explore's link loads) is that one */
+	fx_coll_result keep;
+	int kept = 0;
+	fx_collectives_opts o = {.keep_a2a = &keep, .kept = &kept};
+	fx_sink_release(&l.cap);
+	fx_sink_capture_init(&l.cap);
+	ck_assert_int_eq(fx_report_collectives(&l.ds, &o, &l.cap, &l.d), 0);
+	ck_assert_int_eq(kept, 1);
+	ck_assert_double_eq(keep.time, t);
+	fx_coll_result_release(&keep);
+	unload(&l);
+}
+END_TEST
+
+/* A collective that does not apply (a power-of-two algorithm on 6 ranks)
+ * is a row with null figures, not a failure; ranks past the fabric are
+ * refused naming the count. */
+START_TEST(collectives_not_applicable)
+{
+	const char *sets[] = {"workload.collectives=[{pattern: allreduce, algo: rhd, "
+			      "size: 1 MiB, ranks: 6}]"};
+	loaded l;
+	load(&l, "specs/tpu-v4-cube.yaml", sets, 1);
+	ck_assert_int_eq(fx_report_collectives(&l.ds, NULL, &l.cap, &l.d), 0);
+	fx_value v;
+	ck_assert(fx_sink_value(&l.cap, "collectives", "ranks", "6", "time_s", &v));
+	ck_assert_int_eq(v.type, FX_CELL_NULL);
+	int64_t *r;
+	int64_t n;
+	fx_diag q;
+	fx_diag_init(&q);
+	q.out = fopen("/dev/null", "w");
+	ck_assert_int_eq(fx_report_ranks(&l.ds, 65, NULL, &r, &n, &q), -1);
+	ck_assert_ptr_nonnull(strstr(q.first, "from 1 to 64, got '65'"));
+	ck_assert_int_eq(fx_report_ranks(&l.ds, 5, NULL, &r, &n, &q), 0);
+	ck_assert_int_eq(n, 5);
+	ck_assert_int_eq(r[4], 4);
+	free(r);
+	fclose(q.out);
+	fx_diag_release(&q);
+	unload(&l);
+}
+END_TEST
+
+/* Power: the cube's 64 chips at their measured 192 W (the spec's only
+ * figure) are 12288 W; a DGX H100 build of 12 nodes at 10.2 kW each is
+ * 122.4 kW, 2.4 kW over a 120 kW budget: whole tables, 1, exit 3. */
+START_TEST(power_by_hand)
+{
+	loaded l;
+	load(&l, "specs/tpu-v4-cube.yaml", NULL, 0);
+	ck_assert_int_eq(fx_report_power(&l.ds, NULL, &l.cap, &l.d), 0);
+	ck_assert_double_eq(value(&l, "power", NULL, NULL, "power_W", FX_F_WATTS), 64 * 192);
+	ck_assert_double_eq(value(&l, "power", NULL, NULL, "build_devices", FX_F_INT), 64);
+	unload(&l);
+
+	const char *sets[] = {"power={node: 10.2 kW}"};
+	load(&l, "specs/dgx-h100-256.yaml", sets, 1);
+	l.d.out = fopen("/dev/null", "w");
+	fx_power_opts o = {.budget_W = 120e3, .nodes = 12};
+	ck_assert_int_eq(fx_report_power(&l.ds, &o, &l.cap, &l.d), 1);
+	ck_assert_int_eq(l.d.status, FX_EXIT_INFEASIBLE);
+	ck_assert_double_eq_tol(value(&l, "power", NULL, NULL, "power_W", FX_F_WATTS), 122.4e3, 1e-6);
+	ck_assert_double_eq_tol(value(&l, "power", NULL, NULL, "over_budget_W", FX_F_WATTS), 2.4e3,
+				1e-6);
+	ck_assert_ptr_nonnull(fx_sink_find(&l.cap, "racks"));
+	fclose(l.d.out);
+	unload(&l);
+}
+END_TEST
+
+/* A degraded fabric's record: a failed node of cm384 takes its 8 devices
+ * with it. */
+START_TEST(metrics_failed_record)
+{
+	loaded l;
+	load(&l, "specs/cm384.yaml", NULL, 0);
+	ck_assert_int_eq(fx_fabric_fail(&l.ds.fab, "node=0", "--fail", &l.d), 0);
+	ck_assert_int_eq(fx_report_failed(&l.ds.fab, &l.cap, &l.d), 0);
+	ck_assert_double_eq(value(&l, "failed", NULL, NULL, "devices_failed", FX_F_INT), 8);
+	ck_assert_double_eq(value(&l, "failed", NULL, NULL, "devices_joined", FX_F_INT), 384 - 8);
+	unload(&l);
+}
+END_TEST
+
+Suite *suite_report(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("report");
+	tcase_add_test(tc, metrics_torus_by_hand);
+	tcase_add_test(tc, collectives_alltoall_by_hand);
+	tcase_add_test(tc, collectives_not_applicable);
+	tcase_add_test(tc, power_by_hand);
+	tcase_add_test(tc, metrics_failed_record);
+	suite_add_tcase(s, tc);
+	return s;
+}
