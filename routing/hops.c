@@ -22,7 +22,7 @@ void fx_hops_release(fx_hops *h)
 	memset(h, 0, sizeof *h);
 }
 
-static void hist_add(fx_hops *h, int64_t hops, double n)
+void fx_hops_tally(fx_hops *h, int64_t hops, double n)
 {
 	if (hops >= h->nhist) {
 		h->hist = fx_xrealloc(h->hist, (size_t)(hops + 1) * sizeof *h->hist);
@@ -123,7 +123,7 @@ static int tally_some(const fx_fabric *f, const fx_bfs *b, int64_t src, double w
 					     fx_fabric_vertex_name(f, src, a, sizeof a),
 					     fx_fabric_vertex_name(f, v, c, sizeof c));
 		}
-		hist_add(h, b->dist[v], weight);
+		fx_hops_tally(h, b->dist[v], weight);
 		if (b->dist[v] > h->diameter ||
 		    (b->dist[v] == h->diameter && b->lat[v] > h->far_latency)) {
 			h->diameter = b->dist[v];
@@ -224,7 +224,7 @@ int fx_route_hops_by(const fx_fabric *f, fx_hops *h, int bits, fx_diag *d)
 	if (!fx_fabric_built(f))
 		return fx_diag_error(d, NULL, "fx_route_hops: no fabric (NULL, or one whose load failed)");
 	if (f->ndev < 2) {
-		hist_add(h, 0, 0);
+		fx_hops_tally(h, 0, 0);
 		h->method = "trivial: fewer than two devices";
 		return 0;
 	}
@@ -241,7 +241,7 @@ int fx_route_hops_by(const fx_fabric *f, fx_hops *h, int bits, fx_diag *d)
 		}
 		if (live < 2) {
 			free(reach);
-			hist_add(h, 0, 0);
+			fx_hops_tally(h, 0, 0);
 			h->method = "trivial: fewer than two devices left joined";
 			return 0;
 		}
@@ -269,7 +269,7 @@ int fx_route_hops_by(const fx_fabric *f, fx_hops *h, int bits, fx_diag *d)
 		/* the kind's own closed form; one search for the farthest pair's
 		 * latency (the least over its shortest paths, as tally keeps) */
 		for (int i = 0; i < kind_n; i++)
-			hist_add(h, i, kind_hist[i]);
+			fx_hops_tally(h, i, kind_hist[i]);
 		fx_bfs_from(&b, &g, far[0], 0);
 		h->far_a = far[0];
 		h->far_b = far[1];

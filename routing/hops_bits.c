@@ -26,17 +26,6 @@
 #include "../core/xalloc.h"
 #include "internal.h"
 
-static void hist_grow(fx_hops *h, int64_t hops, double n)
-{
-	if (hops >= h->nhist) {
-		h->hist = fx_xrealloc(h->hist, (size_t)(hops + 1) * sizeof *h->hist);
-		for (int64_t i = h->nhist; i <= hops; i++)
-			h->hist[i] = 0;
-		h->nhist = hops + 1;
-	}
-	h->hist[hops] += n;
-}
-
 /* Set bits of x (SWAR: the builtin is a library call without -mpopcnt). */
 static inline int64_t popcount64(uint64_t x)
 {
@@ -105,7 +94,7 @@ int fx_hops_bits(const fx_fabric *f, const fx_inc *g, const uint8_t *reach, fx_h
 						far_src[src[fx_lowest_bit(b)]] = 1;
 			}
 			if (pairs)
-				hist_grow(h, dist, (double)pairs);
+				fx_hops_tally(h, dist, (double)pairs);
 			if (!any)
 				break;
 		}

@@ -251,6 +251,8 @@ int32_t fx_bfs_from(fx_bfs *b, const fx_inc *g, int64_t src, double l0);
 int fx_cost_weighted(const fx_fabric *f);
 int32_t fx_cost_from(const fx_fabric *f, const fx_inc *g, int64_t src, int32_t *dist, double *lat,
 		     int32_t *hops);
+/* Adds n pairs at distance hops to h's histogram, growing it (routing/hops.c). */
+void fx_hops_tally(fx_hops *h, int64_t hops, double n);
 /* Exact hop counts of every device pair (routing/hops_bits.c): h's
  * histogram, diameter, farthest pair, its least latency and sources, by
  * searches 64 sources a pass; reach (NULL: all) marks the devices that

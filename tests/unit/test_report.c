@@ -28,7 +28,7 @@ static void load(loaded *l, const char *path, const char *const *sets, size_t ns
 static void unload(loaded *l)
 {
 	fx_sink_release(&l->cap);
-	fx_design_free(&l->ds);
+	fx_design_release(&l->ds);
 	fx_diag_release(&l->d);
 }
 
