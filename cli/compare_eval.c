@@ -22,7 +22,9 @@ static int assignment(const char *s)
 {
 	if (!(isalpha((unsigned char)*s) || *s == '_'))
 		return 0;
-	while (isalnum((unsigned char)*s) || strchr("_-.[]", *s))
+	/* *s first: strchr finds the terminator itself, and the scan would
+	 * run past the end of "…@key" (fuzz/regress-args/crash-variant-key-at-end) */
+	while (*s && (isalnum((unsigned char)*s) || strchr("_-.[]", *s)))
 		s++;
 	return *s == '=';
 }

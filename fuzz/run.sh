@@ -32,7 +32,7 @@ make --no-print-directory "build-fuzz/fuzz_$target" >/dev/null
 tree=$(git rev-parse --short HEAD)
 stamp=$(date -u +%Y%m%dT%H%M%S)
 log=build-fuzz/run-$target-$stamp.log
-art=build-fuzz/run-$target-$stamp/
+art=$(pwd)/build-fuzz/run-$target-$stamp/  # absolute: the args target runs each input in a scratch folder
 mkdir -p "build-fuzz/corpus-$target" "$art"
 start=$(date -u '+%Y-%m-%d %H:%M')
 t0=$(date +%s)
@@ -70,7 +70,7 @@ fi
 if [ "$found" -eq 0 ]; then
 	result="nothing"
 else
-	result="$found file(s) in $art: $(ls "$art" | sed 's/-[0-9a-f]*$//' | sort | uniq -c | awk '{printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2}')"
+	result="$found file(s) in ${art#"$(pwd)/"}: $(ls "$art" | sed 's/-[0-9a-f]*$//' | sort | uniq -c | awk '{printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2}')"
 fi
 [ -n "$note" ] && result="$result; $note"
 # the table is the block of '|' lines right after the marker; other tables
