@@ -205,7 +205,8 @@ static int span_cmp(const void *pa, const void *pb)
 /* The between-rack links, one span per rack pair and medium. */
 static void merge_spans(fx_bom *b)
 {
-	qsort(b->span, b->nspan, sizeof *b->span, span_cmp);
+	if (b->nspan > 1)  /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(b->span, b->nspan, sizeof *b->span, span_cmp);
 	size_t k = 0;
 	for (size_t i = 0; i < b->nspan; i++) {
 		if (k && !span_cmp(&b->span[k - 1], &b->span[i]))
@@ -353,7 +354,8 @@ int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabr
 		b->part[i].count = ceil(b->part[i].count - 1e-9);
 	for (size_t i = 0; i < b->nrun; i++)
 		b->run[i].count = ceil(b->run[i].count - 1e-9);
-	qsort(b->run, b->nrun, sizeof *b->run, run_cmp);
+	if (b->nrun > 1)
+		qsort(b->run, b->nrun, sizeof *b->run, run_cmp);
 	merge_spans(b);
 	/* switch chips and boxes by role */
 	for (int r = 0; r < f->nroles; r++) {

@@ -42,7 +42,8 @@ static upt *distinct(const fx_plot_series *s, size_t *n)
 	for (size_t i = 0; i < s->n; i++)
 		if (!isnan(s->x[i]) && !isnan(s->y[i]))
 			u[k++] = (upt){s->x[i], s->y[i], 1, i};
-	qsort(u, k, sizeof *u, upt_cmp);
+	if (k > 1)
+		qsort(u, k, sizeof *u, upt_cmp);
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (m && u[m - 1].x == u[i].x && u[m - 1].y == u[i].y)

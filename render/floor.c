@@ -101,7 +101,8 @@ static Agraph_t *floor_graph(const fx_bom *b, const char *title, int64_t *nodes,
 		sp[i] = &b->span[i];
 		maxl = sp[i]->links > maxl ? sp[i]->links : maxl;
 	}
-	qsort(sp, b->nspan, sizeof *sp, span_more);
+	if (b->nspan > 1)
+		qsort(sp, b->nspan, sizeof *sp, span_more);
 	size_t draw = b->nspan < FLOOR_MAX_SPANS ? b->nspan : FLOOR_MAX_SPANS;
 	for (size_t i = 0; i < draw; i++) {
 		const fx_bom_span *x = sp[i];

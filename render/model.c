@@ -1268,7 +1268,8 @@ static void coarsen(rd_model *m)
 	/* every coarse box sits at the top but plane columns (cluster kind 2),
 	 * which keep their plane's boxes together */
 	rd_cluster *cl = fx_xmalloc((size_t)(old.ncl + 1) * sizeof *cl);
-	memcpy(cl, old.cl, (size_t)old.ncl * sizeof *cl);
+	if (old.ncl)  /* memcpy from NULL is undefined even for 0 bytes (UBSan) */
+		memcpy(cl, old.cl, (size_t)old.ncl * sizeof *cl);
 	m->ncl = 0;
 	for (int64_t b = 0; b < m->nbox; b++) {
 		int64_t c = old.box[firstbox[b]].cluster;
