@@ -430,13 +430,8 @@ static int write_report(fx_cli *c, const char *md_text, size_t md_len, const cha
 	size_t lens[2] = {md_len, json_len};
 	for (int k = 0; k < 2; k++) {
 		char *path = fx_xasprintf("%s/%s", c->outdir, names[k]);
-		FILE *f = fopen(path, "w");
-		int bad = !f || fwrite(texts[k], 1, lens[k], f) != lens[k];
+		int bad = fx_outfile_write(path, texts[k], lens[k]) != 0;
 		int e = errno;
-		if (f && fclose(f) && !bad) {
-			bad = 1;
-			e = errno;
-		}
 		if (bad) {  /* the place cannot take it (full, too large): as every writer */
 			fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(e));
 			free(path);

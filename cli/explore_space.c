@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/outfile.h"
 #include "../core/limits.h"
 #include "../core/xalloc.h"
 #include "report.h"
@@ -225,10 +226,7 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 			if (rc == 0) {
 				char *p1 = fx_xasprintf("%s/report.md", c->outdir);
 				char *p2 = fx_xasprintf("%s/report.json", c->outdir);
-				FILE *f1 = fopen(p1, "w"), *f2 = fopen(p2, "w");
-				int bad = !f1 || !f2 || fwrite(mdt, 1, mdl, f1) != mdl ||
-					  fwrite(json, 1, jl, f2) != jl;
-				bad |= (f1 && fclose(f1)) | (f2 && fclose(f2));
+				int bad = fx_outfile_write(p1, mdt, mdl) || fx_outfile_write(p2, json, jl);
 				if (bad)
 					rc = fx_diag_error(&c->d, NULL, "cannot write '%s': %s", p1,
 							   strerror(errno));

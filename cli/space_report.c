@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/outfile.h"
 #include "../core/units.h"
 #include "../core/xalloc.h"
 #include "../plot/plot.h"
@@ -84,7 +85,8 @@ static int write_csv(const char *dir, const char *name, const fx_pt_eval *ev, co
 		     size_t n, int front_only, fx_diag *d)
 {
 	char *path = fx_xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
+	fx_outfile of;
+	FILE *f = fx_outfile_open(&of, path);
 	if (!f) {
 		fx_diag_error(d, NULL, "cannot write '%s': %s", path, strerror(errno));
 		free(path);
@@ -94,8 +96,7 @@ static int write_csv(const char *dir, const char *name, const fx_pt_eval *ev, co
 	for (size_t i = 0; i < n; i++)
 		if (!front_only || v[i]->pareto)
 			fx_pt_write_line(ev, v[i], f, 1);
-	int bad = ferror(f);
-	if (fclose(f) || bad) {
+	if (fx_outfile_close(&of, 1)) {
 		fx_diag_error(d, NULL, "cannot write '%s': %s", path, strerror(errno));
 		free(path);
 		return -1;

@@ -341,6 +341,20 @@ int fx_outfile_close(fx_outfile *o, int ok)
 	return rc;
 }
 
+int fx_outfile_write(const char *path, const void *buf, size_t len)
+{
+	fx_outfile o;
+	FILE *f = fx_outfile_open(&o, path);
+	if (!f)
+		return -1;
+	if (fwrite(buf, 1, len, f) == len)
+		return fx_outfile_close(&o, 1);
+	int e = errno;  /* the write's cause, not the clean-up's */
+	fx_outfile_close(&o, 0);
+	errno = e;
+	return -1;
+}
+
 /* The PID in a temporary's name: ".fxtmp.PID.XXXXXX", or the older
  * ".NAME.tmp.PID"; 0 when the name is not one of ours. */
 static long tmp_pid(const char *name)

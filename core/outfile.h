@@ -76,6 +76,9 @@ FILE *fx_outfile_open(fx_outfile *o, const char *path);
  * ok was asked for but a write, the flush, the close or the rename failed;
  * 0 otherwise.  A no-op on an fx_outfile that was never opened. */
 int fx_outfile_close(fx_outfile *o, int ok);
+/* The whole of buf into path through the same temporary and rename:
+ * 0, or -1 with errno set (the real cause). */
+int fx_outfile_write(const char *path, const void *buf, size_t len);
 /* Opens and closes of fx_outfile that failed so far in this process. */
 long fx_outfile_failures(void);
 /* Adds n failures counted by a child process working for this one

@@ -274,12 +274,10 @@ static void from_bliss(acc *a, int64_t naux)
 	for (int64_t v = 0; v < f->nv; v++)
 		VECTOR(colour)[v] = (f->v[v].type * (FX_MAX_ROLES + 1) + f->v[v].role + 1) * 2 +
 				    fx_fabric_vertex_up(f, v);
-	int64_t nmark = 0, nedges = 2 * f->ne;
-	for (int k = 0; k < a->nblocks; k++) {
-		nmark += a->blocks[k].n;
+	int64_t nedges = 2 * f->ne;
+	for (int k = 0; k < a->nblocks; k++)
 		for (int64_t v = 0; v < f->nv; v++)
 			nedges += a->blocks[k].of[v] >= 0;
-	}
 	fx_igraph_alloc(igraph_vector_int_init(&ev, 2 * nedges));
 	int64_t t = 0;
 	for (int64_t e = 0; e < f->ne; e++) {
