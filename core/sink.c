@@ -10,6 +10,8 @@
 static int print_put(fx_sink *s, const fx_table *t, fx_diag *d)
 {
 	(void)d;
+	if (t->no_text)
+		return 0;
 	fx_table_print(t, s->f);
 	fputc('\n', s->f);
 	return 0;
@@ -18,7 +20,8 @@ static int print_put(fx_sink *s, const fx_table *t, fx_diag *d)
 static int markdown_put(fx_sink *s, const fx_table *t, fx_diag *d)
 {
 	(void)d;
-	fx_table_write_markdown(t, s->f);
+	if (!t->no_text)
+		fx_table_write_markdown(t, s->f);
 	return 0;
 }
 

@@ -97,6 +97,7 @@ typedef struct fx_table {
 	int typed;          /* written as JSON; CSV of raw values */
 	int record;         /* one row of named scalars */
 	int no_json;        /* text and CSV only: another table carries its rows */
+	int no_text;        /* CSV and JSON only: text tables carry its rows */
 	size_t ncol, capcol;
 	fx_tcol *cols;
 	fx_cell *cells;     /* row-major, data rows only */

@@ -99,4 +99,44 @@ int fx_report_collective(const fx_design *ds, fx_router *r, const fx_collective_
 int fx_report_links_csv(const fx_fabric *f, const char *path, const fx_coll_result *res,
 			fx_diag *d);
 
+/* ---- a size sweep (report/sweep.c) ---- */
+
+/* Where two algorithms of a sweep take equal time: algos a < b (indices
+ * into the sweep's algorithms) at size_bytes. */
+typedef struct fx_sweep_cross {
+	size_t a, b;
+	double size_bytes;
+} fx_sweep_cross;
+
+/* A sweep's figures, for a caller that draws them (cli's --plot). */
+typedef struct fx_sweep_result {
+	size_t nalgos, nsizes;
+	int *ran;            /* [nalgos]: 0 when the algorithm refused these ranks */
+	double *time_s;      /* [nalgos * nsizes], algorithm-major */
+	double *busbw_Bps;   /* [nalgos * nsizes] */
+	fx_sweep_cross *cross;
+	size_t ncross;
+} fx_sweep_result;
+
+void fx_sweep_result_release(fx_sweep_result *res);
+
+typedef struct fx_sweep_opts {
+	fx_coll_req req;                  /* pattern, ranks, chunks; algo and size are the sweep's */
+	const fx_coll_time *tm;           /* NULL: the design's */
+	const fx_coll_algo *const *algos; /* [nalgos], all of req.pattern */
+	size_t nalgos;
+	const double *sizes;              /* [nsizes], bytes, rising */
+	size_t nsizes;
+	fx_sweep_result *keep;            /* not NULL: filled for the caller to release */
+} fx_sweep_opts;
+
+/* collective --sizes as nccl-tests prints it (`-b 8 -e 128M -f 2`): record
+ * "sweep_run", one table per algorithm that ran ("sweep-ALGO", text and
+ * CSV), every row in one long table ("sweep", CSV and JSON), the fastest
+ * per size ("sweep-fastest"), the sizes where two algorithms take equal
+ * time ("sweep-crossovers", by bisection: fx_coll_crossover) and the
+ * algorithms that refused these ranks with the reason ("sweep-skipped"). */
+int fx_report_sweep(const fx_design *ds, fx_router *r, const fx_sweep_opts *o, fx_sink *out,
+		    fx_diag *d);
+
 #endif

@@ -173,6 +173,90 @@ START_TEST(metrics_failed_record)
 }
 END_TEST
 
+/* The size sweep on HGX H100 (specs/hgx-h100.yaml: 18 links of 25 GB/s,
+ * 450 GB/s per GPU through the NVSwitch chips; book §6.4.2's alpha of
+ * 0.822 us per round, path latency included), by hand:
+ *   ring allreduce over 8: 2 x 7 = 14 rounds of S/8, so at S = 1 KiB
+ *     14 x 0.822 us + 14 x 128 B / 450 GB/s = 11.5119822 us;
+ *   tree allreduce, one chunk at 1 KiB: 2 log2 8 = 6 rounds of all S,
+ *     6 x 0.822 us + 6 x 1024 B / 450 GB/s = 4.9456533 us;
+ *   rhd (recursive halving, doubling): 2 log2 8 = 6 rounds moving
+ *     2 x 7/8 x S in all, 4.932 us + 1792 B / 450 GB/s = 4.9359822 us,
+ *     the fastest at 1 KiB (swing ties it; the first listed wins).
+ * Ring and tree cross once between 1 KiB and 4 MiB (ring is faster at
+ * 4 MiB): each crossover named is where the faster of its pair changes
+ * (checked by running both 0.1 % either side). */
+START_TEST(sweep_hgx_by_hand)
+{
+	loaded l;
+	load(&l, "specs/hgx-h100.yaml", NULL, 0);
+	fx_router *r = fx_router_new(&l.ds.fab, 0);
+	const fx_coll_algo *al[] = {fx_coll_find("allreduce", "ring"), fx_coll_find("allreduce", "tree"),
+				    fx_coll_find("allreduce", "rhd")};
+	ck_assert_ptr_nonnull(al[0]);
+	ck_assert_ptr_nonnull(al[1]);
+	ck_assert_ptr_nonnull(al[2]);
+	double sizes[] = {1024, 4 * MIB};
+	int64_t ranks[] = {0, 1, 2, 3, 4, 5, 6, 7};
+	fx_sweep_result res = {0};
+	fx_sweep_opts o = {.req = {.pattern = "allreduce", .ranks = ranks, .n = 8}, .algos = al, .nalgos = 3,
+			   .sizes = sizes, .nsizes = 2, .keep = &res};
+	ck_assert_int_eq(fx_report_sweep(&l.ds, r, &o, &l.cap, &l.d), 0);
+	fx_value v;
+	const fx_table *ring = fx_sink_find(&l.cap, "sweep-ring");
+	const fx_table *tree = fx_sink_find(&l.cap, "sweep-tree");
+	ck_assert_ptr_nonnull(ring);
+	ck_assert_ptr_nonnull(tree);
+	ck_assert(fx_table_value(ring, 0, "time_s", &v));
+	ck_assert_double_eq_tol(v.num, 14 * 0.822e-6 + 14 * 128 / 450e9, 1e-15);
+	ck_assert(fx_table_value(tree, 0, "time_s", &v));
+	ck_assert_double_eq_tol(v.num, 6 * 0.822e-6 + 6 * 1024 / 450e9, 1e-15);
+	const fx_table *fast = fx_sink_find(&l.cap, "sweep-fastest");
+	ck_assert_ptr_nonnull(fast);
+	ck_assert(fx_table_value(fast, 0, "algo", &v));
+	ck_assert_str_eq(v.text, "rhd");
+	ck_assert(fx_table_value(fast, 0, "time_s", &v));
+	ck_assert_double_eq_tol(v.num, 6 * 0.822e-6 + 1792 / 450e9, 1e-15);
+	/* the long table carries every row (3 x 2) and no text */
+	const fx_table *all = fx_sink_find(&l.cap, "sweep");
+	ck_assert_ptr_nonnull(all);
+	ck_assert(all->no_text);
+	ck_assert(fx_table_value(all, 5, "algo", &v));
+	ck_assert_str_eq(v.text, "rhd");
+	ck_assert(!fx_table_value(all, 6, "algo", &v));
+	/* the figures kept for a plot, and ring = tree at each crossover */
+	ck_assert_int_eq(res.nalgos, 3);
+	ck_assert(res.ran[0] && res.ran[1] && res.ran[2]);
+	ck_assert_double_eq_tol(res.time_s[0], 14 * 0.822e-6 + 14 * 128 / 450e9, 1e-15);
+	int ring_tree = 0;
+	for (size_t k = 0; k < res.ncross; k++) {
+		const fx_sweep_cross *x = &res.cross[k];
+		ck_assert(x->size_bytes > 1024 && x->size_bytes < 4 * MIB);
+		double diff[2];
+		for (int side = 0; side < 2; side++) {
+			fx_coll_req q = {.pattern = "allreduce", .ranks = ranks, .n = 8,
+					 .size = x->size_bytes * (side ? 1.001 : 0.999)};
+			fx_coll_result ra, rb;
+			q.algo = al[x->a]->name;
+			ck_assert_int_eq(fx_coll_run(&l.ds.fab, r, &q, &l.ds.coll, &ra, &l.d), 0);
+			q.algo = al[x->b]->name;
+			ck_assert_int_eq(fx_coll_run(&l.ds.fab, r, &q, &l.ds.coll, &rb, &l.d), 0);
+			diff[side] = ra.time - rb.time;
+			fx_coll_result_release(&ra);
+			fx_coll_result_release(&rb);
+		}
+		/* the faster one changes within 0.1 % of the size named */
+		ck_assert_msg((diff[0] < 0) != (diff[1] < 0), "%s/%s at %g B: no change of sign",
+			      al[x->a]->name, al[x->b]->name, x->size_bytes);
+		ring_tree += x->a == 0 && x->b == 1;
+	}
+	ck_assert_int_eq(ring_tree, 1);
+	fx_sweep_result_release(&res);
+	fx_router_free(r);
+	unload(&l);
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -182,6 +266,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, collectives_not_applicable);
 	tcase_add_test(tc, power_by_hand);
 	tcase_add_test(tc, metrics_failed_record);
+	tcase_add_test(tc, sweep_hgx_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
 }
