@@ -145,8 +145,8 @@ static int sec_plan(explore *e)
 static int sec_failures(explore *e)
 {
 	fx_json_obj_begin(&e->c->js, "failures");
-	fx_failures_opts o = {.kind = e->c->design.fab.nsw ? "switch" : "link", .k = 1};
-	int rc = fx_report_failures(e->c, &o);
+	fx_failures_opts o = {.kind = e->c->design.fab.nsw ? "switch" : "link", .k = 1, .spec = e->c->spec_path};
+	int rc = fx_report_failures(&e->c->design, &o, fx_cli_sink(e->c), &e->c->d);
 	fx_json_obj_end(&e->c->js);
 	return rc;
 }

@@ -56,22 +56,5 @@ char *fx_plan_primary_metric(fx_cli *c, const fx_plan_opts *o, int *max);
  * the binding rule when nothing is feasible, 4 past plan.limit. */
 int fx_report_plan(fx_cli *c, const fx_plan_opts *o);
 
-/* What to fail: one element of a kind (switch, link, node, rack, plane,
- * power) at a time, or every pair (k = 2; at most `sample`, drawn from
- * seed), or the nfail selectors one at a time. */
-typedef struct fx_failures_opts {
-	const char *kind;           /* NULL: switch */
-	const char *const *fails;
-	int nfail;
-	int all;                    /* every element, not one per class proven alike */
-	int k;                      /* 1 or 2 */
-	int64_t sample;
-	uint64_t seed;
-} fx_failures_opts;
-
-/* What the failures o names do to the bisection, each device and the
- * workload's instances: a summary (worst, median, mean) and the most
- * critical first (cli/failures.c). */
-int fx_report_failures(fx_cli *c, const fx_failures_opts *o);
 
 #endif

@@ -139,4 +139,28 @@ typedef struct fx_sweep_opts {
 int fx_report_sweep(const fx_design *ds, fx_router *r, const fx_sweep_opts *o, fx_sink *out,
 		    fx_diag *d);
 
+/* ---- failures (report/failures.c) ---- */
+
+/* What to fail: one element of a kind (switch, link, node, rack, plane,
+ * power) at a time, or every pair (k = 2; at most `sample`, drawn from
+ * seed), or the nfail selectors one at a time. */
+typedef struct fx_failures_opts {
+	const char *kind;           /* NULL: switch */
+	const char *const *fails;   /* [nfail] selectors (fx_fabric_fail) */
+	int nfail;
+	int all;                    /* every element, not one per class proven alike */
+	int k;                      /* 1 or 2 */
+	int64_t sample;
+	uint64_t seed;
+	const char *spec;           /* the spec's path, for messages (NULL: the design's name) */
+} fx_failures_opts;
+
+/* What the failures o names do to the bisection, each device and the
+ * workload's instances: record "failures_intact", record
+ * "failures_summary" (worst, median, mean, weighted by the elements each
+ * row stands for) and table "failures", the most critical first.  The
+ * design's failure mask changes while each failure is measured and is
+ * put back; past FX_MAX_FAILURE_WORK the run is not decided (exit 4). */
+int fx_report_failures(fx_design *ds, const fx_failures_opts *o, fx_sink *out, fx_diag *d);
+
 #endif

@@ -257,6 +257,39 @@ START_TEST(sweep_hgx_by_hand)
 }
 END_TEST
 
+/* NVL72 (specs/nvl72.yaml; hardware.md §2: 72 GPUs, 18 NVLink 5 links of
+ * 50 GB/s each, one to each of the 18 NVSwitch chips): the canonical half
+ * split carries 36 x 900 GB/s = 32.4 TB/s; losing one chip leaves each
+ * GPU 17 of its 18 links, 17/18 of its bandwidth and of the bisection.
+ * The 18 chips are one class (proven alike), so one is failed and stands
+ * for 18; --all fails each of the 18 and must give the same numbers.  The
+ * design's failure mask is put back after the run. */
+START_TEST(failures_nvl72_by_hand)
+{
+	for (int all = 0; all < 2; all++) {
+		loaded l;
+		load(&l, "specs/nvl72.yaml", NULL, 0);
+		fx_failures_opts o = {.kind = "switch", .k = 1, .all = all};
+		ck_assert_int_eq(fx_report_failures(&l.ds, &o, &l.cap, &l.d), 0);
+		ck_assert(!fx_fabric_degraded(&l.ds.fab));
+		ck_assert_double_eq_tol(value(&l, "failures_intact", NULL, NULL, "bisection_bandwidth_Bps",
+					      FX_F_BPS), 36 * 900e9, 1);
+		ck_assert_double_eq_tol(value(&l, "failures_intact", NULL, NULL, "worst_device_Bps",
+					      FX_F_BPS), 900e9, 1e-3);
+		ck_assert_double_eq(value(&l, "failures_summary", NULL, NULL, "evaluated", FX_F_INT),
+				    all ? 18 : 1);
+		ck_assert_double_eq(value(&l, "failures_summary", NULL, NULL, "elements_covered", FX_F_NUM), 18);
+		ck_assert_double_eq_tol(value(&l, "failures_summary", NULL, NULL, "bisection_kept_worst",
+					      FX_F_FRACTION), 17.0 / 18, 1e-12);
+		ck_assert_double_eq_tol(value(&l, "failures_summary", NULL, NULL, "worst_device_kept_mean",
+					      FX_F_FRACTION), 17.0 / 18, 1e-12);
+		ck_assert_double_eq(value(&l, "failures_summary", NULL, NULL, "devices_cut_off_worst",
+					  FX_F_NUM), 0);
+		unload(&l);
+	}
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -267,6 +300,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, power_by_hand);
 	tcase_add_test(tc, metrics_failed_record);
 	tcase_add_test(tc, sweep_hgx_by_hand);
+	tcase_add_test(tc, failures_nvl72_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
 }
