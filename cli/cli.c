@@ -473,16 +473,6 @@ int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t 
 	return fx_report_coll_first(&c->design, pattern, algo, n, size, tm, out, d ? d : &c->d);
 }
 
-double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size)
-{
-	fx_coll_result res;
-	if (fx_cli_coll_first(c, pattern, algo, n, size, NULL, NULL, &res))
-		return NAN;
-	double t = res.time;
-	fx_coll_result_release(&res);
-	return t;
-}
-
 /* The command's outputs as one sink: text on stdout (unless --json or
  * under explore), explore's Markdown, the JSON object, the CSV copies
  * under out/<name>/. */
@@ -618,9 +608,4 @@ int fx_cli_finish(fx_cli *c, int rc)
 	c->nreport_files = 0;
 	fflush(stdout);
 	return status;
-}
-
-int fx_cli_failed_table(fx_cli *c)
-{
-	return fx_report_failed(&c->design.fab, fx_cli_sink(c), &c->d);
 }

@@ -144,15 +144,8 @@ void fx_cli_end(fx_cli *c);
  * result is the caller's to release. */
 int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size,
 		      const fx_coll_time *tm, fx_diag *d, fx_coll_result *out);
-/* Time of one collective over the first n devices with the spec's time
- * model; NAN after reporting a failure. */
-double fx_cli_coll_time(fx_cli *c, const char *pattern, const char *algo, int64_t n, double size);
 /* Writes src,dst,bytes,busy_us,utilisation for every directed link. */
 int fx_cli_write_links(fx_cli *c, const char *path, const fx_coll_result *res);
-/* On a degraded fabric (--fail, `failures:`), the record of what failed:
- * vertices, links, devices failed and cut off (JSON key "failed"); on an
- * intact one nothing. */
-int fx_cli_failed_table(fx_cli *c);
 /* Prints t (unless --json), writes its CSV, frees it: the sinks of
  * core/sink.h the command's options ask for, in a tee. */
 int fx_cli_table(fx_cli *c, fx_table *t);

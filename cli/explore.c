@@ -124,7 +124,9 @@ static int sec_power(explore *e)
 static int sec_placement(explore *e)
 {
 	fx_json_obj_begin(&e->c->js, "placement");
-	int rc = fx_report_place(e->c, NULL, e->limit, e->node_limit, &e->c->design.power, &e->pl);
+	fx_place_report_opts o = {.time_limit = e->limit, .node_limit = e->node_limit,
+				  .fault = &e->c->fault, .keep = &e->pl};
+	int rc = fx_report_place(&e->c->design, &o, fx_cli_sink(e->c), &e->c->d);
 	e->have_pl = rc == 0;
 	fx_json_obj_end(&e->c->js);
 	return rc;

@@ -79,7 +79,9 @@ static int run_placement(fx_cli *c, const fx_pt_eval *ev)
 {
 	if (!c->design.work.present)
 		return 1;  /* nothing to place: its fields stay unknown */
-	return fx_report_place(c, NULL, ev->time_limit, ev->node_limit, &c->design.power, NULL);
+	fx_place_report_opts o = {.time_limit = ev->time_limit, .node_limit = ev->node_limit,
+				  .fault = &c->fault};
+	return fx_report_place(&c->design, &o, fx_cli_sink(c), &c->d);
 }
 
 /* The bill of materials: cost, cable and fibre lengths, per GB/s of

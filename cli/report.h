@@ -24,15 +24,6 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_t
  * power and cost per GB/s of bisection; csv, if not NULL, a file for the
  * parts table. */
 int fx_report_bom(fx_cli *c, const char *csv);
-/* Places the workload (and the §6.7 deployment table when it applies).
- * With keep != NULL the placement is handed to the caller to release. */
-int fx_report_place(fx_cli *c, const char *lp, double time_limit, long node_limit,
-		    const fx_power_config *pc, fx_placement *keep);
-/* The serving step of the design's model on the placement's first
- * instance (p NULL: the fabric's devices in order): inventory per device,
- * timeline, sessions, throughput (cli/step_report.c).  Nothing without a
- * model and workload.accelerator.hbm. */
-int fx_report_step(fx_cli *c, const fx_placement *p);
 
 /* plan: how the command line moves the spec's plan (plan/plan.h); a
  * negative or zero value leaves the spec's. */

@@ -163,4 +163,27 @@ typedef struct fx_failures_opts {
  * put back; past FX_MAX_FAILURE_WORK the run is not decided (exit 4). */
 int fx_report_failures(fx_design *ds, const fx_failures_opts *o, fx_sink *out, fx_diag *d);
 
+/* ---- placement and the serving step (report/place.c, report/step.c) ---- */
+
+typedef struct fx_place_report_opts {
+	const char *lp;                /* write the MILP in CPLEX LP format here, or NULL */
+	double time_limit;             /* seconds GLPK may search */
+	long node_limit;               /* branch-and-bound nodes (0: no limit) */
+	const fx_power_config *power;  /* NULL: the design's */
+	const fx_fault *fault;         /* the deployment table again with a card failing
+				        * (at < 0 or NULL: not) */
+	fx_placement *keep;            /* not NULL: the placement, for the caller to release */
+} fx_place_report_opts;
+
+/* Places the workload: the failed record, table "instances", record
+ * "place_summary", table "place_racks", the serving step
+ * (fx_report_step) and, when the workload gives an accelerator and
+ * sessions, the §6.7 deployment table "choices" (and "choices_fault"). */
+int fx_report_place(const fx_design *ds, const fx_place_report_opts *o, fx_sink *out, fx_diag *d);
+/* The serving step of the design's model on the placement's first
+ * instance (p NULL: the fabric's devices in order): inventory per device,
+ * timeline, sessions, throughput.  Nothing without a model and
+ * workload.accelerator.hbm. */
+int fx_report_step(const fx_design *ds, const fx_placement *p, fx_sink *out, fx_diag *d);
+
 #endif

@@ -290,6 +290,31 @@ START_TEST(failures_nvl72_by_hand)
 }
 END_TEST
 
+/* The placement report on HGX H100 serving Qwen3-32B (specs/hgx-h100.yaml):
+ * four TP2 instances of 2 GPUs placed; the §6.7 deployment table as the
+ * chapter "Supernodes" §6.7.3 gives it: TP1 cannot fit (its weights and
+ * KV cache exceed 80 GB), and GPU time per on-time session is 0.238,
+ * 0.255 and 0.439 GPU·s for TP2, TP4 and TP8. */
+START_TEST(place_hgx_deployments)
+{
+	loaded l;
+	load(&l, "specs/hgx-h100.yaml", NULL, 0);
+	fx_place_report_opts o = {.time_limit = 10};
+	ck_assert_int_eq(fx_report_place(&l.ds, &o, &l.cap, &l.d), 0);
+	ck_assert_double_eq(value(&l, "place_summary", NULL, NULL, "devices_per_instance", FX_F_INT), 2);
+	ck_assert_double_eq(value(&l, "place_summary", NULL, NULL, "instances_placed", FX_F_INT), 4);
+	fx_value v;
+	ck_assert(fx_sink_value(&l.cap, "choices", "tp", "1", "fits", &v));
+	ck_assert_double_eq(v.num, 0);
+	static const char *const tp[] = {"2", "4", "8"};
+	static const double book[] = {0.238, 0.255, 0.439};
+	for (int i = 0; i < 3; i++)
+		ck_assert_double_eq_tol(value(&l, "choices", "tp", tp[i], "gpu_time_per_on_time_s",
+					      FX_F_GPU_SECONDS), book[i], 0.0005);
+	unload(&l);
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -301,6 +326,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, metrics_failed_record);
 	tcase_add_test(tc, sweep_hgx_by_hand);
 	tcase_add_test(tc, failures_nvl72_by_hand);
+	tcase_add_test(tc, place_hgx_deployments);
 	suite_add_tcase(s, tc);
 	return s;
 }

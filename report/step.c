@@ -1,5 +1,5 @@
 /*
- * place's and explore's serving-step section (step/step.h through
+ * The serving-step report, place's and explore's section (step/step.h through
  * fx_design_step): the model's inventory per card, the step's timeline
  * (which term binds), sessions per card (Eq. 6-14), throughput, the
  * communication share, and a single user's step.  The computation is the
@@ -8,17 +8,23 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
 #include "report.h"
 
-static int inventory_table(fx_cli *c, const fx_step_result *r)
+/* One run: the design, where its tables and errors go. */
+typedef struct rctx {
+	const fx_design *ds;
+	fx_sink *out;
+	fx_diag *d;
+} rctx;
+
+static int inventory_table(rctx *c, const fx_step_result *r)
 {
 	static const fx_col cols[] = {
 		{"part", "part", FX_F_TEXT}, {"split", "split", FX_F_TEXT},
 		{"where", "where", FX_F_TEXT}, {"bytes", "whole", FX_F_BYTES},
 		{"per_device_bytes", "per device", FX_F_BYTES}, {NULL, NULL, 0},
 	};
-	const fx_step_model *m = &c->design.step;
+	const fx_step_model *m = &c->ds->step;
 	fx_table *t = fx_table_typed("step_inventory", "Model inventory, per device of the busiest "
 				     "stage (step model)", cols);
 	fx_table_json_key(t, "inventory");
@@ -35,7 +41,7 @@ static int inventory_table(fx_cli *c, const fx_step_result *r)
 	fx_table_cell(t, "%s", fx_step_where_name(m->kv.where));
 	fx_table_null(t, "-");
 	fx_table_num(t, r->state_session);
-	return fx_cli_table(c, t);
+	return fx_sink_put(c->out, t, c->d);
 }
 
 static void opt_num(fx_table *t, const char *field, const char *label, fx_field_kind k, int have,
@@ -47,9 +53,9 @@ static void opt_num(fx_table *t, const char *field, const char *label, fx_field_
 		fx_record_null(t, field, label, k, "-");
 }
 
-int fx_report_step(fx_cli *c, const fx_placement *p)
+static int step(rctx *c, const fx_placement *p)
 {
-	const fx_design *ds = &c->design;
+	const fx_design *ds = c->ds;
 	if (!ds->have_step || ds->accel.hbm <= 0)
 		return 0;
 	const int64_t *devs = p && p->ninst > 0 ? p->inst[0].devices : NULL;
@@ -59,12 +65,12 @@ int fx_report_step(fx_cli *c, const fx_placement *p)
 	if ((l->cp > 1 || l->expert_pool > 0))
 		devs = NULL;
 	fx_step_result r, one;
-	if (fx_design_step(ds, devs, nd, NULL, &r, &c->d))
+	if (fx_design_step(ds, devs, nd, NULL, &r, c->d))
 		return -1;
 	fx_step_load single = ds->step_load;
 	single.total = 1;
 	single.batch = 0;
-	if (fx_design_step(ds, devs, nd, &single, &one, &c->d))
+	if (fx_design_step(ds, devs, nd, &single, &one, c->d))
 		return -1;
 	int rc = inventory_table(c, &r);
 
@@ -149,6 +155,14 @@ int fx_report_step(fx_cli *c, const fx_placement *p)
 		       "%d of %d calls measured, the rest routed on the fabric", r.measured, r.calls);
 	fx_record_int(t, "comm_calls_measured", "collectives taken from measurements", r.measured);
 	fx_record_int(t, "comm_calls", "collectives the step asks for", r.calls);
-	rc |= fx_cli_table(c, t);
+	rc |= fx_sink_put(c->out, t, c->d);
 	return rc;
+}
+
+int fx_report_step(const fx_design *ds, const fx_placement *p, fx_sink *out, fx_diag *d)
+{
+	if (!ds || !out)
+		return fx_diag_internal(d, "fx_report_step: a NULL argument");
+	rctx c = {ds, out, d};
+	return step(&c, p);
 }
