@@ -4,7 +4,7 @@
 #   make run        install missing packages, build, explore CloudMatrix384
 #   make check      install missing packages, build, run every test
 #   make san-check  the unit and CLI tests again under ASan/UBSan (CI runs it)
-#   make valgrind-check  the CLI tests with every run under valgrind (CI runs it)
+#   make valgrind-check  the CLI and hardening tests with every run under valgrind (CI: -j2)
 #   make peer-check  the peer tools against fabricx where installed: NetworkX, SimGrid
 #                   (tests/peer/; CI runs it with PEER_REQUIRED=1)
 #   make bench      the benchmarks in bench/
@@ -56,7 +56,7 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 
 # FORCE: see the version stamp
-.PHONY: FORCE all deps run check unit cli-test peer-check san-check valgrind-check bench bench-doc gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
+.PHONY: FORCE all deps run check unit cli-test peer-check san-check valgrind-check valgrind-build valgrind-cli valgrind-hardening bench bench-doc gallery clean fuzz fuzz-replay fuzz-deps fuzz-dict \
 	install uninstall example
 
 # The shared library's ABI version.  Its soname, libfabricx.so.$(SO_MAJOR),
@@ -182,13 +182,20 @@ san-check: deps
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  all build-san/check_fabricx unit cli-test fuzz-replay
 
-# The CLI tests and issue #25's contracts once more with every fabricx run
-# under valgrind (tests/tools/vg-fabricx): an invalid access or a leak fails
-# the test.
-valgrind-check:
+# The CLI tests and issue #25's contracts, hostile paths and missing tools
+# once more with every fabricx run under valgrind (tests/tools/vg-fabricx):
+# an invalid access or a leak fails the test.  Two halves that `make -j2`
+# runs side by side (CI does); the build is theirs, made once.
+VG_RUN = FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN))
+valgrind-check: valgrind-cli valgrind-hardening
+valgrind-build:
 	@$(MAKE) --no-print-directory WERROR=-Werror all
-	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/run.sh
-	FABRICX=$(abspath tests/tools/vg-fabricx) FABRICX_REAL=$(abspath $(BIN)) sh tests/cli/contracts.sh
+valgrind-cli: valgrind-build
+	$(VG_RUN) sh tests/cli/run.sh
+valgrind-hardening: valgrind-build
+	$(VG_RUN) sh tests/cli/contracts.sh
+	$(VG_RUN) sh tests/hardening/tools.sh
+	$(VG_RUN) sh tests/hardening/attack.sh
 
 # ---- the SimGrid peer suite (tests/peer/README.md) ----
 # Each case's schedule (tests/peer/schedule.c, against the library) runs
