@@ -138,7 +138,7 @@ static int sec_plan(explore *e)
 	fx_plan_opts o = {.context = -1, .tie = -1, .margin = -1, .jobs = 1, .flips = 1,
 			  .sensitivity = 1};
 	fx_json_obj_begin(&e->c->js, "plan_report");
-	int rc = fx_report_plan(e->c, &o);
+	int rc = fx_cli_plan(e->c, &o);
 	fx_json_obj_end(&e->c->js);
 	return rc;
 }

@@ -330,7 +330,7 @@ static int read_opts(fx_cli *c, fx_space *s, space_opts *o)
 		/* plan over builds: which build and which scheme, the front of
 		 * the plan's objective against the build's power */
 		int max = 0;
-		char *field = fx_plan_primary_metric(c, c->plan, &max);
+		char *field = fx_plan_primary_metric(&c->design, c->plan, &max, &c->d);
 		if (!field)
 			return -1;
 		s->obj = fx_xcalloc(2, sizeof *s->obj);

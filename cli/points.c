@@ -103,7 +103,7 @@ static int run_plan(fx_cli *c, const fx_pt_eval *ev)
 	o.flips = o.sensitivity = 0;
 	o.csv = o.plot = NULL;
 	o.jobs = 1;
-	return fx_report_plan(c, &o);
+	return fx_cli_plan(c, &o);
 }
 
 static const struct pt_section {

@@ -25,27 +25,10 @@ int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_t
  * parts table. */
 int fx_report_bom(fx_cli *c, const char *csv);
 
-/* plan: how the command line moves the spec's plan (plan/plan.h); a
- * negative or zero value leaves the spec's. */
-typedef struct fx_plan_opts {
-	const char *objective;      /* "cost,latency", or NULL */
-	double deadline, power_cap; /* 0: the spec's */
-	double tie, margin;         /* < 0: the spec's */
-	int64_t sessions, limit;    /* 0: the spec's */
-	int64_t context;            /* < 0: the spec's */
-	int exhaustive, jobs, flips, sensitivity;
-	const char *csv, *plot;     /* files asked for, or NULL */
-} fx_plan_opts;
-
-/* Whether the design has something to plan (a model, an accelerator,
- * sessions or training). */
-int fx_plan_applies(const fx_design *ds);
-/* "plan.<field>" of the plan's first objective on this design (malloc'd),
- * *max when it is maximised; NULL after reporting. */
-char *fx_plan_primary_metric(fx_cli *c, const fx_plan_opts *o, int *max);
-/* The plan: the search, the choice and why (cli/plan.c).  Exit 3 with
- * the binding rule when nothing is feasible, 4 past plan.limit. */
-int fx_report_plan(fx_cli *c, const fx_plan_opts *o);
+/* The plan report with this process's runner: --jobs workers or MPI
+ * ranks (cli/plan_run.c); under MPI a rank but 0 takes its share of the
+ * work and prints nothing.  o->plot is created first. */
+int fx_cli_plan(fx_cli *c, const fx_plan_opts *o);
 
 
 #endif

@@ -186,4 +186,43 @@ int fx_report_place(const fx_design *ds, const fx_place_report_opts *o, fx_sink 
  * workload.accelerator.hbm. */
 int fx_report_step(const fx_design *ds, const fx_placement *p, fx_sink *out, fx_diag *d);
 
+/* ---- the plan (report/plan.c) ---- */
+
+#include "../plan/plan.h"
+
+/* How a caller moves the spec's plan (plan/plan.h): a negative or zero
+ * value leaves the spec's.  Where the work runs is the caller's: exec
+ * (fx_plan_search's batches) and flips_run (the flip thresholds) NULL
+ * run here. */
+typedef struct fx_plan_opts {
+	const char *objective;      /* "cost,latency", or NULL */
+	double deadline, power_cap; /* 0: the spec's */
+	double tie, margin;         /* < 0: the spec's */
+	int64_t sessions, limit;    /* 0: the spec's */
+	int64_t context;            /* < 0: the spec's */
+	int exhaustive, jobs, flips, sensitivity;  /* jobs: reported only */
+	const char *csv, *plot;     /* a CSV file, a folder (which exists) for charts; or NULL */
+	const fx_plan_exec *exec;
+	long (*flips_run)(void *ctx, fx_plan_problem *p, const fx_plan_result *r,
+			  fx_plan_flip **out, fx_diag *d);  /* the count, or -1 */
+	void *flips_ctx;
+	int follower;               /* takes its share and writes no file (an MPI rank but 0) */
+} fx_plan_opts;
+
+/* Whether the design has something to plan (a model, an accelerator,
+ * sessions or training). */
+int fx_plan_applies(const fx_design *ds);
+/* The spec's plan with o's changes is one plan/ accepts: 0, or -1 after
+ * reporting what is missing or wrong. */
+int fx_plan_check_opts(const fx_design *ds, const fx_plan_opts *o, fx_diag *d);
+/* "plan.<field>" of the plan's first objective on this design (malloc'd),
+ * *max when it is maximised; NULL after reporting. */
+char *fx_plan_primary_metric(const fx_design *ds, const fx_plan_opts *o, int *max, fx_diag *d);
+/* The plan: record "plan" (the search's counts), "plan_choice",
+ * "plan_sessions", "plan_ranked" (the runners-up), "plan_excluded",
+ * "plan_front", "plan_sensitivity", "plan_flips"; o->csv and o->plot
+ * written.  Exit 3
+ * with the binding rule when nothing is feasible, 4 past plan.limit. */
+int fx_report_plan(const fx_design *ds, const fx_plan_opts *o, fx_sink *out, fx_diag *d);
+
 #endif

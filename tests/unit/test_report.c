@@ -315,6 +315,32 @@ START_TEST(place_hgx_deployments)
 }
 END_TEST
 
+/* The plan report on HGX H100 (specs/hgx-h100.yaml: Qwen3-32B, four
+ * sessions of 128K by a 130 ms deadline), run here (no exec, no hooks):
+ * it chooses four TP2 instances as the chapter "Supernodes" §6.7.3 does,
+ * each session done in 119.1 ms at 0.238 GPU·s per on-time session, and
+ * calls it optimal only because every scheme was compared or bounded. */
+START_TEST(plan_hgx_by_the_book)
+{
+	loaded l;
+	load(&l, "specs/hgx-h100.yaml", NULL, 0);
+	fx_plan_opts o = {.context = -1, .tie = -1, .margin = -1, .jobs = 1, .sensitivity = 1};
+	ck_assert_int_eq(fx_plan_check_opts(&l.ds, &o, &l.d), 0);
+	ck_assert_int_eq(fx_report_plan(&l.ds, &o, &l.cap, &l.d), 0);
+	fx_value v;
+	ck_assert(fx_sink_value(&l.cap, "plan", NULL, NULL, "choice", &v));
+	ck_assert_str_eq(v.text, "TP2 x4");
+	ck_assert(fx_sink_value(&l.cap, "plan", NULL, NULL, "status", &v));
+	ck_assert(strncmp(v.text, "optimal", 7) == 0);
+	ck_assert_double_eq_tol(value(&l, "plan", NULL, NULL, "gpu_time_per_on_time_s", FX_F_GPU_SECONDS),
+				0.238, 0.0005);
+	ck_assert_double_eq_tol(value(&l, "plan_choice", NULL, NULL, "session_s", FX_F_SECONDS),
+				0.1191, 0.00005);
+	ck_assert_double_eq(value(&l, "plan_choice", NULL, NULL, "tp", FX_F_INT), 2);
+	unload(&l);
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -327,6 +353,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, sweep_hgx_by_hand);
 	tcase_add_test(tc, failures_nvl72_by_hand);
 	tcase_add_test(tc, place_hgx_deployments);
+	tcase_add_test(tc, plan_hgx_by_the_book);
 	suite_add_tcase(s, tc);
 	return s;
 }
