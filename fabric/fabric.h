@@ -542,6 +542,12 @@ typedef struct fx_blocks {
  */
 int fx_fabric_automorphism(const fx_fabric *f, const int64_t *perm, const int64_t *edge_map,
 			   const fx_blocks *blocks, int nblocks, int64_t **block_map);
+/* The image of each bundle under perm, as fx_fabric_automorphism derives
+ * it when given none (bundles sorted by their ends' images, bandwidth,
+ * count and state, parallel alike bundles paired in id order) into
+ * edge_map[ne]; 1 when the bundles and their images are the same multiset
+ * (perm still to be checked), else 0.  O(E log E). */
+int fx_fabric_edge_images(const fx_fabric *f, const int64_t *perm, int64_t *edge_map);
 
 /* Orbits under the automorphisms found and each checked with
  * fx_fabric_automorphism (the kind's own candidates, fx_builder.symmetries,

@@ -96,6 +96,11 @@ static int derive_edges(const fx_fabric *f, const int64_t *perm, int64_t *edge_m
 	return ok;
 }
 
+int fx_fabric_edge_images(const fx_fabric *f, const int64_t *perm, int64_t *edge_map)
+{
+	return derive_edges(f, perm, edge_map);
+}
+
 int fx_fabric_automorphism(const fx_fabric *f, const int64_t *perm, const int64_t *edge_map,
 			   const fx_blocks *blocks, int nblocks, int64_t **block_map)
 {

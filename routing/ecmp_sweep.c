@@ -92,6 +92,10 @@ struct fx_sweep {
 	int64_t *klass;       /* per device: its class's first device, -1 alone
 			       * (made on first use, NULL until then) */
 	double *arr;          /* per vertex: a class push's arrivals (zero between) */
+	int fold;             /* sets folded by symmetry (default 1; sweep_fold.c) */
+	int folded;           /* the last all pairs did */
+	int fold_state;       /* 0 not tried, 1 fold_ginv found, -1 none */
+	int64_t *fold_ginv;   /* [2 ne]: the directed link the turn moves onto each */
 	double work;          /* the pushes' steps so far (fx_sweep_work) */
 	double budget;        /* fx_sweep_add stops past this many steps (0: never) */
 };
@@ -139,7 +143,18 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc)
 	s->into = fx_xcalloc(nd, sizeof *s->into);
 	s->tab_mode = -1;
 	s->classes = 1;
+	s->fold = 1;
 	return s;
+}
+
+void fx_sweep_set_fold(fx_sweep *s, int on)
+{
+	s->fold = on;
+}
+
+int fx_sweep_folded(const fx_sweep *s)
+{
+	return s->folded;
 }
 
 void fx_sweep_set_classes(fx_sweep *s, int on)
@@ -226,6 +241,7 @@ void fx_sweep_free(fx_sweep *s)
 	free(s->home);
 	free(s->home_lat);
 	free(s->klass);
+	free(s->fold_ginv);
 	free(s->arr);
 	free(s->amount);
 	free(s->queued);
@@ -959,6 +975,80 @@ static int pod_all_pairs(fx_sweep *s, const int64_t *T, const int64_t *gsz, int6
 	return rc;
 }
 
+/* The sibling runs cand[ra[k] .. rb[k]-1], k < nr, folded (routing/
+ * sweep_fold.c) when they are sets of sibling devices (no homes) of one
+ * size that a proven turn of the fabric moves each onto the next in this
+ * order: pushes sets 0 and 1 apart, and when set 1's bytes are set 0's
+ * image bit for bit (the per-set pushes add alike amounts), folds set 0's
+ * into load for all nr.  With searches, counts the two searches (and says
+ * 1) when the turn exists.  Returns 1 folded, 0 not (nothing added; push
+ * the sets one by one), -1 no route. */
+static int fold_runs(fx_sweep *s, const int64_t *cand, const int64_t *ra, const int64_t *rb,
+		     int64_t nr, const int64_t *gt, const double *gl, const sweep_key *keys,
+		     const size_t *ord, const int64_t *gi, double bytes, double *load,
+		     fx_path_stats *st, sweep_dag *one, double *arr, uint8_t *in_s, int64_t *T,
+		     int64_t *gsz, double *searches)
+{
+	const fx_fabric *f = s->f;
+	if (!s->fold || nr < 3)
+		return 0;
+	for (int64_t k = 0; k < nr; k++)
+		if (keys[ord[gi[cand[ra[k]]]]].target < 0 || rb[k] - ra[k] != rb[0] - ra[0] ||
+		    gl[cand[ra[k]]] != gl[cand[ra[0]]])
+			return 0;
+	if (s->fold_state == 0) {
+		int64_t *setof = fx_xmalloc((size_t)(f->ndev ? f->ndev : 1) * sizeof *setof);
+		for (int64_t d = 0; d < f->ndev; d++)
+			setof[d] = -1;
+		for (int64_t k = 0; k < nr; k++)
+			for (int64_t q = ra[k]; q < rb[k]; q++)
+				setof[gt[cand[q]]] = k;
+		s->fold_ginv = fx_xmalloc((size_t)(2 * f->ne + 1) * sizeof *s->fold_ginv);
+		s->fold_state = fx_fold_cycle(f, setof, nr, s->fold_ginv) ? 1 : -1;
+		free(setof);
+		if (s->fold_state < 0) {
+			free(s->fold_ginv);
+			s->fold_ginv = NULL;
+		}
+	}
+	if (s->fold_state < 0)
+		return 0;
+	if (searches) {
+		*searches += 2;
+		return 1;
+	}
+	int64_t nl = 2 * f->ne, m = rb[0] - ra[0];
+	double *rep[2];
+	int64_t **used = s->used, *u = NULL;
+	size_t *nused = s->nused, *capused = s->capused, nu = 0, cu = 0;
+	s->used = &u;  /* the sets' own loads: not yet the caller's */
+	s->nused = &nu;
+	s->capused = &cu;
+	int rc = 0;
+	for (int k = 0; k < 2; k++) {
+		rep[k] = fx_xcalloc((size_t)(nl ? nl : 1), sizeof *rep[k]);
+		for (int64_t q = ra[k]; q < rb[k]; q++) {
+			T[q - ra[k]] = gt[cand[q]];
+			gsz[q - ra[k]] = gi[cand[q] + 1] - gi[cand[q]];
+		}
+		if (rc == 0)
+			rc = pod_all_pairs(s, T, gsz, m, gl[cand[ra[k]]], 0, bytes, rep[k], st, one,
+					   arr, in_s);
+	}
+	s->used = used;
+	s->nused = nused;
+	s->capused = capused;
+	int same = rc == 0;
+	for (int64_t l = 0; l < nl && same; l++)
+		same = rep[1][l] == rep[0][s->fold_ginv[l]];
+	if (same)
+		fx_fold_replay(s->fold_ginv, nl, rep[0], nr, load, used, nused, capused);
+	free(rep[0]);
+	free(rep[1]);
+	free(u);
+	return rc ? -1 : same;
+}
+
 /* All pairs; with searches, only counts the searches it would make (one
  * per sibling set, one per other group) into *searches. */
 static int all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st, int64_t **used,
@@ -1012,7 +1102,36 @@ static int all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
 	uint8_t *in_s = fx_xcalloc((size_t)(f->nv ? f->nv : 1), 1);
 	int64_t *T = fx_xmalloc((size_t)(nc + 1) * sizeof *T), *gsz = fx_xmalloc((size_t)(nc + 1) * sizeof *gsz);
 	int rc = 0;
-	for (int64_t a = 0; a < nc && rc == 0;) {
+	/* the runs of two or more siblings, folded when a turn of the fabric
+	 * moves each onto the next (UB nodes, NVSwitch trays) */
+	int64_t nr = 0, *ra = fx_xmalloc((size_t)(nc + 1) * sizeof *ra);
+	int64_t *rb = fx_xmalloc((size_t)(nc + 1) * sizeof *rb);
+	for (int64_t a = 0; a < nc;) {
+		int64_t b = a + 1;
+		while (b < nc && siblings(&sc, cand[a], cand[b]))
+			b++;
+		if (b - a >= 2) {
+			ra[nr] = a;
+			rb[nr++] = b;
+		}
+		a = b;
+	}
+	int folded = 0;
+	if (s->classes) {
+		int fr = fold_runs(s, cand, ra, rb, nr, gt, gl, keys, ord, gi, bytes, load, st, &one,
+				   arr, in_s, T, gsz, searches);
+		if (fr < 0)
+			rc = -1;
+		folded = fr > 0;
+		for (int64_t k = 0; k < nr && folded; k++)
+			for (int64_t q = ra[k]; q < rb[k]; q++)
+				podded[cand[q]] = 1;
+	}
+	if (!searches)
+		s->folded = folded;
+	free(ra);
+	free(rb);
+	for (int64_t a = 0; a < nc && rc == 0 && !folded;) {
 		int64_t b = a + 1;
 		while (b < nc && siblings(&sc, cand[a], cand[b]))
 			b++;

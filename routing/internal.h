@@ -319,16 +319,42 @@ void fx_sweep_set_budget(fx_sweep *s, double steps);
 /* bytes between every ordered pair of devices; returns as fx_sweep_add.
  * Sibling homes (a fat-tree pod's leaves) and sibling devices (unhomed,
  * not forwarding, the same links to the same relaying vertices: a UB
- * node's NPUs, an NVSwitch tray's GPUs) take one push for the set.
- * Time complexity: O(sibling sets x (V + E)). */
+ * node's NPUs, an NVSwitch tray's GPUs) take one push for the set; sets
+ * that a proven turn of the fabric moves one onto the next (UB nodes,
+ * NVSwitch trays) are folded from two pushes (routing/sweep_fold.c), bit
+ * for bit as the per-set pushes add them.
+ * Time complexity: O(sibling sets x (V + E)); folded, O(V + E + sets x
+ * keys) (a few keys: every link's terms but one alike). */
 int fx_sweep_all_pairs(fx_sweep *s, double bytes, double *load, fx_path_stats *st,
 		       int64_t **used, size_t *nused, size_t *capused);
 /* 0: sibling devices pushed one by one, as any other target (tests
  * compare); 1 (the default): as one set. */
 void fx_sweep_set_classes(fx_sweep *s, int on);
 /* The searches (and pushes) fx_sweep_all_pairs makes: one per set of
- * siblings, one per other destination group (the route-work guard). */
+ * siblings (two for all the sets when they fold), one per other
+ * destination group (the route-work guard). */
 double fx_sweep_all_pairs_searches(fx_sweep *s);
+/* 0: every set of siblings pushed (tests compare); 1 (the default): sets
+ * that a proven automorphism turns one onto the next, in the sweep's
+ * order, folded from one push (routing/sweep_fold.c). */
+void fx_sweep_set_fold(fx_sweep *s, int on);
+/* Whether the last fx_sweep_all_pairs folded its sets (tests). */
+int fx_sweep_folded(const fx_sweep *s);
+
+/* Symmetry folds (routing/sweep_fold.c).  A proven automorphism g of f
+ * (from the kind's own candidates, fx_builder.symmetries, each checked by
+ * fx_fabric_automorphism, latencies and routing weights kept too) that
+ * moves device set k onto set k + 1 mod m (setof: per device, its set in
+ * 0 .. m-1 or -1; other devices stay off the sets): 1 with ginv[dl] the
+ * directed link g moves onto dl (2 ne entries), or 0. */
+int fx_fold_cycle(const fx_fabric *f, const int64_t *setof, int64_t m, int64_t *ginv);
+/* load[l] += rep(l) + rep(g^-1 l) + ... + rep(g^-(m-1) l), added left to
+ * right as the m sets' pushes would add them (rep: set 0's bytes per
+ * directed link; set k's are rep o g^-k); links loaded from zero are
+ * appended to *used in link order.  O(nl + m x keys), keys the distinct
+ * (value, odd value, place) of the cycles (a few on UB and NVSwitch). */
+void fx_fold_replay(const int64_t *ginv, int64_t nl, const double *rep, int64_t m, double *load,
+		    int64_t **used, size_t *nused, size_t *capused);
 /* The search fx_sweep_add routes flows to dst by, in [0, 2 nv): dst's
  * class's first device or dst itself, or nv + its home. */
 int64_t fx_sweep_target(fx_sweep *s, int64_t dst);

@@ -1239,6 +1239,140 @@ START_TEST(classes_equal_per_device)
 }
 END_TEST
 
+/* ---- all pairs folded by symmetry (issue 31 item 2, routing/sweep_fold.c) ---- */
+
+/* All pairs of `bytes` through the sweep with the fold on or off (sibling
+ * sets on either way) into ld (2 ne); st, whether it folded. */
+static int fold_run(const fx_fabric *f, int on, double bytes, double *ld, fx_path_stats *st)
+{
+	fx_inc inc;
+	fx_inc_build(&inc, f);
+	fx_sweep *s = fx_sweep_new(f, &inc);
+	fx_sweep_set_table(s, 0);
+	fx_sweep_set_fold(s, on);
+	int64_t *used = NULL;
+	size_t nused = 0, capused = 0;
+	*st = (fx_path_stats){0, 0};
+	ck_assert_int_eq(fx_sweep_all_pairs(s, bytes, ld, st, &used, &nused, &capused), 0);
+	/* the list holds exactly the loaded links, once each */
+	size_t loaded = 0;
+	for (int64_t l = 0; l < 2 * f->ne; l++)
+		loaded += ld[l] != 0;
+	ck_assert_uint_eq(nused, loaded);
+	for (size_t u = 0; u < nused; u++)
+		ck_assert(ld[used[u]] != 0);
+	int folded = fx_sweep_folded(s);
+	if (on)  /* two searches where there were one per set */
+		ck_assert_msg(!folded || fx_sweep_all_pairs_searches(s) == 2, "searches %g",
+			      fx_sweep_all_pairs_searches(s));
+	free(used);
+	fx_sweep_free(s);
+	fx_inc_release(&inc);
+	return folded;
+}
+
+static const char *const ub4[] = {"fabric.nodes=4", "fabric.l2_ports=4", NULL};
+static const char *const ub8[] = {"fabric.nodes=8", "fabric.l2_ports=8", NULL};
+static const char *const dgx6[] = {"fabric.nodes=6", NULL};
+
+/* Folded and pushed set by set: every directed link's bytes equal (to
+ * 1e-12 relative, and in fact bit for bit: the fold adds the sets' terms
+ * in the sets' order), the longest path and the slowest latency exactly,
+ * and the fold ran. */
+START_TEST(fold_equals_per_set)
+{
+	static const struct {
+		const char *path;
+		const char *const *sets;
+	} cases[] = {
+		{"specs/cm384.yaml", ub4},          /* UB: 4 nodes of 8 NPUs on 7 L1 chips */
+		{"specs/cm384.yaml", ub8},
+		{"specs/cm384.yaml", NULL},         /* the shipped 48 nodes */
+		{"specs/dgx-h100-256.yaml", dgx6},  /* NVSwitch: trays of 8 GPUs on 4 chips, spines */
+		{"specs/dgx-h100-256.yaml", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fixture a;
+		load_ok(&a, cases[i].path, cases[i].sets);
+		const fx_fabric *f = &a.f;
+		size_t nl = (size_t)(2 * f->ne);
+		double *ld[2] = {fx_xcalloc(nl, sizeof(double)), fx_xcalloc(nl, sizeof(double))};
+		fx_path_stats st[2];
+		ck_assert_msg(!fold_run(f, 0, 4096.5, ld[0], &st[0]), "%s: folded when off",
+			      cases[i].path);
+		ck_assert_msg(fold_run(f, 1, 4096.5, ld[1], &st[1]), "%s: not folded", cases[i].path);
+		ck_assert_int_eq(st[0].max_hops, st[1].max_hops);
+		ck_assert(st[0].max_latency == st[1].max_latency);
+		double sum = 0;
+		for (size_t l = 0; l < nl; l++) {
+			double tol = 1e-12 * fmax(fabs(ld[0][l]), fabs(ld[1][l]));
+			ck_assert_msg(fabs(ld[0][l] - ld[1][l]) <= tol, "%s: link %zu: %.17g vs %.17g",
+				      cases[i].path, l, ld[0][l], ld[1][l]);
+			ck_assert_msg(ld[0][l] == ld[1][l], "%s: link %zu not bit-identical: %.17g vs "
+				      "%.17g", cases[i].path, l, ld[0][l], ld[1][l]);
+			sum += ld[1][l];
+		}
+		/* every byte of every pair crosses at least the sender's and the
+		 * receiver's links: no set lost */
+		double n = (double)f->ndev;
+		ck_assert_msg(sum >= 2 * 4096.5 * n * (n - 1) * (1 - 1e-12), "%s: %g bytes", cases[i].path,
+			      sum);
+		free(ld[0]);
+		free(ld[1]);
+		fixture_release(&a);
+	}
+}
+END_TEST
+
+/* A tiny UB fabric by hand: 3 nodes of 2 NPUs, 2 planes (an L1 chip a
+ * plane in each node), 2 L2 chips a plane, single links of one bandwidth,
+ * B bytes between every ordered pair.  Node 0's 2 NPUs send B to each of
+ * the 4 NPUs of nodes 1 and 2: 8B leave node 0.  A path to another node
+ * is NPU, L1 of a plane, an L2 of that plane, the far node's L1, NPU (4
+ * hops, either plane); no NPU forwards, so nothing goes NPU -> L1 -> NPU
+ * -> ...  The NPU splits over its two L1 links (alike) and the L1 chip
+ * over its two L2 chips: L1.n0.p0 -> L2.p0.0 carries 8B / 2 / 2 = 2B.
+ * Into NPU 2 (node 1), over L1.n1.p0: half of what its 5 senders send it,
+ * 5B / 2 = 2.5B (its sibling's half included: NPU 3 -> L1.n1.p0 ->
+ * NPU 2).  The fold must give these, from one set's push. */
+START_TEST(fold_hand_counted_ub)
+{
+	const char *text =
+		"name: ub-tiny\nfabric:\n  kind: ub\n  nodes: 3\n  devices_per_node: 2\n"
+		"  l1_per_node: 2\n  planes: 2\n  l2_per_plane: 2\n  l2_ports: 3\n  l1_ports: 4\n"
+		"  link: {bandwidth: 28 GB/s, latency: 200 ns, medium: copper}\n";
+	fixture a;
+	ck_assert_msg(fixture_load(&a, "ub-tiny.yaml", text, NULL) == 0, "ub-tiny: %s", a.msg);
+	const fx_fabric *f = &a.f;
+	double B = 4096.5;
+	double *ld = fx_xcalloc((size_t)(2 * f->ne), sizeof *ld);
+	fx_path_stats st;
+	ck_assert(fold_run(f, 1, B, ld, &st));
+	ck_assert_int_eq(st.max_hops, 4);
+	int seen = 0;
+	for (int64_t e = 0; e < f->ne; e++) {
+		char x[64], y[64];
+		fx_fabric_vertex_name(f, f->ends[2 * e], x, sizeof x);
+		fx_fabric_vertex_name(f, f->ends[2 * e + 1], y, sizeof y);
+		for (int k = 0; k < 2; k++) {
+			const char *from = k ? y : x, *to = k ? x : y;
+			double got = ld[fx_fabric_dirlink(f, e, f->ends[2 * e + k])];
+			if (!strcmp(from, "L1.n0.p0") && !strcmp(to, "L2.p0.0")) {
+				ck_assert_msg(got == 2 * B, "L1.n0.p0 -> L2.p0.0: %.17g, want 2B", got);
+				seen |= 1;
+			}
+			if (!strcmp(from, "L1.n1.p0") && !strcmp(to, "npu2")) {
+				ck_assert_msg(got == 2.5 * B, "L1.n1.p0 -> npu2: %.17g, want 2.5B", got);
+				seen |= 2;
+			}
+		}
+	}
+	ck_assert_int_eq(seen, 3);
+	free(ld);
+	fixture_release(&a);
+}
+END_TEST
+
 /* ---- exact hop counts, 64 searches at once (routing/hops_bits.c) ---- */
 
 /* A random custom graph from seed: ndev devices on a ring with random
@@ -1393,6 +1527,8 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, dorsum_radix_order);
 	tcase_add_test(tc, hash_push_equals_walk);
 	tcase_add_test(tc, classes_equal_per_device);
+	tcase_add_test(tc, fold_equals_per_set);
+	tcase_add_test(tc, fold_hand_counted_ub);
 	tcase_add_test(tc, hops_bits_equal_searches);
 	suite_add_tcase(s, tc);
 	return s;
