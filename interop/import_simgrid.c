@@ -641,8 +641,20 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 		if (unnamed)
 			fx_imp_assume(g, "assumed: %zu points where the routes join links and no host or "
 				      "router is named are switches (switch0...)", unnamed);
+		char ids[160] = "";
 		for (size_t l = 0; l < s.nl; l++) {
 			if (!s.l[l].used) {
+				/* the first few named, so the user finds them */
+				size_t n = strlen(ids), k = strlen(s.l[l].id);
+				if (unused < 4 && n + k + 5 < sizeof ids) {
+					if (n) {
+						memcpy(ids + n, ", ", 2);
+						n += 2;
+					}
+					ids[n] = '\'';
+					memcpy(ids + n + 1, s.l[l].id, k);
+					memcpy(ids + n + 1 + k, "'", 2);
+				}
 				unused++;
 				continue;
 			}
@@ -660,7 +672,7 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 		}
 		if (unused)
 			fx_imp_lose(g, "%zu links on no route between two different points (their ends are "
-				    "unknown) are left out", unused);
+				    "unknown) are left out: %s%s", unused, ids, unused > 4 ? ", ..." : "");
 		if (selfl)
 			fx_imp_lose(g, "%zu links whose routes put both ends at one vertex are left out", selfl);
 		if (s.shared)
