@@ -332,6 +332,8 @@ static int element(sg *s, const fx_xml_tok *t, int zone_depth, sg_route **cur, p
 		const char *a = fx_xml_attr(t, "src", &sl), *b = fx_xml_attr(t, "dst", &dl);
 		if (!a || !b)
 			return fx_diag_error(s->d, &t->loc, "a <route> without %s", !a ? "a src" : "a dst");
+		if (*cur)
+			return fx_diag_error(s->d, &t->loc, "a <route> inside a <route>");
 		sg_route *r = route_new(s, a, b, t->loc);
 		r->sloc = sl;
 		r->dloc = dl;
@@ -360,8 +362,12 @@ static int element(sg *s, const fx_xml_tok *t, int zone_depth, sg_route **cur, p
 		(*cur)->n++;
 		return 0;
 	}
-	if (strcmp(nm, "cluster") == 0)
+	if (strcmp(nm, "cluster") == 0) {
+		/* its routes would move the array *cur points into */
+		if (*cur)
+			return fx_diag_error(s->d, &t->loc, "a <cluster> inside a <route>");
 		return cluster(s, t);
+	}
 	if (strcmp(nm, "zone") == 0 || strcmp(nm, "AS") == 0) {
 		if (zone_depth > 0)
 			return fx_diag_error(s->d, &t->loc, "a zone inside a zone: routes between zones "

@@ -249,6 +249,9 @@ first "$tmp/b4.xml:2:63: error: 'sharing_policy' must be SPLITDUPLEX, SHARED or 
 printf '<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y" routing="Full"/>\n</zone></platform>\n' >"$tmp/b5.xml"
 expect 2 "simgrid nested zone" -- "$FABRICX" import "$tmp/b5.xml" --from simgrid
 has "a zone inside a zone" "simgrid nested zone said"
+printf '<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n<route src="a" dst="a"><cluster id="c" radical="0-300" bw="1GBps" lat="1us"/></route>\n</zone></platform>\n' >"$tmp/b6.xml"
+expect 2 "simgrid cluster in a route" -- "$FABRICX" import "$tmp/b6.xml" --from simgrid
+first "$tmp/b6.xml:3:24: error: a <cluster> inside a <route>" "simgrid cluster in a route: its position"
 expect 2 "simgrid not simgrid" -- "$FABRICX" import tests/data/igraph-test.graphml --from simgrid
 has "the root element is <graphml>, not <platform>" "simgrid: another format said"
 expect 2 "simgrid refuses 4,096 devices" -- "$FABRICX" export tests/specs/torus-16x16x16.yaml --to simgrid -o "$tmp/big.xml"
