@@ -11,7 +11,7 @@
 #include "cli.h"
 
 static const fx_opt opts[] = {
-	{"from", "FORMAT", "graphml, gml, ns3, simai, booksim, nccl-topo or nvidia-smi"},
+	{"from", "FORMAT", "graphml, gml, ns3, simai, booksim, simgrid, nccl-topo or nvidia-smi"},
 	{"output", "FILE", "write the spec here, also -o FILE (default: standard output)"},
 	{"name", "NAME", "the spec's name (default: FILE's base name)"},
 	{"bandwidth", "BW", "per link and direction, where the file gives none (default 25 GB/s, assumed)"},
@@ -79,6 +79,8 @@ int fx_cmd_import(int argc, char **argv)
 	if (rc == 0) {
 		for (size_t i = 0; i < info.nassumed; i++)
 			fprintf(stderr, "fabricx: import %s: %s\n", fmt, info.assumed[i]);
+		for (size_t i = 0; i < info.nlost; i++)
+			fprintf(stderr, "fabricx: import %s: not carried: %s\n", fmt, info.lost[i]);
 		if (c.json) {
 			fx_json_init(&c.js, stdout);
 			fx_json_obj_begin(&c.js, NULL);
@@ -94,6 +96,10 @@ int fx_cmd_import(int argc, char **argv)
 			fx_json_arr_begin(&c.js, "assumed");
 			for (size_t i = 0; i < info.nassumed; i++)
 				fx_json_str(&c.js, NULL, info.assumed[i]);
+			fx_json_arr_end(&c.js);
+			fx_json_arr_begin(&c.js, "lost");
+			for (size_t i = 0; i < info.nlost; i++)
+				fx_json_str(&c.js, NULL, info.lost[i]);
 			fx_json_arr_end(&c.js);
 			fx_json_obj_end(&c.js);
 			fx_json_obj_end(&c.js);

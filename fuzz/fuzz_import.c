@@ -1,8 +1,9 @@
 /*
  * Fuzz target: the importers (interop/import*.c, interop/xml.c).  An
  * input's first byte picks the format: below 250 byte % 5 of graphml, gml,
- * ns3, simai, booksim (what the older inputs of the corpus mean), 250 and
- * up nccl-topo (even) or nvidia-smi (odd);
+ * ns3, simai, booksim (what the older inputs of the corpus mean), 254
+ * simgrid (no older input starts so), other bytes from 250 nccl-topo
+ * (even) or nvidia-smi (odd);
  * the rest is the file, written to a scratch file and imported, the spec
  * written to /dev/null once fabricx has loaded it back (so the reader, the
  * spec writer and the loader all meet what the fuzzer makes).
@@ -23,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const formats[] = {"graphml", "gml", "ns3", "simai", "booksim"};
 static const char *const nvidia[] = {"nccl-topo", "nvidia-smi"};
+static const char *const late[] = {"simgrid"};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -47,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d.max_shown = 0;   /* messages are counted, not printed */
 	fx_import_opts o = {.bandwidth = 25e9, .latency = 200e-9};
 	fx_import_info info;
-	const char *fmt = data[0] < 250 ? formats[data[0] % 5] : nvidia[data[0] % 2];
+	const char *fmt = data[0] < 250 ? formats[data[0] % 5] : data[0] == 254 ? late[0]
+			: nvidia[data[0] % 2];
 	(void)fx_import(path, fmt, "fuzz", &o, sink, &info, &d);
 	fx_import_info_release(&info);
 	fx_diag_release(&d);

@@ -15,6 +15,15 @@
  * link of their summed bandwidth, which is how fabricx's hash policy loads
  * it (bundles fluid); dmodk and smodk pick one cable, which SimGrid would
  * need a link per cable for.
+ *
+ * A SimGrid link has no ends; routes say where links meet.  So that the
+ * file says where every link is (and `fabricx import --from simgrid`
+ * reads the same graph back), each switch chip is a <router> s<vertex id>
+ * and each link with a router at an end has a one-link route between its
+ * two ends (SimGrid's own rule for ns-3 platforms); hosts never send to
+ * routers, so these routes change no time.  Two bundles between the same
+ * two vertices share a route's src and dst, which SimGrid allows once:
+ * the second is said lost.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +77,17 @@ static int64_t one_path(const fx_fabric *f, fx_router *r, int64_t s, int64_t t, 
 	return whole && at == t && n == (int64_t)nu ? n : -1;
 }
 
+typedef struct pair_e { int64_t a, b, e; } pair_e;
+static int pair_cmp(const void *x, const void *y)
+{
+	const pair_e *p = x, *q = y;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return p->e < q->e ? -1 : p->e > q->e;
+}
+
 int fx_export_simgrid(const fx_design *ds, FILE *out, fx_export_info *info, fx_diag *d)
 {
 	const fx_fabric *f = &ds->fab;
@@ -102,15 +122,20 @@ int fx_export_simgrid(const fx_design *ds, FILE *out, fx_export_info *info, fx_d
 	char b1[48], b2[48], nb[96];
 	fprintf(out, "<?xml version=\"1.0\"?>\n"
 		     "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-		     "<!-- fabricx export of %s (%s fabric): hosts h<device id>, a link l<bundle>\n"
-		     "     per bundle (direction UP from the lower vertex id to the higher), and\n"
-		     "     fabricx's %s routes between every two devices (%s where it splits). -->\n"
+		     "<!-- fabricx export of %s (%s fabric): hosts h<device id>, routers\n"
+		     "     s<vertex id> (switch chips), a link l<bundle> per bundle (direction UP\n"
+		     "     from the lower vertex id to the higher) with a one-link route between\n"
+		     "     its ends where one is a router, and fabricx's %s routes between every\n"
+		     "     two devices (%s where it splits). -->\n"
 		     "<platform version=\"4.1\">\n"
 		     "  <zone id=\"fabricx\" routing=\"Full\">\n",
 		ds->name, f->builder ? f->builder->kind : "?", fx_route_policy_name(pol),
 		h ? fx_route_policy_name(fallback) : "none");
 	for (int64_t v = 0; v < f->ndev; v++)
 		fprintf(out, "    <host id=\"h%lld\" speed=\"1Gf\"/>\n", (long long)v);
+	for (int64_t v = f->ndev; v < f->nv; v++)
+		if (f->v[v].type == FX_V_SWITCH && !(f->vdown && f->vdown[v]))
+			fprintf(out, "    <router id=\"s%lld\"/>\n", (long long)v);
 	int64_t nlinks = 0;
 	for (int64_t e = 0; e < f->ne; e++) {
 		if (!fx_fabric_edge_up(f, e))
@@ -123,6 +148,39 @@ int fx_export_simgrid(const fx_design *ds, FILE *out, fx_export_info *info, fx_d
 		fprintf(out, " - %s -->\n", fx_fabric_vertex_name(f, f->ends[2 * e + 1], nb, sizeof nb));
 		nlinks++;
 	}
+	/* where each link is: a one-link route between its ends (UP: from
+	 * ends[2e] to ends[2e + 1]), once per pair of ends */
+	int64_t twice = 0, nc = 0;
+	pair_e *pc = fx_xmalloc((size_t)(f->ne > 0 ? f->ne : 1) * sizeof *pc);
+	for (int64_t e = 0; e < f->ne; e++) {
+		int64_t a = (int64_t)f->ends[2 * e], b = (int64_t)f->ends[2 * e + 1];
+		if (fx_fabric_edge_up(f, e) && (f->v[a].type == FX_V_SWITCH || f->v[b].type == FX_V_SWITCH) &&
+		    f->v[a].type != FX_V_CPU && f->v[b].type != FX_V_CPU)
+			pc[nc++] = (pair_e){a < b ? a : b, a < b ? b : a, e};
+	}
+	if (nc)
+		qsort(pc, (size_t)nc, sizeof *pc, pair_cmp);
+	uint8_t *place = fx_xcalloc((size_t)(f->ne > 0 ? f->ne : 1), 1);
+	for (int64_t k = 0; k < nc; k++) {
+		if (k && pc[k].a == pc[k - 1].a && pc[k].b == pc[k - 1].b)
+			twice++;
+		else
+			place[pc[k].e] = 1;
+	}
+	for (int64_t e = 0; e < f->ne; e++) {
+		if (!place[e])
+			continue;
+		int64_t a = (int64_t)f->ends[2 * e], b = (int64_t)f->ends[2 * e + 1];
+		fprintf(out, "    <route src=\"%c%lld\" dst=\"%c%lld\"><link_ctn id=\"l%lld\" "
+			"direction=\"UP\"/></route>\n", a < f->ndev ? 'h' : 's', (long long)a,
+			b < f->ndev ? 'h' : 's', (long long)b, (long long)e);
+	}
+	free(pc);
+	free(place);
+	if (twice)
+		fx_export_lost(info, "%lld bundles join the same two vertices as another: SimGrid takes "
+			       "one route per pair, so only the first is placed by a one-link route",
+			       (long long)twice);
 	double *load = fx_xcalloc((size_t)(f->ne > 0 ? 2 * f->ne : 1), sizeof *load);
 	int64_t room = f->nv + 1;
 	int64_t *path = fx_xmalloc((size_t)room * sizeof *path);

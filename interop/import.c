@@ -30,6 +30,7 @@ static const struct {
 	{"ns3", fx_import_ns3},
 	{"simai", fx_import_simai},
 	{"booksim", fx_import_booksim},
+	{"simgrid", fx_import_simgrid},
 	{"nccl-topo", fx_import_nccl_topo},
 	{"nvidia-smi", fx_import_nvidia_smi},
 };
@@ -37,7 +38,7 @@ static const struct {
 
 const char *fx_import_names(void)
 {
-	return "graphml, gml, ns3, simai, booksim, nccl-topo, nvidia-smi";
+	return "graphml, gml, ns3, simai, booksim, simgrid, nccl-topo, nvidia-smi";
 }
 
 void fx_import_info_release(fx_import_info *info)
@@ -47,6 +48,9 @@ void fx_import_info_release(fx_import_info *info)
 	for (size_t i = 0; i < info->nassumed; i++)
 		free(info->assumed[i]);
 	free(info->assumed);
+	for (size_t i = 0; i < info->nlost; i++)
+		free(info->lost[i]);
+	free(info->lost);
 	memset(info, 0, sizeof *info);
 }
 
@@ -58,6 +62,16 @@ void fx_imp_assume(fx_imp_graph *g, const char *fmt, ...)
 	va_end(ap);
 	g->assumed = fx_xrealloc(g->assumed, (g->nassumed + 1) * sizeof *g->assumed);
 	g->assumed[g->nassumed++] = s;
+}
+
+void fx_imp_lose(fx_imp_graph *g, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = fx_xvasprintf(fmt, ap);
+	va_end(ap);
+	g->lost = fx_xrealloc(g->lost, (g->nlost + 1) * sizeof *g->lost);
+	g->lost[g->nlost++] = s;
 }
 
 int64_t fx_imp_vertex(fx_imp_graph *g, const char *key, fx_loc loc)
@@ -154,6 +168,9 @@ static void graph_release(fx_imp_graph *g)
 	for (size_t i = 0; i < g->nassumed; i++)
 		free(g->assumed[i]);
 	free(g->assumed);
+	for (size_t i = 0; i < g->nlost; i++)
+		free(g->lost[i]);
+	free(g->lost);
 	memset(g, 0, sizeof *g);
 }
 
@@ -309,6 +326,13 @@ static int write_spec(fx_imp_graph *g, const char *path, const char *format, con
 		yq(out, g->assumed[i]);
 		fputc('\n', out);
 	}
+	for (size_t i = 0; i < g->nlost; i++) {
+		char *s = fx_xasprintf("not carried: %s", g->lost[i]);
+		fputs("  - ", out);
+		yq(out, s);
+		fputc('\n', out);
+		free(s);
+	}
 	fputs("fabric:\n  kind: custom\n", out);
 	if (nobw || nolat)
 		fprintf(out, "  link: {bandwidth: %s, latency: %s}\n", qty(o->bandwidth, FX_UNIT_BANDWIDTH, q1),
@@ -360,6 +384,10 @@ static int write_spec(fx_imp_graph *g, const char *path, const char *format, con
 	info->nassumed = g->nassumed;
 	g->assumed = NULL;
 	g->nassumed = 0;
+	info->lost = g->lost;
+	info->nlost = g->nlost;
+	g->lost = NULL;
+	g->nlost = 0;
 	return 0;
 }
 

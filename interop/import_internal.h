@@ -39,6 +39,8 @@ typedef struct fx_imp_graph {
 	size_t *index;      /* vertices sorted by key, after fx_imp_index */
 	char **assumed;
 	size_t nassumed;
+	char **lost;        /* what the file says that the spec cannot */
+	size_t nlost;
 	size_t untyped;
 	int devices_relay, cpus_relay;   /* what the file says: 1, 0, or -1 (silent) */
 } fx_imp_graph;
@@ -49,6 +51,8 @@ int fx_imp_index(fx_imp_graph *g, fx_diag *d);
 int64_t fx_imp_find(const fx_imp_graph *g, const char *key);
 fx_imp_link *fx_imp_link_add(fx_imp_graph *g, int64_t a, int64_t b, fx_loc loc);
 void fx_imp_assume(fx_imp_graph *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What the file says that a custom spec cannot: said, never dropped silently. */
+void fx_imp_lose(fx_imp_graph *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int fx_import_graphml(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 int fx_import_gml(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
@@ -56,6 +60,7 @@ int fx_import_ns3(const char *file, const char *text, size_t len, fx_imp_graph *
 int fx_import_simai(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 int fx_import_nccl_topo(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 int fx_import_nvidia_smi(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
+int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 int fx_import_booksim(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 
 #endif

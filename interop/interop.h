@@ -27,6 +27,7 @@
  *   infragraph InfraGraph JSON
  *
  * Import reads graphml, gml, ns3/simai edge lists, booksim anynet files,
+ * SimGrid platforms (simgrid: hosts, routers, links, routes, flat clusters),
  * NCCL's topology dump (nccl-topo) and `nvidia-smi topo -m` (nvidia-smi)
  * into a `custom` spec (YAML), with every value the file does not give
  * marked "assumed" in the spec's sources.  Bad files are errors at
@@ -75,6 +76,8 @@ void fx_export_info_release(fx_export_info *info);
 typedef struct fx_import_info {
 	char **assumed;   /* values the file did not give, as written into the spec */
 	size_t nassumed;
+	char **lost;      /* what the file says that the spec does not carry */
+	size_t nlost;
 	int64_t devices, switches, cpus, links;
 } fx_import_info;
 
@@ -84,7 +87,7 @@ typedef struct fx_import_opts {
 	double latency;     /* seconds per hop */
 } fx_import_opts;
 
-/* Import formats: "graphml, gml, ns3, simai, booksim, nccl-topo, nvidia-smi". */
+/* Import formats: "graphml, gml, ns3, simai, booksim, simgrid, nccl-topo, nvidia-smi". */
 const char *fx_import_names(void);
 /* Reads the file at path in `format` and writes a `custom` spec named
  * `name` (fx_name_check's rule) to out, once fabricx has loaded it back.
