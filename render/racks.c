@@ -419,13 +419,16 @@ static Agraph_t *racks_graph(const fx_bom *b, const fx_fabric *f, const char *ti
 	int64_t nr = b->compute_racks + b->network_racks;
 	char *legend = fx_xasprintf(
 		"%s: rack elevations\\l%lld rack%s: %lld compute, %lld network (packaging.switches)\\l"
+		/* short lines: a rack of one box stays within 3:1 under them */
 		"each cluster a rack, its boxes top to bottom in rack order:\\l"
-		"  grey: a node (compute tray, server) in node order, with what it holds;\\l"
-		"  blue: a switch box (tray) of packaging.switches' chips_per_box chips of one role (1 without)\\l"
+		"  grey: a node (compute tray, server) in node order,\\l"
+		"    with what it holds;\\l"
+		"  blue: a switch box (tray) of packaging.switches'\\l"
+		"    chips_per_box chips of one role (1 without)\\l"
 		"%s",
 		title ? title : "", (long long)nr, nr == 1 ? "" : "s", (long long)b->compute_racks, (long long)b->network_racks,
-		*merged ? "past 24 racks or 28 boxes a rack, alike neighbours are one box or column with their "
-			  "count\\l"
+		*merged ? "past 24 racks or 28 boxes a rack, alike neighbours\\l"
+			  "  are one box or column with their count\\l"
 			: "");
 	agattr(g, AGRAPH, "label", legend);
 	free(legend);
