@@ -286,6 +286,33 @@ static int64_t *vertex_racks(const fx_power_config *p, const fx_fabric *f, fx_bo
 	return rack;
 }
 
+/* The switch boxes of the chips outside nodes: chips_per_box chips of
+ * one role a box, in vertex order, a new box where the rack changes (a
+ * box never spans two racks). */
+static void place_boxes(const fx_power_config *p, const fx_fabric *f, fx_bom *b)
+{
+	int64_t open[FX_MAX_ROLES], fill[FX_MAX_ROLES], in[FX_MAX_ROLES];
+	b->vertex_box = fx_xmalloc((size_t)(f->nv + 1) * sizeof *b->vertex_box);
+	for (int r = 0; r < FX_MAX_ROLES; r++)
+		open[r] = -1, fill[r] = 0, in[r] = -1;
+	for (int64_t v = 0; v < f->nv; v++) {
+		const fx_vertex *x = &f->v[v];
+		b->vertex_box[v] = -1;
+		if (x->type != FX_V_SWITCH || x->node >= 0 || x->role < 0 || x->role >= FX_MAX_ROLES)
+			continue;
+		const fx_power_role *rc = role_of(p, f, x->role);
+		int64_t per = rc && rc->chips_per_box > 0 ? rc->chips_per_box : 1;
+		int r = x->role;
+		if (open[r] < 0 || fill[r] >= per || in[r] != b->vertex_rack[v]) {
+			open[r] = b->switch_boxes++;
+			fill[r] = 0;
+			in[r] = b->vertex_rack[v];
+		}
+		fill[r]++;
+		b->vertex_box[v] = open[r];
+	}
+}
+
 int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabric *f, fx_bom *b,
 		 fx_diag *d)
 {
@@ -294,7 +321,7 @@ int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabr
 	memset(b, 0, sizeof *b);
 	if (!c || !fx_fabric_built(f))
 		return fx_diag_error(d, NULL, "fx_bom_build: no configuration or no built fabric");
-	int64_t *rack = vertex_racks(p, f, b);
+	int64_t *rack = b->vertex_rack = vertex_racks(p, f, b);  /* kept for the racks view */
 	b->floor = c->floor;
 	if (b->floor.rack_width_m <= 0)
 		b->floor = default_floor;
@@ -378,6 +405,7 @@ int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabr
 				 (long long)rc->chips_per_box);
 		}
 	}
+	place_boxes(p, f, b);
 	/* racks, devices, CPUs */
 	fx_bom_part *pt;
 	if (b->compute_racks) {
@@ -408,7 +436,6 @@ int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabr
 		b->priced++;
 		b->cost_usd = (isnan(b->cost_usd) ? 0 : b->cost_usd) + x->cost_usd;
 	}
-	free(rack);
 	return 0;
 }
 
@@ -420,5 +447,7 @@ void fx_bom_release(fx_bom *b)
 	free(b->rack);
 	free(b->span);
 	free(b->run);
+	free(b->vertex_rack);
+	free(b->vertex_box);
 	memset(b, 0, sizeof *b);
 }

@@ -146,6 +146,13 @@ typedef struct fx_bom {
 	int64_t compute_racks, network_racks;
 	double cost_usd;          /* the priced parts' sum; NAN when no part has a price */
 	int priced, unpriced;     /* lines with and without a price */
+	/* where each vertex sits, for the racks view (render/racks.c): */
+	int64_t *vertex_rack;     /* [nv] its rack (compute or network), -1: none */
+	int64_t *vertex_box;      /* [nv] a switch chip outside nodes: its switch box
+				   * (packaging.switches chips_per_box of one role and
+				   * rack, filled in vertex order; 1 chip without it),
+				   * numbered from 0 across the build; else -1 */
+	int64_t switch_boxes;     /* boxes numbered in vertex_box */
 } fx_bom;
 
 /* Reads the spec's `bom:` map (absent: the default rules, no prices). */

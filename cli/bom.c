@@ -212,14 +212,16 @@ int fx_cmd_bom(int argc, char **argv)
 	return fx_cli_finish(&c, rc);
 }
 
-int fx_bom_floor_picture(fx_cli *c, const char *format, const char *path, fx_render_info *info)
+int fx_bom_floor_picture(fx_cli *c, int view, const char *format, const char *path, fx_render_info *info)
 {
 	fx_bom_config bc;
 	fx_bom b = {0};
 	int rc = fx_bom_parse(&c->d, &c->design.spec, &bc);
 	if (rc == 0)
 		rc = fx_bom_build(&bc, &c->design.power, &c->design.fab, &b, &c->d);
-	if (rc == 0)
+	if (rc == 0 && view == FX_VIEW_RACKS)
+		rc = fx_render_racks(&b, &c->design.fab, c->design.fab.name, format, path, info, &c->d);
+	else if (rc == 0)
 		rc = fx_render_floor(&b, c->design.fab.name, format, path, info, &c->d);
 	fx_bom_release(&b);
 	return rc;

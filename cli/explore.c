@@ -12,7 +12,7 @@
  * and prints a short summary and where the files are.
  *
  * The report is always delivered.  Each section (fabric, collectives,
- * loads, power, placement, diagrams) is computed on its own: one that is
+ * loads, power, bom, placement, plan, failures, diagrams) is computed on its own: one that is
  * infeasible, not decided or fails is written into the report with its
  * status and reason, and the others are complete.  A section's JSON and
  * Markdown are written apart and joined only when it succeeds, so a
@@ -121,6 +121,16 @@ static int sec_power(explore *e)
 	return rc;
 }
 
+/* The bill of materials (cli/bom.c, as `fabricx bom` reports it): links by
+ * medium and place, parts and their cost, lengths, the floor plan. */
+static int sec_bom(explore *e)
+{
+	fx_json_obj_begin(&e->c->js, "bom");
+	int rc = fx_report_bom(e->c, NULL);
+	fx_json_obj_end(&e->c->js);
+	return rc;
+}
+
 static int sec_placement(explore *e)
 {
 	fx_json_obj_begin(&e->c->js, "placement");
@@ -208,6 +218,7 @@ static const section sections[] = {
 	{.name = "collectives", .title = "Collectives", .run = sec_collectives, .summed = 1},
 	{.name = "loads", .title = "Link loads", .run = sec_loads},
 	{.name = "power", .title = "Power and cooling", .run = sec_power, .summed = 1},
+	{.name = "bom", .title = "Bill of materials", .run = sec_bom},
 	{.name = "placement", .title = "Placement", .run = sec_placement, .summed = 1},
 	{.name = "plan", .title = "Plan", .run = sec_plan},
 	{.name = "failures", .title = "Failures", .run = sec_failures},
@@ -414,7 +425,7 @@ static int skipped(fx_cli *c, int skip[NSECTIONS])
 				skip[k] = 1;
 			else
 				rc = fx_diag_error(&c->d, NULL, "--skip: unknown section '%s' (expected: fabric, "
-						   "collectives, loads, power, placement, plan, failures, "
+						   "collectives, loads, power, bom, placement, plan, failures, "
 						   "diagrams)", w);
 		}
 		free(list);
@@ -535,8 +546,8 @@ int fx_cmd_explore(int argc, char **argv)
 	static const fx_opt opts[] = {
 		FX_CLI_FAIL_OPT,
 		{"no-diagrams", NULL, "skip the SVG diagrams (as --skip diagrams)"},
-		{"skip", "SECTION", "leave a section out: fabric, collectives, loads, power, placement, "
-				    "failures, diagrams (repeatable, or a comma list)"},
+		{"skip", "SECTION", "leave a section out: fabric, collectives, loads, power, bom, placement, "
+				    "plan, failures, diagrams (repeatable, or a comma list)"},
 		{"time-limit", "S", "seconds the placement solver may search (default " FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT) ")"},
 		{"node-limit", "N", "branch-and-bound nodes the placement solver may search (default: none)"},
 		{"vary", "PATH=VALUES", "explore a space: vary a spec path over V1,V2,... or "

@@ -7,6 +7,8 @@
  *              explore draws it), relative to the busiest link or
  *              (--scale absolute) as a fraction of each link's capacity
  *   placement  where the spec's workload instances go (fx_place)
+ *   floor      the racks on the bill of materials' floor plan (cli/bom.c)
+ *   racks      rack elevations: each rack's trays and switch boxes (cli/bom.c)
  *
  * Several specs (or SPEC@KEY=VALUE,... variants, as compare takes them) go
  * side by side on one page, and --fail SEL draws one spec before and after
@@ -204,7 +206,8 @@ int fx_rnd_scale(fx_cli *c, int paged)
 }
 
 const fx_opt fx_rnd_opts[] = {
-	{"view", "V", "physical (default), loads, placement or floor (the racks on the floor plan)"},
+	{"view", "V", "physical (default), loads, placement, floor (the racks on the floor plan) or "
+		      "racks (rack elevations: each rack's trays and switch boxes in rack order)"},
 	{"format", "F", "svg, png, pdf or dot (default: -o FILE's extension, else svg)"},
 	{"output", "FILE", "write here, also -o FILE, its format from its extension unless "
 			   "--format (default: out/<name>/<view>.<format>)"},
@@ -274,7 +277,7 @@ int fx_cmd_render(int argc, char **argv)
 	fx_rnd_specs sp;
 	fx_rnd_specs_read(&sp, argc, argv);
 	int rc = fx_cli_parse(&c, "render",
-			      "render SPEC[@KEY=VALUE,...]... [--view physical|loads|placement|floor] "
+			      "render SPEC[@KEY=VALUE,...]... [--view physical|loads|placement|floor|racks] "
 			      "[--format svg|png|pdf|dot] "
 			      "[-o FILE] [--detail full] [--pattern P --algo A --size SIZE --ranks N] "
 			      "[--scale relative|absolute] "
@@ -295,10 +298,10 @@ int fx_cmd_render(int argc, char **argv)
 		rc = -1;
 	else if (view < 0)
 		rc = fx_diag_error(&c.d, NULL, "render: unknown view '%s' (expected physical, loads, "
-				   "placement or floor)", vname);
-	else if (view == FX_VIEW_FLOOR && (paged || detail))
-		rc = fx_diag_error(&c.d, NULL, "render: --view floor draws one build, without --fail or "
-				   "--detail");
+				   "placement, floor or racks)", vname);
+	else if ((view == FX_VIEW_FLOOR || view == FX_VIEW_RACKS) && (paged || detail))
+		rc = fx_diag_error(&c.d, NULL, "render: --view %s draws one build, without --fail or "
+				   "--detail", fx_view_name((fx_view)view));
 	else if (strcmp(format, "svg") && strcmp(format, "png") && strcmp(format, "pdf") &&
 		 strcmp(format, "dot"))
 		rc = fx_diag_error(&c.d, NULL, "render: unknown format '%s' (expected svg, png, pdf or "
@@ -334,8 +337,8 @@ int fx_cmd_render(int argc, char **argv)
 			snprintf(path, sizeof path, "%s/%s.%s", c.outdir, fx_view_name((fx_view)view), format);
 		if (rc == 0 && !out)
 			rc = fx_cli_may_write(&c, strrchr(path, '/') + 1);
-		if (rc == 0 && view == FX_VIEW_FLOOR)
-			rc = fx_bom_floor_picture(&c, format, path, &info);
+		if (rc == 0 && (view == FX_VIEW_FLOOR || view == FX_VIEW_RACKS))
+			rc = fx_bom_floor_picture(&c, view, format, path, &info);
 		else if (rc == 0) {
 			fx_render_opts o = {(fx_view)view, detail != NULL, NULL, v.util, v.instance};
 			fx_render_ext x = {.group = v.group, .loads_caption = v.caption[0] ? v.caption : NULL,

@@ -46,8 +46,9 @@ typedef struct fx_rnd_view {
 int fx_rnd_view_get(fx_cli *c, int view, const uint8_t *failed, const uint8_t *dead,
 		    fx_rnd_view *v);
 void fx_rnd_view_release(fx_rnd_view *v);
-/* --view floor: c's bill of materials on its floor plan (cli/bom.c). */
-int fx_bom_floor_picture(fx_cli *c, const char *format, const char *path, fx_render_info *info);
+/* --view floor: c's bill of materials on its floor plan; --view racks (view
+ * FX_VIEW_RACKS): its racks' elevations (cli/bom.c). */
+int fx_bom_floor_picture(fx_cli *c, int view, const char *format, const char *path, fx_render_info *info);
 
 /* SPEC@KEY=VALUE,...: a spec with --set overrides of its own, as compare
  * takes them, so variants of one spec can be drawn side by side. */

@@ -55,7 +55,8 @@ check() {
 	echo "devices, nodes or racks below in numeric order); lattices as grids or rings of blocks;"
 	echo "the loads view colours each link by its load, with the scale and a busiest/mean chart"
 	echo "per link class in the legend; the floor view stands the racks on \`fabricx bom\`'s floor"
-	echo "plan (docs/spec.md §6g), to scale, with the bundles of links between them."
+	echo "plan (docs/spec.md §6g), to scale, with the bundles of links between them; the racks"
+	echo "view draws each rack's elevation, its nodes (trays) and switch boxes in rack order."
 	echo
 } >"$md"
 for spec in specs/*.yaml; do

@@ -8,7 +8,6 @@
  * what the plan assumed, and how many bundles were left undrawn when there
  * are more than FLOOR_MAX_SPANS.
  */
-#include <errno.h>
 #include <gvc.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +15,6 @@
 #include <string.h>
 
 #include "../bom/bom.h"
-#include "../core/outfile.h"
 #include "../core/xalloc.h"
 #include "render_internal.h"
 
@@ -176,38 +174,8 @@ int fx_render_floor(const fx_bom *b, const char *title, const char *format, cons
 	rd_gv_begin();
 	Agraph_t *g = floor_graph(b, title, &nodes, &edges);
 	int rc = rd_gv_check(d, "graph");
-	fx_outfile of;
-	FILE *out = NULL;
-	if (rc == 0 && !(out = fx_outfile_open(&of, path)))
-		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
-	if (rc == 0 && strcmp(format, "dot") == 0) {
-		rc = agwrite(g, out) != 0 ? -1 : 0;
-		rc |= rd_gv_check(d, "DOT output");
-	} else if (rc == 0) {
-		GVC_t *gvc = rd_gv_context();
-		rc = !gvc || gvLayout(gvc, g, "nop") != 0 ? -1 : 0;
-		rc |= rd_gv_check(d, "layout");
-		if (rc && (!d || d->nerr == 0))
-			rc = fx_diag_internal(d, "render: Graphviz layout 'nop' failed");
-		if (rc == 0) {
-			rd_picture_size(g, 0, &w, &h);
-			char *data = NULL;
-			unsigned int len = 0;
-			rc = gvRenderData(gvc, g, format, &data, &len) != 0 ? -1 : 0;
-			rc |= rd_gv_check(d, "output");
-			if (rc && (!d || d->nerr == 0))
-				rc = fx_diag_internal(d, "render: Graphviz could not produce %s", format);
-			if (rc == 0 && fwrite(data, 1, len, out) != len)
-				rc = -1;
-			if (data)
-				gvFreeRenderData(data);
-			gvFreeLayout(gvc, g);
-			rd_gv_check(d, "clean-up");
-		}
-	}
-	int werr = out && ferror(out);
-	if (out && fx_outfile_close(&of, rc == 0 || werr) && (rc == 0 || werr))
-		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
+	if (rc == 0)  /* positions fixed: no second layout for the ratio (the legend keeps it) */
+		rc = rd_gv_layout_write(g, "nop", 0, format, path, &w, &h, d);
 	if (g)
 		agclose(g);
 	rd_gv_end();

@@ -223,7 +223,8 @@ static int panels(page *pg, GVC_t *gvc, const fx_render_panel *p, const char *he
 		if (p[i].o.view != p[0].o.view)
 			return fx_diag_internal(d, "render: the panels of a page show different views");
 		if ((p[i].o.view == FX_VIEW_LOADS && !p[i].o.utilisation) ||
-		    (p[i].o.view == FX_VIEW_PLACEMENT && !p[i].o.instance) || p[i].o.view >= FX_VIEWS)
+		    (p[i].o.view == FX_VIEW_PLACEMENT && !p[i].o.instance) || p[i].o.view >= FX_VIEWS ||
+		    p[i].o.view == FX_VIEW_FLOOR || p[i].o.view == FX_VIEW_RACKS)
 			return fx_diag_internal(d, "render: panel %d lacks what its view needs", i + 1);
 		if (p[i].o.detail_full)
 			return fx_diag_error(d, NULL, "render: --detail full draws one fabric at a time");

@@ -20,7 +20,7 @@
 #include "../core/xalloc.h"
 #include "render_internal.h"
 
-static const char *const view_names[FX_VIEWS] = {"physical", "loads", "placement", "floor"};
+static const char *const view_names[FX_VIEWS] = {"physical", "loads", "placement", "floor", "racks"};
 
 const char *fx_view_name(fx_view v)
 {
@@ -157,7 +157,7 @@ void rd_picture_size(Agraph_t *g, int detail_full, int64_t *w, int64_t *h)
 
 static int check_opts(const fx_fabric *f, const fx_render_opts *o, fx_diag *d)
 {
-	if (o->view >= FX_VIEWS || o->view == FX_VIEW_FLOOR)  /* floor: fx_render_floor */
+	if (o->view >= FX_VIEWS || o->view == FX_VIEW_FLOOR || o->view == FX_VIEW_RACKS)  /* fx_render_floor */
 		return fx_diag_internal(d, "render: unknown view %d", (int)o->view);
 	if (o->view == FX_VIEW_LOADS && !o->utilisation)
 		return fx_diag_internal(d, "render: the loads view needs link utilisation");
@@ -281,56 +281,50 @@ int fx_render_format_known(const char *format)
 	return 0;
 }
 
-int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
-		       const char *format, const char *path, fx_diag *d)
+/* Lays g out with engine and writes it to path in format (see
+ * render_internal.h). */
+int rd_gv_layout_write(Agraph_t *g, const char *engine, unsigned flags, const char *format,
+		       const char *path, int64_t *px_w, int64_t *px_h, fx_diag *d)
 {
-	if (!x)
-		x = &no_ext;
-	double t0 = now();
-	if (!fx_render_format_known(format))
-		return fx_diag_error(d, NULL, "render: unknown format '%s' (expected svg, png, pdf or dot)",
-				     format);
-	rd_model m;
-	Agraph_t *g = NULL;
-	GVC_t *gvc = NULL;
-	int64_t px_w = 0, px_h = 0;
-	rd_gv_begin();
-	int rc = rd_build(f, o, x, &m, &g, d);
+	int full = (flags & RD_GV_FULL) != 0;
+	*px_w = *px_h = 0;
 	FILE *out = NULL;
 	fx_outfile of;
-	if (rc == 0 && !(out = fx_outfile_open(&of, path)))
-		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
-	if (rc == 0 && strcmp(format, "dot") == 0) {
+	int rc = 0;
+	if (!(out = fx_outfile_open(&of, path)))
+		return fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
+	if (strcmp(format, "dot") == 0) {
 		rc = write_dot(g, out, d);
-	} else if (rc == 0) {
-		gvc = rd_gv_context();
+	} else {
+		GVC_t *gvc = rd_gv_context();
 		if (!gvc)
 			rc = fx_diag_internal(d, "render: Graphviz could not start");
 		rc |= rd_gv_check(d, "start-up");
 		if (rc == 0) {
-			rc = gvLayout(gvc, g, m.engine) != 0 ? -1 : 0;
+			rc = gvLayout(gvc, g, engine) != 0 ? -1 : 0;
 			rc |= rd_gv_check(d, "layout");
 			if (rc && (!d || d->nerr == 0))
-				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
+				rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", engine);
 			if (rc == 0)
-				rd_picture_size(g, o->detail_full, &px_w, &px_h);
+				rd_picture_size(g, full, px_w, px_h);
 			/* within 3:1 either way (a long chain of racks, a flat row
 			 * of trays): laid out again with the height (or width)
 			 * stretched to the bound; Graphviz's ratio moves the boxes
 			 * apart, it does not distort them */
-			if (rc == 0 && !o->detail_full && (px_w > 3 * px_h || px_h > 3 * px_w)) {
+			if (rc == 0 && (flags & RD_GV_RATIO) && !full &&
+			    (*px_w > 3 * *px_h || *px_h > 3 * *px_w)) {
 				gvFreeLayout(gvc, g);
-				agattr(g, AGRAPH, "ratio", px_w > 3 * px_h ? "0.34" : "2.9");
-				rc = gvLayout(gvc, g, m.engine) != 0 ? -1 : 0;
+				agattr(g, AGRAPH, "ratio", *px_w > 3 * *px_h ? "0.34" : "2.9");
+				rc = gvLayout(gvc, g, engine) != 0 ? -1 : 0;
 				rc |= rd_gv_check(d, "layout");
 				if (rc && (!d || d->nerr == 0))
-					rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", m.engine);
+					rc = fx_diag_internal(d, "render: Graphviz layout '%s' failed", engine);
 				if (rc == 0)
-					rd_picture_size(g, o->detail_full, &px_w, &px_h);
+					rd_picture_size(g, full, px_w, px_h);
 			}
-			if (rc == 0 && o->detail_full)  /* unbounded: say so before writing it */
+			if (rc == 0 && full)  /* unbounded: say so before writing it */
 				fx_diag_note(d, NULL, "render: the full drawing is %lld x %lld px at 96 dpi",
-					     (long long)px_w, (long long)px_h);
+					     (long long)*px_w, (long long)*px_h);
 			if (rc == 0) {
 				/* to memory, then through our writer: Graphviz's own
 				 * writer calls exit(1) when a write fails (a full disk) */
@@ -350,9 +344,29 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 		}
 	}
 	/* no half-written pictures: the old one stays until the new is whole */
-	int werr = out && ferror(out);
-	if (out && fx_outfile_close(&of, rc == 0 || werr) && (rc == 0 || werr))
+	int werr = ferror(out);
+	if (fx_outfile_close(&of, rc == 0 || werr) && (rc == 0 || werr))
 		rc = fx_diag_error(d, NULL, "render: cannot write '%s': %s", path, strerror(errno));
+	return rc;
+}
+
+int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x,
+		       const char *format, const char *path, fx_diag *d)
+{
+	if (!x)
+		x = &no_ext;
+	double t0 = now();
+	if (!fx_render_format_known(format))
+		return fx_diag_error(d, NULL, "render: unknown format '%s' (expected svg, png, pdf or dot)",
+				     format);
+	rd_model m;
+	Agraph_t *g = NULL;
+	int64_t px_w = 0, px_h = 0;
+	rd_gv_begin();
+	int rc = rd_build(f, o, x, &m, &g, d);
+	if (rc == 0)
+		rc = rd_gv_layout_write(g, m.engine, RD_GV_RATIO | (o->detail_full ? RD_GV_FULL : 0), format,
+					path, &px_w, &px_h, d);
 	if (g)
 		agclose(g);
 	fill_info(x->info, &m, t0);

@@ -54,9 +54,9 @@
 #include "../core/diag.h"
 #include "../fabric/fabric.h"
 
-typedef enum fx_view { FX_VIEW_PHYSICAL, FX_VIEW_LOADS, FX_VIEW_PLACEMENT, FX_VIEW_FLOOR, FX_VIEWS } fx_view;
+typedef enum fx_view { FX_VIEW_PHYSICAL, FX_VIEW_LOADS, FX_VIEW_PLACEMENT, FX_VIEW_FLOOR, FX_VIEW_RACKS, FX_VIEWS } fx_view;
 
-/* "physical", "loads", "placement". */
+/* "physical", "loads", "placement", "floor", "racks". */
 const char *fx_view_name(fx_view v);
 /* The view called name, or -1. */
 int fx_view_find(const char *name);
@@ -148,6 +148,13 @@ int fx_render_file_ext(const fx_fabric *f, const fx_render_opts *o, const fx_ren
 struct fx_bom;
 int fx_render_floor(const struct fx_bom *b, const char *title, const char *format, const char *path,
 		    fx_render_info *info, fx_diag *d);
+/* The racks view (render/racks.c): rack elevations of bill b of fabric f
+ * (the fabric b was built from) — each rack a cluster, its nodes (compute
+ * trays, servers) and switch boxes (switch trays) stacked in rack order,
+ * compute and network racks told apart; laid out by dot, into path in
+ * format as fx_render_file.  The fabric views refuse FX_VIEW_RACKS. */
+int fx_render_racks(const struct fx_bom *b, const fx_fabric *f, const char *title, const char *format,
+		    const char *path, fx_render_info *info, fx_diag *d);
 /* Whether fx_render_file and fx_render_page write format: "svg", "png",
  * "pdf", "dot" or "plain" (the one list both check against). */
 int fx_render_format_known(const char *format);

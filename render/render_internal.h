@@ -164,6 +164,16 @@ int rd_gv_check(fx_diag *d, const char *what);
 /* Checks the options, builds the model and its graph. */
 int rd_build(const fx_fabric *f, const fx_render_opts *o, const fx_render_ext *x, rd_model *m,
 	     struct Agraph_s **g, fx_diag *d);
+/* Lays g out with engine and writes it to path (through core/outfile:
+ * whole or not at all) in format: "dot" writes g unlaid.  flags:
+ * RD_GV_FULL unbounded (detail_full: the size said in a note), RD_GV_RATIO
+ * laid out again within 3:1 when the first layout is not.  *w, *h get the
+ * picture's size at 96 dpi (0 for DOT).  Shared by render.c, floor.c and
+ * racks.c. */
+#define RD_GV_FULL 1u
+#define RD_GV_RATIO 2u
+int rd_gv_layout_write(struct Agraph_s *g, const char *engine, unsigned flags, const char *format,
+		       const char *path, int64_t *w, int64_t *h, fx_diag *d);
 /* The picture's size at 96 dpi after layout, bounded unless detail_full. */
 void rd_picture_size(struct Agraph_s *g, int detail_full, int64_t *w, int64_t *h);
 

@@ -208,4 +208,50 @@ expect 0 "render fat-tree pods" -- "$FABRICX" render specs/fat-tree-k8.yaml -o "
 expect 0 "render leaf-spine racks" -- "$FABRICX" render tests/specs/leaf-spine-512.yaml -o "$tmp/ls.dot"
 ! grep -q 'label="pod ' "$tmp/ls.dot" && ok || bad "leaf-spine-512 drawn in pods"
 
+# rack elevations (issue 32 item 2, --view racks): each rack a cluster
+# (kind=, racks= it stands for), its boxes in rack order (class=, and per
+# box devices=, cpus=, switch_chips=, units=), read off the DOT
+rack_kinds() {  # DOT: "KIND RACKS ..." summed by kind, in order of first appearance
+	awk '/subgraph cluster_rack/ { in_rack = 1 } in_rack && /^[[:space:]]*kind=/ { k = $0; sub(/.*kind=/, "", k); sub(/[,\]].*/, "", k) }
+		in_rack && /^[[:space:]]*racks=/ { r = $0; sub(/.*racks=/, "", r); r += 0; if (!(k in n)) o[++m] = k; n[k] += r; in_rack = 0 }
+		END { for (i = 1; i <= m; i++) printf "%s%s %d", (i > 1 ? " " : ""), o[i], n[o[i]]; print "" }' "$1"
+}
+rack_boxes() {  # DOT [sort]: "CLASS DEVICES CPUS SWITCH_CHIPS UNITS", a box a line, counted in runs
+	awk '/(^[[:space:]]*|\[)(class|cpus|devices|switch_chips|units)=/ { v = $0; sub(/^.*\[/, "", v); sub(/^[[:space:]]*/, "", v); split(v, a, "=");
+		sub(/[,\]].*/, "", a[2]); f[a[1]] = a[2]; if (a[1] == "units") print f["class"], f["devices"], f["cpus"], f["switch_chips"], f["units"] }' "$1" |
+		if [ "${2:-}" = sort ]; then sort; else cat; fi | uniq -c | awk '{ $1 = $1; print }' | tr '\n' ';'
+}
+# CloudMatrix384: 16 racks, 12 compute of 4 nodes (8 NPUs, 4 CPUs, 7 L1
+# chips each) and 4 network ("Lingqu bus") racks of 14 boxes of 2 L2 chips
+# (hardware.md §1; specs/cm384.yaml packaging), as `fabricx bom` counts them
+expect 0 "render cm384 racks" -- "$FABRICX" render specs/cm384.yaml --view racks -o "$tmp/racks.dot" --json
+[ "$(rack_kinds "$tmp/racks.dot")" = "compute 12 network 4" ] && [ "$(jq .vertices_drawn "$tmp/out")" = 104 ] && ok ||
+	bad "cm384 racks: $(rack_kinds "$tmp/racks.dot"), $(jq .vertices_drawn "$tmp/out") boxes"
+[ "$(rack_boxes "$tmp/racks.dot" sort)" = "48 compute 8 4 7 1;56 switch 0 0 2 1;" ] && ok || bad "cm384 racks: boxes $(rack_boxes "$tmp/racks.dot" sort)"
+"$FABRICX" bom specs/cm384.yaml --json >"$tmp/bom.json"
+[ "$(jq -c '[.compute_racks, .network_racks, (.parts[]|select(.part == "switch box")|.count)]' "$tmp/bom.json")" = "[12,4,56]" ] && ok ||
+	bad "cm384 bom: $(jq -c '[.compute_racks, .network_racks]' "$tmp/bom.json")"
+grep -q 'label="rack 12 · network"' "$tmp/racks.dot" && grep -q 'label="switch box 55 · 2 L2"' "$tmp/racks.dot" && ok ||
+	bad "cm384 racks: labels"
+# GB200 NVL72: one rack of 18 compute trays (4 GPUs, 2 Grace CPUs each)
+# over 9 switch trays of 2 NVSwitch chips (hardware.md §2, DGX GB200 user
+# guide: 2 chips a tray, specs/nvl72.yaml packaging.switches), in that order
+expect 0 "render nvl72 racks" -- "$FABRICX" render specs/nvl72.yaml --view racks -o "$tmp/racks.dot"
+[ "$(rack_kinds "$tmp/racks.dot")" = "compute 1" ] && [ "$(rack_boxes "$tmp/racks.dot")" = "18 compute 4 2 0 1;9 switch 0 0 2 1;" ] && ok ||
+	bad "nvl72 racks: $(rack_kinds "$tmp/racks.dot"): $(rack_boxes "$tmp/racks.dot")"
+"$FABRICX" bom specs/nvl72.yaml --json >"$tmp/bom.json"
+[ "$(jq -c '[.parts[]|select(.part == "switch box")|[.type, .count]]' "$tmp/bom.json")" = '[["nvswitch",9]]' ] && ok ||
+	bad "nvl72 bom: switch trays $(jq -c '[.parts[]|select(.part == "switch box")]' "$tmp/bom.json")"
+# HGX H100: one box, the baseboard's 8 GPUs and 4 NVSwitch chips
+expect 0 "render hgx racks" -- "$FABRICX" render specs/hgx-h100.yaml --view racks -o "$tmp/racks.dot"
+[ "$(rack_kinds "$tmp/racks.dot")" = "compute 1" ] && [ "$(rack_boxes "$tmp/racks.dot")" = "1 compute 8 0 4 1;" ] && ok ||
+	bad "hgx racks: $(rack_kinds "$tmp/racks.dot"): $(rack_boxes "$tmp/racks.dot")"
+# past 24 racks, alike neighbours are one column that counts them: 4,800
+# CloudMatrix nodes are 1,200 compute racks and still the 4 network racks
+expect 0 "render cm384 4800 racks" -- "$FABRICX" render specs/cm384.yaml --set fabric.nodes=4800 --set fabric.l2_ports=4800 --view racks -o "$tmp/racks.dot" --json
+[ "$(rack_kinds "$tmp/racks.dot")" = "compute 1200 network 4" ] && [ "$(jq .aggregated "$tmp/out")" = true ] && ok ||
+	bad "cm384 4800 racks: $(rack_kinds "$tmp/racks.dot")"
+expect 2 "render racks side by side" -- "$FABRICX" render specs/cm384.yaml specs/nvl72.yaml --view racks --out "$tmp/o"
+has "view racks draws one build" "racks side by side message"
+
 summary "render tests"

@@ -105,9 +105,23 @@ SOURCE_DATE_EPOCH=0 "$FABRICX" explore specs/hgx-h100.yaml --json --out "$tmp/o"
 [ "$(jq -r .provenance.date "$tmp/out")" = 1970-01-01T00:00:00Z ] && ok || bad "SOURCE_DATE_EPOCH date"
 # --skip leaves sections out, repeatable or as a list
 expect 0 "explore --skip" -- "$FABRICX" explore specs/hgx-h100.yaml --skip diagrams --skip placement,loads --json --out "$tmp/o"
-[ "$(jq -r '[.sections[]|.status]|join(",")' "$tmp/out")" = "ok,ok,skipped,ok,skipped,ok,ok,skipped" ] && [ ! -e "$tmp/o/hgx-h100/fabric.svg" ] && [ ! -e "$tmp/o/hgx-h100/links.csv" ] && ok || bad "--skip"
+[ "$(jq -r '[.sections[]|.status]|join(",")' "$tmp/out")" = "ok,ok,skipped,ok,ok,skipped,ok,ok,skipped" ] && [ ! -e "$tmp/o/hgx-h100/fabric.svg" ] && [ ! -e "$tmp/o/hgx-h100/links.csv" ] && ok || bad "--skip"
 expect 2 "explore --skip unknown" -- "$FABRICX" explore specs/hgx-h100.yaml --skip plot --out "$tmp/o"
-first "fabricx: error: --skip: unknown section 'plot' (expected: fabric, collectives, loads, power, placement, plan, failures, diagrams)" "--skip message"
+first "fabricx: error: --skip: unknown section 'plot' (expected: fabric, collectives, loads, power, bom, placement, plan, failures, diagrams)" "--skip message"
+# the bill of materials as a section (issue 32 item 4): CloudMatrix384's 16
+# racks, 4 of them network racks, and its 5,376 scale-up 400G LPO modules
+# (hardware.md §1: 5,376 of the 6,912 are scale-up), as `fabricx bom` says;
+# --skip bom leaves the object, the tables and the CSV files out
+expect 0 "explore bom" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams,placement,plan,failures --out "$tmp/o"
+[ "$(jq -c '[.sections.bom.status, .bom.racks, .bom.network_racks, (.bom.parts[]|select(.type == "400G LPO")|.count)]' "$tmp/o/cm384/report.json")" = '["ok",16,4,5376]' ] &&
+	grep -q '^## Bill of materials' "$tmp/o/cm384/report.md" && [ -s "$tmp/o/cm384/bom_parts.csv" ] && ok ||
+	bad "explore bom: $(jq -c '[.sections.bom, .bom.racks]' "$tmp/o/cm384/report.json")"
+"$FABRICX" bom specs/cm384.yaml --json >"$tmp/bom.json"
+[ "$(jq -cS '.bom | del(.name, .spec)' "$tmp/o/cm384/report.json")" = "$(jq -cS 'del(.name, .spec)' "$tmp/bom.json")" ] && ok ||
+	bad "explore bom: not what fabricx bom says"
+expect 0 "explore --skip bom" -- "$FABRICX" explore specs/cm384.yaml --skip diagrams,placement,plan,failures,bom --out "$tmp/o"
+[ "$(jq -r '.sections.bom.status + " " + (has("bom") | tostring)' "$tmp/o/cm384/report.json")" = "skipped false" ] &&
+	[ ! -e "$tmp/o/cm384/bom_parts.csv" ] && ok || bad "explore --skip bom"
 # not decided is exit 4, and the report is still delivered
 expect 4 "explore not decided" -- "$FABRICX" explore tests/specs/ports-budget.yaml --set 'workload.comm_budget=30 us' --node-limit 1 --out "$tmp/o"
 [ "$(jq -r .sections.placement.status "$tmp/o/ports-budget/report.json")" = "not decided" ] && [ "$(jq -r .status "$tmp/o/ports-budget/report.json")" = "not decided" ] && [ -s "$tmp/o/ports-budget/fabric.svg" ] && ok || bad "explore report with an undecided placement"

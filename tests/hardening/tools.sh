@@ -171,7 +171,7 @@ if ${CC:-cc} -shared -fPIC -o "$tmp/gvcrash.so" tests/hardening/gvcrash.c 2>/dev
 		expect 1 "explore with Graphviz crashing ($how)" -- env FX_GVCRASH=$how LD_PRELOAD="$tmp/gvcrash.so" "$FABRICX" explore specs/hgx-h100.yaml --out "$tmp/gv"
 		has "Graphviz drawing fabric.svg: killed by signal" "crash named"
 		r=$tmp/gv/hgx-h100/report.json
-		jq -e '.sections.diagrams.status == "failed" and (.sections.diagrams.reason | test("killed by signal")) and ([.sections[] | select(.status == "ok")] | length) == 7' "$r" >/dev/null && ok ||
+		jq -e '.sections.diagrams.status == "failed" and (.sections.diagrams.reason | test("killed by signal")) and ([.sections[] | select(.status == "ok")] | length) == 8' "$r" >/dev/null && ok ||
 			bad "explore's report after a Graphviz crash ($how): $(jq -c .sections "$r" 2>&1 | head -c 300)"
 		grep -q "| diagrams | failed | Graphviz drawing" "$tmp/gv/hgx-h100/report.md" && ok || bad "report.md does not say the diagrams failed"
 		[ ! -e "$tmp/gv/hgx-h100/fabric.svg" ] && [ -z "$(leftovers "$tmp/gv")" ] && ok || bad "a crashed drawing left files: $(ls -A "$tmp/gv/hgx-h100")"
