@@ -121,12 +121,12 @@ static int sec_power(explore *e)
 	return rc;
 }
 
-/* The bill of materials (cli/bom.c, as `fabricx bom` reports it): links by
+/* The bill of materials (report/bom.c, as `fabricx bom` reports it): links by
  * medium and place, parts and their cost, lengths, the floor plan. */
 static int sec_bom(explore *e)
 {
 	fx_json_obj_begin(&e->c->js, "bom");
-	int rc = fx_report_bom(e->c, NULL);
+	int rc = fx_report_bom(&e->c->design, NULL, fx_cli_sink(e->c), &e->c->d);
 	fx_json_obj_end(&e->c->js);
 	return rc;
 }

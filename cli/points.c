@@ -85,11 +85,11 @@ static int run_placement(fx_cli *c, const fx_pt_eval *ev)
 }
 
 /* The bill of materials: cost, cable and fibre lengths, per GB/s of
- * bisection (cli/bom.c), as objectives and constraints. */
+ * bisection (report/bom.c), as objectives and constraints. */
 static int run_bom(fx_cli *c, const fx_pt_eval *ev)
 {
 	(void)ev;
-	return fx_report_bom(c, NULL);
+	return fx_report_bom(&c->design, NULL, fx_cli_sink(c), &c->d);
 }
 
 /* The plan of the point's build (no flip thresholds: each is a search). */

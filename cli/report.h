@@ -20,11 +20,6 @@
 int fx_coll_sweep(fx_cli *c, fx_router *r, const fx_coll_req *q, const fx_coll_time *tm,
 		  const char *algos, const char *sizes, const char *plot);
 
-/* The bill of materials (cli/bom.c): parts, lengths on the floor plan,
- * power and cost per GB/s of bisection; csv, if not NULL, a file for the
- * parts table. */
-int fx_report_bom(fx_cli *c, const char *csv);
-
 /* The plan report with this process's runner: --jobs workers or MPI
  * ranks (cli/plan_run.c); under MPI a rank but 0 takes its share of the
  * work and prints nothing.  o->plot is created first. */

@@ -225,4 +225,11 @@ char *fx_plan_primary_metric(const fx_design *ds, const fx_plan_opts *o, int *ma
  * with the binding rule when nothing is feasible, 4 past plan.limit. */
 int fx_report_plan(const fx_design *ds, const fx_plan_opts *o, fx_sink *out, fx_diag *d);
 
+/* ---- the bill of materials (report/bom.c) ---- */
+
+/* Record "bom" (racks, cost, lengths, power and cost per GB/s of
+ * bisection), tables "bom_links", "bom_parts" (also written to csv when
+ * not NULL), "bom_lengths", "bom_floor" and "bom_spans". */
+int fx_report_bom(const fx_design *ds, const char *csv, fx_sink *out, fx_diag *d);
+
 #endif

@@ -341,6 +341,32 @@ START_TEST(plan_hgx_by_the_book)
 }
 END_TEST
 
+/* The bill of materials of CloudMatrix384 (specs/cm384.yaml), against
+ * ../shared/reference/hardware.md §1 (SemiAnalysis): 16 racks, 12 of
+ * compute and 4 of network, and 5,376 400G LPO modules on the scale-up
+ * plane (14 per NPU x 384: the 1,536 scale-out ones are not in this
+ * spec); 56 L2 boxes of 2 of the 112 L2 chips. */
+START_TEST(bom_cm384_by_the_source)
+{
+	loaded l;
+	load(&l, "specs/cm384.yaml", NULL, 0);
+	ck_assert_int_eq(fx_report_bom(&l.ds, NULL, &l.cap, &l.d), 0);
+	ck_assert_double_eq(value(&l, "bom", NULL, NULL, "racks", FX_F_INT), 16);
+	ck_assert_double_eq(value(&l, "bom", NULL, NULL, "compute_racks", FX_F_INT), 12);
+	ck_assert_double_eq(value(&l, "bom", NULL, NULL, "network_racks", FX_F_INT), 4);
+	ck_assert_double_eq(value(&l, "bom_parts", "type", "400G LPO", "count", FX_F_INT), 14 * 384);
+	fx_value v;
+	const fx_table *t = fx_sink_find(&l.cap, "bom_parts");
+	ck_assert_ptr_nonnull(t);
+	int boxes = 0;
+	for (size_t r = 0; fx_table_value(t, r, "part", &v); r++)
+		if (strcmp(v.text, "switch box") == 0 && fx_table_value(t, r, "count", &v))
+			boxes += (int)v.num;
+	ck_assert_int_eq(boxes, 112 / 2);
+	unload(&l);
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -354,6 +380,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, failures_nvl72_by_hand);
 	tcase_add_test(tc, place_hgx_deployments);
 	tcase_add_test(tc, plan_hgx_by_the_book);
+	tcase_add_test(tc, bom_cm384_by_the_source);
 	suite_add_tcase(s, tc);
 	return s;
 }
