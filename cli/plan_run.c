@@ -8,8 +8,11 @@
  * them), so workers inherit the routed times instead of each routing
  * them again.
  */
+#define _DEFAULT_SOURCE  /* MAP_ANONYMOUS: the flip tasks' shared counter */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../core/xalloc.h"
 #include "plan_run.h"
@@ -84,13 +87,17 @@ static int batch(void *ctx, fx_plan_problem *p, const fx_plan_knobs *k, int full
 	fx_plan_runner *run = ctx;
 	plan_lines pl = {p, k, full, r, idx, n};
 	fx_lines_job job = {plan_work, plan_take, NULL, &pl};
-	if (full && route_first(run, p, k, r, idx, n, d))
+	/* shares: jobs workers or every rank; a batch too small for them runs
+	 * here (under MPI on every rank alike: the same lines, no exchange),
+	 * and so do bounds: a scheme's bound (about 1.6 us) costs less than
+	 * writing its line and reading it back, so a split only adds */
+	int jobs = run->mpi_size > 1 ? run->mpi_size : run->jobs;
+	if (!full || (size_t)jobs * MIN_SHARE > n)
+		jobs = full ? (int)(n / MIN_SHARE) : 1;
+	if (jobs >= 2 && full && route_first(run, p, k, r, idx, n, d))
 		return -1;
-	if (run->mpi_size > 1)
+	if (jobs >= 2 && run->mpi_size > 1)
 		return fx_lines_mpi(&job, run->mpi_rank, run->mpi_size, d);
-	int jobs = run->jobs;
-	if ((size_t)jobs * MIN_SHARE > n)
-		jobs = (int)(n / MIN_SHARE);
 	if (jobs < 2) {
 		/* here, through the same lines */
 		char *buf = NULL;
@@ -110,12 +117,13 @@ static int batch(void *ctx, fx_plan_problem *p, const fx_plan_knobs *k, int full
 	return fx_lines_parallel(&job, jobs, n, d);
 }
 
-int fx_plan_runner_init(fx_plan_runner *r, int jobs, fx_diag *d)
+int fx_plan_runner_init(fx_plan_runner *r, int jobs, int mpi, fx_diag *d)
 {
 	memset(r, 0, sizeof *r);
 	r->jobs = jobs;
 	r->mpi_size = 1;
-	if (fx_space_mpi_begin(&r->mpi_rank, &r->mpi_size, d))
+	r->mpi = mpi;
+	if (mpi && fx_space_mpi_begin(&r->mpi_rank, &r->mpi_size, d))
 		return -1;
 	if (r->mpi_size > 1 && jobs > 1)
 		return fx_diag_error(d, NULL, "under MPI each rank takes its share of the schemes: "
@@ -132,7 +140,8 @@ const fx_plan_exec *fx_plan_runner_exec(fx_plan_runner *r)
 
 void fx_plan_runner_release(fx_plan_runner *r)
 {
-	fx_space_mpi_end();
+	if (r->mpi)
+		fx_space_mpi_end();
 	memset(r, 0, sizeof *r);
 }
 
@@ -141,16 +150,22 @@ typedef struct flip_lines {
 	const fx_plan_result *r;
 	fx_plan_flip *f;
 	size_t n;
+	/* forked workers: the next task, in memory they share, so each takes
+	 * the next when it is done with one (the tasks' costs differ by 3x
+	 * and are not known before); NULL (MPI ranks): every size-th */
+	atomic_size_t *next;
 } flip_lines;
 
 static int flip_work(void *ctx, int w, int jobs, FILE *out, fx_diag *d)
 {
 	flip_lines *fl = ctx;
-	for (size_t i = (size_t)w; i < fl->n; i += (size_t)jobs) {
+	size_t i = fl->next ? atomic_fetch_add(fl->next, 1) : (size_t)w;
+	while (i < fl->n) {
 		if (fx_plan_flip_run(fl->p, fl->r, &fl->f[i], d) ||
 		    fx_plan_flip_line(&fl->f[i], i, out))
 			return -1;
 		fflush(out);
+		i = fl->next ? atomic_fetch_add(fl->next, 1) : i + (size_t)jobs;
 	}
 	return 0;
 }
@@ -167,7 +182,7 @@ long fx_plan_runner_flips(fx_plan_runner *run, fx_plan_problem *p, const fx_plan
 	size_t n = fx_plan_flip_tasks(p, r, out, d);
 	if (d->status == FX_EXIT_INTERNAL)
 		return -1;
-	flip_lines fl = {p, r, *out, n};
+	flip_lines fl = {p, r, *out, n, NULL};
 	fx_lines_job job = {flip_work, flip_take, NULL, &fl};
 	int rc = 0;
 	if (n >= 2 && (run->mpi_size > 1 || run->jobs > 1)) {
@@ -188,8 +203,16 @@ long fx_plan_runner_flips(fx_plan_runner *run, fx_plan_problem *p, const fx_plan
 		;
 	else if (n >= 2 && run->mpi_size > 1)
 		rc = fx_lines_mpi(&job, run->mpi_rank, run->mpi_size, d);
-	else if (n >= 2 && run->jobs > 1)
+	else if (n >= 2 && run->jobs > 1) {
+		void *m = mmap(NULL, sizeof *fl.next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			       -1, 0);
+		if (m == MAP_FAILED)
+			return fx_diag_internal(d, "plan: no shared page for the flip tasks");
+		fl.next = m;
+		atomic_init(fl.next, 0);
 		rc = fx_lines_parallel(&job, run->jobs < (int)n ? run->jobs : (int)n, n, d);
+		munmap(m, sizeof *fl.next);
+	}
 	else {
 		rc = 0;
 		for (size_t i = 0; i < n && rc == 0; i++)

@@ -679,9 +679,11 @@ int fx_plan_search(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_exe
 	free(todo);
 	sort_obj = o;
 	qsort(c, nc, sizeof *c, cand_cmp);
-	/* elsewhere, batches worth a fork: 512 schemes, doubling each round
-	 * (a pruned search stops early; an exhaustive one goes out whole) */
-	size_t width = exec && exec->batch ? (p->exhaustive ? nc : 512) : 1;
+	/* one at a time here; elsewhere batches from one scheme, doubling
+	 * each round, so a pruned search evaluates about what one process
+	 * would (the exec runs a batch too small for a fork here), and an
+	 * exhaustive one goes out whole */
+	size_t width = exec && exec->batch && p->exhaustive ? nc : 1;
 	if (width < 1)
 		width = 1;
 	uint64_t *batch = fx_xmalloc((nc + 1) * sizeof *batch);
