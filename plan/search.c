@@ -530,8 +530,11 @@ static int run_batch(fx_plan_problem *p, const fx_plan_knobs *k, int full, const
 {
 	if (n == 0)
 		return 0;
-	if (ex && ex->batch)
-		return ex->batch(ex->ctx, p, k, full, r, idx, n, d);
+	if (ex && ex->batch) {
+		int rc = ex->batch(ex->ctx, p, k, full, r, idx, n, d);
+		if (rc != 1)
+			return rc;
+	}
 	/* here: the values a line would carry, without the text (a line's
 	 * hexadecimal floats read back exactly, so the two ways agree) */
 	for (size_t j = 0; j < n; j++) {
