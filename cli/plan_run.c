@@ -2,11 +2,13 @@
  * `plan`'s schemes on worker processes or MPI ranks: a batch of scheme
  * indices is cut into shares (every jobs-th), each share evaluated by
  * plan/ into lines, every line taken back by the parent (by every rank),
- * so the result is the same however the batch was split.  Small batches
- * run here: a fork costs more than a few hundred schemes.  Before a batch
- * goes out, the parent routes the collectives it needs (plan/ caches
- * them), so workers inherit the routed times instead of each routing
- * them again.
+ * so the result is the same however the batch was split.  Bounds and
+ * small batches stay in the search itself: a fork costs more than a few
+ * hundred schemes, and a bound less than its line.  Before a batch goes
+ * out, the collectives it needs are routed first, shared over the
+ * workers, and taken into the parent's cache (plan/ caches them), so the
+ * evaluating workers inherit the routed times.  The flip thresholds'
+ * tasks go to whichever worker is free (MPI ranks: every size-th).
  */
 #define _DEFAULT_SOURCE  /* MAP_ANONYMOUS: the flip tasks' shared counter */
 #include <stdatomic.h>
