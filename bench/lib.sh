@@ -10,6 +10,26 @@ FABRICX=${FABRICX:-./fabricx}
 REPEAT=${REPEAT:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+
+# FREE_CORES=1 (root only): measure as if the cores were this bench's.
+# The kernel's autogroup gives every session an equal share of the CPUs
+# whatever its number of processes, so on a shared machine a second
+# worker gains nothing; with autogroup off and this script at nice -20,
+# the other sessions' processes (nice 0 or 19) get about 1 % of a core
+# (CFS weights: 88,761 for nice -20 against 1,024 for 0 and 15 for 19).
+# The setting is put back on exit, however the script ends.
+ag=/proc/sys/kernel/sched_autogroup_enabled
+if [ "${FREE_CORES:-0}" = 1 ]; then
+	if [ "$(id -u)" != 0 ] || [ ! -w "$ag" ]; then
+		echo "FREE_CORES=1 needs root (it sets $ag and nice -20)" >&2
+		exit 2
+	fi
+	ag_was=$(cat "$ag")
+	trap 'echo "$ag_was" > "$ag"; rm -rf "$out"' EXIT
+	trap 'exit 130' INT TERM HUP
+	echo 0 > "$ag"
+	renice -n -20 -p $$ >/dev/null
+fi
 : > "$out/fit"
 
 # one NAME SIZE ARGS...: runs "$FABRICX" ARGS REPEAT times and prints

@@ -50,3 +50,77 @@ run "pruned, --jobs 1" -- "$FABRICX" plan $spec --set "$algos" --no-flips --jobs
 run "pruned, --jobs 2" -- "$FABRICX" plan $spec --set "$algos" --no-flips --jobs 2
 run "pruned with flip thresholds, --jobs 1" -- "$FABRICX" plan $spec --set "$algos" --jobs 1
 run "pruned with flip thresholds, --jobs 2" -- "$FABRICX" plan $spec --set "$algos" --jobs 2
+
+# Two cores at work (issue #29: "linear speed-up with --jobs 2 and mpirun
+# -np 2"): cases big enough for a second core to matter, each run on one
+# process, on --jobs 2 workers and on two MPI ranks, the median of REPEAT
+# by wall time, and the speed-up in wall time over one process.  Wall
+# time means something only with the cores free: run with FREE_CORES=1
+# (root; bench/lib.sh), else the kernel's autogroup gives this session one
+# share of the CPUs whatever its process count.
+#   flips: the pruned plan with its flip thresholds (16 (input, direction)
+#     tasks of 6 to 23 searches each, pulled by whichever worker is free;
+#     MPI ranks take every second one);
+#   flips, 67,059 schemes: the same with 8 micro-batch counts (plan.search
+#     .micro; the same choice and thresholds, every search twice as big);
+#   co-design: 20 builds (5 supernode sizes x 4 link bandwidths), each
+#     planned (the space shares the builds over the workers or ranks).
+# The serial parts: loading the spec and the first search (the plan
+# without flips), and mpirun's start-up (`fabricx --version` on two ranks;
+# MPI_Init comes on top).  The flips rows add two independent one-process
+# runs at once: what the two cores give work that shares nothing at all,
+# the ceiling for any split.
+micro='plan.search.micro=[1,2,3,4,6,8,12,16]'
+# time3 NAME EXTRA...: the plan with EXTRA on one process, on --jobs 2 and
+# on two MPI ranks, interleaved (one of each per repeat, so the three see
+# the same machine), each row the median of REPEAT by wall time.
+time3() {
+	name=$1; shift
+	: >"$out/t1"; : >"$out/t2"; : >"$out/tm"; : >"$out/tp"
+	i=0
+	while [ $i -lt "$REPEAT" ]; do
+		for how in 1 2 m; do
+			rm -rf "$out/cd"
+			case $how in
+			1) set -- "$FABRICX" plan $spec --set "$algos" "$@" ;;
+			2) set -- "$FABRICX" plan $spec --set "$algos" --jobs 2 "$@" ;;
+			m) command -v mpirun >/dev/null 2>&1 || continue
+			   set -- mpirun --oversubscribe -np 2 "$FABRICX" plan $spec --set "$algos" "$@" ;;
+			esac
+			/usr/bin/time -q -f "%e %U %S" -o "$out/wall" "$@" --json >"$out/j" 2>"$out/err" ||
+				echo "failed: $(head -n 1 "$out/err")" >>"$out/t$how"
+			awk '{ print $1, $2 + $3 }' "$out/wall" >>"$out/t$how"
+			if [ $how = 1 ] && [ "${PAIR:-0}" = 1 ]; then
+				# two independent runs at once: what two cores give
+				# work that shares nothing (wall of both, halved)
+				/usr/bin/time -q -f "%e %U %S" -o "$out/wall" sh -c '"$@" --json >/dev/null 2>&1 &
+					"$@" --json >/dev/null 2>&1; wait' sh "$@"
+				awk '{ print $1 / 2, ($2 + $3) / 2 }' "$out/wall" >>"$out/tp"
+			fi
+			# back to EXTRA alone
+			case $how in 1) shift 5 ;; 2) shift 7 ;; m) shift 9 ;; esac
+		done
+		i=$((i + 1))
+	done
+	base=$(sort -n "$out/t1" | awk '{ w[NR] = $1 } END { print w[int((NR + 1) / 2)] }')
+	for how in 1 2 m p; do
+		[ -s "$out/t$how" ] || continue
+		label="one process"; [ $how = 2 ] && label="--jobs 2"; [ $how = m ] && label="mpirun -np 2"
+		[ $how = p ] && label="two one-process runs at once (the cores' ceiling; speed-up: 2 runs' worth)"
+		if grep -q failed "$out/t$how"; then echo "| $name, $label | $(grep -m1 failed "$out/t$how") | | |"; continue; fi
+		sort -n "$out/t$how" | awk -v n="$name, $label" -v b="$base" '{ w[NR] = $1; u[NR] = $2 }
+			END { k = int((NR + 1) / 2); printf "| %s | %.2f | %.2f | %.2fx |\n", n, w[k], u[k], b / w[k] }'
+	done
+}
+echo
+echo "| two cores ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), autogroup $(cat /proc/sys/kernel/sched_autogroup_enabled), nice $(nice)) | wall s | CPU s | speed-up (wall) |"
+echo "|---|---|---|---|"
+time3 "serial part: the plan without flips" --no-flips
+PAIR=1; time3 "flips"; PAIR=0
+time3 "serial part: 67,059 schemes without flips" --set "$micro" --no-flips
+PAIR=1; time3 "flips, 67,059 schemes" --set "$micro"; PAIR=0
+time3 "co-design" --vary fabric.nodes=16,24,32,40,48 --vary fabric.link.bandwidth=7GB/s,14GB/s,28GB/s,56GB/s --out "$out/cd"
+if command -v mpirun >/dev/null 2>&1; then
+	/usr/bin/time -q -f "%e %U %S" -o "$out/wall" mpirun --oversubscribe -np 2 "$FABRICX" --version >/dev/null 2>&1
+	awk '{ printf "| serial part: mpirun -np 2 fabricx --version (one run) | %.2f | %.2f | |\n", $1, $2 + $3 }' "$out/wall"
+fi

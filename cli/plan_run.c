@@ -2,14 +2,19 @@
  * `plan`'s schemes on worker processes or MPI ranks: a batch of scheme
  * indices is cut into shares (every jobs-th), each share evaluated by
  * plan/ into lines, every line taken back by the parent (by every rank),
- * so the result is the same however the batch was split.  Small batches
- * run here: a fork costs more than a few hundred schemes.  Before a batch
- * goes out, the parent routes the collectives it needs (plan/ caches
- * them), so workers inherit the routed times instead of each routing
- * them again.
+ * so the result is the same however the batch was split.  Bounds and
+ * small batches stay in the search itself: a fork costs more than a few
+ * hundred schemes, and a bound less than its line.  Before a batch goes
+ * out, the collectives it needs are routed first, shared over the
+ * workers, and taken into the parent's cache (plan/ caches them), so the
+ * evaluating workers inherit the routed times.  The flip thresholds'
+ * tasks go to whichever worker is free (MPI ranks: every size-th).
  */
+#define _DEFAULT_SOURCE  /* MAP_ANONYMOUS: the flip tasks' shared counter */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../core/xalloc.h"
 #include "plan_run.h"
@@ -84,38 +89,29 @@ static int batch(void *ctx, fx_plan_problem *p, const fx_plan_knobs *k, int full
 	fx_plan_runner *run = ctx;
 	plan_lines pl = {p, k, full, r, idx, n};
 	fx_lines_job job = {plan_work, plan_take, NULL, &pl};
-	if (full && route_first(run, p, k, r, idx, n, d))
+	/* shares: jobs workers or every rank; a batch too small for them runs
+	 * here (under MPI on every rank alike: the same outcome, no exchange),
+	 * and so do bounds: a scheme's bound (about 1.6 us) costs less than
+	 * writing its line and reading it back, so a split only adds */
+	int jobs = run->mpi_size > 1 ? run->mpi_size : run->jobs;
+	if (!full || (size_t)jobs * MIN_SHARE > n)
+		jobs = full ? (int)(n / MIN_SHARE) : 1;
+	if (jobs >= 2 && full && route_first(run, p, k, r, idx, n, d))
 		return -1;
-	if (run->mpi_size > 1)
+	if (jobs >= 2 && run->mpi_size > 1)
 		return fx_lines_mpi(&job, run->mpi_rank, run->mpi_size, d);
-	int jobs = run->jobs;
-	if ((size_t)jobs * MIN_SHARE > n)
-		jobs = (int)(n / MIN_SHARE);
-	if (jobs < 2) {
-		/* here, through the same lines */
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		if (!f)
-			fx_xalloc_failed();
-		int rc = plan_work(&pl, 0, 1, f, d);
-		fclose(f);
-		char *save = NULL;
-		for (char *ln = strtok_r(buf, "\n", &save); ln && rc == 0; ln = strtok_r(NULL, "\n", &save))
-			if (plan_take(&pl, ln))
-				rc = fx_diag_internal(d, "plan: a line it cannot read back: %.60s", ln);
-		free(buf);
-		return rc;
-	}
+	if (jobs < 2)
+		return 1;  /* here, as without an exec (no lines to write and read) */
 	return fx_lines_parallel(&job, jobs, n, d);
 }
 
-int fx_plan_runner_init(fx_plan_runner *r, int jobs, fx_diag *d)
+int fx_plan_runner_init(fx_plan_runner *r, int jobs, int mpi, fx_diag *d)
 {
 	memset(r, 0, sizeof *r);
 	r->jobs = jobs;
 	r->mpi_size = 1;
-	if (fx_space_mpi_begin(&r->mpi_rank, &r->mpi_size, d))
+	r->mpi = mpi;
+	if (mpi && fx_space_mpi_begin(&r->mpi_rank, &r->mpi_size, d))
 		return -1;
 	if (r->mpi_size > 1 && jobs > 1)
 		return fx_diag_error(d, NULL, "under MPI each rank takes its share of the schemes: "
@@ -132,7 +128,8 @@ const fx_plan_exec *fx_plan_runner_exec(fx_plan_runner *r)
 
 void fx_plan_runner_release(fx_plan_runner *r)
 {
-	fx_space_mpi_end();
+	if (r->mpi)
+		fx_space_mpi_end();
 	memset(r, 0, sizeof *r);
 }
 
@@ -141,16 +138,22 @@ typedef struct flip_lines {
 	const fx_plan_result *r;
 	fx_plan_flip *f;
 	size_t n;
+	/* forked workers: the next task, in memory they share, so each takes
+	 * the next when it is done with one (the tasks' costs differ by 3x
+	 * and are not known before); NULL (MPI ranks): every size-th */
+	atomic_size_t *next;
 } flip_lines;
 
 static int flip_work(void *ctx, int w, int jobs, FILE *out, fx_diag *d)
 {
 	flip_lines *fl = ctx;
-	for (size_t i = (size_t)w; i < fl->n; i += (size_t)jobs) {
+	size_t i = fl->next ? atomic_fetch_add(fl->next, 1) : (size_t)w;
+	while (i < fl->n) {
 		if (fx_plan_flip_run(fl->p, fl->r, &fl->f[i], d) ||
 		    fx_plan_flip_line(&fl->f[i], i, out))
 			return -1;
 		fflush(out);
+		i = fl->next ? atomic_fetch_add(fl->next, 1) : i + (size_t)jobs;
 	}
 	return 0;
 }
@@ -167,7 +170,7 @@ long fx_plan_runner_flips(fx_plan_runner *run, fx_plan_problem *p, const fx_plan
 	size_t n = fx_plan_flip_tasks(p, r, out, d);
 	if (d->status == FX_EXIT_INTERNAL)
 		return -1;
-	flip_lines fl = {p, r, *out, n};
+	flip_lines fl = {p, r, *out, n, NULL};
 	fx_lines_job job = {flip_work, flip_take, NULL, &fl};
 	int rc = 0;
 	if (n >= 2 && (run->mpi_size > 1 || run->jobs > 1)) {
@@ -188,8 +191,16 @@ long fx_plan_runner_flips(fx_plan_runner *run, fx_plan_problem *p, const fx_plan
 		;
 	else if (n >= 2 && run->mpi_size > 1)
 		rc = fx_lines_mpi(&job, run->mpi_rank, run->mpi_size, d);
-	else if (n >= 2 && run->jobs > 1)
+	else if (n >= 2 && run->jobs > 1) {
+		void *m = mmap(NULL, sizeof *fl.next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			       -1, 0);
+		if (m == MAP_FAILED)
+			return fx_diag_internal(d, "plan: no shared page for the flip tasks");
+		fl.next = m;
+		atomic_init(fl.next, 0);
 		rc = fx_lines_parallel(&job, run->jobs < (int)n ? run->jobs : (int)n, n, d);
+		munmap(m, sizeof *fl.next);
+	}
 	else {
 		rc = 0;
 		for (size_t i = 0; i < n && rc == 0; i++)

@@ -337,7 +337,8 @@ typedef struct fx_plan_result {
 
 /* Runs evaluations somewhere else (worker processes, MPI ranks): calls
  * fx_plan_eval_lines for its shares of idx[0..n) and hands every line to
- * fx_plan_take_line.  0 or -1 (reported through d). */
+ * fx_plan_take_line.  0 or -1 (reported through d); 1: not worth sending
+ * (too small), the search evaluates the batch itself. */
 typedef struct fx_plan_exec {
 	int (*batch)(void *ctx, fx_plan_problem *p, const fx_plan_knobs *k, int full,
 		     fx_plan_result *r, const uint64_t *idx, size_t n, fx_diag *d);

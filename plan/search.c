@@ -530,8 +530,11 @@ static int run_batch(fx_plan_problem *p, const fx_plan_knobs *k, int full, const
 {
 	if (n == 0)
 		return 0;
-	if (ex && ex->batch)
-		return ex->batch(ex->ctx, p, k, full, r, idx, n, d);
+	if (ex && ex->batch) {
+		int rc = ex->batch(ex->ctx, p, k, full, r, idx, n, d);
+		if (rc != 1)
+			return rc;
+	}
 	/* here: the values a line would carry, without the text (a line's
 	 * hexadecimal floats read back exactly, so the two ways agree) */
 	for (size_t j = 0; j < n; j++) {
@@ -679,9 +682,11 @@ int fx_plan_search(fx_plan_problem *p, const fx_plan_knobs *k, const fx_plan_exe
 	free(todo);
 	sort_obj = o;
 	qsort(c, nc, sizeof *c, cand_cmp);
-	/* elsewhere, batches worth a fork: 512 schemes, doubling each round
-	 * (a pruned search stops early; an exhaustive one goes out whole) */
-	size_t width = exec && exec->batch ? (p->exhaustive ? nc : 512) : 1;
+	/* one at a time here; elsewhere batches from one scheme, doubling
+	 * each round, so a pruned search evaluates about what one process
+	 * would (the exec runs a batch too small for a fork here), and an
+	 * exhaustive one goes out whole */
+	size_t width = exec && exec->batch && p->exhaustive ? nc : 1;
 	if (width < 1)
 		width = 1;
 	uint64_t *batch = fx_xmalloc((nc + 1) * sizeof *batch);

@@ -152,6 +152,15 @@ if command -v mpirun >/dev/null 2>&1; then
 		[ "$(jq -r .plan.choice "$tmp/out")" = "$c2" ] && ok || bad "mpirun: the choice"
 		sort "$tmp/mpi.csv" >"$tmp/mpis"
 		cmp -s "$tmp/j1s" "$tmp/mpis" && ok || bad "mpirun: the CSV rows differ"
+		# the flip thresholds shared over the ranks: as one process finds them
+		expect 0 "mpirun -np 2 flips" -- mpirun --oversubscribe -np 2 "$FABRICX" plan specs/plans/cm384-qwen3-235b.yaml --json
+		jq -S .flips "$tmp/out" >"$tmp/fm"
+		cmp -s "$tmp/f1" "$tmp/fm" && ok || bad "mpirun: the flip thresholds differ from one process's"
+		# co-design: the space shares its builds over the ranks, and each
+		# build plans on its own rank (it once ended MPI inside the first
+		# build's plan, and the next MPI call aborted the run)
+		expect 0 "mpirun -np 2 co-design" -- mpirun --oversubscribe -np 2 "$FABRICX" plan specs/plans/supernode-size.yaml --out "$tmp/snm" --json
+		[ "$(jq '.space.points_feasible' "$tmp/out")" = 3 ] && ok || bad "mpirun co-design: $(jq '.space.points_feasible' "$tmp/out") feasible builds"
 	else
 		echo "plan.sh: mpirun cannot start 2 ranks here; the MPI run is skipped"
 	fi
