@@ -152,6 +152,12 @@ if command -v mpirun >/dev/null 2>&1; then
 		[ "$(jq -r .plan.choice "$tmp/out")" = "$c2" ] && ok || bad "mpirun: the choice"
 		sort "$tmp/mpi.csv" >"$tmp/mpis"
 		cmp -s "$tmp/j1s" "$tmp/mpis" && ok || bad "mpirun: the CSV rows differ"
+		# co-design under MPI: each rank plans its own builds in-process (a
+		# point's plan once split itself over the ranks and finalised MPI
+		# inside the first point: an abort); the same points as one process
+		expect 0 "mpirun -np 2 co-design" -- mpirun --oversubscribe -np 2 "$FABRICX" plan specs/plans/supernode-size.yaml --out "$tmp/snm"
+		cmp -s "$tmp/sn/supernode-size-plan/points.csv" "$tmp/snm/supernode-size-plan/points.csv" && ok ||
+			bad "mpirun co-design: points.csv differs from one process's"
 	else
 		echo "plan.sh: mpirun cannot start 2 ranks here; the MPI run is skipped"
 	fi
