@@ -310,7 +310,7 @@ export PREFIX DESTDIR BINDIR LIBDIR INCDIR MANDIR BASHCOMPDIR
 PUB_HDR := fabricx.h bom/bom.h core/diag.h core/json.h core/sink.h core/table.h core/units.h \
 	core/version.h core/xalloc.h design/design.h fabric/fabric.h interop/interop.h \
 	placement/model.h placement/placement.h plan/plan.h power/power.h report/report.h routing/routing.h \
-	spec/spec.h step/step.h
+	space/space.h spec/spec.h step/step.h
 # what install writes under $$LIBDIR (the headers apart)
 LIB_FILES := libfabricx.a libfabricx.so $(SO_NAME) $(SO_FILE) pkgconfig/fabricx.pc
 

@@ -38,6 +38,7 @@
 #include "power/power.h"
 #include "report/report.h"
 #include "routing/routing.h"
+#include "space/space.h"
 #include "spec/spec.h"
 #include "step/step.h"
 

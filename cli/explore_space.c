@@ -70,7 +70,7 @@ static int take_folder(fx_cli *c, fx_space_run *r, const char *dir, const char *
 	char *head = NULL;
 	size_t hl = 0;
 	FILE *h = open_memstream(&head, &hl);
-	fx_pt_write_header(r->ev, h, 1);
+	fx_space_write_header(r->ev, h, 1);
 	fclose(h);
 	head[hl ? hl - 1 : 0] = '\0';
 	if (!line || strcmp(line, head)) {
@@ -152,8 +152,8 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 	if (!text)
 		return fx_diag_error(&c->d, NULL, "cannot read '%s': %s", c->spec_path, strerror(errno));
 	char **names;
-	size_t nnames = fx_pt_names(s, &names);
-	fx_pt_eval ev = {
+	size_t nnames = fx_space_names(s, &names);
+	fx_space_eval ev = {
 		.spec_path = c->spec_path, .spec_text = text, .space = s, .names = names,
 		.nnames = nnames, .sets = c->sets, .nsets = (size_t)c->nsets,
 		.limits = {.max_memory = c->max_mem}, .time_limit = o->time_limit,
@@ -253,17 +253,17 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 	if (rc == 0) {
 		size_t n = 0, feas = 0, invalid = 0;
 		const char *first_invalid = NULL;
-		const fx_pt *first_out = NULL;  /* the lowest-indexed infeasible point */
+		const fx_space_pt *first_out = NULL;  /* the lowest-indexed infeasible point */
 		for (size_t i = 0; i < r.ntodo; i++) {
-			const fx_pt *p = fx_space_run_find(&r, r.todo[i]);
+			const fx_space_pt *p = fx_space_run_find(&r, r.todo[i]);
 			if (!p)
 				continue;
 			n++;
-			feas += p->status == FX_PT_FEASIBLE;
-			if (p->status != FX_PT_FEASIBLE && p->status != FX_PT_INVALID && p->reason &&
+			feas += p->status == FX_SPACE_FEASIBLE;
+			if (p->status != FX_SPACE_FEASIBLE && p->status != FX_SPACE_INVALID && p->reason &&
 			    (!first_out || p->index < first_out->index))
 				first_out = p;
-			if (p->status == FX_PT_INVALID) {
+			if (p->status == FX_SPACE_INVALID) {
 				invalid++;
 				if (!first_invalid)
 					first_invalid = p->reason;

@@ -140,13 +140,13 @@ static int mpi_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
 {
 	mpi_space *m = ctx;
 	for (size_t k = (size_t)w; k < m->n; k += (size_t)jobs) {
-		fx_pt p;
-		if (fx_pt_evaluate(m->r->ev, m->idx[k], &p, d)) {
-			fx_pt_release(&p);
+		fx_space_pt p;
+		if (fx_space_evaluate(m->r->ev, m->idx[k], &p, d)) {
+			fx_space_pt_release(&p);
 			return -1;
 		}
-		fx_pt_write_line(m->r->ev, &p, f, 0);
-		fx_pt_release(&p);
+		fx_space_write_line(m->r->ev, &p, f, 0);
+		fx_space_pt_release(&p);
 	}
 	return 0;
 }

@@ -30,17 +30,17 @@
 
 static int cmp_pt(const void *a, const void *b)
 {
-	uint64_t x = (*(const fx_pt *const *)a)->index, y = (*(const fx_pt *const *)b)->index;
+	uint64_t x = (*(const fx_space_pt *const *)a)->index, y = (*(const fx_space_pt *const *)b)->index;
 	return (x > y) - (x < y);
 }
 
 /* The points this run reports, by index. */
-static const fx_pt **reported(const fx_space_run *r, size_t *n)
+static const fx_space_pt **reported(const fx_space_run *r, size_t *n)
 {
-	const fx_pt **v = fx_xmalloc((r->ntodo + 1) * sizeof *v);
+	const fx_space_pt **v = fx_xmalloc((r->ntodo + 1) * sizeof *v);
 	size_t k = 0;
 	for (size_t i = 0; i < r->ntodo; i++) {
-		const fx_pt *p = fx_space_run_find(r, r->todo[i]);
+		const fx_space_pt *p = fx_space_run_find(r, r->todo[i]);
 		if (p)
 			v[k++] = p;
 	}
@@ -53,7 +53,7 @@ static const fx_pt **reported(const fx_space_run *r, size_t *n)
 	return v;
 }
 
-static size_t metric_col(const fx_pt_eval *ev, const char *metric)
+static size_t metric_col(const fx_space_eval *ev, const char *metric)
 {
 	size_t j = 0;
 	while (strcmp(ev->names[j], metric))
@@ -81,7 +81,7 @@ static fx_field_kind kind_of(const char *field)
 	return FX_F_NUM;
 }
 
-static int write_csv(const char *dir, const char *name, const fx_pt_eval *ev, const fx_pt **v,
+static int write_csv(const char *dir, const char *name, const fx_space_eval *ev, const fx_space_pt **v,
 		     size_t n, int front_only, fx_diag *d)
 {
 	char *path = fx_xasprintf("%s/%s", dir, name);
@@ -92,10 +92,10 @@ static int write_csv(const char *dir, const char *name, const fx_pt_eval *ev, co
 		free(path);
 		return -1;
 	}
-	fx_pt_write_header(ev, f, 1);
+	fx_space_write_header(ev, f, 1);
 	for (size_t i = 0; i < n; i++)
 		if (!front_only || v[i]->pareto)
-			fx_pt_write_line(ev, v[i], f, 1);
+			fx_space_write_line(ev, v[i], f, 1);
 	if (fx_outfile_close(&of, 1)) {
 		fx_diag_error(d, NULL, "cannot write '%s': %s", path, strerror(errno));
 		free(path);
@@ -108,7 +108,7 @@ static int write_csv(const char *dir, const char *name, const fx_pt_eval *ev, co
 /* ---- the tables of the report ---- */
 
 /* A table of points (the front, the best ones) in the result model. */
-static fx_table *points_table(const fx_pt_eval *ev, const char *name, const char *title,
+static fx_table *points_table(const fx_space_eval *ev, const char *name, const char *title,
 			      const char *first, const char *first_label)
 {
 	fx_col none[] = {{NULL, NULL, 0}};
@@ -125,7 +125,7 @@ static fx_table *points_table(const fx_pt_eval *ev, const char *name, const char
 	return t;
 }
 
-static void point_row(fx_table *t, const fx_pt_eval *ev, const fx_pt *p)
+static void point_row(fx_table *t, const fx_space_eval *ev, const fx_space_pt *p)
 {
 	fx_table_int(t, (long long)p->index);
 	char *own[64];
@@ -144,12 +144,12 @@ static void point_row(fx_table *t, const fx_pt_eval *ev, const fx_pt *p)
 /* The best feasible point per objective; among points tied on it, one on
  * the front (a tied point the others dominate is no answer), then the
  * lowest index. */
-static const fx_pt *best(const fx_pt **v, size_t n, size_t col, fx_space_sense sense)
+static const fx_space_pt *best(const fx_space_pt **v, size_t n, size_t col, fx_space_sense sense)
 {
-	const fx_pt *b = NULL;
+	const fx_space_pt *b = NULL;
 	for (size_t i = 0; i < n; i++) {
 		double x = v[i]->m[col];
-		if (v[i]->status != FX_PT_FEASIBLE || isnan(x))
+		if (v[i]->status != FX_SPACE_FEASIBLE || isnan(x))
 			continue;
 		if (!b || (sense == FX_SPACE_MAX ? x > b->m[col] : x < b->m[col]) ||
 		    (x == b->m[col] && v[i]->pareto && !b->pareto))
@@ -158,7 +158,7 @@ static const fx_pt *best(const fx_pt **v, size_t n, size_t col, fx_space_sense s
 	return b;
 }
 
-static const fx_pt *knee(const fx_pt_eval *ev, const fx_pt **v, size_t n)
+static const fx_space_pt *knee(const fx_space_eval *ev, const fx_space_pt **v, size_t n)
 {
 	const fx_space *s = ev->space;
 	double lo[64], hi[64];
@@ -170,7 +170,7 @@ static const fx_pt *knee(const fx_pt_eval *ev, const fx_pt **v, size_t n)
 			double x = v[i]->m[metric_col(ev, s->obj[k].metric)];
 			lo[k] = fmin(lo[k], x), hi[k] = fmax(hi[k], x);
 		}
-	const fx_pt *best_p = NULL;
+	const fx_space_pt *best_p = NULL;
 	double best_d = INFINITY;
 	for (size_t i = 0; i < n; i++) {
 		if (!v[i]->pareto)
@@ -284,7 +284,7 @@ static const char *field_unit(const char *field)
 	return unit[kind_of(field)];
 }
 
-static double top_of(const fx_pt **v, size_t n, const double *xs, size_t col)
+static double top_of(const fx_space_pt **v, size_t n, const double *xs, size_t col)
 {
 	double t = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -296,7 +296,7 @@ static double top_of(const fx_pt **v, size_t n, const double *xs, size_t col)
 }
 
 /* A point's design, for the front's labels: its parameters' values. */
-static char *design_label(const fx_space *sp, const fx_pt *p)
+static char *design_label(const fx_space *sp, const fx_space_pt *p)
 {
 	size_t dig[64];
 	fx_space_digits(sp, p->index, dig);
@@ -315,7 +315,7 @@ static char *design_label(const fx_space *sp, const fx_pt *p)
  * points once, with their count). */
 static void draw(fx_plot_batch *pb, const fx_space *sp, const char *file, const char *title,
 		 const char *xlabel, const char *ylabel, const fx_plot_tic *xtics, size_t ntics,
-		 const fx_pt **v, size_t n, const double *xs, double xdiv, size_t ycol, double ydiv)
+		 const fx_space_pt **v, size_t n, const double *xs, double xdiv, size_t ycol, double ydiv)
 {
 	double *x = fx_xmalloc(3 * (n + 1) * sizeof *x), *y = fx_xmalloc(3 * (n + 1) * sizeof *y);
 	char **lab = fx_xcalloc(n + 1, sizeof *lab);
@@ -324,7 +324,7 @@ static void draw(fx_plot_batch *pb, const fx_space *sp, const char *file, const 
 		double yv = v[i]->m[ycol];
 		if (isnan(yv) || isnan(xs[i]))
 			continue;
-		int s = v[i]->pareto ? 2 : v[i]->status == FX_PT_FEASIBLE ? 0 : 1;
+		int s = v[i]->pareto ? 2 : v[i]->status == FX_SPACE_FEASIBLE ? 0 : 1;
 		if (s == 2)
 			lab[cnt[2]] = design_label(sp, v[i]);
 		x[s * (n + 1) + cnt[s]] = xs[i] / xdiv;
@@ -364,7 +364,7 @@ static void md_plot(FILE *md, const char *title, const char *file)
 
 /* Every chart gathered, then drawn at once on `jobs` workers; the
  * report's lines for them written after, none when gnuplot is missing. */
-static int plots(const char *dir, const fx_pt_eval *ev, const fx_pt **v, size_t n, FILE *md,
+static int plots(const char *dir, const fx_space_eval *ev, const fx_space_pt **v, size_t n, FILE *md,
 		 int jobs, char *skip, size_t skiplen, fx_diag *d)
 {
 	const fx_space *s = ev->space;
@@ -517,11 +517,11 @@ static int emit(fx_cli *c, fx_table *t, int text)
 
 int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, int text)
 {
-	const fx_pt_eval *ev = r->ev;
+	const fx_space_eval *ev = r->ev;
 	const fx_space *s = ev->space;
 	size_t n;
-	const fx_pt **v = reported(r, &n);
-	size_t cnt[FX_PT_NSTATUS] = {0}, front = 0;
+	const fx_space_pt **v = reported(r, &n);
+	size_t cnt[FX_SPACE_NSTATUS] = {0}, front = 0;
 	for (size_t i = 0; i < n; i++) {
 		cnt[v[i]->status]++;
 		front += (size_t)v[i]->pareto;
@@ -546,10 +546,10 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 	}
 	if (r->shard_n)
 		fx_record_text(t, "shard", "shard", "%d/%d", r->shard_i + 1, r->shard_n);
-	fx_record_int(t, "points_feasible", "feasible", (long long)cnt[FX_PT_FEASIBLE]);
-	fx_record_int(t, "points_infeasible", "infeasible", (long long)cnt[FX_PT_INFEASIBLE]);
-	fx_record_int(t, "points_not_decided", "not decided", (long long)cnt[FX_PT_UNDECIDED]);
-	fx_record_int(t, "points_invalid", "invalid (bad input)", (long long)cnt[FX_PT_INVALID]);
+	fx_record_int(t, "points_feasible", "feasible", (long long)cnt[FX_SPACE_FEASIBLE]);
+	fx_record_int(t, "points_infeasible", "infeasible", (long long)cnt[FX_SPACE_INFEASIBLE]);
+	fx_record_int(t, "points_not_decided", "not decided", (long long)cnt[FX_SPACE_UNDECIDED]);
+	fx_record_int(t, "points_invalid", "invalid (bad input)", (long long)cnt[FX_SPACE_INVALID]);
 	fx_record_int(t, "points_pareto", "on the Pareto front", (long long)front);
 	rc |= emit(c, t, text);
 
@@ -557,14 +557,14 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 	fx_table *b = points_table(ev, "best", "Best feasible point per objective", "objective",
 				   "objective");
 	for (size_t o = 0; o < s->nobj; o++) {
-		const fx_pt *p = best(v, n, metric_col(ev, s->obj[o].metric), s->obj[o].sense);
+		const fx_space_pt *p = best(v, n, metric_col(ev, s->obj[o].metric), s->obj[o].sense);
 		if (!p)
 			continue;
 		fx_table_cell(b, "%s %s", s->obj[o].sense == FX_SPACE_MAX ? "maximize" : "minimize",
 			      s->obj[o].metric);
 		point_row(b, ev, p);
 	}
-	const fx_pt *k = s->nobj ? knee(ev, v, n) : NULL;
+	const fx_space_pt *k = s->nobj ? knee(ev, v, n) : NULL;
 	if (k && s->nobj > 1) {
 		fx_table_cell(b, "knee of the front");
 		point_row(b, ev, k);
@@ -600,7 +600,7 @@ int fx_space_report(fx_cli *c, fx_space_run *r, const char *dir, int diagrams, i
 			continue;  /* counted at its first sight */
 		for (size_t q = i; q < n; q++)
 			m += v[q]->reason && strcmp(v[q]->reason, v[i]->reason) == 0;
-		fx_table_cell(why, "%s", fx_pt_status_name(v[i]->status));
+		fx_table_cell(why, "%s", fx_space_status_name(v[i]->status));
 		fx_table_int(why, (long long)m);
 		fx_table_int(why, (long long)v[i]->index);
 		fx_table_cell(why, "%s", v[i]->reason);

@@ -37,7 +37,7 @@ static size_t slot_of(const fx_space_run *r, uint64_t idx)
 	return h;
 }
 
-const fx_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx)
+const fx_space_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx)
 {
 	if (!r->cap_hash)
 		return NULL;
@@ -46,10 +46,10 @@ const fx_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx)
 }
 
 /* Keeps p (moved in); a point already held is kept as it was. */
-static void keep(fx_space_run *r, fx_pt *p)
+static void keep(fx_space_run *r, fx_space_pt *p)
 {
 	if (fx_space_run_find(r, p->index)) {
-		fx_pt_release(p);
+		fx_space_pt_release(p);
 		return;
 	}
 	if (2 * (r->npts + 1) > r->cap_hash) {
@@ -66,16 +66,16 @@ static void keep(fx_space_run *r, fx_pt *p)
 	}
 	r->pts[r->npts] = *p;
 	r->hash[slot_of(r, p->index)] = ++r->npts;
-	*p = (fx_pt){0};
+	*p = (fx_space_pt){0};
 }
 
 /* The first column in which two results for one point differ, into why;
  * 0 when they are alike. */
-static int differs(const fx_space_run *r, const fx_pt *a, const fx_pt *b, char *why, size_t len)
+static int differs(const fx_space_run *r, const fx_space_pt *a, const fx_space_pt *b, char *why, size_t len)
 {
 	if (a->status != b->status) {
-		snprintf(why, len, "status %s against %s", fx_pt_status_name(a->status),
-			 fx_pt_status_name(b->status));
+		snprintf(why, len, "status %s against %s", fx_space_status_name(a->status),
+			 fx_space_status_name(b->status));
 		return 1;
 	}
 	if ((a->reason == NULL) != (b->reason == NULL) ||
@@ -97,11 +97,11 @@ static int differs(const fx_space_run *r, const fx_pt *a, const fx_pt *b, char *
 int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto, char *why,
 			   size_t len)
 {
-	fx_pt p;
-	if (fx_pt_read_line(r->ev, line, &p, with_pareto))
+	fx_space_pt p;
+	if (fx_space_read_line(r->ev, line, &p, with_pareto))
 		return -1;
 	p.pareto = 0;
-	const fx_pt *had = fx_space_run_find(r, p.index);
+	const fx_space_pt *had = fx_space_run_find(r, p.index);
 	char none[8];
 	int clash = had && differs(r, had, &p, why ? why : none, why ? len : sizeof none);
 	keep(r, &p);  /* a duplicate is dropped: the first stands */
@@ -111,7 +111,7 @@ int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto, c
 void fx_space_run_release(fx_space_run *r)
 {
 	for (size_t i = 0; i < r->npts; i++)
-		fx_pt_release(&r->pts[i]);
+		fx_space_pt_release(&r->pts[i]);
 	free(r->pts);
 	free(r->hash);
 	free(r->todo);
@@ -148,9 +148,9 @@ static void progress(fx_space_run *r, size_t done, size_t total, int last)
 static int eval_serial(fx_space_run *r, const uint64_t *idx, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
-		fx_pt p;
-		if (fx_pt_evaluate(r->ev, idx[k], &p, r->d)) {
-			fx_pt_release(&p);
+		fx_space_pt p;
+		if (fx_space_evaluate(r->ev, idx[k], &p, r->d)) {
+			fx_space_pt_release(&p);
 			return -1;
 		}
 		keep(r, &p);
@@ -306,14 +306,14 @@ static int space_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
 	space_lines *sl = ctx;
 	sl->r->d = d;
 	for (size_t k = (size_t)w; k < sl->n; k += (size_t)jobs) {
-		fx_pt p;
-		if (fx_pt_evaluate(sl->r->ev, sl->idx[k], &p, d)) {
-			fx_pt_release(&p);
+		fx_space_pt p;
+		if (fx_space_evaluate(sl->r->ev, sl->idx[k], &p, d)) {
+			fx_space_pt_release(&p);
 			return -1;
 		}
-		fx_pt_write_line(sl->r->ev, &p, f, 0);
+		fx_space_write_line(sl->r->ev, &p, f, 0);
 		fflush(f);
-		fx_pt_release(&p);
+		fx_space_pt_release(&p);
 	}
 	return 0;
 }
@@ -381,7 +381,7 @@ void fx_space_run_front(fx_space_run *r)
 	double *vals = fx_xmalloc((n * m + 1) * sizeof *vals);
 	unsigned char *feas = fx_xmalloc(n + 1), *par = fx_xcalloc(n + 1, 1);
 	for (size_t i = 0; i < n; i++) {
-		feas[i] = r->pts[i].status == FX_PT_FEASIBLE;
+		feas[i] = r->pts[i].status == FX_SPACE_FEASIBLE;
 		for (size_t k = 0; k < m; k++) {
 			size_t j = 0;
 			while (strcmp(r->ev->names[j], r->ev->space->obj[k].metric))

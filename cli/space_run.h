@@ -7,11 +7,12 @@
 #ifndef FX_CLI_SPACE_RUN_H
 #define FX_CLI_SPACE_RUN_H
 
-#include "points.h"
+#include "../space/space.h"
+#include "cli.h"
 
 typedef struct fx_space_run {
 	/* set by the caller */
-	const fx_pt_eval *ev;
+	const fx_space_eval *ev;
 	fx_diag *d;
 	int jobs;                  /* worker processes, at least 1 */
 	int shard_i, shard_n;      /* this run's share i of n (n = 0: all) */
@@ -27,7 +28,7 @@ typedef struct fx_space_run {
 	size_t nsample, rounds;    /* sampled: the Latin hypercube's size, refinements */
 	int sampled;
 	size_t evaluated;          /* computed here (not read back) */
-	fx_pt *pts;                /* every point held, in no order */
+	fx_space_pt *pts;                /* every point held, in no order */
 	size_t npts, cap_pts;
 	size_t *hash, cap_hash;    /* index -> position + 1 */
 	double t0, t_shown;
@@ -64,7 +65,7 @@ int fx_space_run_all(fx_space_run *r);
  * why[len]); a duplicate alike in every column is dropped. */
 int fx_space_run_take_line(fx_space_run *r, const char *line, int with_pareto, char *why,
 			   size_t len);
-const fx_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx);
+const fx_space_pt *fx_space_run_find(const fx_space_run *r, uint64_t idx);
 /* Marks pareto on the points held. */
 void fx_space_run_front(fx_space_run *r);
 void fx_space_run_release(fx_space_run *r);

@@ -111,23 +111,25 @@ static void show_line(const fx_diag *d, const fx_loc *loc)
 static void vreport(fx_diag *d, const fx_loc *loc, const char *kind,
 		    const char *fmt, va_list ap)
 {
-	if (loc && loc->file && loc->line > 0)
-		fprintf(d->out, "%s:%d:%d: %s: ", loc->file, loc->line, loc->col, kind);
-	else if (loc && loc->file)
-		fprintf(d->out, "%s: %s: ", loc->file, kind);
-	else
-		fprintf(d->out, "fabricx: %s: ", kind);
 	char *msg = fx_xvasprintf(fmt, ap);  /* messages quote user text: clean it */
-	put_clean(d->out, msg, strlen(msg));
+	if (d->out) {  /* NULL: kept (first, last), not shown */
+		if (loc && loc->file && loc->line > 0)
+			fprintf(d->out, "%s:%d:%d: %s: ", loc->file, loc->line, loc->col, kind);
+		else if (loc && loc->file)
+			fprintf(d->out, "%s: %s: ", loc->file, kind);
+		else
+			fprintf(d->out, "fabricx: %s: ", kind);
+		put_clean(d->out, msg, strlen(msg));
+		fputc('\n', d->out);
+		if (loc && loc->file)
+			show_line(d, loc);
+	}
 	if (strcmp(kind, "note") != 0) {
 		free(d->last);
 		d->last = msg;
 	} else {
 		free(msg);
 	}
-	fputc('\n', d->out);
-	if (loc && loc->file)
-		show_line(d, loc);
 }
 
 void fx_diag_adopt(fx_diag *to, const fx_diag *from)

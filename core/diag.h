@@ -47,7 +47,8 @@ typedef struct fx_diag_source {
 } fx_diag_source;
 
 typedef struct fx_diag {
-	FILE *out;              /* where messages go; stderr by default */
+	FILE *out;              /* where messages go; stderr by default; NULL:
+				 * counted and kept (first, last), not shown */
 	int nerr;               /* errors reported so far */
 	int max_shown;          /* stop printing after this many (still counted) */
 	int status;             /* exit status the errors call for (FX_EXIT_*) */

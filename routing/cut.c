@@ -40,15 +40,14 @@ static double live_links(const fx_fabric *f, int64_t e)
  * max-flows over 20,480 switches and 1.05M links, 6 s. */
 #define MAXFLOW_LIMIT 4000000
 /* The spectral seeds (ARPACK's Lanczos iterations for the Laplacian's
- * smallest eigenvectors) cost more than everything else a bisection does
- * past this many vertices + edges: ARPACK needs its 1,000-3,000 iterations
- * or gives nothing (capping them, or more Lanczos vectors, found no cut).
- * Measured (docs/performance.md, "Spectral seeds"): 1.2 s at 12k on a
- * 64x64 torus written by hand, 4.7 s at 62k and 26 s of CPU at 250k on
- * random cubic graphs, against 0.04-1.4 s for everything else; past the
- * limit the breadth-first and device-order seeds refined by FM found the
- * same cuts on every graph measured.  Below it the spectral seed can
- * matter: a 3,000-device cubic graph, 398 links with it, 532 without. */
+ * smallest eigenvectors, to a residual of 1e-3: heuristic_halves) cost
+ * more than everything else a bisection does past this many vertices +
+ * edges.  Measured (docs/performance.md, "Spectral seeds" and "Bisection
+ * seeds that converge"): converged seeds cut random cubic graphs of 12,500
+ * and 25,000 devices far better (1,632 and 3,262 links against 2,192 and
+ * 4,400) but in 3.2 and 5.7 s against 0.1 and 0.8 s, and at 50,000 devices
+ * take 40 s for no gain; below it they cost under 0.5 s and matter (a
+ * 7,000-device cubic graph: 900 links with them, 1,240 without). */
 #define SPECTRAL_LIMIT 20000
 
 /*
@@ -262,14 +261,28 @@ static int heuristic_halves(const fx_fabric *f, uint8_t *side, int *spectral, fx
 	fx_igraph_alloc(igraph_vector_init(&w, f->ne));
 	for (int64_t e = 0; e < f->ne; e++)
 		VECTOR(w)[e] = capacity(f, e);
-	igraph_arpack_options_t opt;
-	igraph_arpack_options_init(&opt);
+	/* The vectors are seeds that FM refines.  ARPACK's default (machine
+	 * precision, 3,000 restarts) failed to converge at all on a 48x48 or
+	 * 64x64 torus written out by hand (a degenerate Fiedler space) and on
+	 * random cubic graphs of 7,000 vertices, after 80 % of the command's
+	 * time.  So machine precision gets a work budget (restarts x size), which
+	 * the small graphs it suits fit in, and past it a residual of 1e-3, which
+	 * converged on every graph tried in 100-500 restarts with the same or
+	 * smaller cuts (docs/performance.md, "Bisection seeds that converge").
+	 * A loose vector alone is not enough: on a 16-endpoint rail Clos written
+	 * out by hand its split refined to twice the cut the precise one gives. */
 	int neig = 0;
-	if (f->nv > 3 && (double)f->nv + (double)f->ne <= SPECTRAL_LIMIT &&
-	    igraph_laplacian_spectral_embedding(&f->g, 3, &w, IGRAPH_EIGEN_SA,
-							     IGRAPH_EMBEDDING_D_A, 0, &X, NULL,
-							     NULL, &opt) == IGRAPH_SUCCESS)
-		neig = (int)igraph_matrix_ncol(&X) - 1;  /* column 0 is the constant vector */
+	double size = (double)f->nv + (double)f->ne;
+	for (int pass = 0; pass < 2 && neig == 0 && f->nv > 3 && size <= SPECTRAL_LIMIT; pass++) {
+		igraph_arpack_options_t opt;
+		igraph_arpack_options_init(&opt);
+		opt.tol = pass == 0 ? 0 : 1e-3;
+		opt.mxiter = pass == 0 ? (int)fmin(3000, fmax(50, 2e6 / size)) : 1000;
+		if (igraph_laplacian_spectral_embedding(&f->g, 3, &w, IGRAPH_EIGEN_SA,
+							IGRAPH_EMBEDDING_D_A, 0, &X, NULL, NULL,
+							&opt) == IGRAPH_SUCCESS)
+			neig = (int)igraph_matrix_ncol(&X) - 1;  /* column 0 is the constant vector */
+	}
 	igraph_vector_destroy(&w);
 	*spectral = neig > 0;
 

@@ -37,7 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "../core/diag.h"
+#include "../design/design.h"
 #include "../spec/spec.h"
 
 /* A space's whole grid is evaluated up to this many points (explore
@@ -116,5 +119,84 @@ void fx_space_pareto(const fx_space *s, size_t n, const double *vals,
 
 /* Writes node n as one line of YAML flow text ("[4, 4, 4]", "60 kW"). */
 char *fx_snode_flow_new(const fx_snode *n);
+
+/* ---- evaluating a point (space/points.c) ----
+ *
+ * A point is a design loaded with its overrides and measured by the
+ * reports (report/report.h) into a capture sink; its metrics are read from
+ * the captured tables by field name, as the results name them
+ * (docs/output.md):
+ *
+ *   FIELD                      the first table or record with that field
+ *   TABLE.FIELD                that table's (or record's) first row
+ *   TABLE[COL=VALUE].FIELD     the first row whose COL shows VALUE, e.g.
+ *                              collectives[pattern=all-to-all].time_s
+ *
+ * The reports run cheapest first -- metrics, power, collectives,
+ * placement, bill of materials, plan -- and only until every metric asked
+ * for is found, so a space ranked on power never runs a placement.
+ *
+ * Points travel as CSV lines (the row of points.csv without its pareto
+ * column): workers, MPI ranks and shards write them, and the one who
+ * writes points.csv reads them back, so a point prints the same however
+ * the space was split.
+ */
+
+struct fx_plan_opts;
+
+/* What every point shares. */
+typedef struct fx_space_eval {
+	const char *spec_path;
+	const char *spec_text;     /* the spec, read once (NULL: read from spec_path
+				    * at each point) */
+	const fx_space *space;
+	char **names;              /* [nnames] metric columns */
+	size_t nnames;
+	const char *const *sets;   /* --set overrides, before the point's own */
+	size_t nsets;
+	fx_design_limits limits;
+	double time_limit;         /* placement, seconds */
+	long node_limit;
+	const struct fx_plan_opts *plan;  /* `plan` over a space: its options, or NULL */
+} fx_space_eval;
+
+/* What became of a point. */
+typedef enum fx_space_status {
+	FX_SPACE_FEASIBLE = 0,
+	FX_SPACE_INFEASIBLE,       /* a constraint fails, or a report proves it */
+	FX_SPACE_UNDECIDED,        /* a report hit a limit */
+	FX_SPACE_INVALID,          /* the point's spec is bad input */
+	FX_SPACE_NSTATUS
+} fx_space_status;
+
+typedef struct fx_space_pt {
+	uint64_t index;
+	fx_space_status status;
+	char *reason;              /* NULL when feasible */
+	double *m;                 /* [nnames]; NaN: not available */
+	int pareto;
+} fx_space_pt;
+
+/* The metric columns of a space: its `metrics:`, then its objectives'
+ * and constraints' metrics, each once.  *out is malloc'd (the strings are
+ * the space's). */
+size_t fx_space_names(const fx_space *s, char ***out);
+
+/* Evaluates point i into *out (fx_space_pt_release frees it).  0, or -1
+ * when the run cannot go on (an internal error, a metric no report gives),
+ * reported through run.  A point that is bad input, infeasible or not
+ * decided is a result (out->status, out->reason), not an error. */
+int fx_space_evaluate(const fx_space_eval *ev, uint64_t i, fx_space_pt *out, fx_diag *run);
+void fx_space_pt_release(fx_space_pt *p);
+
+const char *fx_space_status_name(fx_space_status s);
+
+/* The CSV header of points.csv / one point's line (no pareto column;
+ * with_pareto adds it). */
+void fx_space_write_header(const fx_space_eval *ev, FILE *f, int with_pareto);
+void fx_space_write_line(const fx_space_eval *ev, const fx_space_pt *p, FILE *f, int with_pareto);
+/* Reads one line written by fx_space_write_line back (*p released by the
+ * caller).  0, or -1 when it is not such a line. */
+int fx_space_read_line(const fx_space_eval *ev, const char *line, fx_space_pt *p, int with_pareto);
 
 #endif

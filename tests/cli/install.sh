@@ -119,6 +119,22 @@ same bisection_bandwidth_Bps "$want_bis" static
 same all_to_all_time_s "$want_a2a" static
 expect 2 "example on a bad spec" -- "$tmp/ex-static" "$spec" 'fabric.dims=[0]'
 
+# a design-space point through the library (docs/example_space.c): point 1
+# of torus-growth (6x6x6) and the all-to-all time its points.csv row holds,
+# read by field name from the reports' captured tables, no CLI in between
+cp docs/example_space.c "$tmp/example_space.c"
+# shellcheck disable=SC2046
+expect 0 "space example builds (shared)" -- ${CC:-cc} -o "$tmp/exs" "$tmp/example_space.c" $(pkg-config --cflags --libs fabricx)
+sp=specs/spaces/torus-growth.yaml
+a2a='collectives[pattern=all-to-all].time_s'
+expect 0 "space example: the CLI's points" -- "$FABRICX" explore "$sp" --no-diagrams --out "$tmp/sp" --set "space.metrics=[devices, \"$a2a\"]"
+row=$(sed -n 3p "$tmp/sp/torus-growth/points.csv" | sed 's/"[^"]*"//')  # the quoted dims out
+LD_LIBRARY_PATH="$p/lib" expect 0 "space example runs" -- "$tmp/exs" "$sp" 1 devices "$a2a"
+grep -q '^point 1: feasible$' "$tmp/out" && ok || bad "space example: point 1 is not feasible"
+same devices "$(echo "$row" | cut -d, -f3)" "space point"
+same "collectives\[pattern=all-to-all\]\.time_s" "$(echo "$row" | cut -d, -f4)" "space point"
+LD_LIBRARY_PATH="$p/lib" expect 2 "space example: no such point" -- "$tmp/exs" "$sp" 6 devices
+
 if command -v man >/dev/null 2>&1; then
 	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p/share/man/man1/fabricx.1" >"$tmp/out" 2>"$tmp/err"
 	[ ! -s "$tmp/err" ] && ok || { bad "man -l warns"; head -5 "$tmp/err"; }

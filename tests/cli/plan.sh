@@ -157,10 +157,13 @@ if command -v mpirun >/dev/null 2>&1; then
 		jq -S .flips "$tmp/out" >"$tmp/fm"
 		cmp -s "$tmp/f1" "$tmp/fm" && ok || bad "mpirun: the flip thresholds differ from one process's"
 		# co-design: the space shares its builds over the ranks, and each
-		# build plans on its own rank (it once ended MPI inside the first
-		# build's plan, and the next MPI call aborted the run)
+		# build plans in its own rank's process (it once ended MPI inside
+		# the first build's plan, and the next MPI call aborted the run);
+		# the same points as one process
 		expect 0 "mpirun -np 2 co-design" -- mpirun --oversubscribe -np 2 "$FABRICX" plan specs/plans/supernode-size.yaml --out "$tmp/snm" --json
 		[ "$(jq '.space.points_feasible' "$tmp/out")" = 3 ] && ok || bad "mpirun co-design: $(jq '.space.points_feasible' "$tmp/out") feasible builds"
+		cmp -s "$tmp/sn/supernode-size-plan/points.csv" "$tmp/snm/supernode-size-plan/points.csv" && ok ||
+			bad "mpirun co-design: points.csv differs from one process's"
 	else
 		echo "plan.sh: mpirun cannot start 2 ranks here; the MPI run is skipped"
 	fi

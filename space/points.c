@@ -1,27 +1,28 @@
 /*
- * points: one design-space point evaluated by the commands' report code
- * (cli/points.h), and its CSV line.
+ * points: one design-space point evaluated by the reports into a capture
+ * sink (space/space.h), and its CSV line.
  */
-#include "points.h"
+#include "space.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/limits.h"
+#include "../core/sink.h"
 #include "../core/xalloc.h"
-#include "report.h"
+#include "../report/report.h"
 
-static const char *const status_names[FX_PT_NSTATUS] = {
-	[FX_PT_FEASIBLE] = "feasible",
-	[FX_PT_INFEASIBLE] = "infeasible",
-	[FX_PT_UNDECIDED] = "not decided",
-	[FX_PT_INVALID] = "invalid",
+static const char *const status_names[FX_SPACE_NSTATUS] = {
+	[FX_SPACE_FEASIBLE] = "feasible",
+	[FX_SPACE_INFEASIBLE] = "infeasible",
+	[FX_SPACE_UNDECIDED] = "not decided",
+	[FX_SPACE_INVALID] = "invalid",
 };
 
-const char *fx_pt_status_name(fx_pt_status s)
+const char *fx_space_status_name(fx_space_status s)
 {
-	return s < FX_PT_NSTATUS ? status_names[s] : "?";
+	return s < FX_SPACE_NSTATUS ? status_names[s] : "?";
 }
 
 static size_t add_name(char ***v, size_t n, char *name)
@@ -34,7 +35,7 @@ static size_t add_name(char ***v, size_t n, char *name)
 	return n + 1;
 }
 
-size_t fx_pt_names(const fx_space *s, char ***out)
+size_t fx_space_names(const fx_space *s, char ***out)
 {
 	char **v = NULL;
 	size_t n = 0;
@@ -48,52 +49,63 @@ size_t fx_pt_names(const fx_space *s, char ***out)
 	return n;
 }
 
-void fx_pt_release(fx_pt *p)
+void fx_space_pt_release(fx_space_pt *p)
 {
 	free(p->reason);
 	free(p->m);
-	*p = (fx_pt){0};
+	*p = (fx_space_pt){0};
 }
 
-/* ---- the report sections a point may need, cheapest first ---- */
+/* ---- the reports a point may need, cheapest first ---- */
 
-static int run_metrics(fx_cli *c, const fx_pt_eval *ev)
+/* What a point's reports share: its design, the capture they fill, and
+ * its own diagnostics (whose first message becomes the point's reason). */
+typedef struct pt_ctx {
+	fx_design design;
+	fx_sink cap;
+	fx_diag d;
+} pt_ctx;
+
+static int run_metrics(pt_ctx *c, const fx_space_eval *ev)
 {
 	(void)ev;
-	return fx_report_metrics(&c->design, NULL, fx_cli_sink(c), &c->d);
+	return fx_report_metrics(&c->design, NULL, &c->cap, &c->d);
 }
 
-static int run_power(fx_cli *c, const fx_pt_eval *ev)
+static int run_power(pt_ctx *c, const fx_space_eval *ev)
 {
 	(void)ev;
-	return fx_report_power(&c->design, NULL, fx_cli_sink(c), &c->d) ? -1 : 0;
+	return fx_report_power(&c->design, NULL, &c->cap, &c->d) ? -1 : 0;
 }
 
-static int run_collectives(fx_cli *c, const fx_pt_eval *ev)
+static int run_collectives(pt_ctx *c, const fx_space_eval *ev)
 {
 	(void)ev;
-	return fx_report_collectives(&c->design, NULL, fx_cli_sink(c), &c->d);
+	return fx_report_collectives(&c->design, NULL, &c->cap, &c->d);
 }
 
-static int run_placement(fx_cli *c, const fx_pt_eval *ev)
+static int run_placement(pt_ctx *c, const fx_space_eval *ev)
 {
 	if (!c->design.work.present)
 		return 1;  /* nothing to place: its fields stay unknown */
+	fx_fault none = {.at = -1};
 	fx_place_report_opts o = {.time_limit = ev->time_limit, .node_limit = ev->node_limit,
-				  .fault = &c->fault};
-	return fx_report_place(&c->design, &o, fx_cli_sink(c), &c->d);
+				  .fault = &none};
+	return fx_report_place(&c->design, &o, &c->cap, &c->d);
 }
 
 /* The bill of materials: cost, cable and fibre lengths, per GB/s of
  * bisection (report/bom.c), as objectives and constraints. */
-static int run_bom(fx_cli *c, const fx_pt_eval *ev)
+static int run_bom(pt_ctx *c, const fx_space_eval *ev)
 {
 	(void)ev;
-	return fx_report_bom(&c->design, NULL, fx_cli_sink(c), &c->d);
+	return fx_report_bom(&c->design, NULL, &c->cap, &c->d);
 }
 
-/* The plan of the point's build (no flip thresholds: each is a search). */
-static int run_plan(fx_cli *c, const fx_pt_eval *ev)
+/* The plan of the point's build, searched here in this process: the
+ * point is already one worker's or one rank's share of the space (no flip
+ * thresholds: each is a search of its own). */
+static int run_plan(pt_ctx *c, const fx_space_eval *ev)
 {
 	if (!fx_plan_applies(&c->design))
 		return 1;  /* nothing to plan: its fields stay unknown */
@@ -103,12 +115,16 @@ static int run_plan(fx_cli *c, const fx_pt_eval *ev)
 	o.flips = o.sensitivity = 0;
 	o.csv = o.plot = NULL;
 	o.jobs = 1;
-	return fx_cli_plan(c, &o);
+	o.exec = NULL;
+	o.flips_run = NULL;
+	o.flips_ctx = NULL;
+	o.follower = 0;
+	return fx_report_plan(&c->design, &o, &c->cap, &c->d);
 }
 
 static const struct pt_section {
 	const char *name;
-	int (*run)(fx_cli *c, const fx_pt_eval *ev);  /* 0, 1 not applicable, -1 failed */
+	int (*run)(pt_ctx *c, const fx_space_eval *ev);  /* 0, 1 not applicable, -1 failed */
 } sections[] = {
 	{.name = "metrics", .run = run_metrics},
 	{.name = "power", .run = run_power},
@@ -121,101 +137,44 @@ enum { NSEC = sizeof sections / sizeof sections[0] };
 
 /* ---- finding a metric in the captured tables ---- */
 
-/* Whether cell (row, col) of t shows `want` (text as is, numbers as read). */
-static int cell_is(const fx_table *t, size_t row, size_t col, const char *want)
+/* 1 found (*v; NaN for null), 0 not in these tables or not a metric name,
+ * -1 found but text.  The name is split as the header says and read back
+ * with fx_sink_value. */
+static int lookup(const fx_sink *cap, const char *name, double *v)
 {
-	const fx_cell *c = &t->cells[row * t->ncol + col];
-	char *end;
-	double w = strtod(want, &end);
-	int num = *want && !*end;
-	switch (c->type) {
-	case FX_CELL_TEXT: return c->text && strcmp(c->text, want) == 0;
-	case FX_CELL_NUM: return num && c->num == w;
-	case FX_CELL_INT: return num && (double)c->i == w;
-	case FX_CELL_BOOL: return strcmp(want, c->i ? "true" : "false") == 0;
-	default: return 0;
-	}
-}
-
-static int col_of(const fx_table *t, const char *field, size_t len)
-{
-	for (size_t k = 0; k < t->ncol; k++)
-		if (strlen(t->cols[k].field) == len && strncmp(t->cols[k].field, field, len) == 0)
-			return (int)k;
-	return -1;
-}
-
-/* Whether a table's name or JSON key is table[0..len): a table is named
- * as its CSV file or as its JSON key (metrics' per-role table is the CSV's
- * "switches" and the JSON's "switch_roles", since "switches" is a count). */
-static int named(const char *name, const char *table, size_t len)
-{
-	return name && strlen(name) == len && strncmp(name, table, len) == 0;
-}
-
-/* 1 found (*v; NaN for null), 0 not in these tables, -1 found but text. */
-static int lookup(const fx_cli *c, const char *name, double *v)
-{
-	const char *table = NULL, *sel = NULL, *field = name;
-	size_t tlen = 0, slen = 0;
+	char *table = NULL, *sel = NULL, *selval = NULL;
+	const char *field = name;
 	const char *br = strchr(name, '['), *dot;
 	if (br) {
 		const char *close = strchr(br, ']');
-		if (!close || close[1] != '.')
+		const char *eq = memchr(br, '=', close ? (size_t)(close - br) : 0);
+		if (!close || close[1] != '.' || !eq)
 			return 0;
-		table = name, tlen = (size_t)(br - name);
-		sel = br + 1, slen = (size_t)(close - br - 1);
+		table = fx_xstrndup(name, (size_t)(br - name));
+		sel = fx_xstrndup(br + 1, (size_t)(eq - br - 1));
+		selval = fx_xstrndup(eq + 1, (size_t)(close - eq - 1));
 		field = close + 2;
 	} else if ((dot = strchr(name, '.'))) {
-		table = name, tlen = (size_t)(dot - name);
+		table = fx_xstrndup(name, (size_t)(dot - name));
 		field = dot + 1;
 	}
-	char *selcol = NULL;
-	const char *selval = NULL;
-	if (sel) {
-		selcol = fx_xstrndup(sel, slen);
-		char *eq = strchr(selcol, '=');
-		if (!eq) {
-			free(selcol);
-			return 0;
-		}
-		*eq = '\0';
-		selval = eq + 1;
-	}
-	int found = 0;
-	for (size_t i = 0; !found && i < c->ncaptured; i++) {
-		const fx_table *t = c->captured[i];
-		if (!t->typed || (table && !named(t->name, table, tlen) && !named(t->key, table, tlen)))
-			continue;
-		int k = col_of(t, field, strlen(field));
-		if (k < 0)
-			continue;
-		size_t rows = fx_table_rows(t), row = 0;
-		if (selcol) {
-			int sc = col_of(t, selcol, strlen(selcol));
-			while (sc >= 0 && row < rows && !cell_is(t, row, (size_t)sc, selval))
-				row++;
-			if (sc < 0 || row == rows)
-				continue;
-		} else if (rows == 0) {
-			continue;
-		}
-		const fx_cell *cell = &t->cells[row * t->ncol + (size_t)k];
-		found = 1;
-		switch (cell->type) {
-		case FX_CELL_NUM: *v = cell->num; break;
-		case FX_CELL_INT: case FX_CELL_BOOL: *v = (double)cell->i; break;
+	fx_value x;
+	int found = fx_sink_value(cap, table, sel, selval, field, &x);
+	if (found)
+		switch (x.type) {
+		case FX_CELL_NUM: case FX_CELL_INT: case FX_CELL_BOOL: *v = x.num; break;
 		case FX_CELL_NULL: *v = NAN; break;
 		default: found = -1; break;
 		}
-	}
-	free(selcol);
+	free(table);
+	free(sel);
+	free(selval);
 	return found;
 }
 
 /* The fields a point's tables hold, for the message naming an unknown
  * metric. */
-static char *known_fields(const fx_cli *c)
+static char *known_fields(const fx_sink *cap)
 {
 	char *s = NULL;
 	size_t len = 0;
@@ -223,8 +182,8 @@ static char *known_fields(const fx_cli *c)
 	if (!f)
 		fx_xalloc_failed();
 	int n = 0;
-	for (size_t i = 0; i < c->ncaptured; i++) {
-		const fx_table *t = c->captured[i];
+	for (size_t i = 0; i < fx_sink_count(cap); i++) {
+		const fx_table *t = fx_sink_table(cap, i);
 		for (size_t k = 0; t->typed && k < t->ncol; k++)
 			if (t->cols[k].kind != FX_F_TEXT)
 				fprintf(f, "%s%s.%s", n++ ? ", " : "", t->name, t->cols[k].field);
@@ -244,10 +203,10 @@ static char *one_line(const char *msg)
 	return s;
 }
 
-static fx_pt_status status_of(int exit)
+static fx_space_status status_of(int exit)
 {
-	return exit == FX_EXIT_INFEASIBLE ? FX_PT_INFEASIBLE
-	       : exit == FX_EXIT_UNDECIDED ? FX_PT_UNDECIDED : FX_PT_INVALID;
+	return exit == FX_EXIT_INFEASIBLE ? FX_SPACE_INFEASIBLE
+	       : exit == FX_EXIT_UNDECIDED ? FX_SPACE_UNDECIDED : FX_SPACE_INVALID;
 }
 
 /* The reason a point breaks constraint k. */
@@ -258,9 +217,9 @@ static char *broken(const fx_space_constraint *k, double v)
 	return fx_xasprintf("%s = %.6g is outside %s", k->metric, v, k->text);
 }
 
-int fx_pt_evaluate(const fx_pt_eval *ev, uint64_t i, fx_pt *out, fx_diag *run)
+int fx_space_evaluate(const fx_space_eval *ev, uint64_t i, fx_space_pt *out, fx_diag *run)
 {
-	*out = (fx_pt){.index = i, .m = fx_xmalloc((ev->nnames + 1) * sizeof *out->m)};
+	*out = (fx_space_pt){.index = i, .m = fx_xmalloc((ev->nnames + 1) * sizeof *out->m)};
 	for (size_t k = 0; k < ev->nnames; k++)
 		out->m[k] = NAN;
 	size_t cap = ev->nsets + 64;
@@ -272,21 +231,16 @@ int fx_pt_evaluate(const fx_pt_eval *ev, uint64_t i, fx_pt *out, fx_diag *run)
 	for (size_t k = 0; k < nown && k < 64; k++)
 		sets[ev->nsets + k] = own[k];
 
-	fx_cli c;
+	pt_ctx c;
 	memset(&c, 0, sizeof c);
 	fx_diag_init(&c.d);
-	static FILE *sink;  /* a point's messages become its reason, not stderr */
-	if (!sink && !(sink = fopen("/dev/null", "w")))
-		return fx_diag_internal(run, "cannot open /dev/null");
-	c.d.out = sink;
-	c.cmd = "explore";
-	c.spec_path = ev->spec_path;
-	c.fault.at = -1;
-	c.quiet = 1;
-	c.capture = 1;
+	c.d.out = NULL;  /* a point's messages become its reason, not stderr */
+	fx_sink_capture_init(&c.cap);
 	int rc = 0;
-	if (fx_design_load_text(&c.design, ev->spec_path, ev->spec_text, sets,
-				ev->nsets + (nown < 64 ? nown : 64), &ev->limits, &c.d)) {
+	size_t nsets = ev->nsets + (nown < 64 ? nown : 64);
+	if (ev->spec_text ? fx_design_load_text(&c.design, ev->spec_path, ev->spec_text, sets, nsets,
+						&ev->limits, &c.d)
+	    : fx_design_load(&c.design, ev->spec_path, sets, nsets, &ev->limits, &c.d)) {
 		out->status = status_of(c.d.status);
 		out->reason = one_line(c.d.first);
 		goto done;
@@ -314,7 +268,7 @@ int fx_pt_evaluate(const fx_pt_eval *ev, uint64_t i, fx_pt *out, fx_diag *run)
 		for (size_t k = 0; k < ev->nnames; k++) {
 			if (seen[k])
 				continue;
-			int f = lookup(&c, ev->names[k], &out->m[k]);
+			int f = lookup(&c.cap, ev->names[k], &out->m[k]);
 			if (f < 0) {
 				rc = fx_diag_error(run, NULL, "metric '%s' is text, not a number: a "
 						   "constraint or objective needs a number", ev->names[k]);
@@ -330,7 +284,7 @@ int fx_pt_evaluate(const fx_pt_eval *ev, uint64_t i, fx_pt *out, fx_diag *run)
 		size_t k = 0;
 		while (seen[k])
 			k++;
-		char *known = known_fields(&c);
+		char *known = known_fields(&c.cap);
 		rc = fx_diag_error(run, NULL, "no report gives the metric '%s' (docs/output.md; here: %s)",
 				   ev->names[k], known);
 		free(known);
@@ -345,15 +299,13 @@ int fx_pt_evaluate(const fx_pt_eval *ev, uint64_t i, fx_pt *out, fx_diag *run)
 				j++;
 			double v = out->m[j];
 			if (isnan(v) || v < con->lo || v > con->hi) {
-				out->status = FX_PT_INFEASIBLE;
+				out->status = FX_SPACE_INFEASIBLE;
 				out->reason = broken(con, v);
 			}
 		}
 	}
 done:
-	for (size_t k = 0; k < c.ncaptured; k++)
-		fx_table_free(c.captured[k]);
-	free(c.captured);
+	fx_sink_release(&c.cap);
 	fx_design_release(&c.design);
 	fx_diag_release(&c.d);
 	for (size_t k = 0; k < nown && k < 64; k++)
@@ -364,7 +316,7 @@ done:
 
 /* ---- CSV lines ---- */
 
-void fx_pt_write_header(const fx_pt_eval *ev, FILE *f, int with_pareto)
+void fx_space_write_header(const fx_space_eval *ev, FILE *f, int with_pareto)
 {
 	fputs("point", f);
 	for (size_t a = 0; a < ev->space->naxes; a++)
@@ -380,7 +332,7 @@ void fx_pt_write_header(const fx_pt_eval *ev, FILE *f, int with_pareto)
 	fputs(with_pareto ? ",pareto\n" : "\n", f);
 }
 
-void fx_pt_write_line(const fx_pt_eval *ev, const fx_pt *p, FILE *f, int with_pareto)
+void fx_space_write_line(const fx_space_eval *ev, const fx_space_pt *p, FILE *f, int with_pareto)
 {
 	fprintf(f, "%llu", (unsigned long long)p->index);
 	char *own[64];
@@ -395,8 +347,8 @@ void fx_pt_write_line(const fx_pt_eval *ev, const fx_pt *p, FILE *f, int with_pa
 		if (!isnan(p->m[k]))
 			fx_csv_num(f, p->m[k]);
 	}
-	fprintf(f, ",%s,", p->status == FX_PT_FEASIBLE ? "true" : "false");
-	fx_csv_text(f, fx_pt_status_name(p->status));
+	fprintf(f, ",%s,", p->status == FX_SPACE_FEASIBLE ? "true" : "false");
+	fx_csv_text(f, fx_space_status_name(p->status));
 	fputc(',', f);
 	if (p->reason)
 		fx_csv_text(f, p->reason);
@@ -442,9 +394,9 @@ static char *csv_field(const char **s, int *end)
 	return v;
 }
 
-int fx_pt_read_line(const fx_pt_eval *ev, const char *line, fx_pt *p, int with_pareto)
+int fx_space_read_line(const fx_space_eval *ev, const char *line, fx_space_pt *p, int with_pareto)
 {
-	*p = (fx_pt){.m = fx_xmalloc((ev->nnames + 1) * sizeof *p->m)};
+	*p = (fx_space_pt){.m = fx_xmalloc((ev->nnames + 1) * sizeof *p->m)};
 	size_t nparams = 0;
 	for (size_t a = 0; a < ev->space->naxes; a++)
 		nparams += ev->space->axes[a].npaths;
@@ -482,10 +434,10 @@ int fx_pt_read_line(const fx_pt_eval *ev, const char *line, fx_pt *p, int with_p
 			bad = feasible < 0;
 		} else if (k == nparams + ev->nnames + 2) {
 			int st = 0;
-			while (st < FX_PT_NSTATUS && strcmp(status_names[st], v))
+			while (st < FX_SPACE_NSTATUS && strcmp(status_names[st], v))
 				st++;
-			bad = st == FX_PT_NSTATUS;
-			p->status = (fx_pt_status)st;
+			bad = st == FX_SPACE_NSTATUS;
+			p->status = (fx_space_status)st;
 		} else if (k == nparams + ev->nnames + 3) {
 			if (*v)
 				p->reason = fx_xstrdup(v);
@@ -498,9 +450,9 @@ int fx_pt_read_line(const fx_pt_eval *ev, const char *line, fx_pt *p, int with_p
 		free(own[k]);
 	/* feasible, status and reason say one thing: a point is feasible with
 	 * no reason, or not and why */
-	if (bad || !end || (p->status == FX_PT_FEASIBLE) != !p->reason ||
-	    feasible != (p->status == FX_PT_FEASIBLE)) {
-		fx_pt_release(p);
+	if (bad || !end || (p->status == FX_SPACE_FEASIBLE) != !p->reason ||
+	    feasible != (p->status == FX_SPACE_FEASIBLE)) {
+		fx_space_pt_release(p);
 		return -1;
 	}
 	return 0;
