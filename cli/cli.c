@@ -478,11 +478,6 @@ int fx_cli_coll_first(fx_cli *c, const char *pattern, const char *algo, int64_t 
  * under out/<name>/. */
 int fx_cli_table(fx_cli *c, fx_table *t)
 {
-	if (c->capture) {  /* a design-space point reads its metrics from these */
-		c->captured = fx_xrealloc(c->captured, (c->ncaptured + 1) * sizeof *c->captured);
-		c->captured[c->ncaptured++] = t;
-		return 0;
-	}
 	if (c->outdir[0] && (c->nreport_files || c->report_all)) {
 		char *f = fx_xasprintf("%s.csv", t->name);
 		int rc = fx_cli_may_write(c, f);

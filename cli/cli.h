@@ -74,9 +74,6 @@ typedef struct fx_cli {
 	size_t json_len;
 	int quiet;                           /* explore: tables to files only */
 	FILE *md;                            /* explore: tables also as Markdown */
-	int capture;                         /* a space's point: tables kept, not shown */
-	fx_table **captured;                 /* [ncaptured], the caller's to free */
-	size_t ncaptured;
 	fx_sink *also;                       /* explore: a capture its summary reads, or NULL */
 	fx_sink sink;                        /* fx_cli_sink's */
 	void *od;                            /* fx_outdir between outdir_begin and _end */

@@ -52,9 +52,7 @@ int fx_cli_plan(fx_cli *c, const fx_plan_opts *o)
 		return fx_diag_error(&c->d, NULL, "--plot: cannot create '%s': %s", o->plot,
 				     strerror(errno));
 	fx_plan_runner run;
-	/* a space's point (c->capture) plans on its own rank: the space
-	 * shares the points over the ranks and starts and ends MPI */
-	if (fx_plan_runner_init(&run, o->jobs > 0 ? o->jobs : 1, !c->capture, &c->d))
+	if (fx_plan_runner_init(&run, o->jobs > 0 ? o->jobs : 1, &c->d))
 		return -1;
 	fx_plan_opts ro = *o;
 	ro.exec = fx_plan_runner_exec(&run);

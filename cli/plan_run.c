@@ -105,13 +105,12 @@ static int batch(void *ctx, fx_plan_problem *p, const fx_plan_knobs *k, int full
 	return fx_lines_parallel(&job, jobs, n, d);
 }
 
-int fx_plan_runner_init(fx_plan_runner *r, int jobs, int mpi, fx_diag *d)
+int fx_plan_runner_init(fx_plan_runner *r, int jobs, fx_diag *d)
 {
 	memset(r, 0, sizeof *r);
 	r->jobs = jobs;
 	r->mpi_size = 1;
-	r->mpi = mpi;
-	if (mpi && fx_space_mpi_begin(&r->mpi_rank, &r->mpi_size, d))
+	if (fx_space_mpi_begin(&r->mpi_rank, &r->mpi_size, d))
 		return -1;
 	if (r->mpi_size > 1 && jobs > 1)
 		return fx_diag_error(d, NULL, "under MPI each rank takes its share of the schemes: "
@@ -128,8 +127,7 @@ const fx_plan_exec *fx_plan_runner_exec(fx_plan_runner *r)
 
 void fx_plan_runner_release(fx_plan_runner *r)
 {
-	if (r->mpi)
-		fx_space_mpi_end();
+	fx_space_mpi_end();
 	memset(r, 0, sizeof *r);
 }
 

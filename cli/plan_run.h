@@ -11,15 +11,14 @@
 typedef struct fx_plan_runner {
 	int jobs;
 	int mpi_rank, mpi_size;   /* size 1: no MPI */
-	int mpi;                  /* it started MPI (and ends it) */
 	fx_plan_exec ex;
 } fx_plan_runner;
 
-/* Starts MPI when launched by mpirun (fx_space_mpi_begin) and mpi is 1;
- * mpi 0 runs everything here and on --jobs workers (a space's point: the
- * space shares its points over the ranks, and owns MPI).  0, or -1 after
- * reporting (--jobs under MPI, MPI not built in). */
-int fx_plan_runner_init(fx_plan_runner *r, int jobs, int mpi, fx_diag *d);
+/* Starts MPI when launched by mpirun (fx_space_mpi_begin).  0, or -1
+ * after reporting (--jobs under MPI, MPI not built in).  A space's point
+ * plans without a runner, in its own process (space/points.c): the space
+ * shares its points over the ranks and owns MPI. */
+int fx_plan_runner_init(fx_plan_runner *r, int jobs, fx_diag *d);
 /* The exec to give fx_plan_search: NULL when everything runs here. */
 const fx_plan_exec *fx_plan_runner_exec(fx_plan_runner *r);
 void fx_plan_runner_release(fx_plan_runner *r);
