@@ -234,11 +234,19 @@ expect 0 "render cm384 racks" -- "$FABRICX" render specs/cm384.yaml --view racks
 grep -q 'label="rack 12 · network"' "$tmp/racks.dot" && grep -q 'label="switch box 55 · 2 L2"' "$tmp/racks.dot" && ok ||
 	bad "cm384 racks: labels"
 # GB200 NVL72: one rack of 18 compute trays (4 GPUs, 2 Grace CPUs each)
-# over 9 switch trays of 2 NVSwitch chips (hardware.md §2, DGX GB200 user
-# guide: 2 chips a tray, specs/nvl72.yaml packaging.switches), in that order
+# and 9 switch trays of 2 NVSwitch chips (hardware.md §2, DGX GB200 user
+# guide: 2 chips a tray, specs/nvl72.yaml packaging.switches), in the
+# rack's physical order top to bottom: 10 compute trays, the 9 switch
+# trays in the middle, 8 compute trays (bom/bom.c has the sources).  The
+# DOT lists a rack's boxes top to bottom and chains them r0_0 -- r0_1 ...
 expect 0 "render nvl72 racks" -- "$FABRICX" render specs/nvl72.yaml --view racks -o "$tmp/racks.dot"
-[ "$(rack_kinds "$tmp/racks.dot")" = "compute 1" ] && [ "$(rack_boxes "$tmp/racks.dot")" = "18 compute 4 2 0 1;9 switch 0 0 2 1;" ] && ok ||
+[ "$(rack_kinds "$tmp/racks.dot")" = "compute 1" ] && [ "$(rack_boxes "$tmp/racks.dot")" = "10 compute 4 2 0 1;9 switch 0 0 2 1;8 compute 4 2 0 1;" ] && ok ||
 	bad "nvl72 racks: $(rack_kinds "$tmp/racks.dot"): $(rack_boxes "$tmp/racks.dot")"
+# the chain: node 9 above switch box 0, switch box 8 above node 10
+lab() { awk -v n="$1" '$1 == n && /\[/ { f = 1 } f && /label=/ { sub(/.*label="/, ""); sub(/".*/, ""); print; exit }' "$tmp/racks.dot"; }
+[ "$(lab r0_9)|$(lab r0_10)|$(lab r0_18)|$(lab r0_19)" = "node 9 · 4 GPU · 2 CPU|switch box 0 · 2 nvswitch|switch box 8 · 2 nvswitch|node 10 · 4 GPU · 2 CPU" ] &&
+	grep -q 'r0_9 -- r0_10' "$tmp/racks.dot" && grep -q 'r0_18 -- r0_19' "$tmp/racks.dot" && ok ||
+	bad "nvl72 racks: tray order: $(lab r0_9) / $(lab r0_10) / $(lab r0_18) / $(lab r0_19)"
 "$FABRICX" bom specs/nvl72.yaml --json >"$tmp/bom.json"
 [ "$(jq -c '[.parts[]|select(.part == "switch box")|[.type, .count]]' "$tmp/bom.json")" = '[["nvswitch",9]]' ] && ok ||
 	bad "nvl72 bom: switch trays $(jq -c '[.parts[]|select(.part == "switch box")]' "$tmp/bom.json")"
