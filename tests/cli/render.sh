@@ -250,6 +250,16 @@ lab() { awk -v n="$1" '$1 == n && /\[/ { f = 1 } f && /label=/ { sub(/.*label="/
 "$FABRICX" bom specs/nvl72.yaml --json >"$tmp/bom.json"
 [ "$(jq -c '[.parts[]|select(.part == "switch box")|[.type, .count]]' "$tmp/bom.json")" = '[["nvswitch",9]]' ] && ok ||
 	bad "nvl72 bom: switch trays $(jq -c '[.parts[]|select(.part == "switch box")]' "$tmp/bom.json")"
+# NVL72's NVSwitch domain in the physical view (issue 32 item 2): the 18
+# chips drawn one by one, each with one edge to the 18 compute trays'
+# area carrying its 72 links, one from each GPU (hardware.md §2: link i of
+# every GPU to chip i; 4 GPUs a tray, so 4 per node)
+expect 0 "render nvl72 chips fanned" -- "$FABRICX" render specs/nvl72.yaml -o "$tmp/nvl.dot" --json
+[ "$(grep -c 'class=switch' "$tmp/nvl.dot")" = 18 ] &&
+	[ "$(awk '/^\t"nvswitch\.[0-9]*" -- node0\t\[bandwidth=/ { c = $1 } /links=72,/ && c { n[c]++; c = "" } END { print length(n) }' "$tmp/nvl.dot")" = 18 ] &&
+	grep -q 'each of the 18 switch chips drawn, every GPU wired to all of them' "$tmp/nvl.dot" && ok ||
+	bad "nvl72 physical: $(grep -c 'class=switch' "$tmp/nvl.dot") chip boxes, $(grep -c 'links=72,' "$tmp/nvl.dot") edges of 72 links"
+w=$(jq .vertices_drawn "$tmp/out"); [ "$w" = 36 ] && ok || bad "nvl72 physical: $w boxes, expected 18 nodes + 18 chips"
 # HGX H100: one box, the baseboard's 8 GPUs and 4 NVSwitch chips
 expect 0 "render hgx racks" -- "$FABRICX" render specs/hgx-h100.yaml --view racks -o "$tmp/racks.dot"
 [ "$(rack_kinds "$tmp/racks.dot")" = "compute 1" ] && [ "$(rack_boxes "$tmp/racks.dot")" = "1 compute 8 0 4 1;" ] && ok ||
