@@ -1388,6 +1388,70 @@ static void circle(rd_model *m)
 		m->box[b].cluster = -1;
 }
 
+/* A hybrid cube-mesh (DGX-1, NVIDIA's DGX-1 whitepaper figure): 8 device
+ * boxes, two fully connected quads and each device of one joined to one
+ * of the other.  Drawn as NVIDIA draws it, a cube: quad A the front face,
+ * quad B the back face offset up and right, the quads' diagonals across
+ * their faces, the matching as the cube's depth edges.  Returns whether
+ * the boxes were so pinned (then neato draws them, straight). */
+static int cube(rd_model *m)
+{
+	if (m->nbox != 8 || m->nedge != 16)
+		return 0;
+	for (int64_t b = 0; b < 8; b++)
+		if (m->box[b].kind != RD_DEVICE)
+			return 0;
+	int adj[8][8] = {{0}};
+	for (int64_t i = 0; i < m->nedge; i++) {
+		int64_t a = m->edge[i].a, b = m->edge[i].b;
+		if (a < 0 || a >= 8 || b < 0 || b >= 8 || a == b)
+			return 0;
+		adj[a][b] = adj[b][a] = 1;
+	}
+	/* quad A: box 0 and three others, all joined; B the rest, all joined;
+	 * each of A joined to exactly one of B */
+	for (int mask = 0; mask < 256; mask++) {
+		if (!(mask & 1) || __builtin_popcount((unsigned)mask) != 4)
+			continue;
+		int ok = 1, partner[8];
+		for (int u = 0; u < 8 && ok; u++) {
+			int out = 0;
+			for (int v = 0; v < 8; v++) {
+				if (u == v)
+					continue;
+				int same = ((mask >> u) & 1) == ((mask >> v) & 1);
+				if (same && !adj[u][v])
+					ok = 0;
+				if (!same && adj[u][v])
+					out++, partner[u] = v;
+			}
+			ok &= out == 1;
+		}
+		if (!ok)
+			continue;
+		/* front face: A in box order at the corners; back: their partners */
+		static const double cx[4] = {0, 1, 0, 1}, cy[4] = {0, 0, 1, 1};
+		const double W = 4.6, H = 2.4, DX = 1.9, DY = 3.0;  /* inches: the back face above, clear of the front's diagonals */
+		int k = 0;
+		for (int u = 0; u < 8; u++) {
+			if (!((mask >> u) & 1))
+				continue;
+			rd_box *a = &m->box[u], *b = &m->box[partner[u]];
+			a->pinned = b->pinned = 1;
+			a->x = W * cx[k], a->y = H * cy[k];
+			b->x = W * cx[k] + DX, b->y = H * cy[k] + DY;
+			k++;
+		}
+		m->circle = 1;  /* pinned, drawn straight by neato */
+		m->cube = 1;
+		m->ncl = 0;
+		for (int64_t b = 0; b < 8; b++)
+			m->box[b].cluster = -1;
+		return 1;
+	}
+	return 0;
+}
+
 /* Pods from the graph: the parts the top switch tier joins (what is left
  * connected without it: a three-tier fat-tree's pods of leaves,
  * aggregation switches and hosts).  Where they do not match the racks (a
@@ -1547,6 +1611,11 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		}
 	}
 	m->engine = choose_engine(m);
+	if (!m->x->engine && strcmp(m->engine, "dot") == 0 && !m->lattice && cube(m)) {
+		m->engine = "neato";
+		snprintf(m->how, sizeof m->how, "every vertex and link bundle drawn; a hybrid cube-mesh "
+			 "drawn as a cube (two fully joined quads, front and back)");
+	}
 	if (strcmp(m->engine, "circle") == 0) {
 		circle(m);
 		m->engine = "neato";

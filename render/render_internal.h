@@ -119,7 +119,8 @@ typedef struct rd_model {
 	int *vtier;               /* [nv] tier of each vertex (0 devices, CPUs) */
 	int tiers_derived;        /* the tiers come from the graph, not the roles */
 	int coarse;               /* coarsened into this many ranges (0: not) */
-	int circle;               /* boxes pinned on a circle (neato) */
+	int circle;               /* boxes pinned on a circle (neato), or as a cube */
+	int cube;                 /* a hybrid cube-mesh pinned as a cube (model.c cube) */
 	char unit[8];             /* what a rack cluster or box stands for: "rack", or "pod" */
 	fx_fabric *pods;          /* pods drawn as racks: a copy of the fabric whose
 				   * vertices' racks are their pods (m->f points here) */
