@@ -313,6 +313,11 @@ static void place_boxes(const fx_power_config *p, const fx_fabric *f, fx_bom *b)
 	}
 }
 
+int64_t fx_bom_above(int64_t n)
+{
+	return n > 1 ? n / 2 + 1 : n;
+}
+
 int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabric *f, fx_bom *b,
 		 fx_diag *d)
 {
@@ -406,6 +411,14 @@ int fx_bom_build(const fx_bom_config *c, const fx_power_config *p, const fx_fabr
 		}
 	}
 	place_boxes(p, f, b);
+	/* nvswitch: GB200 NVL72's switch trays sit in the middle of the rack,
+	 * compute trays above and below (S: setloop.io "GB200 NVL72
+	 * architecture" and chips.sanjay920.com layer 06, "nine NVLink Switch
+	 * trays sit in the middle of the rack"; hardware.md §2 P: 18 compute
+	 * trays + 9 switch trays).  The split, 10 above and 8 below: U, NVIDIA's
+	 * front-view rack drawings as SemiAnalysis reproduces them, not found
+	 * in a text source; fx_bom_above holds it in one place. */
+	b->switches_mid = f->builder && f->builder->kind && !strcmp(f->builder->kind, "nvswitch");
 	/* racks, devices, CPUs */
 	fx_bom_part *pt;
 	if (b->compute_racks) {

@@ -153,7 +153,18 @@ typedef struct fx_bom {
 				   * rack, filled in vertex order; 1 chip without it),
 				   * numbered from 0 across the build; else -1 */
 	int64_t switch_boxes;     /* boxes numbered in vertex_box */
+	/* The kind's physical tray order in a compute rack that holds switch
+	 * boxes: 1 when the boxes sit among the nodes, fx_bom_above(n) of the
+	 * rack's n nodes above them and the rest below (nvswitch: GB200 NVL72
+	 * has 10 compute trays, the 9 NVLink switch trays, then 8 compute
+	 * trays, top to bottom; bom.c has the source); 0: the boxes below
+	 * every node. */
+	int switches_mid;
 } fx_bom;
+
+/* Nodes above the switch boxes in a compute rack of n nodes when
+ * switches_mid is set: n / 2 + 1 (18: 10 above, 8 below). */
+int64_t fx_bom_above(int64_t n);
 
 /* Reads the spec's `bom:` map (absent: the default rules, no prices). */
 int fx_bom_parse(fx_diag *d, const fx_spec *spec, fx_bom_config *out);

@@ -17,7 +17,8 @@
 static const char *const usage_text =
 	"usage: fabricx compare SPEC[@KEY=VALUE,...] ... [--power-cap P]\n"
 	"                       [--pattern P --size SIZE]... [--algo A]... [--sort [-]COLUMN]\n"
-	"                       [--json] [--csv FILE] [--out DIR] [--set KEY=VALUE]...\n\n"
+	"                       [--bom FIELD,...] [--json] [--csv FILE] [--out DIR]\n"
+	"                       [--set KEY=VALUE]...\n\n"
 	"One row per build.  Under --power-cap each build is shrunk in whole increments\n"
 	"of its kind (docs/spec.md §6d) and every column is computed on the smaller\n"
 	"fabric: devices, switches, links, diameter, bisection per device, one column\n"
@@ -25,6 +26,10 @@ static const char *const usage_text =
 	"build's devices, each with the fastest algorithm the registry has for the\n"
 	"fabric, named in the cell; --algo fixes one, once for all or once per\n"
 	"--pattern), kW, racks, cooling and what limits the build.\n\n"
+	"--bom adds bill-of-materials columns, read from the bom report of each build\n"
+	"as compared (fabricx bom; docs/output.md): cost_usd, cost_per_bisection_GBps_usd,\n"
+	"power_per_bisection_GBps_W, cables, modules (transceivers), fibres, switch_chips,\n"
+	"switch_boxes, cable_length_m, ...; --sort takes them too.\n\n"
 	"SPEC@KEY=VALUE,KEY=VALUE is the spec with those --set overrides, so variants\n"
 	"of one spec sit side by side; commas inside [], {} or quotes stay with their\n"
 	"value (specs/torus-8x8x8.yaml@fabric.dims=[8,8,4]).  --set applies to every\n"
@@ -38,6 +43,8 @@ typedef struct cmp_args {
 	int nspec;
 	const char *cap, *csv, *sort, *out_root;
 	const char *patterns[FX_CMP_MAX_COLLS], *sizes[FX_CMP_MAX_COLLS], *algos[FX_CMP_MAX_COLLS];
+	const char *boms[FX_CMP_MAX_BOM];  /* --bom LISTs, as given */
+	int nboms;
 	int npat, nsize, nalgo;
 	int json;
 } cmp_args;
@@ -55,7 +62,7 @@ static int parse_args(int argc, char **argv, cmp_args *a, fx_cmp_opts *o, fx_dia
 			continue;
 		}
 		static const char *const valued[] = {"--power-cap", "--csv", "--set", "--out", "--max-memory",
-						     "--pattern", "--size", "--algo", "--sort", NULL};
+						     "--pattern", "--size", "--algo", "--sort", "--bom", NULL};
 		int k = 0;
 		while (valued[k] && strcmp(s, valued[k]))
 			k++;
@@ -75,6 +82,10 @@ static int parse_args(int argc, char **argv, cmp_args *a, fx_cmp_opts *o, fx_dia
 				a->csv = v;
 			else if (!strcmp(s, "--sort"))
 				a->sort = v;
+			else if (!strcmp(s, "--bom") && a->nboms == FX_CMP_MAX_BOM)
+				return fx_diag_error(d, NULL, "compare: at most %d --bom options", FX_CMP_MAX_BOM);
+			else if (!strcmp(s, "--bom"))
+				a->boms[a->nboms++] = v;
 			else if (!strcmp(s, "--pattern"))
 				a->patterns[a->npat++] = v;
 			else if (!strcmp(s, "--size"))
@@ -155,6 +166,44 @@ static int collectives(const cmp_args *a, fx_cmp_opts *o, fx_diag *d)
 	return 0;
 }
 
+/* Adds the bom column `name` unless it is there; 0, or -1 when no bom
+ * field has that name. */
+static int add_bom(fx_cmp_opts *o, const char *name, const char *opt, fx_diag *d)
+{
+	const fx_cmp_bom *b = fx_cmp_bom_find(name);
+	if (!b)
+		return fx_diag_error(d, NULL, "compare: %s: no bill-of-materials field '%s' (one of: %s)", opt,
+				     name, fx_cmp_bom_names());
+	for (int i = 0; i < o->nbom; i++)
+		if (o->bom[i] == b)
+			return 0;
+	if (o->nbom == FX_CMP_MAX_BOM)
+		return fx_diag_error(d, NULL, "compare: at most %d bom columns", FX_CMP_MAX_BOM);
+	o->bom[o->nbom++] = b;
+	return 0;
+}
+
+/* --bom LIST...: comma-separated field names, in the order given; a
+ * --sort on a bom field adds its column. */
+static int bom_columns(const cmp_args *a, fx_cmp_opts *o, fx_diag *d)
+{
+	for (int i = 0; i < a->nboms; i++) {
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s", a->boms[i]);
+		int n = 0;
+		for (char *save = NULL, *f = strtok_r(buf, ", ", &save); f; f = strtok_r(NULL, ", ", &save), n++)
+			if (add_bom(o, f, "--bom", d))
+				return -1;
+		if (!n)
+			return fx_diag_error(d, NULL, "compare: --bom needs field names (one of: %s)",
+					     fx_cmp_bom_names());
+	}
+	const char *k = a->sort ? a->sort + (a->sort[0] == '-') : NULL;
+	if (k && fx_cmp_bom_find(k))
+		return add_bom(o, k, "--sort", d);
+	return 0;
+}
+
 /* ---- sorting ---- */
 
 static const char *const fixed_cols[][2] = {
@@ -182,7 +231,7 @@ static double num_of(const fx_cmp_row *r, int c, const char **text)
 	case 8: return r->built ? (double)r->racks : NAN;
 	case 9: *text = r->cooling; return 0;
 	case 10: *text = r->limited; return 0;
-	default: return r->t_s[c - NFIXED];
+	default: return c - NFIXED < FX_CMP_MAX_COLLS ? r->t_s[c - NFIXED] : r->bom[c - NFIXED - FX_CMP_MAX_COLLS];
 	}
 }
 
@@ -214,9 +263,12 @@ static int sort_rows(fx_cmp_row *rows, int n, const char *key, const fx_cmp_opts
 		    (!strncasecmp(key, o->coll[i].key, strlen(o->coll[i].key)) &&
 		     !strcasecmp(key + strlen(o->coll[i].key), "_s")))
 			sort_col = NFIXED + i;
+	for (int i = 0; i < o->nbom && sort_col < 0; i++)
+		if (!strcasecmp(key, o->bom[i]->field) || !strcasecmp(key, o->bom[i]->label))
+			sort_col = NFIXED + FX_CMP_MAX_COLLS + i;
 	if (sort_col < 0)
 		return fx_diag_error(d, NULL, "--sort: no column '%s' (a header such as 'kW' or "
-				     "'allreduce 10 KiB', or a CSV name such as 'power_W')", key);
+				     "'allreduce 10 KiB', or a CSV name such as 'power_W' or a --bom field)", key);
 	/* insertion sort: stable, and a handful of rows */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && row_cmp(&rows[j - 1], &rows[j]) > 0; j--) {
@@ -256,6 +308,8 @@ static fx_table *builds_table(const fx_cmp_row *rows, int n, const fx_cmp_opts *
 	};
 	for (int c = 0; tail[c].field; c++)
 		fx_table_add_col(t, tail[c].field, tail[c].label, tail[c].kind);
+	for (int i = 0; i < o->nbom; i++)
+		fx_table_add_col(t, o->bom[i]->field, o->bom[i]->label, (fx_field_kind)o->bom[i]->kind);
 	for (int i = 0; i < n; i++) {
 		const fx_cmp_row *r = &rows[i];
 		if (!r->ok)
@@ -314,6 +368,14 @@ static fx_table *builds_table(const fx_cmp_row *rows, int n, const fx_cmp_opts *
 			fx_table_cell(t, "%s", r->built_as);
 		else
 			fx_table_null(t, "-");
+		for (int c = 0; c < o->nbom; c++) {
+			if (isnan(r->bom[c]))
+				fx_table_null(t, "n/a");
+			else if (o->bom[c]->kind == FX_F_INT)
+				fx_table_int(t, (long long)r->bom[c]);
+			else
+				fx_table_num(t, r->bom[c]);
+		}
 	}
 	return t;
 }
@@ -360,6 +422,8 @@ int fx_cmd_compare(int argc, char **argv)
 		o.have_cap = 1;
 	if (d.nerr == 0)
 		collectives(&a, &o, &d);
+	if (d.nerr == 0)
+		bom_columns(&a, &o, &d);
 	if (d.nerr) {
 		int s = d.status;
 		if (a.json || json_asked(argc, argv))

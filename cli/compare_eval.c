@@ -198,6 +198,7 @@ static void columns(fx_cli *c, const fx_power_plan *p, const fx_cmp_opts *o, fx_
 		 : r->liquid == r->racks ? "liquid" : "mixed");
 	for (int i = 0; i < o->ncoll; i++)
 		coll_cell(c, &o->coll[i], &r->t_s[i], r->algo[i], sizeof r->algo[i]);
+	fx_cmp_bom_cells(c, o, r);  /* a failure is reported through c->d */
 }
 
 /* The plan of a fabric as built: all its nodes, against the cap. */
@@ -284,6 +285,8 @@ int fx_cmp_evaluate(const char *arg, const fx_cmp_opts *o, fx_cmp_row *r, fx_dia
 	r->bis_per_dev = NAN;
 	for (int i = 0; i < FX_CMP_MAX_COLLS; i++)
 		r->t_s[i] = NAN;
+	for (int i = 0; i < FX_CMP_MAX_BOM; i++)
+		r->bom[i] = NAN;
 	int nv = fx_cmp_split(arg, buf, sizeof buf, &path, vs, FX_CLI_MAX_SETS / 2);
 	if (nv < 0) {
 		fx_diag e;

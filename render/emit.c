@@ -632,6 +632,8 @@ static int drawn_ring(const rd_model *m)
  * tiered drawing (rank=same per level; other edges have minlen >= 1). */
 static int flat_edge(const rd_model *m, const rd_edge *x)
 {
+	if (m->cube)  /* a cube's face diagonals cross mid-face: labels placed beside, apart */
+		return 1;
 	return m->nlevels && strcmp(m->engine, "dot") == 0 && m->box[x->a].level >= 0 &&
 	       m->box[x->a].level == m->box[x->b].level;
 }

@@ -524,9 +524,53 @@ static int want_rack_boxes(const fx_fabric *f, const int32_t *home)
 	return nracks > RACK_BOXES_RACKS && (own_switches || nodes > RACK_BOXES_NODES);
 }
 
+/* Chips of a switch domain drawn one by one: at most this many a role. */
+#define MAX_FAN_CHIPS 24
+
+/* fan[r]: role r is an NVSwitch-like domain, 2..MAX_FAN_CHIPS chips
+ * outside nodes (and no planes of their own), each wired to every device
+ * (NVL72: 18 chips, link i of every GPU to chip i).  Its chips are drawn
+ * one by one, so each GPU is seen fanned out to all of them, one edge a
+ * chip carrying the count (collapsed per node area, merge_areas). */
+static void fan_roles(const rd_model *m, const int planes[FX_MAX_ROLES], int fan[FX_MAX_ROLES])
+{
+	const fx_fabric *f = m->f;
+	int64_t n[FX_MAX_ROLES] = {0};
+	for (int r = 0; r < FX_MAX_ROLES; r++)
+		fan[r] = r < f->nroles && !planar(planes[r]) && f->ndev >= 2;
+	uint8_t *mark = fx_xcalloc((size_t)f->nv + 1, 1);
+	for (int64_t v = 0; v < f->nv; v++) {
+		const fx_vertex *x = &f->v[v];
+		if (x->type != FX_V_SWITCH || x->role < 0 || x->role >= FX_MAX_ROLES || !fan[x->role])
+			continue;
+		int r = x->role;
+		if (x->node >= 0 || ++n[r] > MAX_FAN_CHIPS) {
+			fan[r] = 0;
+			continue;
+		}
+		int64_t devs = 0;  /* distinct devices next to v */
+		for (int64_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+			int64_t w = m->adj[k];
+			if (f->v[w].type == FX_V_DEVICE && !mark[w]) {
+				mark[w] = 1;
+				devs++;
+			}
+		}
+		for (int64_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++)
+			mark[m->adj[k]] = 0;
+		fan[r] &= devs == f->ndev;
+	}
+	for (int r = 0; r < FX_MAX_ROLES; r++)
+		fan[r] &= n[r] >= 2;
+	free(mark);
+}
+
 static void build_aggregated(rd_model *m, const int32_t *home, const int planes[FX_MAX_ROLES])
 {
 	const fx_fabric *f = m->f;
+	int fan[FX_MAX_ROLES];
+	int32_t fan_seen[FX_MAX_ROLES] = {0};
+	fan_roles(m, planes, fan);
 	int multi = f->nnodes >= 2;
 	int racks = multi && want_rack_boxes(f, home);
 	int64_t *node_box = fx_xmalloc((size_t)(f->nnodes + 1) * sizeof *node_box);
@@ -594,6 +638,8 @@ static void build_aggregated(rd_model *m, const int32_t *home, const int planes[
 					planes[x->role] <= MAX_PLANE_GROUPS ? x->plane : -1;
 		if (x->node >= 0)
 			plane = x->plane;
+		if (x->type == FX_V_SWITCH && x->node < 0 && x->role >= 0 && x->role < FX_MAX_ROLES && fan[x->role])
+			plane = fan_seen[x->role]++, m->fan_chips++;  /* each chip its own box */
 		int32_t hr = column ? -1 : home[v];
 		int tier = vtier(m, v);  /* one role, tiers from the graph: leaves apart from spines */
 		for (size_t i = 0; i < nkeys && b < 0; i++)
@@ -1342,6 +1388,70 @@ static void circle(rd_model *m)
 		m->box[b].cluster = -1;
 }
 
+/* A hybrid cube-mesh (DGX-1, NVIDIA's DGX-1 whitepaper figure): 8 device
+ * boxes, two fully connected quads and each device of one joined to one
+ * of the other.  Drawn as NVIDIA draws it, a cube: quad A the front face,
+ * quad B the back face offset up and right, the quads' diagonals across
+ * their faces, the matching as the cube's depth edges.  Returns whether
+ * the boxes were so pinned (then neato draws them, straight). */
+static int cube(rd_model *m)
+{
+	if (m->nbox != 8 || m->nedge != 16)
+		return 0;
+	for (int64_t b = 0; b < 8; b++)
+		if (m->box[b].kind != RD_DEVICE)
+			return 0;
+	int adj[8][8] = {{0}};
+	for (int64_t i = 0; i < m->nedge; i++) {
+		int64_t a = m->edge[i].a, b = m->edge[i].b;
+		if (a < 0 || a >= 8 || b < 0 || b >= 8 || a == b)
+			return 0;
+		adj[a][b] = adj[b][a] = 1;
+	}
+	/* quad A: box 0 and three others, all joined; B the rest, all joined;
+	 * each of A joined to exactly one of B */
+	for (int mask = 0; mask < 256; mask++) {
+		if (!(mask & 1) || __builtin_popcount((unsigned)mask) != 4)
+			continue;
+		int ok = 1, partner[8];
+		for (int u = 0; u < 8 && ok; u++) {
+			int out = 0;
+			for (int v = 0; v < 8; v++) {
+				if (u == v)
+					continue;
+				int same = ((mask >> u) & 1) == ((mask >> v) & 1);
+				if (same && !adj[u][v])
+					ok = 0;
+				if (!same && adj[u][v])
+					out++, partner[u] = v;
+			}
+			ok &= out == 1;
+		}
+		if (!ok)
+			continue;
+		/* front face: A in box order at the corners; back: their partners */
+		static const double cx[4] = {0, 1, 0, 1}, cy[4] = {0, 0, 1, 1};
+		const double W = 4.6, H = 2.4, DX = 1.9, DY = 3.0;  /* inches: the back face above, clear of the front's diagonals */
+		int k = 0;
+		for (int u = 0; u < 8; u++) {
+			if (!((mask >> u) & 1))
+				continue;
+			rd_box *a = &m->box[u], *b = &m->box[partner[u]];
+			a->pinned = b->pinned = 1;
+			a->x = W * cx[k], a->y = H * cy[k];
+			b->x = W * cx[k] + DX, b->y = H * cy[k] + DY;
+			k++;
+		}
+		m->circle = 1;  /* pinned, drawn straight by neato */
+		m->cube = 1;
+		m->ncl = 0;
+		for (int64_t b = 0; b < 8; b++)
+			m->box[b].cluster = -1;
+		return 1;
+	}
+	return 0;
+}
+
 /* Pods from the graph: the parts the top switch tier joins (what is left
  * connected without it: a three-tier fat-tree's pods of leaves,
  * aggregation switches and hosts).  Where they do not match the racks (a
@@ -1486,6 +1596,11 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 				snprintf(m->how, sizeof m->how, "aggregated: one box per %s (%lld)%s%s",
 					 m->unit, (long long)racks, groups ? ", switches grouped per role and plane" : "",
 					 m->compound ? (m->pods ? "; links to the pods merged" : "; links to the racks merged") : "");
+			else if (nodes && m->fan_chips)  /* NVL72: each GPU wired to every chip */
+				snprintf(m->how, sizeof m->how, "aggregated: one box per node (%lld), each of the "
+					 "%lld switch chips drawn, every %s wired to all of them%s",
+					 (long long)nodes, (long long)m->fan_chips, m->noun,
+					 m->compound ? "; links leaving a rack merged per rack" : "");
 			else if (nodes)
 				snprintf(m->how, sizeof m->how, "aggregated: one box per node (%lld)%s%s",
 					 (long long)nodes, groups ? ", switches grouped per role and plane" : "",
@@ -1496,6 +1611,11 @@ int rd_model_build(rd_model *m, const fx_fabric *f, const fx_render_opts *o,
 		}
 	}
 	m->engine = choose_engine(m);
+	if (!m->x->engine && strcmp(m->engine, "dot") == 0 && !m->lattice && cube(m)) {
+		m->engine = "neato";
+		snprintf(m->how, sizeof m->how, "every vertex and link bundle drawn; a hybrid cube-mesh "
+			 "drawn as a cube (two fully joined quads, front and back)");
+	}
 	if (strcmp(m->engine, "circle") == 0) {
 		circle(m);
 		m->engine = "neato";

@@ -3,7 +3,8 @@
  * materials (bom/bom.h: compute racks, then the network racks of
  * packaging.switches) is a cluster, its boxes stacked top to bottom in
  * rack order: the nodes (compute trays, servers) in node order with what
- * each holds, then the switch boxes (switch trays: chips_per_box chips of
+ * each holds, then (or, where the kind says so, among the nodes: bom.h's
+ * switches_mid, NVL72's switch trays in the middle) the switch boxes (switch trays: chips_per_box chips of
  * one role), then anything else the rack holds outside nodes and boxes.
  * Laid out by dot, the racks in rows so the picture stays near square.
  *
@@ -118,7 +119,33 @@ static void contents(const fx_fabric *f, const char *noun, const unit *u, char *
 #undef PUT
 }
 
-/* The units of every rack, sorted by rack then kind then number. */
+/* The kind's physical order (bom switches_mid): in each compute rack
+ * holding both, fx_bom_above(n) of its n nodes, then its switch boxes,
+ * then the other nodes.  u is sorted by rack, kind, number. */
+static void interleave(unit *u, size_t n)
+{
+	unit *t = fx_xcalloc(n ? n : 1, sizeof *t);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, nn = 0, nb = 0;
+		while (j < n && u[j].rack == u[i].rack) {
+			nn += u[j].kind == U_NODE;
+			nb += u[j].kind == U_BOX;
+			j++;
+		}
+		if (u[i].rack >= 0 && nn && nb) {  /* nodes [i, i+nn), boxes [i+nn, i+nn+nb) */
+			size_t above = (size_t)fx_bom_above((int64_t)nn), k = 0;
+			memcpy(t + k, u + i, above * sizeof *t), k += above;
+			memcpy(t + k, u + i + nn, nb * sizeof *t), k += nb;
+			memcpy(t + k, u + i + above, (nn - above) * sizeof *t), k += nn - above;
+			memcpy(u + i, t, k * sizeof *t);
+		}
+		i = j;
+	}
+	free(t);
+}
+
+/* The units of every rack, sorted by rack then kind then number (then,
+ * for kinds with switches_mid, in the kind's tray order). */
 static unit *build_units(const fx_bom *b, const fx_fabric *f, size_t *n)
 {
 	int64_t nn = f->nnodes, nb = b->switch_boxes, nr = b->compute_racks + b->network_racks;
@@ -159,6 +186,8 @@ static unit *build_units(const fx_bom *b, const fx_fabric *f, size_t *n)
 			u[k++] = u[i];
 	if (k > 1)
 		qsort(u, k, sizeof *u, unit_cmp);
+	if (b->switches_mid)
+		interleave(u, k);
 	*n = k;
 	return u;
 }
@@ -425,8 +454,10 @@ static Agraph_t *racks_graph(const fx_bom *b, const fx_fabric *f, const char *ti
 		"    with what it holds;\\l"
 		"  blue: a switch box (tray) of packaging.switches'\\l"
 		"    chips_per_box chips of one role (1 without)\\l"
-		"%s",
+		"%s%s",
 		title ? title : "", (long long)nr, nr == 1 ? "" : "s", (long long)b->compute_racks, (long long)b->network_racks,
+		b->switches_mid ? "  switch trays between compute trays, as the\\l"
+				  "    kind's racks are built (bom/bom.h)\\l" : "",
 		*merged ? "past 24 racks or 28 boxes a rack, alike neighbours\\l"
 			  "  are one box or column with their count\\l"
 			: "");

@@ -108,6 +108,7 @@ typedef struct rd_model {
 	int aggregated;
 	int lattice;              /* pinned positions */
 	int compound;             /* edges clipped at rack clusters */
+	int64_t fan_chips;        /* chips of switch domains drawn one by one (model.c fan_roles) */
 	const char *engine;       /* chosen layout engine */
 	int edge_labels;          /* 0: labels only in tooltips (too many edges) */
 	int uniform;              /* every edge alike: one label in the title */
@@ -118,11 +119,12 @@ typedef struct rd_model {
 	int *vtier;               /* [nv] tier of each vertex (0 devices, CPUs) */
 	int tiers_derived;        /* the tiers come from the graph, not the roles */
 	int coarse;               /* coarsened into this many ranges (0: not) */
-	int circle;               /* boxes pinned on a circle (neato) */
+	int circle;               /* boxes pinned on a circle (neato), or as a cube */
+	int cube;                 /* a hybrid cube-mesh pinned as a cube (model.c cube) */
 	char unit[8];             /* what a rack cluster or box stands for: "rack", or "pod" */
 	fx_fabric *pods;          /* pods drawn as racks: a copy of the fabric whose
 				   * vertices' racks are their pods (m->f points here) */
-	char how[160];            /* how the drawing aggregates, for the title */
+	char how[224];            /* how the drawing aggregates, for the title */
 	char noun[16];            /* what a device is called: "GPU", "NPU", "chip", "PE" */
 	/* a panel of a page (page.c; zero for a picture of its own): */
 	const char *prefix;       /* before every node and subgraph name, so panels' names differ */

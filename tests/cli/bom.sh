@@ -110,4 +110,23 @@ awk -v v="$(val 2)" 'BEGIN { exit !(v > 2713.6 - 1e-6 && v < 2713.6 + 1e-6) }' &
 expect 0 "bom torus-8x8x8" -- "$FABRICX" bom specs/torus-8x8x8.yaml --json
 [ "$(jq '.cable_length_m*10|round' "$tmp/out")" = 27136 ] && ok || bad "torus-8x8x8 cable length: $(jq .cable_length_m "$tmp/out")"
 
+# compare --bom (cli/compare_bom.c): the bom report's fields as columns and
+# --sort keys.  Prices assumed for the test: a rack 50,000 USD, a switch
+# chip 1,000 USD.  By hand: NVL72 1 rack + 18 NVSwitch chips = 68,000 USD
+# over its 32,400 GB/s of bisection (36 x 900 GB/s, above) = 2.0988 USD per
+# GB/s, 5,184 cables (above), no modules; CM384 16 racks + 448 chips (7 L1
+# x 48 nodes + 112 L2) = 1,248,000 USD, 5,376 modules (hardware.md §1)
+expect 0 "compare --bom" -- "$FABRICX" compare specs/nvl72.yaml specs/cm384.yaml --json --bom cost_usd,cables --bom modules,cost_per_bisection_GBps_usd --sort -cost_usd --set 'bom.prices.rack={usd: 50000, source: "assumed: a test"}' --set 'bom.prices.switch_chip={usd: 1000, source: "assumed: a test"}'
+[ "$(jq -c '[.builds[]|[.name,.cost_usd,.cables,.modules]]' "$tmp/out")" = '[["cm384",1248000,0,5376],["nvl72",68000,5184,0]]' ] && ok || bad "compare --bom: $(jq -c '[.builds[]|[.name,.cost_usd,.cables,.modules]]' "$tmp/out")"
+[ "$(jq '.builds[]|select(.name=="nvl72")|.cost_per_bisection_GBps_usd*1e4|round' "$tmp/out")" = 20988 ] && ok || bad "compare --bom: nvl72 USD per GB/s: $(jq -c '.builds[]|select(.name=="nvl72")|.cost_per_bisection_GBps_usd' "$tmp/out")"
+# without prices the cost is n/a (null), and W per GB/s is the bom's 3.7056
+expect 0 "compare --bom, no prices" -- "$FABRICX" compare specs/nvl72.yaml --json --bom cost_usd,power_per_bisection_GBps_W
+[ "$(jq -c '.builds[0]|[.cost_usd,(.power_per_bisection_GBps_W*1e4|round)]' "$tmp/out")" = '[null,37056]' ] && ok || bad "compare --bom no prices: $(jq -c '.builds[0]' "$tmp/out")"
+expect 0 "compare --bom csv" -- "$FABRICX" compare specs/nvl72.yaml --bom switch_chips --csv "$tmp/c.csv"
+head -1 "$tmp/c.csv" | grep -q ',switch_chips$' && ok || bad "compare --bom csv header: $(head -1 "$tmp/c.csv")"
+expect 2 "compare --bom, bad field" -- "$FABRICX" compare specs/nvl72.yaml --bom cost_usd,cost
+has "no bill-of-materials field 'cost' (one of: cost_usd," "compare --bom: bad field named"
+expect 2 "compare --bom, bad field, json" -- "$FABRICX" compare specs/nvl72.yaml --bom nope --json
+[ "$(jq .error.status "$tmp/out")" = 2 ] && ok || bad "compare --bom bad field: JSON error"
+
 summary "bom tests"

@@ -25,7 +25,8 @@ expect 0 "render -o, nothing else" -- sh -c 'cd "$1" && "$0" render "$2" -o x.sv
 expect 0 "render -o x.dot --json --out" -- "$FABRICX" render specs/dgx1.yaml -o "$tmp/r.dot" --json --out "$tmp/rec"
 [ "$(jq -c '[.view, .format, .panels, .vertices_drawn, .edges_drawn, .aggregated, .width_px, .height_px]' "$tmp/out")" = '["physical","dot",1,8,16,false,null,null]' ] && ok || bad "render --json: $(head -c 300 "$tmp/out")"
 [ "$(head -1 "$tmp/rec/dgx1/render.csv")" = "view,format,file,panels,vertices_drawn,edges_drawn,aggregated,layout_engine,width_px,height_px,render_s,elapsed_s" ] && ok || bad "render.csv header: $(head -1 "$tmp/rec/dgx1/render.csv")"
-[ "$(sed -n 2p "$tmp/rec/dgx1/render.csv" | cut -d, -f4-10)" = "1,8,16,false,dot,," ] && ok || bad "render.csv row: $(sed -n 2p "$tmp/rec/dgx1/render.csv")"
+# (DGX-1's hybrid cube-mesh is pinned as a cube: neato, see below)
+[ "$(sed -n 2p "$tmp/rec/dgx1/render.csv" | cut -d, -f4-10)" = "1,8,16,false,neato,," ] && ok || bad "render.csv row: $(sed -n 2p "$tmp/rec/dgx1/render.csv")"
 
 # several specs on one page: both panels, one legend, one scale, same bytes
 expect 0 "render side by side" -- "$FABRICX" render specs/hgx-h100.yaml specs/dgx1.yaml -o "$tmp/sbs.png" --json --out "$tmp/o"
@@ -234,14 +235,41 @@ expect 0 "render cm384 racks" -- "$FABRICX" render specs/cm384.yaml --view racks
 grep -q 'label="rack 12 · network"' "$tmp/racks.dot" && grep -q 'label="switch box 55 · 2 L2"' "$tmp/racks.dot" && ok ||
 	bad "cm384 racks: labels"
 # GB200 NVL72: one rack of 18 compute trays (4 GPUs, 2 Grace CPUs each)
-# over 9 switch trays of 2 NVSwitch chips (hardware.md §2, DGX GB200 user
-# guide: 2 chips a tray, specs/nvl72.yaml packaging.switches), in that order
+# and 9 switch trays of 2 NVSwitch chips (hardware.md §2, DGX GB200 user
+# guide: 2 chips a tray, specs/nvl72.yaml packaging.switches), in the
+# rack's physical order top to bottom: 10 compute trays, the 9 switch
+# trays in the middle, 8 compute trays (bom/bom.c has the sources).  The
+# DOT lists a rack's boxes top to bottom and chains them r0_0 -- r0_1 ...
 expect 0 "render nvl72 racks" -- "$FABRICX" render specs/nvl72.yaml --view racks -o "$tmp/racks.dot"
-[ "$(rack_kinds "$tmp/racks.dot")" = "compute 1" ] && [ "$(rack_boxes "$tmp/racks.dot")" = "18 compute 4 2 0 1;9 switch 0 0 2 1;" ] && ok ||
+[ "$(rack_kinds "$tmp/racks.dot")" = "compute 1" ] && [ "$(rack_boxes "$tmp/racks.dot")" = "10 compute 4 2 0 1;9 switch 0 0 2 1;8 compute 4 2 0 1;" ] && ok ||
 	bad "nvl72 racks: $(rack_kinds "$tmp/racks.dot"): $(rack_boxes "$tmp/racks.dot")"
+# the chain: node 9 above switch box 0, switch box 8 above node 10
+lab() { awk -v n="$1" '$1 == n && /\[/ { f = 1 } f && /label=/ { sub(/.*label="/, ""); sub(/".*/, ""); print; exit }' "$tmp/racks.dot"; }
+[ "$(lab r0_9)|$(lab r0_10)|$(lab r0_18)|$(lab r0_19)" = "node 9 · 4 GPU · 2 CPU|switch box 0 · 2 nvswitch|switch box 8 · 2 nvswitch|node 10 · 4 GPU · 2 CPU" ] &&
+	grep -q 'r0_9 -- r0_10' "$tmp/racks.dot" && grep -q 'r0_18 -- r0_19' "$tmp/racks.dot" && ok ||
+	bad "nvl72 racks: tray order: $(lab r0_9) / $(lab r0_10) / $(lab r0_18) / $(lab r0_19)"
 "$FABRICX" bom specs/nvl72.yaml --json >"$tmp/bom.json"
 [ "$(jq -c '[.parts[]|select(.part == "switch box")|[.type, .count]]' "$tmp/bom.json")" = '[["nvswitch",9]]' ] && ok ||
 	bad "nvl72 bom: switch trays $(jq -c '[.parts[]|select(.part == "switch box")]' "$tmp/bom.json")"
+# DGX-1's hybrid cube-mesh as NVIDIA draws it (issue 32 item 2): two fully
+# joined quads (GPUs 0-3, 4-7; specs/dgx1.yaml) as a cube's front and back
+# faces, each GPU joined to its partner in the other.  Read off the DOT's
+# pinned positions: GPUs 0-3 on the front face (y <= 2.4 in), 4-7 on the
+# back (y >= 3), gpu i+4 at gpu i's corner moved by the same (1.9, 3)
+expect 0 "render dgx1 cube" -- "$FABRICX" render specs/dgx1.yaml -o "$tmp/cube.dot"
+got=$(awk '/^\tgpu[0-7]\t\[/ { g = $1; sub(/gpu/, "", g) } /pos="/ && g != "" { p = $0; sub(/.*pos="/, "", p); sub(/!.*/, "", p); split(p, c, ","); x[g] = c[1]; y[g] = c[2]; g = "" }
+	END { ok = 1; for (i = 0; i < 4; i++) { if (y[i] > 2.4 || y[i + 4] < 3) ok = 0; dx = x[i + 4] - x[i] - 1.9; dy = y[i + 4] - y[i] - 3; if (dx * dx + dy * dy > 1e-9) ok = 0 } print ok, length(x) }' "$tmp/cube.dot")
+[ "$got" = "1 8" ] && grep -q 'a hybrid cube-mesh drawn as a cube' "$tmp/cube.dot" && ok || bad "dgx1 cube: $got: $(grep -o 'pos="[^"]*"' "$tmp/cube.dot" | tr '\n' ' ')"
+# NVL72's NVSwitch domain in the physical view (issue 32 item 2): the 18
+# chips drawn one by one, each with one edge to the 18 compute trays'
+# area carrying its 72 links, one from each GPU (hardware.md §2: link i of
+# every GPU to chip i; 4 GPUs a tray, so 4 per node)
+expect 0 "render nvl72 chips fanned" -- "$FABRICX" render specs/nvl72.yaml -o "$tmp/nvl.dot" --json
+[ "$(grep -c 'class=switch' "$tmp/nvl.dot")" = 18 ] &&
+	[ "$(awk '/^\t"nvswitch\.[0-9]*" -- node0\t\[bandwidth=/ { c = $1 } /links=72,/ && c { n[c]++; c = "" } END { print length(n) }' "$tmp/nvl.dot")" = 18 ] &&
+	grep -q 'each of the 18 switch chips drawn, every GPU wired to all of them' "$tmp/nvl.dot" && ok ||
+	bad "nvl72 physical: $(grep -c 'class=switch' "$tmp/nvl.dot") chip boxes, $(grep -c 'links=72,' "$tmp/nvl.dot") edges of 72 links"
+w=$(jq .vertices_drawn "$tmp/out"); [ "$w" = 36 ] && ok || bad "nvl72 physical: $w boxes, expected 18 nodes + 18 chips"
 # HGX H100: one box, the baseboard's 8 GPUs and 4 NVSwitch chips
 expect 0 "render hgx racks" -- "$FABRICX" render specs/hgx-h100.yaml --view racks -o "$tmp/racks.dot"
 [ "$(rack_kinds "$tmp/racks.dot")" = "compute 1" ] && [ "$(rack_boxes "$tmp/racks.dot")" = "1 compute 8 0 4 1;" ] && ok ||

@@ -447,12 +447,15 @@ expect 0 "render leaf-spine-512" -- "$FABRICX" render tests/specs/leaf-spine-512
 # issue 32: a rail-optimised Clos written as a custom graph without roles
 # or tiers aborted Graphviz 2.43 in gvFreeLayout (a double free); every
 # view and explore's whole report, under valgrind in make valgrind-check
-for view in physical loads; do
+# (every view render has but placement, which needs a workload)
+for view in physical loads floor racks; do
 	expect 0 "render rail-512 $view" -- "$FABRICX" render tests/specs/rail-512.yaml --view "$view" --format png -o "$tmp/rail-$view.png" --out "$tmp/o"
 	[ "$(head -c 4 "$tmp/rail-$view.png" | tail -c 3)" = PNG ] && ok || bad "render rail-512 $view: no PNG"
 done
 expect 0 "explore rail-512" -- "$FABRICX" explore tests/specs/rail-512.yaml --out "$tmp/rail"
 [ -s "$tmp/rail/rail-512/fabric.svg" ] && [ -s "$tmp/rail/rail-512/loads.svg" ] && [ -s "$tmp/rail/rail-512/report.md" ] && ok || bad "explore rail-512: report incomplete: $(ls "$tmp/rail/rail-512" | tr '\n' ' ')"
+[ "$(jq -c '[.sections|to_entries[]|select(.value.status != "ok" and .value.status != "not applicable")|.key], .sections.diagrams.status' "$tmp/rail/rail-512/report.json" | tr '\n' ' ')" = '[] "ok" ' ] && ok ||
+	bad "explore rail-512: sections not ok: $(jq -c '.sections' "$tmp/rail/rail-512/report.json")"
 expect 0 "render --output" -- "$FABRICX" render specs/dgx1.yaml --output "$tmp/d.pdf" --format pdf --out "$tmp/o"
 [ "$(head -c 4 "$tmp/d.pdf")" = "%PDF" ] && ok || bad "render --output pdf"
 expect 0 "render --detail full" -- "$FABRICX" render specs/nvl72.yaml --detail full --format dot -o "$tmp/full.dot" --json --out "$tmp/o"
