@@ -32,6 +32,7 @@
 #include "xml.h"
 
 enum { SHARED_POL, SPLIT_POL, FAT_POL };
+enum { SG_MAX_DEPTH = 64 };
 
 typedef struct sg_link {
 	char *id;
@@ -83,6 +84,8 @@ typedef struct sg {
 	size_t fatpipe, shared, clusters;
 	sg_zone *z;
 	size_t nz, capz;
+	size_t *zindex;    /* zones sorted by id, after reading */
+	int depth;         /* zones open */
 	int64_t cur;       /* the zone being read, -1 outside any */
 	int cur_full;
 	int64_t *vz;       /* each vertex's zone, as declared */
@@ -189,11 +192,44 @@ static int64_t zone_new(sg *s, const char *id, fx_loc loc)
 	return (int64_t)s->nz++;
 }
 
+static const sg *sort_zones;
+static int by_zone_id(const void *a, const void *b)
+{
+	return strcmp(sort_zones->z[*(const size_t *)a].id, sort_zones->z[*(const size_t *)b].id);
+}
+
+/* Sorts the zone ids for zone_find; an id given twice is an error. */
+static int zone_index(sg *s)
+{
+	s->zindex = fx_xmalloc((s->nz ? s->nz : 1) * sizeof *s->zindex);
+	for (size_t i = 0; i < s->nz; i++)
+		s->zindex[i] = i;
+	sort_zones = s;
+	if (s->nz)
+		qsort(s->zindex, s->nz, sizeof *s->zindex, by_zone_id);
+	for (size_t i = 1; i < s->nz; i++)
+		if (strcmp(s->z[s->zindex[i]].id, s->z[s->zindex[i - 1]].id) == 0) {
+			size_t a = s->zindex[i] < s->zindex[i - 1] ? s->zindex[i] : s->zindex[i - 1];
+			size_t b = a == s->zindex[i] ? s->zindex[i - 1] : s->zindex[i];
+			return fx_diag_error(s->d, &s->z[b].loc, "zone '%.64s' is given twice (first at "
+					     "line %d; a cluster is a zone)", s->z[b].id, s->z[a].loc.line);
+		}
+	return 0;
+}
+
 static int64_t zone_find(const sg *s, const char *id)
 {
-	for (size_t i = 0; i < s->nz; i++)
-		if (strcmp(s->z[i].id, id) == 0)
-			return (int64_t)i;
+	size_t lo = 0, hi = s->nz;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->z[s->zindex[mid]].id, id);
+		if (c == 0)
+			return (int64_t)s->zindex[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 
@@ -493,9 +529,14 @@ static int element(sg *s, const fx_xml_tok *t, sg_route **cur, pend_ctn **pc,
 				snprintf(s->other + n, sizeof s->other - n, "%s'%.24s' (%s)",
 					 n ? ", " : "", id, rt);
 		}
+		/* real platforms nest a few deep; the bound keeps a gateway's
+		 * check (up its zones) short */
+		if (!t->empty && s->depth >= SG_MAX_DEPTH)
+			return fx_diag_error(s->d, &t->loc, "zones nested more than %d deep", SG_MAX_DEPTH);
 		int64_t z = zone_new(s, id, t->loc);
 		s->z[z].full = !rt || strcmp(rt, "Full") == 0;
 		if (!t->empty) {
+			s->depth++;
 			s->cur = z;
 			s->cur_full = s->z[z].full;
 		}
@@ -656,6 +697,7 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 				cur = NULL;
 			else if ((strcmp(t.name, "zone") == 0 || strcmp(t.name, "AS") == 0) && s.cur >= 0) {
 				s.cur = s.z[s.cur].parent;
+				s.depth--;
 				s.cur_full = s.cur < 0 || s.z[s.cur].full;
 			}
 			continue;
@@ -699,6 +741,8 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 						   s.l[b].id, s.l[a].loc.line);
 			}
 	}
+	if (rc == 0)
+		rc = zone_index(&s);
 	for (size_t i = 0; i < s.nc && rc == 0; i++) {
 		if (s.c[i].link < 0) {   /* a cluster's, already an index */
 			s.c[i].link = -1 - s.c[i].link;
@@ -853,6 +897,7 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 	for (size_t i = 0; i < s.nz; i++)
 		free(s.z[i].id);
 	free(s.z);
+	free(s.zindex);
 	free(s.vz);
 	free(s.r);
 	free(s.uf);

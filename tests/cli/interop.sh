@@ -292,7 +292,12 @@ done <<'EOF'
 <platform version="4.1"><zone id="z" routing="Full">\n<zone id="y"><host id="a" speed="1Gf"/></zone><zone id="x"><host id="b" speed="1Gf"/></zone>\n<link id="1" bandwidth="1GBps"/>\n<zoneRoute src="y" dst="x" gw_dst="b"><link_ctn id="1"/></zoneRoute>\n</zone></platform>\n|2|4:1: error: a <zoneRoute> without a gw_src (the netpoints its links join)
 <platform version="4.1">\n<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="1" bandwidth="1GBps"/>\n<zoneRoute src="y" dst="x" gw_src="a" gw_dst="b"><link_ctn id="1"/></zoneRoute>\n</platform>\n|2|3:1: error: a <zoneRoute> outside a zone
 <platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n<host_link id="a" up="u" down="d"/>\n</zone></platform>\n|2|3:1: error: <host_link> is not read (hosts, routers, links, routes, zones, zoneRoutes, bypass routes and flat clusters are)
+<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y"/>\n<cluster id="y" radical="0-1" bw="1GBps" lat="1us"/>\n</zone></platform>\n|2|3:1: error: zone 'y' is given twice (first at line 2; a cluster is a zone)
 EOF
+# zones 65 deep (a bound far past real platforms' few): refused at the 65th
+{ echo '<platform version="4.1">'; i=0; while [ $i -lt 65 ]; do echo "<zone id=\"z$i\">"; i=$((i + 1)); done; } >"$tmp/deep.xml"
+expect 2 "simgrid zones 65 deep" -- "$FABRICX" import "$tmp/deep.xml" --from simgrid -o "$tmp/x.yaml"
+first "$tmp/deep.xml:66:1: error: zones nested more than 64 deep" "simgrid zones 65 deep: the 65th"
 expect 2 "simgrid not simgrid" -- "$FABRICX" import tests/data/igraph-test.graphml --from simgrid
 has "the root element is <graphml>, not <platform>" "simgrid: another format said"
 expect 2 "simgrid refuses 4,096 devices" -- "$FABRICX" export tests/specs/torus-16x16x16.yaml --to simgrid -o "$tmp/big.xml"
