@@ -1,7 +1,10 @@
 /*
  * SimGrid platform XML (v4.1) into the import graph: <host> a device,
  * <router> a switch, <link> a link, <cluster> (a star: each host's private
- * link to the cluster's router) expanded.
+ * link to the cluster's router) expanded.  Zones nest: the graph is the
+ * union of every zone's, and a zoneRoute between two child zones is a
+ * route between its gateways (gw_src in the src zone, gw_dst in the dst
+ * zone), its links joined as a route's are.
  *
  * A SimGrid link has no ends: the routes say where links meet.  A route
  * src -> dst through links l1..ln puts src at l1's tail, l(k)'s head at
@@ -29,6 +32,7 @@
 #include "xml.h"
 
 enum { SHARED_POL, SPLIT_POL, FAT_POL };
+enum { SG_MAX_DEPTH = 64 };
 
 typedef struct sg_link {
 	char *id;
@@ -49,7 +53,21 @@ typedef struct sg_route {
 	fx_loc loc, sloc, dloc;
 	size_t first, n;   /* into the ctn array */
 	int64_t s, t;      /* netpoints, once known */
+	int full;          /* its zone routes Full (a pinned path is said lost) */
+	/* a zoneRoute's zones (names, kept for after reading) and the zone it
+	 * is in; -1 for a route */
+	char *zsrc, *zdst;
+	fx_loc zsloc, zdloc;
+	int64_t in_zone;
 } sg_route;
+
+/* a <zone> or a <cluster> (SimGrid makes each cluster a zone) */
+typedef struct sg_zone {
+	char *id;
+	int64_t parent;    /* -1: the top */
+	fx_loc loc;
+	int full;          /* routes Full: its routes are the paths it means */
+} sg_zone;
 
 typedef struct sg {
 	fx_imp_graph *g;
@@ -64,6 +82,18 @@ typedef struct sg {
 	int64_t *uf, *np;   /* union-find over netpoints then link ends; netpoint of a root */
 	size_t nuf;
 	size_t fatpipe, shared, clusters;
+	sg_zone *z;
+	size_t nz, capz;
+	size_t *zindex;    /* zones sorted by id, after reading */
+	int depth;         /* zones open */
+	int64_t cur;       /* the zone being read, -1 outside any */
+	int cur_full;
+	int64_t *vz;       /* each vertex's zone, as declared */
+	size_t capvz;
+	size_t nzr;        /* zoneRoutes */
+	size_t nbypass;    /* bypassRoutes, bypassZoneRoutes */
+	char other[160];   /* zones of routings that pick one shortest path */
+	size_t nother;
 } sg;
 
 /* A quantity with SimGrid's units (xbt's parse_units: SI and binary
@@ -149,7 +179,85 @@ static sg_route *route_new(sg *s, const char *src, const char *dst, fx_loc loc)
 	r->dst = fx_xstrdup(dst);
 	r->loc = r->sloc = r->dloc = loc;
 	r->first = s->nc;
+	r->full = s->cur_full;
+	r->in_zone = -1;
 	return r;
+}
+
+static int64_t zone_new(sg *s, const char *id, fx_loc loc)
+{
+	if (s->nz == s->capz)
+		s->z = fx_xrealloc(s->z, (s->capz = s->capz ? 2 * s->capz : 16) * sizeof *s->z);
+	s->z[s->nz] = (sg_zone){fx_xstrdup(id), s->cur, loc, 1};
+	return (int64_t)s->nz++;
+}
+
+static const sg *sort_zones;
+static int by_zone_id(const void *a, const void *b)
+{
+	return strcmp(sort_zones->z[*(const size_t *)a].id, sort_zones->z[*(const size_t *)b].id);
+}
+
+/* Sorts the zone ids for zone_find; an id given twice is an error. */
+static int zone_index(sg *s)
+{
+	s->zindex = fx_xmalloc((s->nz ? s->nz : 1) * sizeof *s->zindex);
+	for (size_t i = 0; i < s->nz; i++)
+		s->zindex[i] = i;
+	sort_zones = s;
+	if (s->nz)
+		qsort(s->zindex, s->nz, sizeof *s->zindex, by_zone_id);
+	for (size_t i = 1; i < s->nz; i++)
+		if (strcmp(s->z[s->zindex[i]].id, s->z[s->zindex[i - 1]].id) == 0) {
+			size_t a = s->zindex[i] < s->zindex[i - 1] ? s->zindex[i] : s->zindex[i - 1];
+			size_t b = a == s->zindex[i] ? s->zindex[i - 1] : s->zindex[i];
+			return fx_diag_error(s->d, &s->z[b].loc, "zone '%.64s' is given twice (first at "
+					     "line %d; a cluster is a zone)", s->z[b].id, s->z[a].loc.line);
+		}
+	return 0;
+}
+
+static int64_t zone_find(const sg *s, const char *id)
+{
+	size_t lo = 0, hi = s->nz;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->z[s->zindex[mid]].id, id);
+		if (c == 0)
+			return (int64_t)s->zindex[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* A host or router of zone `zone`. */
+static int64_t sg_vertex(sg *s, const char *key, fx_loc loc, int type, int64_t zone)
+{
+	int64_t v = fx_imp_vertex(s->g, key, loc);
+	s->g->v[v].type = type;
+	if ((size_t)v >= s->capvz) {
+		size_t old = s->capvz;
+		s->capvz = s->capvz ? 2 * s->capvz : 256;
+		while ((size_t)v >= s->capvz)
+			s->capvz *= 2;
+		s->vz = fx_xrealloc(s->vz, s->capvz * sizeof *s->vz);
+		for (size_t i = old; i < s->capvz; i++)
+			s->vz[i] = -1;
+	}
+	s->vz[v] = zone;
+	return v;
+}
+
+/* Whether zone a is zone b or inside it. */
+static int zone_within(const sg *s, int64_t a, int64_t b)
+{
+	for (; a >= 0; a = s->z[a].parent)
+		if (a == b)
+			return 1;
+	return 0;
 }
 
 /* a ctn naming link id by name (resolved later) is kept as its name's
@@ -234,10 +342,17 @@ static int cluster(sg *s, const fx_xml_tok *t)
 	double b, l;
 	if (sg_qty(bw, &bl, "bw", 1, &b, s->d) || sg_qty(lat, &ll, "lat", 0, &l, s->d))
 		return -1;
-	char name[128];
-	snprintf(name, sizeof name, "%s_router", id);
-	int64_t rt = fx_imp_vertex(s->g, name, t->loc);
-	s->g->v[rt].type = 1;
+	/* a zone of its own, which zoneRoutes name; its router is
+	 * PREFIX ID_router SUFFIX unless router_id names it (SimGrid's
+	 * src/kernel/xml/sg_platf.cpp) */
+	int64_t cz = zone_new(s, id, t->loc);
+	const char *rid = fx_xml_attr(t, "router_id", NULL);
+	char name[256];
+	if (rid && *rid)
+		snprintf(name, sizeof name, "%s", rid);
+	else
+		snprintf(name, sizeof name, "%s%s_router%s", pre ? pre : "", id, suf ? suf : "");
+	int64_t rt = sg_vertex(s, name, t->loc, 1, cz);
 	/* radical: "0-99" or "0-3,8,10-11" */
 	const char *p = rad;
 	int64_t nh = 0;
@@ -264,8 +379,7 @@ static int cluster(sg *s, const fx_xml_tok *t)
 			return fx_diag_error(s->d, &at, "'radical' gives more than 65,536 hosts");
 		for (long long i = a; i <= z; i++, nh++) {
 			snprintf(name, sizeof name, "%s%lld%s", pre ? pre : "", i, suf ? suf : "");
-			int64_t h = fx_imp_vertex(s->g, name, t->loc);
-			s->g->v[h].type = 0;
+			int64_t h = sg_vertex(s, name, t->loc, 0, cz);
 			snprintf(name, sizeof name, "%s_link_%lld", id, i);
 			sg_link *lk = link_new(s, name, t->loc);
 			lk->bw = b;
@@ -288,7 +402,7 @@ static int cluster(sg *s, const fx_xml_tok *t)
 	return 0;
 }
 
-static int element(sg *s, const fx_xml_tok *t, int zone_depth, sg_route **cur, pend_ctn **pc,
+static int element(sg *s, const fx_xml_tok *t, sg_route **cur, pend_ctn **pc,
 		   size_t *npc, size_t *cappc)
 {
 	fx_loc at;
@@ -297,8 +411,7 @@ static int element(sg *s, const fx_xml_tok *t, int zone_depth, sg_route **cur, p
 		const char *id = fx_xml_attr(t, "id", NULL);
 		if (!id)
 			return fx_diag_error(s->d, &t->loc, "a <%s> without an id", nm);
-		int64_t v = fx_imp_vertex(s->g, id, t->loc);
-		s->g->v[v].type = nm[0] == 'h' ? 0 : 1;
+		sg_vertex(s, id, t->loc, nm[0] == 'h' ? 0 : 1, s->cur);
 		return 0;
 	}
 	if (strcmp(nm, "link") == 0) {
@@ -327,22 +440,49 @@ static int element(sg *s, const fx_xml_tok *t, int zone_depth, sg_route **cur, p
 					     "FATPIPE, not '%.40s'", pol);
 		return 0;
 	}
-	if (strcmp(nm, "route") == 0) {
-		fx_loc sl, dl;
+	/* a bypass route is read as the route it replaces would be: where
+	 * its links are (SimGrid takes it instead of its zone's routing) */
+	int bypass = strcmp(nm, "bypassRoute") == 0 || strcmp(nm, "bypassZoneRoute") == 0 ||
+		     strcmp(nm, "bypassASroute") == 0;
+	int zr = strcmp(nm, "zoneRoute") == 0 || strcmp(nm, "ASroute") == 0 ||
+		 strcmp(nm, "bypassZoneRoute") == 0 || strcmp(nm, "bypassASroute") == 0;
+	if (strcmp(nm, "route") == 0 || strcmp(nm, "bypassRoute") == 0 || zr) {
+		fx_loc sl, dl, gsl, gdl;
 		const char *a = fx_xml_attr(t, "src", &sl), *b = fx_xml_attr(t, "dst", &dl);
 		if (!a || !b)
-			return fx_diag_error(s->d, &t->loc, "a <route> without %s", !a ? "a src" : "a dst");
+			return fx_diag_error(s->d, &t->loc, "a <%s> without %s", nm, !a ? "a src" : "a dst");
 		if (*cur)
-			return fx_diag_error(s->d, &t->loc, "a <route> inside a <route>");
-		sg_route *r = route_new(s, a, b, t->loc);
-		r->sloc = sl;
-		r->dloc = dl;
+			return fx_diag_error(s->d, &t->loc, "a <%s> inside a route", nm);
+		sg_route *r;
+		if (zr) {
+			/* gateway to gateway: the links between the two zones */
+			const char *ga = fx_xml_attr(t, "gw_src", &gsl), *gb = fx_xml_attr(t, "gw_dst", &gdl);
+			if (!ga || !gb)
+				return fx_diag_error(s->d, &t->loc, "a <%s> without %s (the netpoints its "
+						     "links join)", nm, !ga ? "a gw_src" : "a gw_dst");
+			if (s->cur < 0)
+				return fx_diag_error(s->d, &t->loc, "a <%s> outside a zone", nm);
+			r = route_new(s, ga, gb, t->loc);
+			r->sloc = gsl;
+			r->dloc = gdl;
+			r->zsrc = fx_xstrdup(a);
+			r->zdst = fx_xstrdup(b);
+			r->zsloc = sl;
+			r->zdloc = dl;
+			r->in_zone = s->cur;
+			s->nzr += !bypass;
+		} else {
+			r = route_new(s, a, b, t->loc);
+			r->sloc = sl;
+			r->dloc = dl;
+		}
+		s->nbypass += bypass;
 		*cur = t->empty ? NULL : r;
 		return 0;
 	}
 	if (strcmp(nm, "link_ctn") == 0) {
 		if (!*cur)
-			return fx_diag_error(s->d, &t->loc, "a <link_ctn> outside a <route>");
+			return fx_diag_error(s->d, &t->loc, "a <link_ctn> outside a <route> or <zoneRoute>");
 		const char *id = fx_xml_attr(t, "id", &at);
 		fx_loc dl;
 		const char *dir = fx_xml_attr(t, "direction", &dl);
@@ -369,27 +509,67 @@ static int element(sg *s, const fx_xml_tok *t, int zone_depth, sg_route **cur, p
 		return cluster(s, t);
 	}
 	if (strcmp(nm, "zone") == 0 || strcmp(nm, "AS") == 0) {
-		if (zone_depth > 0)
-			return fx_diag_error(s->d, &t->loc, "a zone inside a zone: routes between zones "
-					     "(zoneRoute) are not read; give the platform as one zone");
+		const char *id = fx_xml_attr(t, "id", NULL);
+		if (!id)
+			return fx_diag_error(s->d, &t->loc, "a <%s> without an id", nm);
+		if (*cur)
+			return fx_diag_error(s->d, &t->loc, "a <%s> inside a route", nm);
 		const char *rt = fx_xml_attr(t, "routing", &at);
+		/* None: no routes of its own (its members meet the others
+		 * through zoneRoutes) */
 		if (rt && strcmp(rt, "Full") != 0 && strcmp(rt, "Floyd") != 0 &&
-		    strcmp(rt, "Dijkstra") != 0 && strcmp(rt, "DijkstraCache") != 0)
+		    strcmp(rt, "Dijkstra") != 0 && strcmp(rt, "DijkstraCache") != 0 &&
+		    strcmp(rt, "None") != 0)
 			return fx_diag_error(s->d, &at, "'routing' %.20s is not read (Full, Floyd, "
-					     "Dijkstra and DijkstraCache zones are: the others route "
+					     "Dijkstra, DijkstraCache and None zones are: the others route "
 					     "their own way)", rt);
-		if (rt && strcmp(rt, "Full") != 0)
-			fx_imp_lose(s->g, "routing=\"%s\": SimGrid routes each pair on one shortest path; "
-				    "fabricx divides a pair's flows over all of them (ECMP)", rt);
+		if (rt && strcmp(rt, "Full") != 0 && strcmp(rt, "None") != 0) {
+			size_t n = strlen(s->other);
+			if (s->nother++ < 4)
+				snprintf(s->other + n, sizeof s->other - n, "%s'%.24s' (%s)",
+					 n ? ", " : "", id, rt);
+		}
+		/* real platforms nest a few deep; the bound keeps a gateway's
+		 * check (up its zones) short */
+		if (!t->empty && s->depth >= SG_MAX_DEPTH)
+			return fx_diag_error(s->d, &t->loc, "zones nested more than %d deep", SG_MAX_DEPTH);
+		int64_t z = zone_new(s, id, t->loc);
+		s->z[z].full = !rt || strcmp(rt, "Full") == 0;
+		if (!t->empty) {
+			s->depth++;
+			s->cur = z;
+			s->cur_full = s->z[z].full;
+		}
 		return 0;
 	}
-	if (strcmp(nm, "zoneRoute") == 0 || strcmp(nm, "ASroute") == 0 ||
-	    strcmp(nm, "bypassRoute") == 0 || strcmp(nm, "bypassZoneRoute") == 0 ||
-	    strcmp(nm, "backbone") == 0 || strcmp(nm, "peer") == 0 || strcmp(nm, "cabinet") == 0 ||
-	    strcmp(nm, "include") == 0)
-		return fx_diag_error(s->d, &t->loc, "<%s> is not read (hosts, routers, links, routes and "
-				     "flat clusters in one zone are)", nm);
+	if (strcmp(nm, "backbone") == 0 || strcmp(nm, "peer") == 0 || strcmp(nm, "cabinet") == 0 ||
+	    strcmp(nm, "host_link") == 0 || strcmp(nm, "include") == 0)
+		return fx_diag_error(s->d, &t->loc, "<%s> is not read (hosts, routers, links, routes, "
+				     "zones, zoneRoutes, bypass routes and flat clusters are)", nm);
 	return 0;   /* prop, disk, actor, config, trace...: not the network's */
+}
+
+/* A zoneRoute joins two zones of the zone it is in, each gateway inside
+ * its zone (SimGrid's RoutedZone::add_route checks as much). */
+static int zone_route_check(sg *s, const sg_route *r)
+{
+	const char *nm[2] = {r->zsrc, r->zdst};
+	const fx_loc *zl[2] = {&r->zsloc, &r->zdloc}, *gl[2] = {&r->sloc, &r->dloc};
+	int64_t gw[2] = {r->s, r->t};
+	for (int k = 0; k < 2; k++) {
+		int64_t z = zone_find(s, nm[k]);
+		if (z < 0)
+			return fx_diag_error(s->d, zl[k], "the zoneRoute's %s '%.64s' is no zone's or "
+					     "cluster's id", k ? "dst" : "src", nm[k]);
+		if (s->z[z].parent != r->in_zone)
+			return fx_diag_error(s->d, zl[k], "the zoneRoute's %s '%.64s' is not a zone of "
+					     "'%.64s', where the zoneRoute is", k ? "dst" : "src", nm[k],
+					     s->z[r->in_zone].id);
+		if (!zone_within(s, s->vz[gw[k]], z))
+			return fx_diag_error(s->d, gl[k], "the zoneRoute's %s '%.64s' is not in zone "
+					     "'%.64s'", k ? "gw_dst" : "gw_src", s->g->v[gw[k]].key, nm[k]);
+	}
+	return 0;
 }
 
 /* Hop counts from one vertex (BFS) and whether several shortest paths
@@ -420,7 +600,7 @@ static void bfs(const int64_t *off, const int64_t *adj, size_t nv, int64_t s, in
 }
 
 /* Routes checked against shortest paths: the lost-list says which differ. */
-static void check_routes(sg *s, int full)
+static void check_routes(sg *s)
 {
 	fx_imp_graph *g = s->g;
 	size_t nv = g->nv;
@@ -466,7 +646,7 @@ static void check_routes(sg *s, int full)
 						 "the shortest path %lld)", r->src, r->dst, r->loc.line, r->n,
 						 (long long)dist[r->t]);
 				longer++;
-			} else if (many[r->t]) {
+			} else if (many[r->t] && r->full) {
 				pinned++;
 			}
 		}
@@ -476,7 +656,7 @@ static void check_routes(sg *s, int full)
 			    "(it routes shortest paths itself, ECMP): %s%s%s%s%s%s", longer, ex[0],
 			    longer > 1 ? ", " : "", longer > 1 ? ex[1] : "", longer > 2 ? ", " : "",
 			    longer > 2 ? ex[2] : "", longer > 3 ? ", ..." : "");
-	if (pinned && full)
+	if (pinned)
 		fx_imp_lose(g, "%zu routes pin one of several shortest paths; fabricx divides those "
 			    "pairs' flows over all of them (ECMP; its --routing hash pins one too)",
 			    pinned);
@@ -496,11 +676,11 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 	fx_xml x;
 	fx_xml_init(&x, file, text, len, d);
 	fx_xml_tok t = {0};
-	sg s = {.g = g, .d = d};
+	sg s = {.g = g, .d = d, .cur = -1, .cur_full = 1};
 	pend_ctn *pc = NULL;
 	size_t npc = 0, cappc = 0;
 	sg_route *cur = NULL;
-	int rc = 0, seen_root = 0, zone_depth = 0, full = 1, zones = 0;
+	int rc = 0, seen_root = 0;
 	g->devices_relay = g->cpus_relay = -1;
 	while ((rc = fx_xml_next(&x, &t)) == 0 && t.kind != FX_XML_EOF) {
 		if (t.kind == FX_XML_TEXT) {
@@ -512,10 +692,14 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 			continue;
 		}
 		if (t.kind == FX_XML_END) {
-			if (strcmp(t.name, "route") == 0)
+			if (strcmp(t.name, "route") == 0 || strcmp(t.name, "zoneRoute") == 0 ||
+			    strcmp(t.name, "ASroute") == 0 || strncmp(t.name, "bypass", 6) == 0)
 				cur = NULL;
-			else if (strcmp(t.name, "zone") == 0 || strcmp(t.name, "AS") == 0)
-				zone_depth--;
+			else if ((strcmp(t.name, "zone") == 0 || strcmp(t.name, "AS") == 0) && s.cur >= 0) {
+				s.cur = s.z[s.cur].parent;
+				s.depth--;
+				s.cur_full = s.cur < 0 || s.z[s.cur].full;
+			}
 			continue;
 		}
 		if (!seen_root) {
@@ -534,20 +718,8 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 			seen_root = 1;
 			continue;
 		}
-		int is_zone = strcmp(t.name, "zone") == 0 || strcmp(t.name, "AS") == 0;
-		if (is_zone && zone_depth == 0 && zones++) {
-			rc = fx_diag_error(d, &t.loc, "a second zone: routes between zones (zoneRoute) are "
-					   "not read; give the platform as one zone");
+		if ((rc = element(&s, &t, &cur, &pc, &npc, &cappc)) != 0)
 			break;
-		}
-		if (is_zone) {
-			const char *rt = fx_xml_attr(&t, "routing", NULL);
-			full = !rt || strcmp(rt, "Full") == 0;
-		}
-		if ((rc = element(&s, &t, zone_depth, &cur, &pc, &npc, &cappc)) != 0)
-			break;
-		if (is_zone && !t.empty)
-			zone_depth++;
 	}
 	if (rc == 0 && !seen_root)
 		rc = fx_diag_error(d, &t.loc, "no <platform> in the file");
@@ -569,6 +741,8 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 						   s.l[b].id, s.l[a].loc.line);
 			}
 	}
+	if (rc == 0)
+		rc = zone_index(&s);
 	for (size_t i = 0; i < s.nc && rc == 0; i++) {
 		if (s.c[i].link < 0) {   /* a cluster's, already an index */
 			s.c[i].link = -1 - s.c[i].link;
@@ -586,13 +760,16 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 		r->s = fx_imp_find(g, r->src);
 		r->t = fx_imp_find(g, r->dst);
 		if (r->s < 0 || r->t < 0)
-			rc = fx_diag_error(d, r->s < 0 ? &r->sloc : &r->dloc, "the route's %s '%.64s' is no "
-					   "<host>'s or <router>'s id", r->s < 0 ? "src" : "dst",
+			rc = fx_diag_error(d, r->s < 0 ? &r->sloc : &r->dloc, "the %s's %s '%.64s' is no "
+					   "<host>'s or <router>'s id", r->zsrc ? "zoneRoute" : "route",
+					   r->zsrc ? (r->s < 0 ? "gw_src" : "gw_dst") : (r->s < 0 ? "src" : "dst"),
 					   r->s < 0 ? r->src : r->dst);
 		else if (r->n == 0)
 			rc = fx_diag_error(d, &r->loc, "the route %.64s -> %.64s holds no link_ctn", r->src,
 					   r->dst);
 		loops += r->s == r->t;
+		if (rc == 0 && r->zsrc)
+			rc = zone_route_check(&s, r);
 	}
 	/* ends joined: one-link routes first (they say where a link is) */
 	size_t np = g->nv;
@@ -609,6 +786,17 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 		for (size_t i = 0; i < s.nr && rc == 0; i++)
 			if (s.r[i].s != s.r[i].t && (s.r[i].n == 1) == (pass == 0))
 				rc = walk(&s, &s.r[i]);
+	if (rc == 0 && s.nzr)
+		fx_imp_lose(g, "%zu zoneRoutes read as links between their gateways: SimGrid routes "
+			    "between zones through those gateways (inside each zone, then gateway to "
+			    "gateway); fabricx takes shortest paths over the whole graph", s.nzr);
+	if (rc == 0 && s.nbypass)
+		fx_imp_lose(g, "%zu bypass routes, which SimGrid takes instead of its zones' routing, "
+			    "read for where their links are: fabricx takes shortest paths", s.nbypass);
+	if (rc == 0 && s.nother)
+		fx_imp_lose(g, "zones %s%s: SimGrid routes each pair on one shortest path; fabricx "
+			    "divides a pair's flows over all of them (ECMP)", s.other,
+			    s.nother > 4 ? ", ..." : "");
 	if (rc == 0 && loops)
 		fx_imp_lose(g, "%zu loopback routes (a host to itself) are not links between two vertices: "
 			    "left out", loops);
@@ -690,7 +878,7 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 		rc = fx_imp_index(g, d);
 	}
 	if (rc == 0)
-		check_routes(&s, full);
+		check_routes(&s);
 	free(vert);
 	for (size_t i = 0; i < npc; i++)
 		free(pc[i].id);
@@ -703,7 +891,14 @@ int fx_import_simgrid(const char *file, const char *text, size_t len, fx_imp_gra
 	for (size_t i = 0; i < s.nr; i++) {
 		free(s.r[i].src);
 		free(s.r[i].dst);
+		free(s.r[i].zsrc);
+		free(s.r[i].zdst);
 	}
+	for (size_t i = 0; i < s.nz; i++)
+		free(s.z[i].id);
+	free(s.z);
+	free(s.zindex);
+	free(s.vz);
 	free(s.r);
 	free(s.uf);
 	free(s.np);

@@ -233,25 +233,71 @@ got=$("$FABRICX" metrics "$tmp/cb.yaml" --json | jq -c '[.devices, .switches, .l
 # route to Jacquelin) and Ginette: routes of no graph, refused there
 expect 2 "SimGrid's small platform" -- "$FABRICX" import tests/data/simgrid-small_platform.xml --from simgrid -o "$tmp/x.yaml"
 first "tests/data/simgrid-small_platform.xml:130:21: error: the route Ginette -> Jacquelin puts an end of link '145' at both 'Ginette' and 'Jupiter': the routes describe no graph" "small_platform: where its routes stop being a graph"
-# bad files at FILE:LINE:COL with the key
-printf '<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>\n<link id="1" bandwidth="25GBs" latency="1us"/>\n</zone></platform>\n' >"$tmp/b1.xml"
-expect 2 "simgrid bad bandwidth" -- "$FABRICX" import "$tmp/b1.xml" --from simgrid
-first "$tmp/b1.xml:3:25: error: 'bandwidth' must be a number > 0 with a unit (Bps, kBps, MBps, GBps, bps, Gbps, GiBps...), not '25GBs'" "simgrid bad bandwidth: its position"
-printf '<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>\n<link id="1" bandwidth="25GBps" latency="1us"/>\n<route src="a" dst="b"><link_ctn id="2"/></route>\n</zone></platform>\n' >"$tmp/b2.xml"
-expect 2 "simgrid unknown link" -- "$FABRICX" import "$tmp/b2.xml" --from simgrid
-first "$tmp/b2.xml:4:38: error: link_ctn names link '2', which no <link> declares" "simgrid unknown link: its position"
-printf '<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n<link id="1" bandwidth="25GBps" latency="1us"/>\n<route src="a" dst="c"><link_ctn id="1"/></route>\n</zone></platform>\n' >"$tmp/b3.xml"
-expect 2 "simgrid unknown dst" -- "$FABRICX" import "$tmp/b3.xml" --from simgrid
-first "$tmp/b3.xml:4:21: error: the route's dst 'c' is no <host>'s or <router>'s id" "simgrid unknown dst: its position"
-printf '<platform version="4.1"><zone id="z" routing="Full">\n<link id="1" bandwidth="25GBps" latency="1us" sharing_policy="WIFI"/>\n</zone></platform>\n' >"$tmp/b4.xml"
-expect 2 "simgrid bad policy" -- "$FABRICX" import "$tmp/b4.xml" --from simgrid
-first "$tmp/b4.xml:2:63: error: 'sharing_policy' must be SPLITDUPLEX, SHARED or FATPIPE, not 'WIFI'" "simgrid bad policy: its position"
-printf '<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y" routing="Full"/>\n</zone></platform>\n' >"$tmp/b5.xml"
-expect 2 "simgrid nested zone" -- "$FABRICX" import "$tmp/b5.xml" --from simgrid
-has "a zone inside a zone" "simgrid nested zone said"
-printf '<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n<route src="a" dst="a"><cluster id="c" radical="0-300" bw="1GBps" lat="1us"/></route>\n</zone></platform>\n' >"$tmp/b6.xml"
-expect 2 "simgrid cluster in a route" -- "$FABRICX" import "$tmp/b6.xml" --from simgrid
-first "$tmp/b6.xml:3:24: error: a <cluster> inside a <route>" "simgrid cluster in a route: its position"
+# SimGrid's multi-zone platforms (tests/data/README.md), by hand:
+# two_clusters: two 2-host clusters in zone AS0, their routers (SimGrid's
+# names, PREFIX ID_router SUFFIX) joined by the zoneRoute's backbone:
+# 4 hosts, 2 routers, 4 private links + 1; a cluster's pairs 2 hops
+# (4 ordered), the others 3 (8); the bisection two private links,
+# 2 x 125 MBps (the backbone, 1.25 GBps, is more)
+expect 0 "SimGrid's two clusters" -- "$FABRICX" import tests/data/simgrid-two_clusters.xml --from simgrid -o "$tmp/tc.yaml" --json
+got=$("$FABRICX" metrics "$tmp/tc.yaml" --json | jq -c '[.devices, .switches, .links, .diameter_hops, .bisection_bandwidth_Bps, [.hop_histogram[] | [.hops, .pairs]]]')
+[ "$got" = "[4,2,5,3,250000000,[[2,4],[3,8]]]" ] && ok || bad "two clusters: $got"
+grep -q '{a: "bobbob_cluster_router.hamburger.edu", b: "alicealice_cluster_router.crepe.fr", bandwidth: 1.25 GB/s, latency: 500000 ns}' "$tmp/tc.yaml" &&
+	ok || bad "two clusters: the zoneRoute's backbone between the gateways"
+jq -e '.import.lost | length == 3 and (.[0] | test("cluster .bob_cluster.: the backbone")) and (.[1] | test("cluster .alice_cluster.: the backbone")) and (.[2] | test("^1 zoneRoutes read as links between their gateways"))' "$tmp/out" >/dev/null &&
+	ok || bad "two clusters lost: $(jq -c .import.lost "$tmp/out")"
+# cluster_and_one_host: a cluster (router_id router1) and a routing="None"
+# zone of one host, the zoneRoute's 100 kBps link from router1 to it:
+# 3 hosts on one router, every pair 2 hops; the bisection cuts host1's link
+expect 0 "SimGrid's cluster and one host" -- "$FABRICX" import tests/data/simgrid-cluster_and_one_host.xml --from simgrid -o "$tmp/co.yaml"
+got=$("$FABRICX" metrics "$tmp/co.yaml" --json | jq -c '[.devices, .switches, .links, .diameter_hops, .bisection_bandwidth_Bps, [.hop_histogram[] | [.hops, .pairs]]]')
+[ "$got" = "[3,1,3,2,100000,[[2,6]]]" ] && ok || bad "cluster and one host: $got"
+grep -q '{a: "router1", b: "host1", bandwidth: 0.0001 GB/s, latency: 10000000 ns}' "$tmp/co.yaml" && ok || bad "cluster and one host: router1 - host1"
+# bypassRoute: zones AS_1 (Full) and AS_2 (Floyd) in AS_Big (Dijkstra),
+# joined gateway to gateway; 4 hosts, 5 routers, 9 links.  AS_1_host1 is
+# 4 hops from each AS_2 host (6 ordered pairs), AS_2's hosts 2 apart over
+# central_router (6): mean 3.  Bisection: {AS_1_host1, AS_2_host3} from
+# {AS_2_host1, AS_2_host2} cuts 2 links (AS_2_link1, AS_2_link2), no 2/2
+# split cuts one: 2 x 1.25 GBps.  The bypass AS_2_host1 -> AS_2_host2
+# (links 7, 6, 5: 3 hops for 2) said lost with its line
+expect 0 "SimGrid's bypassRoute" -- "$FABRICX" import tests/data/simgrid-bypassRoute.xml --from simgrid -o "$tmp/br.yaml" --json
+got=$("$FABRICX" metrics "$tmp/br.yaml" --json | jq -c '[.devices, .switches, .links, .diameter_hops, .mean_hops, .bisection_bandwidth_Bps, [.hop_histogram[] | [.hops, .pairs]]]')
+[ "$got" = "[4,5,9,4,3,2500000000,[[2,6],[4,6]]]" ] && ok || bad "bypassRoute: $got"
+jq -e '.import.lost | any(. == "1 routes are longer than the shortest path, which fabricx takes (it routes shortest paths itself, ECMP): AS_2_host1 -> AS_2_host2 (line 58: 3 links, the shortest path 2)") and
+	any(test("zones .AS_Big. \\(Dijkstra\\), .AS_2. \\(Floyd\\)")) and any(test("^1 bypass routes")) and any(test("^1 zoneRoutes"))' "$tmp/out" >/dev/null &&
+	ok || bad "bypassRoute lost: $(jq -c .import.lost "$tmp/out")"
+# SimGrid's own bogus file (teshsuite): gw_dst misspelt "neud-"
+expect 2 "SimGrid's bogus_missing_dst_gateway" -- "$FABRICX" import tests/data/simgrid-bogus_missing_dst_gateway.xml --from simgrid -o "$tmp/x.yaml"
+first "tests/data/simgrid-bogus_missing_dst_gateway.xml:14:82: error: the zoneRoute's gw_dst 'neud-grappe_router.grappe.fr' is no <host>'s or <router>'s id" "bogus_missing_dst_gateway: the misspelt gateway"
+# bad files: one row each -- the file (printf %b: \n a new line), the
+# exit, and the first line of stderr after "FILE:"; rows stay in the shell
+# (a here-document, not a pipe) so the counts add up
+n=0
+while IFS='|' read -r xml want msg; do
+	[ -n "$xml" ] || continue
+	n=$((n + 1))
+	printf '%b' "$xml" >"$tmp/sgbad$n.xml"
+	expect "$want" "simgrid bad file $n ($msg)" -- "$FABRICX" import "$tmp/sgbad$n.xml" --from simgrid -o "$tmp/x.yaml"
+	first "$tmp/sgbad$n.xml:$msg" "simgrid bad file $n: its message and position"
+done <<'EOF'
+<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>\n<link id="1" bandwidth="25GBs" latency="1us"/>\n</zone></platform>\n|2|3:25: error: 'bandwidth' must be a number > 0 with a unit (Bps, kBps, MBps, GBps, bps, Gbps, GiBps...), not '25GBs'
+<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>\n<link id="1" bandwidth="25GBps" latency="1us"/>\n<route src="a" dst="b"><link_ctn id="2"/></route>\n</zone></platform>\n|2|4:38: error: link_ctn names link '2', which no <link> declares
+<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n<link id="1" bandwidth="25GBps" latency="1us"/>\n<route src="a" dst="c"><link_ctn id="1"/></route>\n</zone></platform>\n|2|4:21: error: the route's dst 'c' is no <host>'s or <router>'s id
+<platform version="4.1"><zone id="z" routing="Full">\n<link id="1" bandwidth="25GBps" latency="1us" sharing_policy="WIFI"/>\n</zone></platform>\n|2|2:63: error: 'sharing_policy' must be SPLITDUPLEX, SHARED or FATPIPE, not 'WIFI'
+<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n<route src="a" dst="a"><cluster id="c" radical="0-300" bw="1GBps" lat="1us"/></route>\n</zone></platform>\n|2|3:24: error: a <cluster> inside a <route>
+<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y" routing="Cluster"/>\n</zone></platform>\n|2|2:23: error: 'routing' Cluster is not read (Full, Floyd, Dijkstra, DijkstraCache and None zones are: the others route their own way)
+<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y"><host id="a" speed="1Gf"/></zone><zone id="x"><host id="b" speed="1Gf"/></zone>\n<link id="1" bandwidth="1GBps"/>\n<zoneRoute src="y" dst="w" gw_src="a" gw_dst="b"><link_ctn id="1"/></zoneRoute>\n</zone></platform>\n|2|4:25: error: the zoneRoute's dst 'w' is no zone's or cluster's id
+<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y"><host id="a" speed="1Gf"/></zone><zone id="x"><host id="b" speed="1Gf"/></zone>\n<link id="1" bandwidth="1GBps"/>\n<zoneRoute src="y" dst="x" gw_src="b" gw_dst="a"><link_ctn id="1"/></zoneRoute>\n</zone></platform>\n|2|4:36: error: the zoneRoute's gw_src 'b' is not in zone 'y'
+<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y"><host id="a" speed="1Gf"/><zone id="x"><host id="b" speed="1Gf"/></zone>\n<link id="1" bandwidth="1GBps"/>\n<zoneRoute src="y" dst="x" gw_src="a" gw_dst="b"><link_ctn id="1"/></zoneRoute>\n</zone></zone></platform>\n|2|4:17: error: the zoneRoute's src 'y' is not a zone of 'y', where the zoneRoute is
+<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y"><host id="a" speed="1Gf"/></zone><zone id="x"><host id="b" speed="1Gf"/></zone>\n<link id="1" bandwidth="1GBps"/>\n<zoneRoute src="y" dst="x" gw_dst="b"><link_ctn id="1"/></zoneRoute>\n</zone></platform>\n|2|4:1: error: a <zoneRoute> without a gw_src (the netpoints its links join)
+<platform version="4.1">\n<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="1" bandwidth="1GBps"/>\n<zoneRoute src="y" dst="x" gw_src="a" gw_dst="b"><link_ctn id="1"/></zoneRoute>\n</platform>\n|2|3:1: error: a <zoneRoute> outside a zone
+<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/>\n<host_link id="a" up="u" down="d"/>\n</zone></platform>\n|2|3:1: error: <host_link> is not read (hosts, routers, links, routes, zones, zoneRoutes, bypass routes and flat clusters are)
+<platform version="4.1"><zone id="z" routing="Full">\n<zone id="y"/>\n<cluster id="y" radical="0-1" bw="1GBps" lat="1us"/>\n</zone></platform>\n|2|3:1: error: zone 'y' is given twice (first at line 2; a cluster is a zone)
+EOF
+# zones 65 deep (a bound far past real platforms' few): refused at the 65th
+{ echo '<platform version="4.1">'; i=0; while [ $i -lt 65 ]; do echo "<zone id=\"z$i\">"; i=$((i + 1)); done; } >"$tmp/deep.xml"
+expect 2 "simgrid zones 65 deep" -- "$FABRICX" import "$tmp/deep.xml" --from simgrid -o "$tmp/x.yaml"
+first "$tmp/deep.xml:66:1: error: zones nested more than 64 deep" "simgrid zones 65 deep: the 65th"
 expect 2 "simgrid not simgrid" -- "$FABRICX" import tests/data/igraph-test.graphml --from simgrid
 has "the root element is <graphml>, not <platform>" "simgrid: another format said"
 expect 2 "simgrid refuses 4,096 devices" -- "$FABRICX" export tests/specs/torus-16x16x16.yaml --to simgrid -o "$tmp/big.xml"
