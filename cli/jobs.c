@@ -34,10 +34,19 @@ int fx_cmd_jobs(int argc, char **argv)
 				   c.spec_path);
 	if (rc == 0)
 		rc = fx_cli_outdir_asked(&c);
+	/* measured whole before anything is printed: a run that fails (no
+	 * route on a degraded fabric, too few devices) prints no header */
+	fx_sink cap;
+	fx_sink_capture_init(&cap);
+	if (rc == 0)
+		rc = fx_report_jobs(&c.design, &o, &cap, &c.d);
 	if (rc == 0) {
 		fx_cli_begin(&c);
-		rc = fx_report_jobs(&c.design, &o, fx_cli_sink(&c), &c.d);
+		fx_sink *out = fx_cli_sink(&c);
+		for (size_t i = 0; i < fx_sink_count(&cap) && rc == 0; i++)
+			rc = out->put(out, fx_sink_table(&cap, i), &c.d);
 		fx_cli_end(&c);
 	}
+	fx_sink_release(&cap);
 	return fx_cli_finish(&c, rc);
 }
