@@ -164,6 +164,10 @@ int fx_cmd_collective(int argc, char **argv)
 						.links = fx_cli_opt(&c, "links")};
 			rc = fx_report_collective(&c.design, r, &o, fx_cli_sink(&c), &c.d);
 		}
+		/* several jobs: each one's collectives alone and beside the others
+		 * (report/jobs.c) */
+		if (rc == 0 && c.design.njobs)
+			rc = fx_report_jobs(&c.design, NULL, fx_cli_sink(&c), &c.d);
 		fx_cli_end(&c);
 		fx_router_free(r);
 	}

@@ -51,6 +51,7 @@ typedef struct explore {
 	fx_placement pl;
 	int have_pl;
 	fx_sink summary;          /* a capture of the tables the summary reads */
+	int have_jobs;            /* the jobs section ran */
 } explore;
 
 typedef struct section {
@@ -65,6 +66,7 @@ typedef struct outcome {
 	int exit;                 /* FX_EXIT_* it calls for */
 	char *reason;             /* NULL when ok */
 	char *md;                 /* its Markdown when ok */
+	int absent;               /* not listed at all: a section only some specs have (jobs) */
 } outcome;
 
 /* ---- the sections ---- */
@@ -153,6 +155,18 @@ static int sec_plan(explore *e)
 	return rc;
 }
 
+/* Several jobs (workload.jobs): each one's collectives alone and beside
+ * the others, what they share, the interference-aware placement. */
+static int sec_jobs(explore *e)
+{
+	fx_json_obj_begin(&e->c->js, "jobs");
+	fx_jobs_report_opts o = {.time_limit = e->limit};
+	int rc = fx_report_jobs(&e->c->design, &o, fx_cli_sink(e->c), &e->c->d);
+	e->have_jobs = rc == 0;
+	fx_json_obj_end(&e->c->js);
+	return rc;
+}
+
 /* One switch chip per role, or one link per tier, failed. */
 static int sec_failures(explore *e)
 {
@@ -220,6 +234,7 @@ static const section sections[] = {
 	{.name = "power", .title = "Power and cooling", .run = sec_power, .summed = 1},
 	{.name = "bom", .title = "Bill of materials", .run = sec_bom},
 	{.name = "placement", .title = "Placement", .run = sec_placement, .summed = 1},
+	{.name = "jobs", .title = "Jobs", .run = sec_jobs, .summed = 1},
 	{.name = "plan", .title = "Plan", .run = sec_plan},
 	{.name = "failures", .title = "Failures", .run = sec_failures},
 	{.name = "diagrams", .title = "Diagrams", .run = sec_diagrams},
@@ -425,8 +440,8 @@ static int skipped(fx_cli *c, int skip[NSECTIONS])
 				skip[k] = 1;
 			else
 				rc = fx_diag_error(&c->d, NULL, "--skip: unknown section '%s' (expected: fabric, "
-						   "collectives, loads, power, bom, placement, plan, failures, "
-						   "diagrams)", w);
+						   "collectives, loads, power, bom, placement, jobs, plan, "
+						   "failures, diagrams)", w);
 		}
 		free(list);
 	}
@@ -494,6 +509,32 @@ static void colls_line(const explore *e, char *buf, size_t len)
 	}
 }
 
+/* "jobs: 2; as given 448 links shared, 100 µs of interference at most;
+ * placed ..." from the jobs tables as captured. */
+static void jobs_line(const explore *e)
+{
+	printf("jobs: %zu", e->c->design.njobs);
+	const char *pre[2] = {"jobs_given", "jobs_placed"}, *what[2] = {"as given", "placed"};
+	for (int k = 0; k < 2; k++) {
+		char name[64], b[32];
+		snprintf(name, sizeof name, "%s_per_job", pre[k]);
+		const fx_table *t = fx_sink_find(&e->summary, name);
+		snprintf(name, sizeof name, "%s_shared", pre[k]);
+		double links = num(e, name, "shared_links");
+		if (!t || isnan(links))
+			continue;
+		double worst = 0;
+		for (size_t r = 0; r < fx_table_rows(t); r++) {
+			fx_value v;
+			if (fx_table_value(t, r, "interference_s", &v) && v.num > worst)
+				worst = v.num;
+		}
+		fx_field_format(worst, FX_F_SECONDS, b, sizeof b);
+		printf("; %s %lld links shared, %s of interference at most", what[k], (long long)links, b);
+	}
+	printf("\n");
+}
+
 /* The summary on stdout, read from the sections' tables as captured. */
 static void summary(explore *e, const outcome *out, const char *final)
 {
@@ -533,8 +574,10 @@ static void summary(explore *e, const outcome *out, const char *final)
 		       text(e, "place_summary", "status"),
 		       (long long)num(e, "place_summary", "instances_placed"), per);
 	}
+	if (e->have_jobs)
+		jobs_line(e);
 	for (int i = 0; i < NSECTIONS; i++)
-		if (out[i].reason || strcmp(out[i].status, "ok") != 0)
+		if (!out[i].absent && (out[i].reason || strcmp(out[i].status, "ok") != 0))
 			printf("%s: %s%s%s\n", sections[i].name, out[i].status, out[i].reason ? ": " : "",
 			       out[i].reason ? out[i].reason : "");
 	printf("report: %s/report.md (tables), report.json, *.csv%s%s\n", final,
@@ -547,7 +590,7 @@ int fx_cmd_explore(int argc, char **argv)
 		FX_CLI_FAIL_OPT,
 		{"no-diagrams", NULL, "skip the SVG diagrams (as --skip diagrams)"},
 		{"skip", "SECTION", "leave a section out: fabric, collectives, loads, power, bom, placement, "
-				    "plan, failures, diagrams (repeatable, or a comma list)"},
+				    "jobs, plan, failures, diagrams (repeatable, or a comma list)"},
 		{"time-limit", "S", "seconds the placement solver may search (default " FX_LIMIT_TEXT(FX_DEFAULT_TIME_LIMIT) ")"},
 		{"node-limit", "N", "branch-and-bound nodes the placement solver may search (default: none)"},
 		{"vary", "PATH=VALUES", "explore a space: vary a spec path over V1,V2,... or "
@@ -624,6 +667,12 @@ int fx_cmd_explore(int argc, char **argv)
 	int worst = FX_EXIT_OK;
 	for (int i = 0; i < NSECTIONS; i++) {
 		const char *na = not_applicable(&e, i);
+		/* a spec without jobs has no jobs section, not an empty one */
+		out[i].absent = strcmp(sections[i].name, "jobs") == 0 && !c.design.njobs;
+		if (out[i].absent) {
+			out[i].status = "not applicable";
+			continue;
+		}
 		if (skip[i] || na) {
 			out[i].status = skip[i] ? "skipped" : "not applicable";
 			out[i].reason = fx_xstrdup(skip[i] ? "--skip" : na);
@@ -638,6 +687,8 @@ int fx_cmd_explore(int argc, char **argv)
 	fx_json_obj_begin(&c.js, "sections");
 	fprintf(md, "| section | status | reason |\n|---|---|---|\n");
 	for (int i = 0; i < NSECTIONS; i++) {
+		if (out[i].absent)
+			continue;
 		fx_json_obj_begin(&c.js, sections[i].name);
 		fx_json_str(&c.js, "status", out[i].status);
 		if (out[i].reason)
@@ -651,6 +702,8 @@ int fx_cmd_explore(int argc, char **argv)
 	fx_json_obj_end(&c.js);
 	fputc('\n', md);
 	for (int i = 0; i < NSECTIONS; i++) {
+		if (out[i].absent)
+			continue;
 		fprintf(md, "## %s\n\n", sections[i].title);
 		if (out[i].md)
 			fputs(out[i].md, md);

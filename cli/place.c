@@ -72,9 +72,14 @@ int fx_cmd_place(int argc, char **argv)
 		if ((v = fx_cli_opt(&c, "instances")) &&
 		    fx_cli_int(&c, "--instances", v, 1, 1000000, &c.design.work.instances))
 			rc = -1;
-		if (rc == 0 && !c.design.work.present)
+		if (rc == 0 && !c.design.work.present && !c.design.njobs)
 			rc = fx_diag_error(&c.d, NULL, "%s: the spec has no workload to place (add "
 					   "'workload: {scheme: {tp: 2, ep: 4}, ...}'; see docs/spec.md)",
+					   c.spec_path);
+		else if (rc == 0 && !c.design.work.present &&
+			 (fx_cli_opt(&c, "lp") || fx_cli_opt(&c, "instances") || c.fault.at >= 0))
+			rc = fx_diag_error(&c.d, NULL, "%s: --lp, --instances and --fail-at place the "
+					   "workload's instances, and the spec has only 'workload.jobs'",
 					   c.spec_path);
 	}
 	if (rc == 0)
@@ -83,7 +88,13 @@ int fx_cmd_place(int argc, char **argv)
 		fx_cli_begin(&c);
 		fx_place_report_opts o = {.lp = fx_cli_opt(&c, "lp"), .time_limit = limit,
 					  .node_limit = node_limit, .power = &pc, .fault = &c.fault};
-		rc = fx_report_place(&c.design, &o, fx_cli_sink(&c), &c.d);
+		if (c.design.work.present)
+			rc = fx_report_place(&c.design, &o, fx_cli_sink(&c), &c.d);
+		/* several jobs: their interference and its placement (report/jobs.c) */
+		if (rc == 0 && c.design.njobs) {
+			fx_jobs_report_opts jo = {.time_limit = limit};
+			rc = fx_report_jobs(&c.design, &jo, fx_cli_sink(&c), &c.d);
+		}
 		fx_cli_end(&c);
 	}
 	return fx_cli_finish(&c, rc);

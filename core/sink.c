@@ -13,7 +13,8 @@ static int print_put(fx_sink *s, const fx_table *t, fx_diag *d)
 	if (t->no_text)
 		return 0;
 	fx_table_print(t, s->f);
-	fputc('\n', s->f);
+	if (!t->verbatim)
+		fputc('\n', s->f);
 	return 0;
 }
 
@@ -36,6 +37,8 @@ static int csv_put(fx_sink *s, const fx_table *t, fx_diag *d)
 {
 	if (!s->dir || !s->dir[0])
 		return 0;  /* no folder (yet): nothing asked */
+	if (t->verbatim || t->json_close || t->ncol == 0)
+		return 0;  /* text, or JSON's nesting: no rows to write */
 	if (fx_table_write_csv(t, s->dir))
 		return fx_diag_error(d, NULL, "cannot write '%s/%s.csv': %s", s->dir, t->name,
 				     strerror(errno));

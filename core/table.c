@@ -73,6 +73,29 @@ fx_table *fx_table_new(const char *name, const char *title, const char *const *c
 	return t;
 }
 
+fx_table *fx_table_verbatim(const char *name, const char *text)
+{
+	fx_table *t = table_alloc(name, text);
+	t->verbatim = 1;
+	return t;
+}
+
+fx_table *fx_record_open(const char *name, const char *key)
+{
+	fx_table *t = fx_record_new(name, "", key);
+	t->json_open = 1;
+	t->no_text = 1;
+	return t;
+}
+
+fx_table *fx_record_close(const char *name)
+{
+	fx_table *t = fx_record_new(name, "", NULL);
+	t->json_close = 1;
+	t->no_text = 1;
+	return t;
+}
+
 fx_table *fx_table_typed(const char *name, const char *title, const fx_col *cols)
 {
 	fx_table *t = table_alloc(name, title);

@@ -98,6 +98,13 @@ typedef struct fx_table {
 	int record;         /* one row of named scalars */
 	int no_json;        /* text and CSV only: another table carries its rows */
 	int no_text;        /* CSV and JSON only: text tables carry its rows */
+	int verbatim;       /* text only: the title is the text, printed as is with no
+			     * blank line after (a layout older than the model, kept
+			     * byte for byte); Markdown shows it as a code block */
+	int json_open;      /* record: its key's object stays open for the tables
+			     * after it, until a json_close table */
+	int json_close;     /* no fields: ends the object a json_open record opened */
+	int json_values;    /* one column: a JSON array of its values, not of objects */
 	size_t ncol, capcol;
 	fx_tcol *cols;
 	fx_cell *cells;     /* row-major, data rows only */
@@ -112,6 +119,15 @@ fx_table *fx_table_typed(const char *name, const char *title, const fx_col *cols
 /* A record; key names its JSON object, NULL puts its fields in the
  * object the caller has open. */
 fx_table *fx_record_new(const char *name, const char *title, const char *key);
+/* A verbatim text table (see fx_table.verbatim): text, lines and their
+ * newlines, is copied. */
+fx_table *fx_table_verbatim(const char *name, const char *text);
+/* A record whose JSON object (under key) stays open for the tables after
+ * it (JSON only, as every sink but json ignores it when it has no
+ * fields), and the table that ends it: the nesting of a JSON layout the
+ * flat tables cannot say.  Every open needs its close, in the same sink. */
+fx_table *fx_record_open(const char *name, const char *key);
+fx_table *fx_record_close(const char *name);
 /* Adds a column to a typed table before its first cell (columns known
  * only at run time). */
 void fx_table_add_col(fx_table *t, const char *field, const char *label, fx_field_kind k);

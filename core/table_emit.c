@@ -72,6 +72,10 @@ static size_t width(const char *s)
 
 void fx_table_print(const fx_table *t, FILE *f)
 {
+	if (t->verbatim) {
+		fputs(t->title, f);
+		return;
+	}
 	size_t nrow, ncol;
 	char **g = grid(t, &nrow, &ncol);
 	if (ncol == 0) {
@@ -126,6 +130,10 @@ void fx_table_print(const fx_table *t, FILE *f)
 
 void fx_table_write_markdown(const fx_table *t, FILE *f)
 {
+	if (t->verbatim) {
+		fprintf(f, "```\n%s```\n\n", t->title);
+		return;
+	}
 	size_t nrow, ncol;
 	char **g = grid(t, &nrow, &ncol);
 	if (*t->title)
@@ -305,13 +313,24 @@ void fx_table_write_json(const fx_table *t, fx_json *j)
 {
 	if (!t->typed || t->no_json)
 		return;
+	if (t->json_close) {
+		fx_json_obj_end(j);
+		return;
+	}
 	if (t->record) {
 		if (t->key)
 			fx_json_obj_begin(j, t->key);
 		for (size_t c = 0; c < t->ncol && c < t->ncell; c++)
 			json_cell(j, t->cols[c].field, &t->cells[c]);
-		if (t->key)
+		if (t->key && !t->json_open)
 			fx_json_obj_end(j);
+		return;
+	}
+	if (t->json_values) {
+		fx_json_arr_begin(j, t->key ? t->key : t->name);
+		for (size_t r = 0; t->ncol && r < fx_table_rows(t); r++)
+			json_cell(j, NULL, &t->cells[r * t->ncol]);
+		fx_json_arr_end(j);
 		return;
 	}
 	fx_json_arr_begin(j, t->key ? t->key : t->name);

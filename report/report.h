@@ -186,6 +186,22 @@ int fx_report_place(const fx_design *ds, const fx_place_report_opts *o, fx_sink 
  * workload.accelerator.hbm. */
 int fx_report_step(const fx_design *ds, const fx_placement *p, fx_sink *out, fx_diag *d);
 
+/* ---- several jobs on one fabric (report/jobs.c) ---- */
+
+typedef struct fx_jobs_report_opts {
+	double time_limit;  /* seconds GLPK may search for the placement (<= 0: the default) */
+	int no_place;       /* measure the spec's placement only */
+} fx_jobs_report_opts;
+
+/* The jobs of `workload.jobs` as the spec places them (unplaced ones
+ * packed in device order) and as the interference-aware placement places
+ * them, each timed alone and beside the others: the text, and for JSON
+ * and CSV the record "jobs" (JSON object "interference") holding
+ * "jobs_given" and "jobs_placed" ("given", "placed"), each with tables
+ * "_per_job", "_shared", "_shared_links", "_shared_switches"
+ * (docs/output.md).  A design without jobs is an error.  o may be NULL. */
+int fx_report_jobs(const fx_design *ds, const fx_jobs_report_opts *o, fx_sink *out, fx_diag *d);
+
 /* ---- the plan (report/plan.c) ---- */
 
 #include "../plan/plan.h"

@@ -12,6 +12,8 @@ near() {
 	then ok; else bad "$3: $1, expected $2"; fi
 }
 j() { jq -r "$1" "$tmp/out"; }
+# says TEXT WHAT: the last command's stdout holds TEXT as it is
+says() { if grep -qF -- "$1" "$tmp/out"; then ok; else bad "$2: stdout lacks '$1'"; fi; }
 
 # By hand.  Each job: 8 ranks, an all-to-all (direct) of 34.3 MB per rank,
 # b = 34.3 MB / 7 = 4.9e6 B to each peer, one round.  Job a holds NPUs
@@ -122,6 +124,34 @@ expect 0 "jobs alone = collective" -- "$FABRICX" jobs "$tmp/one.yaml" --json --n
 near "$(j '.interference.given.per_job[0].alone_s')" "$(awk -v t=$t16 'BEGIN { printf "%.17g", 3 * t }')" "ring16 alone = 3 x collective"
 near "$(j '.interference.given.per_job[1].alone_s')" "$(awk -v t=$t8 'BEGIN { printf "%.17g", 2 * t }')" "tp8x2 alone = 2 x collective"
 near "$(j '.interference.given.per_job[0].steps')" 90 "ring16: 3 calls x 2 x 15 steps"
+
+# collective, place and explore carry the same report when the spec has
+# jobs (report/jobs.c), with the figures above (tapered: 201.622 us
+# together as given, 88.722 us placed, nothing shared once placed).
+expect 0 "collective with jobs" -- "$FABRICX" collective $S --set "$TAPER" --pattern allreduce --ranks 8 --size 1MiB --json
+near "$(j '.interference.given.per_job[1].together_s')" 201.622e-6 "collective: b together (tapered)"
+near "$(j '.interference.given.shared_links')" 448 "collective: shared links"
+near "$(j '.interference.placed.shared_switches')" 0 "collective: placed, no chip shared"
+if [ "$(j '.time_s > 0')" = true ]; then ok; else bad "collective's own figures kept: $(j .time_s)"; fi
+expect 0 "collective with jobs (text)" -- "$FABRICX" collective $S --set "$TAPER" --pattern allreduce --ranks 8 --size 1MiB
+says "shared: 448 directed links, 126 switch chips (14 L1, 112 L2)" "collective text: shared"
+says "  a                       8      2      101.622      201.622         100.000" "collective text: a's line"
+expect 0 "place with jobs only" -- "$FABRICX" place $S --set "$TAPER" --json
+near "$(j '.interference.given.per_job[0].interference_s')" 100e-6 "place: a's interference (tapered)"
+near "$(j '.interference.placed.per_job[0].together_s')" 88.722e-6 "place: a placed"
+near "$(j '.interference.placed.shared_links')" 0 "place: placed, no link shared"
+expect 2 "place --lp with jobs only" -- "$FABRICX" place $S --lp "$tmp/x.lp"
+has "the spec has only 'workload.jobs'" "place --lp refused"
+expect 0 "explore with jobs" -- "$FABRICX" explore $S --set "$TAPER" --no-diagrams --skip failures,bom --out "$tmp/ex" --json
+near "$(j '.jobs.interference.given.per_job[0].together_s')" 201.622e-6 "explore: a together (tapered)"
+near "$(j '.jobs.interference.placed.shared_switches')" 0 "explore: placed, no chip shared"
+if [ "$(j '.sections.jobs.status')" = ok ]; then ok; else bad "explore: jobs section $(j '.sections.jobs.status')"; fi
+if [ -f "$tmp/ex/cm384-jobs/jobs_given_shared_links.csv" ]; then ok; else bad "explore: no jobs_given_shared_links.csv"; fi
+expect 0 "explore with jobs (summary)" -- "$FABRICX" explore $S --set "$TAPER" --no-diagrams --skip failures,bom --out "$tmp/ex"
+says "jobs: 2; as given 448 links shared, 100 us of interference at most; placed 0 links shared, 0 s of interference at most" "explore summary line"
+#   A spec without jobs: no jobs section anywhere.
+expect 0 "collective without jobs" -- "$FABRICX" collective specs/cm384.yaml --pattern allreduce --ranks 8 --size 1MiB --json
+if [ "$(j 'has("interference")')" = false ]; then ok; else bad "interference reported without jobs"; fi
 
 # Bad jobs: exit 2 at the value's FILE:LINE:COL.
 bad_job() {  # WHAT SED-SCRIPT EXPECTED-FIRST-LINE

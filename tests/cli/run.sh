@@ -107,7 +107,7 @@ SOURCE_DATE_EPOCH=0 "$FABRICX" explore specs/hgx-h100.yaml --json --out "$tmp/o"
 expect 0 "explore --skip" -- "$FABRICX" explore specs/hgx-h100.yaml --skip diagrams --skip placement,loads --json --out "$tmp/o"
 [ "$(jq -r '[.sections[]|.status]|join(",")' "$tmp/out")" = "ok,ok,skipped,ok,ok,skipped,ok,ok,skipped" ] && [ ! -e "$tmp/o/hgx-h100/fabric.svg" ] && [ ! -e "$tmp/o/hgx-h100/links.csv" ] && ok || bad "--skip"
 expect 2 "explore --skip unknown" -- "$FABRICX" explore specs/hgx-h100.yaml --skip plot --out "$tmp/o"
-first "fabricx: error: --skip: unknown section 'plot' (expected: fabric, collectives, loads, power, bom, placement, plan, failures, diagrams)" "--skip message"
+first "fabricx: error: --skip: unknown section 'plot' (expected: fabric, collectives, loads, power, bom, placement, jobs, plan, failures, diagrams)" "--skip message"
 # the bill of materials as a section (issue 32 item 4): CloudMatrix384's 16
 # racks, 4 of them network racks, and its 5,376 scale-up 400G LPO modules
 # (hardware.md §1: 5,376 of the 6,912 are scale-up), as `fabricx bom` says;

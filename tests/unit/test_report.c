@@ -367,6 +367,88 @@ START_TEST(bom_cm384_by_the_source)
 }
 END_TEST
 
+/* Two 8-NPU jobs on CloudMatrix384 (tests/specs/cm384-jobs.yaml), the L1
+ * chips' uplinks tapered to 7 GB/s, by hand.  Each job is an all-to-all
+ * (direct) of 34.3 MB per rank: b = 34.3e6 / 7 = 4.9e6 B to each peer.
+ * a holds NPUs 0-3 of node 0 and 8-11 of node 1, b NPUs 4-7 and 12-15.
+ * Per direction, node 0 sends 4 x 4 = 16 flows of b of each job to node
+ * 1, NPU -> L1 -> L2 -> L1 -> NPU (4 hops, 0.8 us), split over 7 planes x
+ * 16 L2 chips = 112 paths: each uplink of node 0 (L1 -> L2) and each
+ * downlink of node 1 (L2 -> L1) carries 16 b / 112 = 700,000 B of a and
+ * as much of b; node 1 -> node 0 alike.  Shared: 112 up + 112 down at
+ * each of the two nodes = 448 directed links, 112 L2 chips and the 2 x 7
+ * L1 chips.  An NPU's 7 flows leave over its 7 bundles of 2 x 28 GB/s:
+ * 4.9e6 / 56e9 = 87.5 us.  Alone an uplink needs 700,000 / 7e9 = 100 us
+ * (> 87.5), together 1.4e6 / 7e9 = 200 us: with the overhead 0.822 us,
+ * 101.622 us alone, 201.622 us together, 100 us of interference each.
+ * Placed one job a node, every flow is NPU -> L1 -> NPU (0.4 us), the
+ * bundles bind, nothing is shared: 0.822 + 0.4 + 87.5 = 88.722 us, and
+ * the L2 chips are no longer shared at all. */
+START_TEST(jobs_cm384_by_hand)
+{
+	const char *sets[] = {"fabric.uplink.bandwidth=7 GB/s"};
+	loaded l;
+	load(&l, "tests/specs/cm384-jobs.yaml", sets, 1);
+	fx_jobs_report_opts o = {.time_limit = 60};
+	ck_assert_int_eq(fx_report_jobs(&l.ds, &o, &l.cap, &l.d), 0);
+	const char *job[2] = {"a", "b"};
+	for (int k = 0; k < 2; k++) {
+		ck_assert_double_eq_tol(value(&l, "jobs_given_per_job", "name", job[k], "alone_s",
+					      FX_F_SECONDS), 101.622e-6, 1e-15);
+		ck_assert_double_eq_tol(value(&l, "jobs_given_per_job", "name", job[k], "together_s",
+					      FX_F_SECONDS), 201.622e-6, 1e-15);
+		ck_assert_double_eq_tol(value(&l, "jobs_given_per_job", "name", job[k], "interference_s",
+					      FX_F_SECONDS), 100e-6, 1e-15);
+		ck_assert_double_eq_tol(value(&l, "jobs_placed_per_job", "name", job[k], "together_s",
+					      FX_F_SECONDS), 88.722e-6, 1e-15);
+		ck_assert_double_eq_tol(value(&l, "jobs_placed_per_job", "name", job[k], "interference_s",
+					      FX_F_SECONDS), 0, 1e-15);
+		ck_assert_double_eq(value(&l, "jobs_placed_per_job", "name", job[k], "nodes", FX_F_INT), 1);
+	}
+	ck_assert_double_eq(value(&l, "jobs_given_shared", NULL, NULL, "shared_links", FX_F_INT), 448);
+	ck_assert_double_eq(value(&l, "jobs_given_shared", NULL, NULL, "shared_switches", FX_F_INT),
+			    112 + 14);
+	ck_assert_double_eq(value(&l, "jobs_placed_shared", NULL, NULL, "shared_links", FX_F_INT), 0);
+	ck_assert_double_eq(value(&l, "jobs_placed_shared", NULL, NULL, "shared_switches", FX_F_INT), 0);
+
+	/* every shared link, up or down, carries 700,000 B of each job; 112
+	 * of the chips are L2 */
+	const fx_table *t = fx_sink_find(&l.cap, "jobs_given_shared_links");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(fx_table_rows(t), 448);
+	size_t up = 0, down = 0;
+	fx_value from, to;
+	for (size_t r = 0; r < fx_table_rows(t); r++) {
+		const fx_cell *c = &t->cells[r * t->ncol + 2];
+		ck_assert_int_eq(c->type, FX_CELL_LIST);
+		ck_assert_int_eq(c->nlist, 2);
+		ck_assert_double_eq_tol(c->list[0], 700000, 1e-6);
+		ck_assert_double_eq_tol(c->list[1], 700000, 1e-6);
+		ck_assert(fx_table_value(t, r, "link_from", &from) && fx_table_value(t, r, "link_to", &to));
+		up += strncmp(from.text, "L1.", 3) == 0 && strncmp(to.text, "L2.", 3) == 0;
+		down += strncmp(from.text, "L2.", 3) == 0 && strncmp(to.text, "L1.", 3) == 0;
+	}
+	ck_assert_int_eq(up, 224);
+	ck_assert_int_eq(down, 224);
+	t = fx_sink_find(&l.cap, "jobs_given_shared_switches");
+	ck_assert_ptr_nonnull(t);
+	size_t l2 = 0;
+	for (size_t r = 0; fx_table_value(t, r, "switch", &from); r++)
+		l2 += strncmp(from.text, "L2.", 3) == 0;
+	ck_assert_int_eq(l2, 112);
+	t = fx_sink_find(&l.cap, "jobs_placed_shared_switches");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(fx_table_rows(t), 0);
+	unload(&l);
+
+	/* a design without jobs has no jobs report */
+	load(&l, "specs/cm384.yaml", NULL, 0);
+	ck_assert_int_eq(fx_report_jobs(&l.ds, NULL, &l.cap, &l.d), -1);
+	ck_assert_int_eq(fx_sink_count(&l.cap), 0);
+	unload(&l);
+}
+END_TEST
+
 Suite *suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -381,6 +463,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, place_hgx_deployments);
 	tcase_add_test(tc, plan_hgx_by_the_book);
 	tcase_add_test(tc, bom_cm384_by_the_source);
+	tcase_add_test(tc, jobs_cm384_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
 }

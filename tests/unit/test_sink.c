@@ -173,6 +173,74 @@ START_TEST(csv_error_named)
 }
 END_TEST
 
+/* A verbatim table prints its text as is (no blank line after, a code
+ * block in Markdown, no JSON, no CSV); open and close records nest the
+ * JSON; a values table is an array of its column's values. */
+START_TEST(verbatim_and_nesting)
+{
+	char dir[] = "/tmp/fx-sink-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *txt = NULL, *md = NULL, *js = NULL;
+	size_t ltxt = 0, lmd = 0, ljs = 0;
+	FILE *ft = open_memstream(&txt, &ltxt), *fm = open_memstream(&md, &lmd),
+	     *fj = open_memstream(&js, &ljs);
+	fx_json j;
+	fx_json_init(&j, fj);
+	fx_json_obj_begin(&j, NULL);
+	fx_sink p, m, jn, c, tee;
+	fx_sink_print_init(&p, ft);
+	fx_sink_markdown_init(&m, fm);
+	fx_sink_json_init(&jn, &j);
+	fx_sink_csv_init(&c, dir);
+	fx_sink *to[] = {&p, &m, &jn, &c};
+	fx_sink_tee_init(&tee, to, 4);
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_sink_put(&tee, fx_table_verbatim("head", "a  b\n"), &d), 0);
+	fx_table *o = fx_record_open("outer", "outer");
+	fx_record_text(o, "mode", "mode", "bound");
+	ck_assert_int_eq(fx_sink_put(&tee, o, &d), 0);
+	ck_assert_int_eq(fx_sink_put(&tee, fx_record_open("inner", "inner"), &d), 0);
+	static const fx_col cols[] = {{"switch", "switch", FX_F_TEXT}, {NULL, NULL, 0}};
+	fx_table *v = fx_table_typed("names", "Names", cols);
+	fx_table_json_key(v, "names");
+	v->json_values = 1;
+	v->no_text = 1;
+	fx_table_cell(v, "L2.p0.0");
+	fx_table_cell(v, "L2.p0.1");
+	ck_assert_int_eq(fx_sink_put(&tee, v, &d), 0);
+	ck_assert_int_eq(fx_sink_put(&tee, fx_record_close("inner_end"), &d), 0);
+	ck_assert_int_eq(fx_sink_put(&tee, fx_record_close("outer_end"), &d), 0);
+	fx_json_obj_end(&j);
+	fclose(ft);
+	fclose(fm);
+	fclose(fj);
+	ck_assert_str_eq(txt, "a  b\n");
+	ck_assert_str_eq(md, "```\na  b\n```\n\n");
+	ck_assert_str_eq(js, "{\n  \"outer\": {\n    \"mode\": \"bound\",\n    \"inner\": {\n"
+			 "      \"names\": [\n        \"L2.p0.0\",\n        \"L2.p0.1\"\n      ]\n"
+			 "    }\n  }\n}\n");
+	char path[64];
+	const char *none[] = {"head", "inner", "inner_end", "outer_end"};
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path, sizeof path, "%s/%s.csv", dir, none[i]);
+		ck_assert_msg(access(path, F_OK) != 0, "%s written", path);
+	}
+	snprintf(path, sizeof path, "%s/names.csv", dir);
+	char *csv = slurp(path);
+	ck_assert_str_eq(csv, "switch\nL2.p0.0\nL2.p0.1\n");
+	free(csv);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/outer.csv", dir);
+	unlink(path);
+	ck_assert_int_eq(rmdir(dir), 0);
+	fx_diag_release(&d);
+	free(txt);
+	free(md);
+	free(js);
+}
+END_TEST
+
 Suite *suite_sink(void)
 {
 	Suite *s = suite_create("sink");
@@ -180,6 +248,7 @@ Suite *suite_sink(void)
 	tcase_add_test(tc, tee_matches_emitters);
 	tcase_add_test(tc, capture_values);
 	tcase_add_test(tc, csv_error_named);
+	tcase_add_test(tc, verbatim_and_nesting);
 	suite_add_tcase(s, tc);
 	return s;
 }
