@@ -386,7 +386,7 @@ START_TEST(jobs_same_answer)
 	plan_load(&b, "specs/plans/cm384-qwen3-235b.yaml", NULL, 0);
 	b.p.exhaustive = 1;
 	fx_plan_runner run;
-	ck_assert_int_eq(fx_plan_runner_init(&run, 2, 1, &b.d), 0);
+	ck_assert_int_eq(fx_plan_runner_init(&run, 2, &b.d), 0);
 	ck_assert_int_eq(fx_plan_search(&b.p, NULL, fx_plan_runner_exec(&run), NULL, &b.r, &b.d), 0);
 	fx_plan_runner_release(&run);
 	ck_assert_int_eq(a.r.best, b.r.best);
