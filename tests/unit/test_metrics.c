@@ -198,6 +198,24 @@ START_TEST(switched_bisections)
 }
 END_TEST
 
+/* A k x k torus written out by hand as a `custom` spec into y (the
+ * lattice's structure hidden from fabricx); returns its length. */
+static size_t torus_by_hand(char *y, size_t cap, int k)
+{
+	size_t n = (size_t)snprintf(y, cap, "fabric:\n  kind: custom\n  link: {bandwidth: 1 GB/s, "
+				    "latency: 1 ns}\n  nodes:\n");
+	for (int i = 0; i < k * k; i++)
+		n += (size_t)snprintf(y + n, cap - n, "    - {name: p%d, type: device}\n", i);
+	n += (size_t)snprintf(y + n, cap - n, "  links:\n");
+	for (int i = 0; i < k * k; i++) {
+		int x = i % k, r = i / k;
+		n += (size_t)snprintf(y + n, cap - n, "    - {a: p%d, b: p%d}\n    - {a: p%d, b: p%d}\n",
+				      i, r * k + (x + 1) % k, i, ((r + 1) % k) * k + x);
+	}
+	ck_assert_uint_lt(n, cap - 1);
+	return n;
+}
+
 /* Graphs without a canonical split get a heuristic one, labelled a bound. */
 START_TEST(heuristic_bisection)
 {
@@ -229,16 +247,7 @@ START_TEST(heuristic_bisection)
 	fixture_release(&fx);
 
 	/* an 8x8 torus written out by hand: the heuristic finds 2k = 16 links */
-	n = (size_t)snprintf(y, sizeof y, "fabric:\n  kind: custom\n  link: {bandwidth: 1 GB/s, "
-			     "latency: 1 ns}\n  nodes:\n");
-	for (int i = 0; i < 64; i++)
-		n += (size_t)snprintf(y + n, sizeof y - n, "    - {name: p%d, type: device}\n", i);
-	n += (size_t)snprintf(y + n, sizeof y - n, "  links:\n");
-	for (int i = 0; i < 64; i++) {
-		int x = i % 8, r = i / 8;
-		n += (size_t)snprintf(y + n, sizeof y - n, "    - {a: p%d, b: p%d}\n    - {a: p%d, b: p%d}\n",
-				      i, r * 8 + (x + 1) % 8, i, ((r + 1) % 8) * 8 + x);
-	}
+	torus_by_hand(y, sizeof y, 8);
 	ck_assert_msg(fixture_load(&fx, "t8.yaml", y, NULL) == 0, "%s", fx.msg);
 	fx_diag_init(&d);
 	ck_assert_int_eq(fx_route_bisection(&fx.f, &c, &d), 0);
@@ -248,16 +257,7 @@ START_TEST(heuristic_bisection)
 
 	/* 16x16 by hand: the optimum 2k = 32 (Kernighan-Lin found 36; the
 	 * Fiduccia-Mattheyses passes and the device-order seed find 32) */
-	n = (size_t)snprintf(y, sizeof y, "fabric:\n  kind: custom\n  link: {bandwidth: 1 GB/s, "
-			     "latency: 1 ns}\n  nodes:\n");
-	for (int i = 0; i < 256; i++)
-		n += (size_t)snprintf(y + n, sizeof y - n, "    - {name: p%d, type: device}\n", i);
-	n += (size_t)snprintf(y + n, sizeof y - n, "  links:\n");
-	for (int i = 0; i < 256; i++) {
-		int x = i % 16, r = i / 16;
-		n += (size_t)snprintf(y + n, sizeof y - n, "    - {a: p%d, b: p%d}\n    - {a: p%d, b: p%d}\n",
-				      i, r * 16 + (x + 1) % 16, i, ((r + 1) % 16) * 16 + x);
-	}
+	torus_by_hand(y, sizeof y, 16);
 	ck_assert_msg(fixture_load(&fx, "t16.yaml", y, NULL) == 0, "%s", fx.msg);
 	fx_diag_init(&d);
 	ck_assert_int_eq(fx_route_bisection(&fx.f, &c, &d), 0);
@@ -276,18 +276,7 @@ END_TEST
 START_TEST(spectral_seed_converges)
 {
 	static char y[400000];
-	int k = 48;
-	size_t n = (size_t)snprintf(y, sizeof y, "fabric:\n  kind: custom\n  link: {bandwidth: 1 GB/s, "
-				    "latency: 1 ns}\n  nodes:\n");
-	for (int i = 0; i < k * k; i++)
-		n += (size_t)snprintf(y + n, sizeof y - n, "    - {name: p%d, type: device}\n", i);
-	n += (size_t)snprintf(y + n, sizeof y - n, "  links:\n");
-	for (int i = 0; i < k * k; i++) {
-		int x = i % k, r = i / k;
-		n += (size_t)snprintf(y + n, sizeof y - n, "    - {a: p%d, b: p%d}\n    - {a: p%d, b: p%d}\n",
-				      i, r * k + (x + 1) % k, i, ((r + 1) % k) * k + x);
-	}
-	ck_assert_uint_lt(n, sizeof y - 1);
+	torus_by_hand(y, sizeof y, 48);
 	fixture fx;
 	ck_assert_msg(fixture_load(&fx, "t48.yaml", y, NULL) == 0, "%s", fx.msg);
 	fx_cut c;
