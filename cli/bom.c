@@ -13,22 +13,26 @@ static const fx_opt opts[] = {
 	{NULL, NULL, NULL},
 };
 
-int fx_cmd_bom(int argc, char **argv)
+static int bom_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "bom", "bom SPEC [--csv FILE] [--json] [--out DIR]", opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
+	int rc = fx_cli_load(c);
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
-		rc = fx_report_bom(&c.design, fx_cli_opt(&c, "csv"), fx_cli_sink(&c), &c.d);
-		fx_cli_end(&c);
+		fx_cli_begin(c);
+		rc = fx_report_bom(&c->design, fx_cli_opt(c, "csv"), fx_cli_sink(c), &c->d);
+		fx_cli_end(c);
 	}
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_bom = {
+	.name = "bom",
+	.summary = "bill of materials: links, cables, optics, switches, racks, cost",
+	.usage = "bom SPEC [--csv FILE] [--json] [--out DIR]",
+	.opts = opts,
+	.run = bom_run,
+};
 
 int fx_bom_floor_picture(fx_cli *c, int view, const char *format, const char *path, fx_render_info *info)
 {

@@ -81,50 +81,46 @@ static double spec_link_bw(fx_cli *c)
 	return bw;
 }
 
-int fx_cmd_calibrate(int argc, char **argv)
+static int calibrate_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "calibrate", "calibrate SPEC --from FILE [--pattern P] [--ranks N] "
-			      "[--overlay FILE.yaml] [--json]", cal_opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	const char *from = fx_cli_opt(&c, "from"), *overlay = fx_cli_opt(&c, "overlay");
+	int rc = 0;
+	const char *from = fx_cli_opt(c, "from"), *overlay = fx_cli_opt(c, "overlay");
 	int64_t ranks = 0;
 	if (!from)
-		rc = fx_diag_error(&c.d, NULL, "calibrate: --from FILE is required (see --help)");
-	if (rc == 0 && fx_cli_opt(&c, "ranks"))
-		rc = fx_cli_int(&c, "--ranks", fx_cli_opt(&c, "ranks"), 2, INT32_MAX, &ranks);
+		rc = fx_diag_error(&c->d, NULL, "calibrate: --from FILE is required (see --help)");
+	if (rc == 0 && fx_cli_opt(c, "ranks"))
+		rc = fx_cli_int(c, "--ranks", fx_cli_opt(c, "ranks"), 2, INT32_MAX, &ranks);
 	if (rc == 0)
-		rc = fx_cli_load(&c);
+		rc = fx_cli_load(c);
 	fx_meas_set ms = {0};
 	fx_calib_fit *fits = NULL;
 	size_t nfit = 0;
 	if (rc == 0)
-		rc = fx_meas_read(from, fx_cli_opt(&c, "pattern"), ranks, &ms, &c.d);
+		rc = fx_meas_read(from, fx_cli_opt(c, "pattern"), ranks, &ms, &c->d);
 	if (rc == 0)
-		rc = fx_calib_fit_all(&ms, &fits, &nfit, &c.d);
+		rc = fx_calib_fit_all(&ms, &fits, &nfit, &c->d);
 	if (rc == 0) {
 		/* the overlay's group: --ranks, else the most ranks the fabric holds */
 		const fx_calib_fit *pick = NULL;
 		for (size_t i = 0; i < nfit; i++) {
 			if (ranks ? fits[i].ranks == ranks :
-			    fits[i].ranks <= c.design.fab.ndev && (!pick || fits[i].ranks > pick->ranks))
+			    fits[i].ranks <= c->design.fab.ndev && (!pick || fits[i].ranks > pick->ranks))
 				pick = &fits[i];
 		}
 		if (!pick && ranks)
-			rc = fx_diag_error(&c.d, NULL, "calibrate: --ranks %lld: no fit over %lld ranks in "
+			rc = fx_diag_error(&c->d, NULL, "calibrate: --ranks %lld: no fit over %lld ranks in "
 					   "'%s'", (long long)ranks, (long long)ranks, from);
 		if (!pick)
 			pick = &fits[0];
-		fx_router *r = fx_router_new(&c.design.fab, 0);
+		fx_router *r = fx_router_new(&c->design.fab, 0);
 		double bw = 0;
 		char why[160];
 		if (rc == 0)
-			rc = fx_calib_overlay(&c.design.fab, r, pick, spec_link_bw(&c), c.spec_path, from,
-					      overlay, &bw, why, sizeof why, &c.d);
+			rc = fx_calib_overlay(&c->design.fab, r, pick, spec_link_bw(c), c->spec_path, from,
+					      overlay, &bw, why, sizeof why, &c->d);
 		fx_router_free(r);
 		if (rc == 0) {
-			fx_cli_begin(&c);
+			fx_cli_begin(c);
 			fx_table *t = fx_record_new("calibration", "Calibration", NULL);
 			fx_record_text(t, "from", "file", "%s", from);
 			fx_record_text(t, "format", "format", "%s", ms.format);
@@ -140,13 +136,22 @@ int fx_cmd_calibrate(int argc, char **argv)
 				fx_record_text(t, "overlay", "overlay written", "%s", overlay);
 			else
 				fx_record_null(t, "overlay", "overlay written", FX_F_TEXT, "- (--overlay FILE)");
-			rc |= fx_cli_table(&c, t);
-			rc |= fits_table(&c, fits, nfit);
-			rc |= residuals_table(&c, fits, nfit);
-			fx_cli_end(&c);
+			rc |= fx_cli_table(c, t);
+			rc |= fits_table(c, fits, nfit);
+			rc |= residuals_table(c, fits, nfit);
+			fx_cli_end(c);
 		}
 	}
 	fx_calib_fits_free(fits, nfit);
 	fx_meas_release(&ms);
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_calibrate = {
+	.name = "calibrate",
+	.summary = "fit alpha and bus bandwidth to nccl-tests runs, as a spec overlay",
+	.usage = "calibrate SPEC --from FILE [--pattern P] [--ranks N] "
+		  "[--overlay FILE.yaml] [--json]",
+	.opts = cal_opts,
+	.run = calibrate_run,
+};

@@ -604,3 +604,14 @@ int fx_cli_finish(fx_cli *c, int rc)
 	fflush(stdout);
 	return status;
 }
+
+int fx_cli_main(const fx_command *cmd, int argc, char **argv)
+{
+	if (cmd->main)
+		return cmd->main(argc, argv);
+	fx_cli c;
+	int rc = fx_cli_parse(&c, cmd->name, cmd->usage, cmd->opts, argc, argv);
+	if (rc)
+		return fx_cli_finish(&c, rc > 0 ? 0 : -1);  /* help (1) is a success */
+	return fx_cli_finish(&c, cmd->run(&c));
+}

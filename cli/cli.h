@@ -180,26 +180,44 @@ int fx_cli_qty(fx_cli *c, const char *opt, const char *text, fx_unit_kind k, dou
  * *out is malloc'd (device ids in device order). */
 int fx_cli_ranks(fx_cli *c, const char *nranks, const char *group, int64_t **out, int64_t *n);
 
-/* Commands (cli/<name>.c), listed in cli/main.c. */
-int fx_cmd_metrics(int argc, char **argv);
-int fx_cmd_explore(int argc, char **argv);
-int fx_cmd_kinds(int argc, char **argv);
-int fx_cmd_collective(int argc, char **argv);
-int fx_cmd_calibrate(int argc, char **argv);
-int fx_cmd_power(int argc, char **argv);
-int fx_cmd_bom(int argc, char **argv);
-int fx_cmd_place(int argc, char **argv);
-int fx_cmd_plan(int argc, char **argv);
-int fx_cmd_compare(int argc, char **argv);
-int fx_cmd_render(int argc, char **argv);
-int fx_cmd_transport(int argc, char **argv);
-int fx_cmd_pool(int argc, char **argv);
-int fx_cmd_slice(int argc, char **argv);
-int fx_cmd_reconfigure(int argc, char **argv);
-int fx_cmd_failures(int argc, char **argv);
-int fx_cmd_merge(int argc, char **argv);
-int fx_cmd_export(int argc, char **argv);
-int fx_cmd_jobs(int argc, char **argv);
-int fx_cmd_import(int argc, char **argv);
+/*
+ * A command: its name, the line `fabricx help` shows, and either run,
+ * which fx_cli_main calls between fx_cli_parse (usage, opts) and
+ * fx_cli_finish, or main, for a command that reads its own argv (one
+ * that needs no SPEC, or parses before the shared parser can).
+ */
+typedef struct fx_command {
+	const char *name;
+	const char *summary;
+	const char *usage;       /* after "usage: fabricx " */
+	const fx_opt *opts;
+	int (*run)(fx_cli *c);   /* returns 0 or -1, errors in c->d */
+	int (*main)(int argc, char **argv);
+} fx_command;
+
+/* Runs cmd on argv (argv[0] is its name); returns the exit status. */
+int fx_cli_main(const fx_command *cmd, int argc, char **argv);
+
+/* The commands (cli/<name>.c), listed in cli/main.c. */
+extern const fx_command fx_command_explore;
+extern const fx_command fx_command_metrics;
+extern const fx_command fx_command_collective;
+extern const fx_command fx_command_calibrate;
+extern const fx_command fx_command_bom;
+extern const fx_command fx_command_power;
+extern const fx_command fx_command_place;
+extern const fx_command fx_command_plan;
+extern const fx_command fx_command_compare;
+extern const fx_command fx_command_render;
+extern const fx_command fx_command_transport;
+extern const fx_command fx_command_pool;
+extern const fx_command fx_command_slice;
+extern const fx_command fx_command_reconfigure;
+extern const fx_command fx_command_failures;
+extern const fx_command fx_command_merge;
+extern const fx_command fx_command_jobs;
+extern const fx_command fx_command_export;
+extern const fx_command fx_command_import;
+extern const fx_command fx_command_kinds;
 
 #endif

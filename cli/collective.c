@@ -87,9 +87,97 @@ static const fx_opt coll_opts[] = {
 	{NULL, NULL, NULL},
 };
 
-int fx_cmd_collective(int argc, char **argv)
+static int collective_run(fx_cli *c)
 {
-	fx_cli c;
+	int rc = 0;
+	const char *pattern = fx_cli_opt(c, "pattern"), *algo = fx_cli_opt(c, "algo");
+	const char *size = fx_cli_opt(c, "size"), *tie = fx_cli_opt(c, "tie");
+	const char *sizes = fx_cli_opt(c, "sizes");
+	fx_coll_req q = {0};
+	fx_coll_time tm;
+	int64_t *ranks = NULL;
+	if (!pattern || (!size && !sizes))
+		rc = fx_diag_error(&c->d, NULL, "collective: --pattern and --size (or --sizes) are "
+				   "required (see --help)");
+	else if (size && sizes)
+		rc = fx_diag_error(&c->d, NULL, "collective: give --size or --sizes, not both");
+	else if (!sizes && fx_cli_opt(c, "plot"))
+		rc = fx_diag_error(&c->d, NULL, "collective: --plot draws a sweep and needs --sizes");
+	else if (fx_cli_opt(c, "plot") && (!strrchr(fx_cli_opt(c, "plot"), '.') ||
+		 (strcmp(strrchr(fx_cli_opt(c, "plot"), '.'), ".svg") &&
+		  strcmp(strrchr(fx_cli_opt(c, "plot"), '.'), ".png"))))
+		rc = fx_diag_error(&c->d, NULL, "collective: --plot: '%s' must end in .svg or .png",
+				   fx_cli_opt(c, "plot"));
+	else if (sizes && (fx_cli_opt(c, "versus") || fx_cli_opt(c, "links") ||
+			   fx_cli_opt(c, "versus-measured")))
+		rc = fx_diag_error(&c->d, NULL, "collective: --sizes reports crossovers itself and "
+				   "takes no --versus, --versus-measured or --links");
+	else if (!fx_coll_find(pattern, NULL))
+		rc = fx_diag_error(&c->d, NULL, "collective: unknown pattern '%s' (see --list)", pattern);
+	else if (sizes)
+		;  /* --algo a,b,c is checked by the sweep */
+	else if (algo && !fx_coll_find(pattern, algo))
+		rc = fx_diag_error(&c->d, NULL, "collective: no algorithm '%s' for %s (see --list)", algo, pattern);
+	else if (fx_cli_opt(c, "versus") && !fx_coll_find(pattern, fx_cli_opt(c, "versus")))
+		rc = fx_diag_error(&c->d, NULL, "collective: --versus: no algorithm '%s' for %s",
+				   fx_cli_opt(c, "versus"), pattern);
+	else if (tie && strcmp(tie, "split") && strcmp(tie, "plus"))
+		rc = fx_diag_error(&c->d, NULL, "collective: --tie must be split or plus, got '%s'", tie);
+	if (rc == 0 && size)
+		rc = fx_cli_qty(c, "--size", size, FX_UNIT_SIZE, &q.size);
+	/* a billion pieces is past any pipeline, and keeps n + chunks in range */
+	if (rc == 0 && fx_cli_opt(c, "chunks"))
+		rc = fx_cli_int(c, "--chunks", fx_cli_opt(c, "chunks"), 1, 1000000000, &q.chunks);
+	if (rc == 0)
+		rc = fx_cli_load(c);
+	if (rc == 0)
+		rc = time_model(c, fx_cli_opt(c, "alpha"), &tm);
+	if (rc == 0)
+		rc = fx_cli_ranks(c, fx_cli_opt(c, "ranks"), fx_cli_opt(c, "group"), &ranks, &q.n);
+	if (rc == 0)
+		rc = fx_cli_outdir_asked(c);
+	if (rc == 0) {
+		q.pattern = pattern;
+		q.algo = sizes ? NULL : fx_coll_find(pattern, algo)->name;
+		q.ranks = ranks;
+		fx_router *r = fx_router_new(&c->design.fab, tie && strcmp(tie, "plus") == 0);
+		fx_cli_begin(c);
+		if (sizes)
+			rc = fx_coll_sweep(c, r, &q, &tm, algo, sizes, fx_cli_opt(c, "plot"));
+		else
+		{
+			fx_collective_opts o = {.req = q, .tm = &tm, .versus = fx_cli_opt(c, "versus"),
+						.versus_measured = fx_cli_opt(c, "versus-measured"),
+						.links = fx_cli_opt(c, "links")};
+			rc = fx_report_collective(&c->design, r, &o, fx_cli_sink(c), &c->d);
+		}
+		/* several jobs: each one's collectives alone and beside the others
+		 * (report/jobs.c) */
+		if (rc == 0 && c->design.njobs)
+			rc = fx_report_jobs(&c->design, NULL, fx_cli_sink(c), &c->d);
+		fx_cli_end(c);
+		fx_router_free(r);
+	}
+	free(ranks);
+	return rc;
+}
+
+#define COLLECTIVE_SUMMARY "link loads and completion time of a collective"
+
+/* the report; fx_command_collective takes --list first */
+static const fx_command collective_report = {
+	.name = "collective",
+	.summary = COLLECTIVE_SUMMARY,
+	.usage = "collective SPEC --pattern P [--algo A] --size SIZE [--ranks N | --group G] "
+		  "[--alpha T] [--links FILE.csv] [--json]\n"
+		  "       fabricx collective SPEC --pattern P --sizes LO:HI:xF [--algo A,B,... | all]",
+	.opts = coll_opts,
+	.run = collective_run,
+};
+
+/* --list needs no SPEC, which the parser requires: it is looked for first. */
+static int collective_main(int argc, char **argv)
+{
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--list") == 0) {
 			int json = 0;
@@ -97,81 +185,12 @@ int fx_cmd_collective(int argc, char **argv)
 				json |= strcmp(argv[k], "--json") == 0;
 			return list_algos(json);
 		}
-	int rc = fx_cli_parse(&c, "collective",
-			      "collective SPEC --pattern P [--algo A] --size SIZE [--ranks N | --group G] "
-			      "[--alpha T] [--links FILE.csv] [--json]\n"
-			      "       fabricx collective SPEC --pattern P --sizes LO:HI:xF [--algo A,B,... | all]", coll_opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	const char *pattern = fx_cli_opt(&c, "pattern"), *algo = fx_cli_opt(&c, "algo");
-	const char *size = fx_cli_opt(&c, "size"), *tie = fx_cli_opt(&c, "tie");
-	const char *sizes = fx_cli_opt(&c, "sizes");
-	fx_coll_req q = {0};
-	fx_coll_time tm;
-	int64_t *ranks = NULL;
-	if (!pattern || (!size && !sizes))
-		rc = fx_diag_error(&c.d, NULL, "collective: --pattern and --size (or --sizes) are "
-				   "required (see --help)");
-	else if (size && sizes)
-		rc = fx_diag_error(&c.d, NULL, "collective: give --size or --sizes, not both");
-	else if (!sizes && fx_cli_opt(&c, "plot"))
-		rc = fx_diag_error(&c.d, NULL, "collective: --plot draws a sweep and needs --sizes");
-	else if (fx_cli_opt(&c, "plot") && (!strrchr(fx_cli_opt(&c, "plot"), '.') ||
-		 (strcmp(strrchr(fx_cli_opt(&c, "plot"), '.'), ".svg") &&
-		  strcmp(strrchr(fx_cli_opt(&c, "plot"), '.'), ".png"))))
-		rc = fx_diag_error(&c.d, NULL, "collective: --plot: '%s' must end in .svg or .png",
-				   fx_cli_opt(&c, "plot"));
-	else if (sizes && (fx_cli_opt(&c, "versus") || fx_cli_opt(&c, "links") ||
-			   fx_cli_opt(&c, "versus-measured")))
-		rc = fx_diag_error(&c.d, NULL, "collective: --sizes reports crossovers itself and "
-				   "takes no --versus, --versus-measured or --links");
-	else if (!fx_coll_find(pattern, NULL))
-		rc = fx_diag_error(&c.d, NULL, "collective: unknown pattern '%s' (see --list)", pattern);
-	else if (sizes)
-		;  /* --algo a,b,c is checked by the sweep */
-	else if (algo && !fx_coll_find(pattern, algo))
-		rc = fx_diag_error(&c.d, NULL, "collective: no algorithm '%s' for %s (see --list)", algo, pattern);
-	else if (fx_cli_opt(&c, "versus") && !fx_coll_find(pattern, fx_cli_opt(&c, "versus")))
-		rc = fx_diag_error(&c.d, NULL, "collective: --versus: no algorithm '%s' for %s",
-				   fx_cli_opt(&c, "versus"), pattern);
-	else if (tie && strcmp(tie, "split") && strcmp(tie, "plus"))
-		rc = fx_diag_error(&c.d, NULL, "collective: --tie must be split or plus, got '%s'", tie);
-	if (rc == 0 && size)
-		rc = fx_cli_qty(&c, "--size", size, FX_UNIT_SIZE, &q.size);
-	/* a billion pieces is past any pipeline, and keeps n + chunks in range */
-	if (rc == 0 && fx_cli_opt(&c, "chunks"))
-		rc = fx_cli_int(&c, "--chunks", fx_cli_opt(&c, "chunks"), 1, 1000000000, &q.chunks);
-	if (rc == 0)
-		rc = fx_cli_load(&c);
-	if (rc == 0)
-		rc = time_model(&c, fx_cli_opt(&c, "alpha"), &tm);
-	if (rc == 0)
-		rc = fx_cli_ranks(&c, fx_cli_opt(&c, "ranks"), fx_cli_opt(&c, "group"), &ranks, &q.n);
-	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
-	if (rc == 0) {
-		q.pattern = pattern;
-		q.algo = sizes ? NULL : fx_coll_find(pattern, algo)->name;
-		q.ranks = ranks;
-		fx_router *r = fx_router_new(&c.design.fab, tie && strcmp(tie, "plus") == 0);
-		fx_cli_begin(&c);
-		if (sizes)
-			rc = fx_coll_sweep(&c, r, &q, &tm, algo, sizes, fx_cli_opt(&c, "plot"));
-		else
-		{
-			fx_collective_opts o = {.req = q, .tm = &tm, .versus = fx_cli_opt(&c, "versus"),
-						.versus_measured = fx_cli_opt(&c, "versus-measured"),
-						.links = fx_cli_opt(&c, "links")};
-			rc = fx_report_collective(&c.design, r, &o, fx_cli_sink(&c), &c.d);
-		}
-		/* several jobs: each one's collectives alone and beside the others
-		 * (report/jobs.c) */
-		if (rc == 0 && c.design.njobs)
-			rc = fx_report_jobs(&c.design, NULL, fx_cli_sink(&c), &c.d);
-		fx_cli_end(&c);
-		fx_router_free(r);
-	}
-	free(ranks);
-	return fx_cli_finish(&c, rc);
+	return fx_cli_main(&collective_report, argc, argv);
 }
+
+const fx_command fx_command_collective = {
+	.name = "collective",
+	.summary = COLLECTIVE_SUMMARY,
+	.main = collective_main,
+};
 

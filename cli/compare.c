@@ -402,7 +402,7 @@ static int json_asked(int argc, char **argv)
 	return 0;
 }
 
-int fx_cmd_compare(int argc, char **argv)
+static int compare_main(int argc, char **argv)
 {
 	cmp_args a = {.out_root = NULL};  /* files only when asked: --out, --csv */
 	fx_cmp_opts o = {0};
@@ -469,3 +469,9 @@ int fx_cmd_compare(int argc, char **argv)
 	fx_diag_release(&d);
 	return status;
 }
+
+const fx_command fx_command_compare = {
+	.name = "compare",
+	.summary = "builds side by side under a power cap",
+	.main = compare_main,
+};

@@ -584,7 +584,7 @@ static void summary(explore *e, const outcome *out, const char *final)
 	       e->have_loads ? ", links.csv" : "", out[NSECTIONS - 1].md ? ", *.svg" : "");
 }
 
-int fx_cmd_explore(int argc, char **argv)
+static int explore_main(int argc, char **argv)
 {
 	static const fx_opt opts[] = {
 		FX_CLI_FAIL_OPT,
@@ -749,3 +749,9 @@ int fx_cmd_explore(int argc, char **argv)
 	c.json = 0;
 	return fx_cli_finish(&c, wrc ? -1 : 0);
 }
+
+const fx_command fx_command_explore = {
+	.name = "explore",
+	.summary = "design report of a fabric (start here)",
+	.main = explore_main,
+};

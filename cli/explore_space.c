@@ -378,7 +378,7 @@ int fx_explore_space(fx_cli *c, int diagrams, int *handled)
 	return rc;
 }
 
-int fx_cmd_merge(int argc, char **argv)
+static int merge_main(int argc, char **argv)
 {
 	static const fx_opt opts[] = {
 		{"from", "DIR", "a shard's folder (out/NAME-shard-I-of-N; repeatable)"},
@@ -414,3 +414,9 @@ int fx_cmd_merge(int argc, char **argv)
 	fx_space_release(&s);
 	return fx_cli_finish(&c, rc);
 }
+
+const fx_command fx_command_merge = {
+	.name = "merge",
+	.summary = "join the points of a space run as shards (--shard I/N)",
+	.main = merge_main,
+};

@@ -31,48 +31,53 @@ static int write_to(fx_cli *c, const char *fmt, const char *path, fx_export_info
 	return rc;
 }
 
-int fx_cmd_export(int argc, char **argv)
+static int export_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "export", "export SPEC --to FORMAT [-o FILE] [--json]", opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	const char *fmt = fx_cli_opt(&c, "to"), *path = fx_cli_opt(&c, "output");
+	int rc = 0;
+	const char *fmt = fx_cli_opt(c, "to"), *path = fx_cli_opt(c, "output");
 	if (!fmt)
-		rc = fx_diag_error(&c.d, NULL, "export needs --to FORMAT (one of %s)", fx_export_names());
+		rc = fx_diag_error(&c->d, NULL, "export needs --to FORMAT (one of %s)", fx_export_names());
 	else if (!fx_export_find(fmt))
-		rc = fx_diag_error(&c.d, NULL, "--to: unknown format '%s' (expected: %s)", fmt,
+		rc = fx_diag_error(&c->d, NULL, "--to: unknown format '%s' (expected: %s)", fmt,
 				   fx_export_names());
-	else if (c.json && !path)
-		rc = fx_diag_error(&c.d, NULL, "export --json needs -o FILE: the exported text and the "
+	else if (c->json && !path)
+		rc = fx_diag_error(&c->d, NULL, "export --json needs -o FILE: the exported text and the "
 				   "JSON object cannot share standard output");
 	if (rc == 0)
-		rc = fx_cli_load(&c);
+		rc = fx_cli_load(c);
 	fx_export_info info = {0};
 	if (rc == 0)
-		rc = write_to(&c, fmt, path, &info);
+		rc = write_to(c, fmt, path, &info);
 	if (rc == 0) {
 		for (size_t i = 0; i < info.nlost; i++)
 			fprintf(stderr, "fabricx: export %s: not carried: %s\n", fmt, info.lost[i]);
-		if (c.json) {
-			fx_cli_begin(&c);
-			fx_json_obj_begin(&c.js, "export");
-			fx_json_str(&c.js, "format", fmt);
-			fx_json_str(&c.js, "file", path);
-			fx_json_int(&c.js, "vertices", info.vertices);
-			fx_json_int(&c.js, "edges", info.edges);
-			fx_json_arr_begin(&c.js, "lost");
+		if (c->json) {
+			fx_cli_begin(c);
+			fx_json_obj_begin(&c->js, "export");
+			fx_json_str(&c->js, "format", fmt);
+			fx_json_str(&c->js, "file", path);
+			fx_json_int(&c->js, "vertices", info.vertices);
+			fx_json_int(&c->js, "edges", info.edges);
+			fx_json_arr_begin(&c->js, "lost");
 			for (size_t i = 0; i < info.nlost; i++)
-				fx_json_str(&c.js, NULL, info.lost[i]);
-			fx_json_arr_end(&c.js);
-			fx_json_obj_end(&c.js);
-			fx_cli_end(&c);
+				fx_json_str(&c->js, NULL, info.lost[i]);
+			fx_json_arr_end(&c->js);
+			fx_json_obj_end(&c->js);
+			fx_cli_end(c);
 		} else if (path) {
 			printf("%s: %s written to %s (%lld vertices, %lld edges; %zu things not carried, "
-			       "on stderr)\n", c.design.name, fmt, path, (long long)info.vertices,
+			       "on stderr)\n", c->design.name, fmt, path, (long long)info.vertices,
 			       (long long)info.edges, info.nlost);
 		}
 	}
 	fx_export_info_release(&info);
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_export = {
+	.name = "export",
+	.summary = "the fabric in a peer tool's format (GraphML, ns-3, SimAI, ...)",
+	.usage = "export SPEC --to FORMAT [-o FILE] [--json]",
+	.opts = opts,
+	.run = export_run,
+};

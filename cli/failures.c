@@ -19,43 +19,46 @@ static const fx_opt opts[] = {
 	{NULL, NULL, NULL},
 };
 
-int fx_cmd_failures(int argc, char **argv)
+static int failures_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "failures", "failures SPEC [--kind switch|link|node|rack|plane|power] "
-			      "[--fail SEL]... [--all] [--k 1|2] [--sample N] [--seed S] [--json]",
-			      opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
+	int rc = fx_cli_load(c);
 	const char *fails[64];
-	fx_failures_opts o = {.kind = fx_cli_opt(&c, "kind"), .fails = fails, .k = 1,
-			      .sample = 100, .seed = 1, .all = fx_cli_opt(&c, "all") != NULL};
-	int nfail = fx_cli_opt_each(&c, "fail", fails, 64);
+	fx_failures_opts o = {.kind = fx_cli_opt(c, "kind"), .fails = fails, .k = 1,
+			      .sample = 100, .seed = 1, .all = fx_cli_opt(c, "all") != NULL};
+	int nfail = fx_cli_opt_each(c, "fail", fails, 64);
 	o.nfail = nfail < 64 ? nfail : 64;
 	const char *v;
 	int64_t x;
-	if (rc == 0 && (v = fx_cli_opt(&c, "k"))) {
-		rc = fx_cli_int(&c, "--k", v, 1, 2, &x);
+	if (rc == 0 && (v = fx_cli_opt(c, "k"))) {
+		rc = fx_cli_int(c, "--k", v, 1, 2, &x);
 		o.k = (int)x;
 	}
-	if (rc == 0 && (v = fx_cli_opt(&c, "sample"))) {
-		rc = fx_cli_int(&c, "--sample", v, 1, 10000, &x);
+	if (rc == 0 && (v = fx_cli_opt(c, "sample"))) {
+		rc = fx_cli_int(c, "--sample", v, 1, 10000, &x);
 		o.sample = x;
 	}
-	if (rc == 0 && (v = fx_cli_opt(&c, "seed"))) {
-		rc = fx_cli_int(&c, "--seed", v, 0, INT64_MAX, &x);
+	if (rc == 0 && (v = fx_cli_opt(c, "seed"))) {
+		rc = fx_cli_int(c, "--seed", v, 0, INT64_MAX, &x);
 		o.seed = (uint64_t)x;
 	}
-	if (rc == 0 && o.k == 1 && (fx_cli_opt(&c, "sample") || fx_cli_opt(&c, "seed")))
-		rc = fx_diag_error(&c.d, NULL, "--sample and --seed need --k 2");
+	if (rc == 0 && o.k == 1 && (fx_cli_opt(c, "sample") || fx_cli_opt(c, "seed")))
+		rc = fx_diag_error(&c->d, NULL, "--sample and --seed need --k 2");
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
-		o.spec = c.spec_path;
-		rc = fx_report_failures(&c.design, &o, fx_cli_sink(&c), &c.d);
-		fx_cli_end(&c);
+		fx_cli_begin(c);
+		o.spec = c->spec_path;
+		rc = fx_report_failures(&c->design, &o, fx_cli_sink(c), &c->d);
+		fx_cli_end(c);
 	}
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_failures = {
+	.name = "failures",
+	.summary = "what losing a switch chip or a link does to bisection and devices",
+	.usage = "failures SPEC [--kind switch|link|node|rack|plane|power] "
+		  "[--fail SEL]... [--all] [--k 1|2] [--sample N] [--seed S] [--json]",
+	.opts = opts,
+	.run = failures_run,
+};

@@ -35,44 +35,40 @@ static void default_name(const char *path, char *buf, size_t cap)
 		snprintf(buf, cap, "imported");
 }
 
-int fx_cmd_import(int argc, char **argv)
+static int import_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "import", "import FILE --from FORMAT [-o SPEC.yaml] [--json]", opts,
-			      argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	const char *fmt = fx_cli_opt(&c, "from"), *path = fx_cli_opt(&c, "output");
+	int rc = 0;
+	const char *fmt = fx_cli_opt(c, "from"), *path = fx_cli_opt(c, "output");
 	fx_import_opts io = {.bandwidth = 25e9, .latency = 200e-9};
 	char name[72];
-	if (!c.spec_path)
-		rc = fx_diag_error(&c.d, NULL, "import needs the FILE to read");
+	if (!c->spec_path)
+		rc = fx_diag_error(&c->d, NULL, "import needs the FILE to read");
 	else if (!fmt)
-		rc = fx_diag_error(&c.d, NULL, "import needs --from FORMAT (one of %s)", fx_import_names());
-	else if (c.json && !path)
-		rc = fx_diag_error(&c.d, NULL, "import --json needs -o FILE: the spec and the JSON object "
+		rc = fx_diag_error(&c->d, NULL, "import needs --from FORMAT (one of %s)", fx_import_names());
+	else if (c->json && !path)
+		rc = fx_diag_error(&c->d, NULL, "import --json needs -o FILE: the spec and the JSON object "
 				   "cannot share standard output");
 	if (rc == 0) {
-		rc |= fx_cli_qty_opt(&c, "bandwidth", FX_UNIT_BANDWIDTH, &io.bandwidth);
-		rc |= fx_cli_qty_opt(&c, "latency", FX_UNIT_TIME, &io.latency);
-		if (fx_cli_opt(&c, "name"))
-			snprintf(name, sizeof name, "%s", fx_cli_opt(&c, "name"));
+		rc |= fx_cli_qty_opt(c, "bandwidth", FX_UNIT_BANDWIDTH, &io.bandwidth);
+		rc |= fx_cli_qty_opt(c, "latency", FX_UNIT_TIME, &io.latency);
+		if (fx_cli_opt(c, "name"))
+			snprintf(name, sizeof name, "%s", fx_cli_opt(c, "name"));
 		else
-			default_name(c.spec_path, name, sizeof name);
+			default_name(c->spec_path, name, sizeof name);
 	}
 	fx_import_info info = {0};
 	if (rc == 0) {
 		if (!path) {
-			rc = fx_import(c.spec_path, fmt, name, &io, stdout, &info, &c.d);
+			rc = fx_import(c->spec_path, fmt, name, &io, stdout, &info, &c->d);
 		} else {
 			fx_outfile of;
 			FILE *out = fx_outfile_open(&of, path);
 			if (!out) {
-				rc = fx_diag_error(&c.d, NULL, "cannot write '%s': %s", path, strerror(errno));
+				rc = fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 			} else {
-				rc = fx_import(c.spec_path, fmt, name, &io, out, &info, &c.d);
+				rc = fx_import(c->spec_path, fmt, name, &io, out, &info, &c->d);
 				if (fx_outfile_close(&of, rc == 0) && rc == 0)
-					rc = fx_diag_error(&c.d, NULL, "cannot write '%s': %s", path, strerror(errno));
+					rc = fx_diag_error(&c->d, NULL, "cannot write '%s': %s", path, strerror(errno));
 			}
 		}
 	}
@@ -81,36 +77,44 @@ int fx_cmd_import(int argc, char **argv)
 			fprintf(stderr, "fabricx: import %s: %s\n", fmt, info.assumed[i]);
 		for (size_t i = 0; i < info.nlost; i++)
 			fprintf(stderr, "fabricx: import %s: not carried: %s\n", fmt, info.lost[i]);
-		if (c.json) {
-			fx_json_init(&c.js, stdout);
-			fx_json_obj_begin(&c.js, NULL);
-			fx_json_obj_begin(&c.js, "import");
-			fx_json_str(&c.js, "format", fmt);
-			fx_json_str(&c.js, "file", c.spec_path);
-			fx_json_str(&c.js, "spec", path);
-			fx_json_str(&c.js, "name", name);
-			fx_json_int(&c.js, "devices", info.devices);
-			fx_json_int(&c.js, "switches", info.switches);
-			fx_json_int(&c.js, "cpus", info.cpus);
-			fx_json_int(&c.js, "links", info.links);
-			fx_json_arr_begin(&c.js, "assumed");
+		if (c->json) {
+			fx_json_init(&c->js, stdout);
+			fx_json_obj_begin(&c->js, NULL);
+			fx_json_obj_begin(&c->js, "import");
+			fx_json_str(&c->js, "format", fmt);
+			fx_json_str(&c->js, "file", c->spec_path);
+			fx_json_str(&c->js, "spec", path);
+			fx_json_str(&c->js, "name", name);
+			fx_json_int(&c->js, "devices", info.devices);
+			fx_json_int(&c->js, "switches", info.switches);
+			fx_json_int(&c->js, "cpus", info.cpus);
+			fx_json_int(&c->js, "links", info.links);
+			fx_json_arr_begin(&c->js, "assumed");
 			for (size_t i = 0; i < info.nassumed; i++)
-				fx_json_str(&c.js, NULL, info.assumed[i]);
-			fx_json_arr_end(&c.js);
-			fx_json_arr_begin(&c.js, "lost");
+				fx_json_str(&c->js, NULL, info.assumed[i]);
+			fx_json_arr_end(&c->js);
+			fx_json_arr_begin(&c->js, "lost");
 			for (size_t i = 0; i < info.nlost; i++)
-				fx_json_str(&c.js, NULL, info.lost[i]);
-			fx_json_arr_end(&c.js);
-			fx_json_obj_end(&c.js);
-			fx_json_obj_end(&c.js);
+				fx_json_str(&c->js, NULL, info.lost[i]);
+			fx_json_arr_end(&c->js);
+			fx_json_obj_end(&c->js);
+			fx_json_obj_end(&c->js);
 			fputc('\n', stdout);
 		} else if (path) {
 			printf("%s: %s spec written to %s (%lld devices, %lld switches, %lld CPUs, %lld links; "
-			       "%zu assumptions, on stderr)\n", c.spec_path, name, path, (long long)info.devices,
+			       "%zu assumptions, on stderr)\n", c->spec_path, name, path, (long long)info.devices,
 			       (long long)info.switches, (long long)info.cpus, (long long)info.links,
 			       info.nassumed);
 		}
 	}
 	fx_import_info_release(&info);
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_import = {
+	.name = "import",
+	.summary = "a peer tool's file (GraphML, GML, ns-3, SimAI, BookSim) as a spec",
+	.usage = "import FILE --from FORMAT [-o SPEC.yaml] [--json]",
+	.opts = opts,
+	.run = import_run,
+};

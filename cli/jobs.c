@@ -16,37 +16,41 @@ static const fx_opt opts[] = {
 	{NULL, NULL, NULL},
 };
 
-int fx_cmd_jobs(int argc, char **argv)
+static int jobs_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "jobs", "jobs SPEC [--time-limit S] [--no-place] [--json]", opts,
-			      argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
+	int rc = 0;
 	fx_jobs_report_opts o = {.time_limit = FX_DEFAULT_TIME_LIMIT,
-				 .no_place = fx_cli_opt(&c, "no-place") != NULL};
+				 .no_place = fx_cli_opt(c, "no-place") != NULL};
 	const char *v;
-	if ((v = fx_cli_opt(&c, "time-limit")) && fx_cli_time_limit(&c, v, &o.time_limit))
-		return fx_cli_finish(&c, -1);
-	rc = fx_cli_load(&c);
-	if (rc == 0 && !c.design.njobs)
-		rc = fx_diag_error(&c.d, NULL, "%s gives no 'workload.jobs' (docs/spec.md §6c.2)",
-				   c.spec_path);
+	if ((v = fx_cli_opt(c, "time-limit")) && fx_cli_time_limit(c, v, &o.time_limit))
+		return -1;
+	rc = fx_cli_load(c);
+	if (rc == 0 && !c->design.njobs)
+		rc = fx_diag_error(&c->d, NULL, "%s gives no 'workload.jobs' (docs/spec.md §6c.2)",
+				   c->spec_path);
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	/* measured whole before anything is printed: a run that fails (no
 	 * route on a degraded fabric, too few devices) prints no header */
 	fx_sink cap;
 	fx_sink_capture_init(&cap);
 	if (rc == 0)
-		rc = fx_report_jobs(&c.design, &o, &cap, &c.d);
+		rc = fx_report_jobs(&c->design, &o, &cap, &c->d);
 	if (rc == 0) {
-		fx_cli_begin(&c);
-		fx_sink *out = fx_cli_sink(&c);
+		fx_cli_begin(c);
+		fx_sink *out = fx_cli_sink(c);
 		for (size_t i = 0; i < fx_sink_count(&cap) && rc == 0; i++)
-			rc = out->put(out, fx_sink_table(&cap, i), &c.d);
-		fx_cli_end(&c);
+			rc = out->put(out, fx_sink_table(&cap, i), &c->d);
+		fx_cli_end(c);
 	}
 	fx_sink_release(&cap);
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_jobs = {
+	.name = "jobs",
+	.summary = "several jobs sharing the fabric: their interference, and a placement without it",
+	.usage = "jobs SPEC [--time-limit S] [--no-place] [--json]",
+	.opts = opts,
+	.run = jobs_run,
+};

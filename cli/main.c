@@ -15,66 +15,41 @@
 #include "../core/outfile.h"
 #include "cli.h"
 
-typedef struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-} command;
-
-static const command commands[] = {
-	{.name = "explore", .fn = fx_cmd_explore,
-	 .summary = "design report of a fabric (start here)"},
-	{.name = "metrics", .fn = fx_cmd_metrics,
-	 .summary = "counts, ports, hop counts and cut sets"},
-	{.name = "collective", .fn = fx_cmd_collective,
-	 .summary = "link loads and completion time of a collective"},
-	{.name = "calibrate", .fn = fx_cmd_calibrate,
-	 .summary = "fit alpha and bus bandwidth to nccl-tests runs, as a spec overlay"},
-	{.name = "bom", .fn = fx_cmd_bom,
-	 .summary = "bill of materials: links, cables, optics, switches, racks, cost"},
-	{.name = "power", .fn = fx_cmd_power,
-	 .summary = "what a power budget buys: devices, racks, cooling, the limit"},
-	{.name = "place", .fn = fx_cmd_place,
-	 .summary = "where the workload's TP/EP groups go, proven or explained"},
-	{.name = "plan", .fn = fx_cmd_plan,
-	 .summary = "the best partitioning and placement of the workload, and why"},
-	{.name = "compare", .fn = fx_cmd_compare,
-	 .summary = "builds side by side under a power cap"},
-	{.name = "render", .fn = fx_cmd_render,
-	 .summary = "architecture diagrams: physical, loads, placement (Graphviz)"},
-	{.name = "transport", .fn = fx_cmd_transport,
-	 .summary = "connection state per NIC and setup time: RC, UB, coherence"},
-	{.name = "pool", .fn = fx_cmd_pool,
-	 .summary = "memory pooling: remote read bandwidth (Eq. 6-12) and borrowing"},
-	{.name = "slice", .fn = fx_cmd_slice,
-	 .summary = "whether jobs' blocks of adjacent chips fit the idle ones (OCS too)"},
-	{.name = "reconfigure", .fn = fx_cmd_reconfigure,
-	 .summary = "when reconnecting a group's links pays back (OCS)"},
-	{.name = "failures", .fn = fx_cmd_failures,
-	 .summary = "what losing a switch chip or a link does to bisection and devices"},
-	{.name = "merge", .fn = fx_cmd_merge,
-	 .summary = "join the points of a space run as shards (--shard I/N)"},
-	{.name = "jobs", .fn = fx_cmd_jobs,
-	 .summary = "several jobs sharing the fabric: their interference, and a placement without it"},
-	{.name = "export", .fn = fx_cmd_export,
-	 .summary = "the fabric in a peer tool's format (GraphML, ns-3, SimAI, ...)"},
-	{.name = "import", .fn = fx_cmd_import,
-	 .summary = "a peer tool's file (GraphML, GML, ns-3, SimAI, BookSim) as a spec"},
-	{.name = "kinds", .fn = fx_cmd_kinds,
-	 .summary = "list the fabric kinds a spec can describe"},
-	{0},
+/* The commands in the order `fabricx help` lists them. */
+static const fx_command *const commands[] = {
+	&fx_command_explore,
+	&fx_command_metrics,
+	&fx_command_collective,
+	&fx_command_calibrate,
+	&fx_command_bom,
+	&fx_command_power,
+	&fx_command_place,
+	&fx_command_plan,
+	&fx_command_compare,
+	&fx_command_render,
+	&fx_command_transport,
+	&fx_command_pool,
+	&fx_command_slice,
+	&fx_command_reconfigure,
+	&fx_command_failures,
+	&fx_command_merge,
+	&fx_command_jobs,
+	&fx_command_export,
+	&fx_command_import,
+	&fx_command_kinds,
+	NULL,
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fabricx COMMAND SPEC [options]\n\ncommands:\n");
-	for (const command *c = commands; c->name; c++)
-		fprintf(f, "  %-12s %s\n", c->name, c->summary);
+	for (const fx_command *const *c = commands; *c; c++)
+		fprintf(f, "  %-12s %s\n", (*c)->name, (*c)->summary);
 	fprintf(f, "\n'fabricx COMMAND --help' shows a command's options.\n"
 		   "exit status: 0 ok, 1 internal error, 2 bad input, 3 infeasible, 4 not decided\n");
 }
 
-int fx_cmd_kinds(int argc, char **argv)
+static int kinds_main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -111,6 +86,12 @@ int fx_cmd_kinds(int argc, char **argv)
 	fx_cli_print_list(t, json);
 	return 0;
 }
+
+const fx_command fx_command_kinds = {
+	.name = "kinds",
+	.summary = "list the fabric kinds a spec can describe",
+	.main = kinds_main,
+};
 
 /* Standard output is a file like any other: a full disk, a closed pipe or
  * /dev/full must not pass for success.  Returns the exit status. */
@@ -196,10 +177,10 @@ static int run(int argc, char **argv)
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		if (argc > 2 && strcmp(argv[1], "help") == 0)
-			for (const command *c = commands; c->name; c++)
-				if (strcmp(c->name, argv[2]) == 0) {
+			for (const fx_command *const *c = commands; *c; c++)
+				if (strcmp((*c)->name, argv[2]) == 0) {
 					char *av[] = {argv[2], "--help", NULL};
-					return c->fn(2, av);
+					return fx_cli_main(*c, 2, av);
 				}
 		usage(stdout);
 		return 0;
@@ -208,8 +189,8 @@ static int run(int argc, char **argv)
 		printf("fabricx %s (build %s, igraph %s)\n", FX_VERSION, fx_version(), IGRAPH_VERSION);
 		return 0;
 	}
-	for (const command *c = commands; c->name; c++)
-		if (strcmp(c->name, argv[1]) == 0)
-			return c->fn(argc - 1, argv + 1);
+	for (const fx_command *const *c = commands; *c; c++)
+		if (strcmp((*c)->name, argv[1]) == 0)
+			return fx_cli_main(*c, argc - 1, argv + 1);
 	return no_command(argc, argv, argv[1]);
 }

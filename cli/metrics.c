@@ -12,21 +12,24 @@ static const fx_opt metrics_opts[] = {
 	{NULL, NULL, NULL},
 };
 
-int fx_cmd_metrics(int argc, char **argv)
+static int metrics_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "metrics", "metrics SPEC [--cut A:B] [--json] [--set KEY=VALUE]...",
-			      metrics_opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
+	int rc = fx_cli_load(c);
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
-		fx_metrics_opts o = {.cut = fx_cli_opt(&c, "cut")};
-		rc = fx_report_metrics(&c.design, &o, fx_cli_sink(&c), &c.d);
-		fx_cli_end(&c);
+		fx_cli_begin(c);
+		fx_metrics_opts o = {.cut = fx_cli_opt(c, "cut")};
+		rc = fx_report_metrics(&c->design, &o, fx_cli_sink(c), &c->d);
+		fx_cli_end(c);
 	}
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_metrics = {
+	.name = "metrics",
+	.summary = "counts, ports, hop counts and cut sets",
+	.usage = "metrics SPEC [--cut A:B] [--json] [--set KEY=VALUE]...",
+	.opts = metrics_opts,
+	.run = metrics_run,
+};

@@ -137,53 +137,57 @@ static int read_opts(fx_cli *c, fx_plan_opts *o)
 	return rc;
 }
 
-int fx_cmd_plan(int argc, char **argv)
+static int plan_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "plan", "plan SPEC [--objective LIST] [--deadline T] [--jobs N] "
-			      "[--csv FILE] [--vary PATH=V1,V2] [--json]", plan_opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
+	int rc = fx_cli_load(c);
 	fx_plan_opts o;
 	if (rc == 0)
-		rc = read_opts(&c, &o);
+		rc = read_opts(c, &o);
 	if (rc == 0) {
 		/* the spec's plan and the options, checked before anything runs
 		 * (the problem's own message says what is missing) */
-		rc = fx_plan_check_opts(&c.design, &o, &c.d);
+		rc = fx_plan_check_opts(&c->design, &o, &c->d);
 	}
 	/* a space of builds: which build and which scheme (each point plans) */
 	int handled = 0;
 	if (rc == 0) {
-		c.plan = &o;
-		rc = fx_explore_space(&c, 0, &handled);
+		c->plan = &o;
+		rc = fx_explore_space(c, 0, &handled);
 		if (handled)
-			return fx_cli_finish(&c, rc);
+			return rc;
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	/* under MPI rank 0 reports; the others take their share, silent */
 	int rank = 0, size = 1;
-	if (rc == 0 && (rc = fx_space_mpi_begin(&rank, &size, &c.d)) == 0 && rank > 0) {
-		c.quiet = 1;
-		c.json = 0;
+	if (rc == 0 && (rc = fx_space_mpi_begin(&rank, &size, &c->d)) == 0 && rank > 0) {
+		c->quiet = 1;
+		c->json = 0;
 	}
 	if (rc == 0) {
-		fx_cli_begin(&c);
-		rc = fx_cli_plan(&c, &o);
+		fx_cli_begin(c);
+		rc = fx_cli_plan(c, &o);
 		/* a plan that stopped (exit 3 or 4) still stands: its tables and,
 		 * with --json, the object with the error inside it */
-		if (c.json && (c.d.status == FX_EXIT_INFEASIBLE || c.d.status == FX_EXIT_UNDECIDED))
-			fx_cli_json_error(&c, &c.js, "error");
-		fx_cli_end(&c);
-		if (c.json && c.json_error_done && c.json_buf) {
-			if (fclose(c.json_buf) == 0)
-				fwrite(c.json_text, 1, c.json_len, stdout);
-			free(c.json_text);
-			c.json_text = NULL;
-			c.json_buf = NULL;
+		if (c->json && (c->d.status == FX_EXIT_INFEASIBLE || c->d.status == FX_EXIT_UNDECIDED))
+			fx_cli_json_error(c, &c->js, "error");
+		fx_cli_end(c);
+		if (c->json && c->json_error_done && c->json_buf) {
+			if (fclose(c->json_buf) == 0)
+				fwrite(c->json_text, 1, c->json_len, stdout);
+			free(c->json_text);
+			c->json_text = NULL;
+			c->json_buf = NULL;
 		}
 	}
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_plan = {
+	.name = "plan",
+	.summary = "the best partitioning and placement of the workload, and why",
+	.usage = "plan SPEC [--objective LIST] [--deadline T] [--jobs N] "
+		  "[--csv FILE] [--vary PATH=V1,V2] [--json]",
+	.opts = plan_opts,
+	.run = plan_run,
+};

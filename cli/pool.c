@@ -151,40 +151,43 @@ static int plot(fx_cli *c, double path, double lat, double q, const char *file)
 	return 0;
 }
 
-int fx_cmd_pool(int argc, char **argv)
+static int pool_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "pool", "pool SPEC [--path BW] [--inflight U] [--period T] [--tasks LIST] [--json]",
-			      opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
+	int rc = fx_cli_load(c);
 	double path = 50e9, lat = 7.52e-6, q = 256, u = 128, bytes = 20e9, period = 0;
-	double node = c.design.accel.hbm > 0 ? c.design.accel.hbm : 80e9;
+	double node = c->design.accel.hbm > 0 ? c->design.accel.hbm : 80e9;
 	double need[256] = {100e9, 60e9, 40e9, 40e9};
 	int64_t n = 4;
 	if (rc == 0) {
-		rc |= fx_cli_qty_opt(&c, "path", FX_UNIT_BANDWIDTH, &path);
-		rc |= fx_cli_qty_opt(&c, "latency", FX_UNIT_TIME, &lat);
-		rc |= fx_cli_qty_opt(&c, "txn", FX_UNIT_SIZE, &q);
-		rc |= fx_cli_qty_opt(&c, "bytes", FX_UNIT_SIZE, &bytes);
-		rc |= fx_cli_qty_opt(&c, "period", FX_UNIT_TIME, &period);
-		rc |= fx_cli_qty_opt(&c, "node-memory", FX_UNIT_SIZE, &node);
-		rc |= fx_cli_count_opt(&c, "inflight", 1, INT64_C(1) << 40, &u);
+		rc |= fx_cli_qty_opt(c, "path", FX_UNIT_BANDWIDTH, &path);
+		rc |= fx_cli_qty_opt(c, "latency", FX_UNIT_TIME, &lat);
+		rc |= fx_cli_qty_opt(c, "txn", FX_UNIT_SIZE, &q);
+		rc |= fx_cli_qty_opt(c, "bytes", FX_UNIT_SIZE, &bytes);
+		rc |= fx_cli_qty_opt(c, "period", FX_UNIT_TIME, &period);
+		rc |= fx_cli_qty_opt(c, "node-memory", FX_UNIT_SIZE, &node);
+		rc |= fx_cli_count_opt(c, "inflight", 1, INT64_C(1) << 40, &u);
 		const char *v;
-		if ((v = fx_cli_opt(&c, "tasks")) && (n = tasks(&c, v, need, 256)) < 0)
+		if ((v = fx_cli_opt(c, "tasks")) && (n = tasks(c, v, need, 256)) < 0)
 			rc = -1;
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
-		rc = reads(&c, path, lat, q, u, bytes, period);
+		fx_cli_begin(c);
+		rc = reads(c, path, lat, q, u, bytes, period);
 		if (rc == 0)
-			rc = borrowing(&c, need, n, node);
-		if (rc == 0 && fx_cli_opt(&c, "plot"))
-			rc = plot(&c, path, lat, q, fx_cli_opt(&c, "plot"));
-		fx_cli_end(&c);
+			rc = borrowing(c, need, n, node);
+		if (rc == 0 && fx_cli_opt(c, "plot"))
+			rc = plot(c, path, lat, q, fx_cli_opt(c, "plot"));
+		fx_cli_end(c);
 	}
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_pool = {
+	.name = "pool",
+	.summary = "memory pooling: remote read bandwidth (Eq. 6-12) and borrowing",
+	.usage = "pool SPEC [--path BW] [--inflight U] [--period T] [--tasks LIST] [--json]",
+	.opts = opts,
+	.run = pool_run,
+};

@@ -39,35 +39,38 @@ static const fx_opt power_opts[] = {
 	{NULL, NULL, NULL},
 };
 
-int fx_cmd_power(int argc, char **argv)
+static int power_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "power", "power SPEC [--budget P] [--rack-budget P] [--nodes N] [--json]",
-			      power_opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
+	int rc = fx_cli_load(c);
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
+		fx_cli_begin(c);
 		fx_power_opts o;
-		rc = power_opts_of(&c, &o, fx_cli_opt(&c, "budget"), fx_cli_opt(&c, "rack-budget"),
-				   fx_cli_opt(&c, "nodes"));
+		rc = power_opts_of(c, &o, fx_cli_opt(c, "budget"), fx_cli_opt(c, "rack-budget"),
+				   fx_cli_opt(c, "nodes"));
 		if (rc == 0)
-			rc = fx_report_power(&c.design, &o, fx_cli_sink(&c), &c.d);
+			rc = fx_report_power(&c->design, &o, fx_cli_sink(c), &c->d);
 		/* over budget: the report is whole and still goes out, with
 		 * the error inside it */
-		if (rc == 1 && c.json)
-			fx_cli_json_error(&c, &c.js, "error");
-		fx_cli_end(&c);
-		if (rc == 1 && c.json_buf) {
-			if (fclose(c.json_buf) == 0)
-				fwrite(c.json_text, 1, c.json_len, stdout);
-			free(c.json_text);
-			c.json_buf = NULL;
+		if (rc == 1 && c->json)
+			fx_cli_json_error(c, &c->js, "error");
+		fx_cli_end(c);
+		if (rc == 1 && c->json_buf) {
+			if (fclose(c->json_buf) == 0)
+				fwrite(c->json_text, 1, c->json_len, stdout);
+			free(c->json_text);
+			c->json_buf = NULL;
 		}
 		rc = rc == 1 ? -1 : rc;
 	}
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_power = {
+	.name = "power",
+	.summary = "what a power budget buys: devices, racks, cooling, the limit",
+	.usage = "power SPEC [--budget P] [--rack-budget P] [--nodes N] [--json]",
+	.opts = power_opts,
+	.run = power_run,
+};

@@ -58,54 +58,49 @@ static int run(fx_cli *c, const char *pattern, const char *algo, int64_t n, doub
 	return rc;
 }
 
-int fx_cmd_reconfigure(int argc, char **argv)
+static int reconfigure_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "reconfigure", "reconfigure SPEC [--pattern P] [--size SIZE] [--ranks N] [--links B:A] [--reconfig T]... [--json]",
-			      opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
-	const char *pattern = fx_cli_opt(&c, "pattern"), *algo = fx_cli_opt(&c, "algo"), *v;
+	int rc = fx_cli_load(c);
+	const char *pattern = fx_cli_opt(c, "pattern"), *algo = fx_cli_opt(c, "algo"), *v;
 	if (!pattern)
 		pattern = "allreduce";
 	double size = 8.0 * 1024 * 1024, before = 1, after = 3;
-	int64_t n = c.design.have_fab ? c.design.fab.ndev : 0;
-	if (rc == 0 && (v = fx_cli_opt(&c, "size")))
-		rc = fx_cli_qty(&c, "--size", v, FX_UNIT_SIZE, &size);
-	if (rc == 0 && (v = fx_cli_opt(&c, "ranks")))
-		rc = fx_cli_int(&c, "--ranks", v, 2, c.design.fab.ndev, &n);
-	if (rc == 0 && (v = fx_cli_opt(&c, "links"))) {
+	int64_t n = c->design.have_fab ? c->design.fab.ndev : 0;
+	if (rc == 0 && (v = fx_cli_opt(c, "size")))
+		rc = fx_cli_qty(c, "--size", v, FX_UNIT_SIZE, &size);
+	if (rc == 0 && (v = fx_cli_opt(c, "ranks")))
+		rc = fx_cli_int(c, "--ranks", v, 2, c->design.fab.ndev, &n);
+	if (rc == 0 && (v = fx_cli_opt(c, "links"))) {
 		char *end;
 		before = strtod(v, &end);
 		int colon = *end == ':';
 		if (colon)
 			after = strtod(end + 1, &end);
 		if (!colon || *end || !(before >= 1 && before <= 1e6) || !(after >= 1 && after <= 1e6))
-			rc = fx_diag_error(&c.d, NULL, "--links: '%s' must be BEFORE:AFTER link counts "
+			rc = fx_diag_error(&c->d, NULL, "--links: '%s' must be BEFORE:AFTER link counts "
 					   "from 1, e.g. 1:3", v);
 	}
 	const char *rv[32];
-	int nr = fx_cli_opt_each(&c, "reconfig", rv, 32);
+	int nr = fx_cli_opt_each(c, "reconfig", rv, 32);
 	double rt[32] = {1e-3, 100e-3};
 	if (nr == 0)
 		nr = 2;
 	else
 		for (int i = 0; i < nr && i < 32 && rc == 0; i++)
-			rc = fx_cli_qty(&c, "--reconfig", rv[i], FX_UNIT_TIME, &rt[i]);
+			rc = fx_cli_qty(c, "--reconfig", rv[i], FX_UNIT_TIME, &rt[i]);
 	if (nr > 32)
 		nr = 32;
 	if (rc == 0 && n < 2)
-		rc = fx_diag_error(&c.d, NULL, "reconfigure: a collective needs two ranks or more");
+		rc = fx_diag_error(&c->d, NULL, "reconfigure: a collective needs two ranks or more");
 	double tb = 0, ta = 0, wb = 0, wa = 0;
 	if (rc == 0)
-		rc = run(&c, pattern, algo, n, size, 1, &tb, &wb);
+		rc = run(c, pattern, algo, n, size, 1, &tb, &wb);
 	if (rc == 0)
-		rc = run(&c, pattern, algo, n, size, after / before, &ta, &wa);
+		rc = run(c, pattern, algo, n, size, after / before, &ta, &wa);
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
+		fx_cli_begin(c);
 		double save = tb - ta;
 		fx_table *t = fx_record_new("reconfigure", "Reconnecting the group's links (book §6.5.4)",
 					    NULL);
@@ -119,7 +114,7 @@ int fx_cmd_reconfigure(int argc, char **argv)
 		fx_record_num(t, "saved_s", "saved per use", FX_F_SECONDS, save);
 		fx_record_num(t, "time_before_s", "whole collective, before", FX_F_SECONDS, wb);
 		fx_record_num(t, "time_after_s", "whole collective, after", FX_F_SECONDS, wa);
-		rc = fx_cli_table(&c, t);
+		rc = fx_cli_table(c, t);
 		static const fx_col cols[] = {
 			{"reconfig_s", "reconfiguration", FX_F_SECONDS},
 			{"uses", "uses to pay back", FX_F_NUM}, {NULL, NULL, 0},
@@ -133,8 +128,16 @@ int fx_cmd_reconfigure(int argc, char **argv)
 			else
 				fx_table_null(t, "never");
 		}
-		rc |= fx_cli_table(&c, t);
-		fx_cli_end(&c);
+		rc |= fx_cli_table(c, t);
+		fx_cli_end(c);
 	}
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_reconfigure = {
+	.name = "reconfigure",
+	.summary = "when reconnecting a group's links pays back (OCS)",
+	.usage = "reconfigure SPEC [--pattern P] [--size SIZE] [--ranks N] [--links B:A] [--reconfig T]... [--json]",
+	.opts = opts,
+	.run = reconfigure_run,
+};

@@ -270,7 +270,7 @@ static fx_table *render_record(int view, const char *format, const char *path,
 	return t;
 }
 
-int fx_cmd_render(int argc, char **argv)
+static int render_main(int argc, char **argv)
 {
 	fx_cli c;
 	double t0 = wall();
@@ -361,3 +361,9 @@ out:
 	fx_rnd_specs_release(&sp);
 	return rc;
 }
+
+const fx_command fx_command_render = {
+	.name = "render",
+	.summary = "architecture diagrams: physical, loads, placement (Graphviz)",
+	.main = render_main,
+};

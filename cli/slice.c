@@ -147,74 +147,77 @@ static int report(fx_cli *c, const uint8_t *idle, const int *shape, int jobs, co
 	return 0;
 }
 
-int fx_cmd_slice(int argc, char **argv)
+static int slice_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "slice", "slice SPEC --shape AxB [--jobs N] [--idle SEL]... [--busy SEL]... [--cube AxB] [--json]",
-			      opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
+	int rc = fx_cli_load(c);
 	int shape[FX_MAX_DIMS], cube[FX_MAX_DIMS];
 	int64_t jobs = 1;
 	uint8_t *idle = NULL;
 	const char *v;
-	if (rc == 0 && c.design.fab.ndims < 1)
-		rc = fx_diag_error(&c.d, NULL, "slice: %s is a %s fabric; slices are blocks of a torus or "
-				   "mesh", c.spec_path, c.design.fab.builder->kind);
-	if (rc == 0 && !(v = fx_cli_opt(&c, "shape")))
-		rc = fx_diag_error(&c.d, NULL, "slice: --shape is required (e.g. --shape 2x2)");
+	if (rc == 0 && c->design.fab.ndims < 1)
+		rc = fx_diag_error(&c->d, NULL, "slice: %s is a %s fabric; slices are blocks of a torus or "
+				   "mesh", c->spec_path, c->design.fab.builder->kind);
+	if (rc == 0 && !(v = fx_cli_opt(c, "shape")))
+		rc = fx_diag_error(&c->d, NULL, "slice: --shape is required (e.g. --shape 2x2)");
 	if (rc == 0)
-		rc = extents(&c, "--shape", v, c.design.fab.ndims, shape);
-	if (rc == 0 && (v = fx_cli_opt(&c, "jobs")))
-		rc = fx_cli_int(&c, "--jobs", v, 1, 1 << 20, &jobs);
+		rc = extents(c, "--shape", v, c->design.fab.ndims, shape);
+	if (rc == 0 && (v = fx_cli_opt(c, "jobs")))
+		rc = fx_cli_int(c, "--jobs", v, 1, 1 << 20, &jobs);
 	/* a fabric with optical circuit switches (fabric.ocs) slices by its
 	 * cubes unless --cube says otherwise */
-	int spec_cube = rc == 0 && !fx_cli_opt(&c, "cube") && c.design.fab.ocs_switches > 0;
-	for (int i = 0; spec_cube && i < c.design.fab.ndims; i++)
-		cube[i] = c.design.fab.ocs_cube[i];
-	if (rc == 0 && (v = fx_cli_opt(&c, "cube"))) {
-		rc = extents(&c, "--cube", v, c.design.fab.ndims, cube);
-		for (int i = 0; rc == 0 && i < c.design.fab.ndims; i++)
-			if (c.design.fab.dims[i] % cube[i])
-				rc = fx_diag_error(&c.d, NULL, "--cube: '%s' does not tile the %d chips of "
-						   "dimension %d", v, c.design.fab.dims[i], i);
+	int spec_cube = rc == 0 && !fx_cli_opt(c, "cube") && c->design.fab.ocs_switches > 0;
+	for (int i = 0; spec_cube && i < c->design.fab.ndims; i++)
+		cube[i] = c->design.fab.ocs_cube[i];
+	if (rc == 0 && (v = fx_cli_opt(c, "cube"))) {
+		rc = extents(c, "--cube", v, c->design.fab.ndims, cube);
+		for (int i = 0; rc == 0 && i < c->design.fab.ndims; i++)
+			if (c->design.fab.dims[i] % cube[i])
+				rc = fx_diag_error(&c->d, NULL, "--cube: '%s' does not tile the %d chips of "
+						   "dimension %d", v, c->design.fab.dims[i], i);
 	}
 	if (rc == 0) {
-		idle = fx_xcalloc((size_t)c.design.fab.nv + 1, 1);
-		uint8_t *sel = fx_xcalloc((size_t)c.design.fab.nv + 1, 1);
+		idle = fx_xcalloc((size_t)c->design.fab.nv + 1, 1);
+		uint8_t *sel = fx_xcalloc((size_t)c->design.fab.nv + 1, 1);
 		const char *vals[64];
-		int n = fx_cli_opt_each(&c, "idle", vals, 64);
-		for (int64_t d = 0; d < c.design.fab.ndev; d++)
+		int n = fx_cli_opt_each(c, "idle", vals, 64);
+		for (int64_t d = 0; d < c->design.fab.ndev; d++)
 			idle[d] = n == 0;
 		for (int i = 0; i < n && i < 64 && rc == 0; i++) {
-			memset(sel, 0, (size_t)c.design.fab.nv);
-			rc = fx_fabric_select(&c.design.fab, vals[i], "--idle", sel, &c.d);
-			for (int64_t d = 0; d < c.design.fab.ndev; d++)
+			memset(sel, 0, (size_t)c->design.fab.nv);
+			rc = fx_fabric_select(&c->design.fab, vals[i], "--idle", sel, &c->d);
+			for (int64_t d = 0; d < c->design.fab.ndev; d++)
 				idle[d] |= sel[d];
 		}
 		/* failed chips (the spec's failures:) are never idle */
-		uint8_t *reach = fx_xmalloc((size_t)c.design.fab.ndev + 1);
-		fx_fabric_reachable(&c.design.fab, reach);
-		for (int64_t d = 0; d < c.design.fab.ndev; d++)
+		uint8_t *reach = fx_xmalloc((size_t)c->design.fab.ndev + 1);
+		fx_fabric_reachable(&c->design.fab, reach);
+		for (int64_t d = 0; d < c->design.fab.ndev; d++)
 			idle[d] &= reach[d];
 		free(reach);
-		n = fx_cli_opt_each(&c, "busy", vals, 64);
+		n = fx_cli_opt_each(c, "busy", vals, 64);
 		for (int i = 0; i < n && i < 64 && rc == 0; i++) {
-			memset(sel, 0, (size_t)c.design.fab.nv);
-			rc = fx_fabric_select(&c.design.fab, vals[i], "--busy", sel, &c.d);
-			for (int64_t d = 0; d < c.design.fab.ndev; d++)
+			memset(sel, 0, (size_t)c->design.fab.nv);
+			rc = fx_fabric_select(&c->design.fab, vals[i], "--busy", sel, &c->d);
+			for (int64_t d = 0; d < c->design.fab.ndev; d++)
 				idle[d] &= !sel[d];
 		}
 		free(sel);
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
-		rc = report(&c, idle, shape, (int)jobs, fx_cli_opt(&c, "cube") || spec_cube ? cube : NULL);
-		fx_cli_end(&c);
+		fx_cli_begin(c);
+		rc = report(c, idle, shape, (int)jobs, fx_cli_opt(c, "cube") || spec_cube ? cube : NULL);
+		fx_cli_end(c);
 	}
 	free(idle);
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_slice = {
+	.name = "slice",
+	.summary = "whether jobs' blocks of adjacent chips fit the idle ones (OCS too)",
+	.usage = "slice SPEC --shape AxB [--jobs N] [--idle SEL]... [--busy SEL]... [--cube AxB] [--json]",
+	.opts = opts,
+	.run = slice_run,
+};

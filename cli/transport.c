@@ -131,40 +131,43 @@ static int plot(fx_cli *c, const fx_transport *t, const char *path)
 	return 0;
 }
 
-int fx_cmd_transport(int argc, char **argv)
+static int transport_run(fx_cli *c)
 {
-	fx_cli c;
-	int rc = fx_cli_parse(&c, "transport", "transport SPEC [--hosts H] [--endpoints A] [--cache SIZE] [--json]",
-			      opts, argc, argv);
-	if (rc)
-		return fx_cli_finish(&c, rc > 0 ? 0 : -1);
-	rc = fx_cli_load(&c);
+	int rc = fx_cli_load(c);
 	fx_transport t;
 	fx_transport_defaults(&t);
 	double hosts = 0, n = 1024, m = 1024;
 	if (rc == 0) {
-		hosts = (double)(c.design.fab.ncpu > 0 ? c.design.fab.ncpu : c.design.fab.nnodes);
-		rc |= fx_cli_count_opt(&c, "hosts", 1, INT64_C(1) << 40, &hosts);
-		rc |= fx_cli_count_opt(&c, "endpoints", 1, INT64_C(1) << 40, &t.endpoints);
-		rc |= fx_cli_count_opt(&c, "lines", 1, INT64_C(1) << 40, &t.lines);
-		rc |= fx_cli_count_opt(&c, "cores", 1, INT64_C(1) << 40, &t.cores);
-		rc |= fx_cli_count_opt(&c, "local", 1, INT64_C(1) << 40, &n);
-		rc |= fx_cli_count_opt(&c, "remote", 1, INT64_C(1) << 40, &m);
-		rc |= fx_cli_qty_opt(&c, "cache", FX_UNIT_SIZE, &t.cache);
-		rc |= fx_cli_qty_opt(&c, "syscall", FX_UNIT_TIME, &t.syscall);
-		rc |= fx_cli_qty_opt(&c, "rtt", FX_UNIT_TIME, &t.rtt);
+		hosts = (double)(c->design.fab.ncpu > 0 ? c->design.fab.ncpu : c->design.fab.nnodes);
+		rc |= fx_cli_count_opt(c, "hosts", 1, INT64_C(1) << 40, &hosts);
+		rc |= fx_cli_count_opt(c, "endpoints", 1, INT64_C(1) << 40, &t.endpoints);
+		rc |= fx_cli_count_opt(c, "lines", 1, INT64_C(1) << 40, &t.lines);
+		rc |= fx_cli_count_opt(c, "cores", 1, INT64_C(1) << 40, &t.cores);
+		rc |= fx_cli_count_opt(c, "local", 1, INT64_C(1) << 40, &n);
+		rc |= fx_cli_count_opt(c, "remote", 1, INT64_C(1) << 40, &m);
+		rc |= fx_cli_qty_opt(c, "cache", FX_UNIT_SIZE, &t.cache);
+		rc |= fx_cli_qty_opt(c, "syscall", FX_UNIT_TIME, &t.syscall);
+		rc |= fx_cli_qty_opt(c, "rtt", FX_UNIT_TIME, &t.rtt);
 		if (rc == 0 && hosts < 1)
-			rc = fx_diag_error(&c.d, NULL, "%s: no hosts (the spec has no CPUs or nodes; give --hosts)",
-					   c.spec_path);
+			rc = fx_diag_error(&c->d, NULL, "%s: no hosts (the spec has no CPUs or nodes; give --hosts)",
+					   c->spec_path);
 	}
 	if (rc == 0)
-		rc = fx_cli_outdir_asked(&c);
+		rc = fx_cli_outdir_asked(c);
 	if (rc == 0) {
-		fx_cli_begin(&c);
-		rc = report(&c, &t, hosts, n, m);
-		if (rc == 0 && fx_cli_opt(&c, "plot"))
-			rc = plot(&c, &t, fx_cli_opt(&c, "plot"));
-		fx_cli_end(&c);
+		fx_cli_begin(c);
+		rc = report(c, &t, hosts, n, m);
+		if (rc == 0 && fx_cli_opt(c, "plot"))
+			rc = plot(c, &t, fx_cli_opt(c, "plot"));
+		fx_cli_end(c);
 	}
-	return fx_cli_finish(&c, rc);
+	return rc;
 }
+
+const fx_command fx_command_transport = {
+	.name = "transport",
+	.summary = "connection state per NIC and setup time: RC, UB, coherence",
+	.usage = "transport SPEC [--hosts H] [--endpoints A] [--cache SIZE] [--json]",
+	.opts = opts,
+	.run = transport_run,
+};

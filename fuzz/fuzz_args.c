@@ -51,19 +51,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * target (metrics, collective, power) still mean what they meant. */
 static const struct {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	const fx_command *cmd;
 	int solver;   /* takes --time-limit */
 } commands[] = {
-	{"metrics", fx_cmd_metrics, 0},       {"collective", fx_cmd_collective, 0},
-	{"power", fx_cmd_power, 0},           {"explore", fx_cmd_explore, 1},
-	{"place", fx_cmd_place, 1},           {"compare", fx_cmd_compare, 0},
-	{"render", fx_cmd_render, 0},         {"transport", fx_cmd_transport, 0},
-	{"pool", fx_cmd_pool, 0},             {"slice", fx_cmd_slice, 0},
-	{"reconfigure", fx_cmd_reconfigure, 0}, {"failures", fx_cmd_failures, 0},
-	{"merge", fx_cmd_merge, 0},           {"export", fx_cmd_export, 0},
-	{"import", fx_cmd_import, 0},         {"calibrate", fx_cmd_calibrate, 0},
-	{"plan", fx_cmd_plan, 0},             {"bom", fx_cmd_bom, 0},
-	{"jobs", fx_cmd_jobs, 1},
+	{"metrics", &fx_command_metrics, 0},       {"collective", &fx_command_collective, 0},
+	{"power", &fx_command_power, 0},           {"explore", &fx_command_explore, 1},
+	{"place", &fx_command_place, 1},           {"compare", &fx_command_compare, 0},
+	{"render", &fx_command_render, 0},         {"transport", &fx_command_transport, 0},
+	{"pool", &fx_command_pool, 0},             {"slice", &fx_command_slice, 0},
+	{"reconfigure", &fx_command_reconfigure, 0}, {"failures", &fx_command_failures, 0},
+	{"merge", &fx_command_merge, 0},           {"export", &fx_command_export, 0},
+	{"import", &fx_command_import, 0},         {"calibrate", &fx_command_calibrate, 0},
+	{"plan", &fx_command_plan, 0},             {"bom", &fx_command_bom, 0},
+	{"jobs", &fx_command_jobs, 1},
 	/* kinds lives beside main() (cli/main.c), outside the objects a
 	 * fuzz target links; it takes no argument but --json */
 };
@@ -205,7 +205,7 @@ static void run_one(int ci, int si, char **args, int nargs)
 		argv[argc++] = "256 MiB";
 	}
 	argv[argc] = NULL;
-	int status = commands[ci].fn(argc, argv);
+	int status = fx_cli_main(commands[ci].cmd, argc, argv);
 	if (getenv("FABRICX_FUZZ_TRACE")) {   /* to see what a seed runs */
 		for (int i = 0; i < argc; i++)
 			fprintf(stderr, "%s'%s'", i ? " " : "", argv[i]);
