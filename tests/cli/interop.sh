@@ -98,6 +98,19 @@ expect 0 "import f4 booksim" -- "$FABRICX" import "$tmp/r.anynet" --from booksim
 expect 0 "export hgx simai" -- "$FABRICX" export specs/hgx-h100.yaml --to simai -o "$tmp/r.simai"
 expect 0 "import hgx simai" -- "$FABRICX" import "$tmp/r.simai" --from simai -o "$tmp/r.yaml" --json
 [ "$(jq -r .import.recognised_kind "$tmp/out")" = nvswitch ] && grep -qx '  links_to_switch: \[1\]' "$tmp/r.yaml" && ok || bad "simai hgx: not one chip"
+# one graph, several kinds: the fixed order writes one, fewer dimensions
+# first (the hypercube [2, 2, 2, 2] is C4 x C4, the 4-ring a 2 x 2 mesh)
+printf 'name: q\nfabric:\n  kind: torus\n  dims: [2, 2, 2, 2]\n  link: {bandwidth: 25 GB/s, latency: 200 ns}\n' >"$tmp/q.yaml"
+"$FABRICX" export "$tmp/q.yaml" --to gml -o "$tmp/q.gml" 2>/dev/null >/dev/null
+expect 0 "import a hypercube" -- "$FABRICX" import "$tmp/q.gml" --from gml -o "$tmp/r.yaml"
+grep -qx '  dims: \[4, 4\]' "$tmp/r.yaml" && ok || bad "the hypercube [2, 2, 2, 2] is not written as [4, 4]"
+printf 'name: m\nfabric:\n  kind: mesh\n  dims: [2, 2]\n  link: {bandwidth: 25 GB/s, latency: 200 ns}\n' >"$tmp/q.yaml"
+"$FABRICX" export "$tmp/q.yaml" --to gml -o "$tmp/q.gml" 2>/dev/null >/dev/null
+expect 0 "import a 2x2 mesh" -- "$FABRICX" import "$tmp/q.gml" --from gml -o "$tmp/r.yaml"
+grep -q '^  kind: torus$' "$tmp/r.yaml" && grep -qx '  dims: \[4\]' "$tmp/r.yaml" && ok || bad "the 2 x 2 mesh is not written as the ring [4]"
+# igraph's own GraphML example (tests/data) is a 2 x 3 ladder: a mesh
+expect 0 "igraph's example recognised" -- "$FABRICX" import tests/data/igraph-test.graphml --from graphml -o "$tmp/r.yaml" --json
+[ "$(jq -r .import.recognised_kind "$tmp/out")" = mesh ] && grep -qx '  dims: \[2, 3\]' "$tmp/r.yaml" && ok || bad "igraph-test.graphml is not the mesh [2, 3]"
 # Near misses stay custom.  A 4 x 4 torus less one link: no kind has its
 # degrees, so nothing is built.
 "$FABRICX" export "$tmp/t46.yaml" --set fabric.dims=[4,4] --to graphml -o "$tmp/r.graphml" 2>/dev/null >/dev/null
