@@ -1,7 +1,9 @@
 /*
  * fabricx import FILE --from FORMAT -o SPEC.yaml: a peer tool's file as a
- * `custom` spec (interop/interop.h), loaded back by fabricx before it is
- * written; what the file did not give is listed as assumed.
+ * spec (interop/interop.h): the torus, mesh, fat-tree or NVSwitch domain
+ * proven isomorphic to the file's graph, else `custom`; loaded back by
+ * fabricx before it is written; what the file did not give is listed as
+ * assumed.
  */
 #include <errno.h>
 #include <string.h>
@@ -89,6 +91,11 @@ static int import_run(fx_cli *c)
 			fx_json_int(&c->js, "switches", info.switches);
 			fx_json_int(&c->js, "cpus", info.cpus);
 			fx_json_int(&c->js, "links", info.links);
+			if (info.kind)
+				fx_json_str(&c->js, "recognised_kind", info.kind);
+			else
+				fx_json_null(&c->js, "recognised_kind");
+			fx_json_str(&c->js, "recognition", info.recognition ? info.recognition : "");
 			fx_json_arr_begin(&c->js, "assumed");
 			for (size_t i = 0; i < info.nassumed; i++)
 				fx_json_str(&c->js, NULL, info.assumed[i]);
@@ -106,6 +113,9 @@ static int import_run(fx_cli *c)
 			       (long long)info.switches, (long long)info.cpus, (long long)info.links,
 			       info.nassumed);
 		}
+		if (!c->json && info.recognition)
+			fprintf(stderr, "fabricx: import %s: %s: %s\n", fmt, info.kind ? info.kind : "custom",
+				info.recognition);
 	}
 	fx_import_info_release(&info);
 	return rc;

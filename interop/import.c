@@ -51,6 +51,7 @@ void fx_import_info_release(fx_import_info *info)
 	for (size_t i = 0; i < info->nlost; i++)
 		free(info->lost[i]);
 	free(info->lost);
+	free(info->recognition);
 	memset(info, 0, sizeof *info);
 }
 
@@ -190,7 +191,7 @@ static void yq(FILE *out, const char *s)
 /* x as a spec quantity that reads back as exactly x: in the first of the
  * units whose short rendering the loader turns back into x (it parses
  * "200 ns" as 200 * 1e-9), else in the SI unit with every digit. */
-static const char *qty(double x, fx_unit_kind k, char buf[64])
+const char *fx_imp_qty(double x, fx_unit_kind k, char buf[64])
 {
 	static const struct { const char *name; double f; fx_unit_kind k; } units[] = {
 		{"GB/s", 1e9, FX_UNIT_BANDWIDTH}, {"MB/s", 1e6, FX_UNIT_BANDWIDTH},
@@ -249,16 +250,6 @@ static int write_spec(fx_imp_graph *g, const char *path, const char *format, con
 	int64_t ncpu = 0;
 	for (size_t i = 0; i < g->nv; i++)
 		ncpu += g->v[i].type == 2;
-	/* a custom spec lets every vertex relay (docs/spec.md §4.7) */
-	if (g->cpus_relay == 0 && ncpu)
-		fx_imp_assume(g, "the file says its CPUs do not relay; in a custom spec every vertex may, so "
-			      "routes through a CPU appear where one is as short as through a switch");
-	if (g->devices_relay == 0)
-		fx_imp_assume(g, "the file says its devices do not relay; in a custom spec every vertex may, "
-			      "so routes through a device appear where one is as short as through a switch");
-	if (g->untyped)
-		fx_imp_assume(g, "assumed: %zu vertices without a type are devices (a direct graph: "
-			      "every vertex relays)", g->untyped);
 	size_t nobw = 0, nolat = 0;
 	for (size_t i = 0; i < g->nl; i++) {
 		nobw += g->l[i].bw < 0;
@@ -268,13 +259,6 @@ static int write_spec(fx_imp_graph *g, const char *path, const char *format, con
 					     g->v[g->l[i].a].key);
 		}
 	}
-	char q1[64], q2[64];
-	if (nobw)
-		fx_imp_assume(g, "assumed: %zu links without a bandwidth have %s per direction "
-			      "(--bandwidth)", nobw, fx_unit_format(o->bandwidth, FX_UNIT_BANDWIDTH, q1, sizeof q1));
-	if (nolat)
-		fx_imp_assume(g, "assumed: %zu links without a latency have %s per hop (--latency)",
-			      nolat, fx_unit_format(o->latency, FX_UNIT_TIME, q2, sizeof q2));
 	/* a vertex without a link leaves the graph in pieces: said here, at
 	 * the vertex, before a fabric is built for the check */
 	if (g->nv > 1) {
@@ -305,6 +289,64 @@ static int write_spec(fx_imp_graph *g, const char *path, const char *format, con
 	}
 	g->nl = m;
 
+	/* a lattice, fat-tree or NVSwitch domain is written as its kind, once
+	 * proven isomorphic (import_recog.c) */
+	fx_imp_recog rg;
+	fx_imp_recognise(g, o, &rg);
+	const char *kind = rg.kind;
+	int direct = !kind || strcmp(kind, "torus") == 0 || strcmp(kind, "mesh") == 0;
+	if (!kind) {
+		/* a custom spec lets every vertex relay (docs/spec.md §4.7) */
+		if (g->cpus_relay == 0 && ncpu)
+			fx_imp_assume(g, "the file says its CPUs do not relay; in a custom spec every vertex may, so "
+				      "routes through a CPU appear where one is as short as through a switch");
+		if (g->devices_relay == 0)
+			fx_imp_assume(g, "the file says its devices do not relay; in a custom spec every vertex may, "
+				      "so routes through a device appear where one is as short as through a switch");
+	} else if (direct) {
+		if (g->devices_relay == 0)
+			fx_imp_assume(g, "the file says its devices do not relay; in a %s every device does", kind);
+	} else {
+		if (g->devices_relay != 0)
+			fx_imp_assume(g, "%s; the %s spec's do not, which moves no route here (every "
+				      "shortest route between two devices runs through switches)",
+				      g->devices_relay == 1 ? "the file says its devices relay"
+				      : "assumed: the file does not say whether its devices relay", kind);
+		if (g->cpus_relay != 0 && ncpu)
+			fx_imp_assume(g, "assumed: the file does not say whether its CPUs relay; the %s "
+				      "spec's do not", kind);
+	}
+	if (g->untyped)
+		fx_imp_assume(g, "assumed: %zu vertices without a type are devices%s", g->untyped,
+			      direct ? " (a direct graph: every vertex relays)" : "");
+	char q1[64], q2[64];
+	if (nobw)
+		fx_imp_assume(g, "assumed: %zu links without a bandwidth have %s per direction "
+			      "(--bandwidth)", nobw, fx_unit_format(o->bandwidth, FX_UNIT_BANDWIDTH, q1, sizeof q1));
+	if (nolat)
+		fx_imp_assume(g, "assumed: %zu links without a latency have %s per hop (--latency)",
+			      nolat, fx_unit_format(o->latency, FX_UNIT_TIME, q2, sizeof q2));
+	if (rg.assumed_ports > 0)
+		fx_imp_assume(g, "assumed: %s %lld, the most ports in use on a switch chip (the file gives "
+			      "no ports)", strcmp(kind, "nvswitch") == 0 ? "switch_ports" : "radix",
+			      (long long)rg.assumed_ports);
+	if (kind && !rg.names_kept) {
+		int attrs = 0;
+		for (size_t i = 0; i < g->nv; i++)
+			attrs |= g->v[i].node >= 0 || g->v[i].plane >= 0 || g->v[i].tier >= 1 ||
+				 (g->v[i].role && *g->v[i].role);
+		fx_imp_lose(g, "the file's vertex names%s: the %s spec names and numbers its vertices itself",
+			    attrs ? " and their node, plane, role and tier" : "", kind);
+	} else if (kind && rg.attrs_differ) {
+		static const char *const what[] = {"node numbers", "planes", "switch roles", "switch tiers"};
+		char list[128] = "";
+		for (int b = 0; b < 4; b++)
+			if (rg.attrs_differ & (1u << b))
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+					 *list ? ", " : "", what[b]);
+		fx_imp_lose(g, "the file's %s: the %s spec gives its vertices its kind's own", list, kind);
+	}
+
 	fprintf(out, "# written by fabricx import from %s (%s)\nname: %s\ndescription: ", path, format, name);
 	char desc[600];
 	snprintf(desc, sizeof desc, "imported from %s (%s)", path, format);
@@ -333,10 +375,19 @@ static int write_spec(fx_imp_graph *g, const char *path, const char *format, con
 		fputc('\n', out);
 		free(s);
 	}
+	info->kind = kind;
+	info->recognition = rg.why;
+	rg.why = NULL;
+	if (kind) {
+		fprintf(out, "fabric:\n%s", rg.fabric);
+		fx_imp_recog_release(&rg);
+		goto done;
+	}
+	fx_imp_recog_release(&rg);
 	fputs("fabric:\n  kind: custom\n", out);
 	if (nobw || nolat)
-		fprintf(out, "  link: {bandwidth: %s, latency: %s}\n", qty(o->bandwidth, FX_UNIT_BANDWIDTH, q1),
-			qty(o->latency, FX_UNIT_TIME, q2));
+		fprintf(out, "  link: {bandwidth: %s, latency: %s}\n", fx_imp_qty(o->bandwidth, FX_UNIT_BANDWIDTH, q1),
+			fx_imp_qty(o->latency, FX_UNIT_TIME, q2));
 	fputs("  nodes:\n", out);
 	for (size_t i = 0; i < g->nv; i++) {
 		const fx_imp_vertex_t *v = &g->v[i];
@@ -369,13 +420,14 @@ static int write_spec(fx_imp_graph *g, const char *path, const char *format, con
 		if (l->count != 1)
 			fprintf(out, ", count: %lld", (long long)l->count);
 		if (l->bw >= 0)
-			fprintf(out, ", bandwidth: %s", qty(l->bw, FX_UNIT_BANDWIDTH, q1));
+			fprintf(out, ", bandwidth: %s", fx_imp_qty(l->bw, FX_UNIT_BANDWIDTH, q1));
 		if (l->lat >= 0)
-			fprintf(out, ", latency: %s", qty(l->lat, FX_UNIT_TIME, q2));
+			fprintf(out, ", latency: %s", fx_imp_qty(l->lat, FX_UNIT_TIME, q2));
 		if (l->medium >= 0)
 			fprintf(out, ", medium: %s", medium_names[l->medium]);
 		fputs("}\n", out);
 	}
+done:
 	info->devices = counts[0];
 	info->switches = counts[1];
 	info->cpus = counts[2];

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "../core/units.h"
 #include "interop.h"
 
 /* files past this are refused, not read (a WSE-2 GraphML is ~300 MiB) */
@@ -53,6 +54,30 @@ fx_imp_link *fx_imp_link_add(fx_imp_graph *g, int64_t a, int64_t b, fx_loc loc);
 void fx_imp_assume(fx_imp_graph *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What the file says that a custom spec cannot: said, never dropped silently. */
 void fx_imp_lose(fx_imp_graph *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* x as a spec quantity that reads back as exactly x (import.c). */
+const char *fx_imp_qty(double x, fx_unit_kind k, char buf[64]);
+
+/* What recognition found (import_recog.c): the kind whose builder makes a
+ * fabric isomorphic to the file's graph, or none. */
+typedef struct fx_imp_recog {
+	const char *kind;       /* "torus", "mesh", "fat-tree", "nvswitch"; NULL: custom */
+	char *fabric;           /* the spec's `fabric:` map, indented two spaces */
+	char *why;              /* one sentence: how it was proven, or why no kind */
+	int64_t assumed_ports;  /* > 0: switch ports assumed (the most in use) */
+	/* 1: the file's names are the kind's own, and naming each vertex by
+	 * them is an isomorphism, so nothing of the names is lost */
+	int names_kept;
+	/* with names_kept: the file's attributes the kind gives otherwise
+	 * (FX_IMP_NODE | ...), said as lost */
+	unsigned attrs_differ;
+} fx_imp_recog;
+enum { FX_IMP_NODE = 1, FX_IMP_PLANE = 2, FX_IMP_ROLE = 4, FX_IMP_TIER = 8 };
+/* Looks for a kind among the candidates g's counts and degrees propose,
+ * each built and compared by bliss; fills r (why always).  g's links are
+ * merged (write_spec) and its vertices typed; lost lines may be added. */
+int fx_imp_recognise(fx_imp_graph *g, const fx_import_opts *o, fx_imp_recog *r);
+void fx_imp_recog_release(fx_imp_recog *r);
 
 int fx_import_graphml(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);
 int fx_import_gml(const char *file, const char *text, size_t len, fx_imp_graph *g, fx_diag *d);

@@ -29,8 +29,10 @@
  * Import reads graphml, gml, ns3/simai edge lists, booksim anynet files,
  * SimGrid platforms (simgrid: hosts, routers, links, routes, flat clusters),
  * NCCL's topology dump (nccl-topo) and `nvidia-smi topo -m` (nvidia-smi)
- * into a `custom` spec (YAML), with every value the file does not give
- * marked "assumed" in the spec's sources.  Bad files are errors at
+ * into a spec (YAML), with every value the file does not give marked
+ * "assumed" in the spec's sources: the torus, mesh, fat-tree or NVSwitch
+ * domain whose builder makes a fabric isomorphic to the file's graph
+ * (proven by bliss, interop/import_recog.c), else a `custom` spec.  Bad files are errors at
  * FILE:LINE:COL, as bad specs are.
  *
  * Ownership: fx_export_info and fx_import_info hold malloc'd strings the
@@ -79,6 +81,10 @@ typedef struct fx_import_info {
 	char **lost;      /* what the file says that the spec does not carry */
 	size_t nlost;
 	int64_t devices, switches, cpus, links;
+	/* the kind written ("torus", "mesh", "fat-tree", "nvswitch"), or NULL
+	 * for a custom spec; static storage */
+	const char *kind;
+	char *recognition;   /* one sentence: how the kind was proven, or why none */
 } fx_import_info;
 
 /* What an import assumes for links its file gives no figure for. */
@@ -89,8 +95,9 @@ typedef struct fx_import_opts {
 
 /* Import formats: "graphml, gml, ns3, simai, booksim, simgrid, nccl-topo, nvidia-smi". */
 const char *fx_import_names(void);
-/* Reads the file at path in `format` and writes a `custom` spec named
- * `name` (fx_name_check's rule) to out, once fabricx has loaded it back.
+/* Reads the file at path in `format` and writes a spec named `name`
+ * (fx_name_check's rule) to out, once fabricx has loaded it back: of the
+ * kind recognised (info->kind), else `custom`.
  * 0, or -1 after reporting errors at FILE:LINE:COL through d. */
 int fx_import(const char *path, const char *format, const char *name, const fx_import_opts *o,
 	      FILE *out, fx_import_info *info, fx_diag *d);

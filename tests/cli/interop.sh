@@ -46,6 +46,122 @@ for s in specs/hgx-h100.yaml specs/fat-tree-k8.yaml specs/switched-64.yaml \
 	if [ "$got" = "$ref" ] && [ -n "$ref" ]; then ok; else bad "$b all-to-all after a round trip: $got != $ref"; fi
 done
 
+# Recognition (interop/import_recog.c): a graph that a kind's builder makes
+# is written as that kind, proven by bliss on the built fabric.  Each
+# spec's graph through GraphML and GML comes back as its kind with its
+# parameters, and its metrics (counts, hops, bisection) are the original's.
+printf 'name: t46\nfabric:\n  kind: torus\n  dims: [4, 6]\n  link: {bandwidth: 25 GB/s, latency: 200 ns}\n' >"$tmp/t46.yaml"
+printf 'name: f4\nfabric:\n  kind: fat-tree\n  k: 4\n  link: {bandwidth: 25 GB/s, latency: 200 ns}\n' >"$tmp/f4.yaml"
+printf 'name: f8p\nfabric:\n  kind: fat-tree\n  k: 8\n  pods: 3\n  link: {bandwidth: 25 GB/s, latency: 200 ns}\n' >"$tmp/f8p.yaml"
+printf 'name: t2\nfabric:\n  kind: torus\n  dims: [3, 5]\n  links_per_neighbor: 2\n  link: {bandwidth: 25 GB/s, latency: 200 ns}\n' >"$tmp/t2.yaml"
+for c in "$tmp/t46.yaml|torus|  dims: [4, 6]" \
+	 "specs/tpu-v4-cube.yaml|torus|  dims: [4, 4, 4]" \
+	 "specs/torus-8x8x8.yaml|torus|  dims: [8, 8, 8]" \
+	 "$tmp/t2.yaml|torus|  links_per_neighbor: 2" \
+	 "tests/specs/mesh-32x32.yaml|mesh|  dims: [32, 32]" \
+	 "$tmp/f4.yaml|fat-tree|  k: 4" \
+	 "specs/fat-tree-k8.yaml|fat-tree|  k: 8" \
+	 "$tmp/f8p.yaml|fat-tree|  pods: 3" \
+	 "tests/specs/leaf-spine-custom.yaml|fat-tree|  tiers: 2" \
+	 "specs/hgx-h100.yaml|nvswitch|  links_to_switch: [5, 4, 4, 5]" \
+	 "tests/specs/hgx-custom.yaml|nvswitch|  links_to_switch: [5, 4, 4, 5]" \
+	 "specs/switched-64.yaml|nvswitch|  links_to_switch: [1, 1, 1, 1, 1, 1]" \
+	 "specs/nvl72.yaml|nvswitch|  cpus: 36"; do
+	s=${c%%|*}; rest=${c#*|}; kind=${rest%%|*}; line=${rest#*|}
+	b=$(basename "$s" .yaml)
+	ref=$(shape "$s")
+	for f in graphml gml; do
+		expect 0 "export $b $f (recognition)" -- "$FABRICX" export "$s" --to $f -o "$tmp/r.$f"
+		expect 0 "import $b $f (recognition)" -- "$FABRICX" import "$tmp/r.$f" --from $f -o "$tmp/r.yaml" --json
+		k=$(jq -r .import.recognised_kind "$tmp/out")
+		[ "$k" = "$kind" ] && ok || bad "$b through $f: recognised as $k, not $kind ($(jq -r .import.recognition "$tmp/out"))"
+		grep -q "^  kind: $kind\$" "$tmp/r.yaml" && grep -qxF -- "$line" "$tmp/r.yaml" && ok ||
+			bad "$b through $f: the spec lacks 'kind: $kind' or '$line'"
+		got=$(shape "$tmp/r.yaml")
+		[ "$got" = "$ref" ] && ok || bad "$b recognised through $f: $got != $ref"
+	done
+done
+# the kind's own names come back as they were: nothing lost (HGX)
+"$FABRICX" export specs/hgx-h100.yaml --to graphml -o "$tmp/r.graphml" 2>/dev/null >/dev/null
+expect 0 "hgx recognised json" -- "$FABRICX" import "$tmp/r.graphml" --from graphml -o "$tmp/r.yaml" --json
+jq -e '.import.lost == [] and (.import.recognition | test("isomorphic"))' "$tmp/out" >/dev/null && ok ||
+	bad "hgx recognised: lost $(jq -c .import.lost "$tmp/out")"
+# ... and a custom graph's names ("nvs0") are said lost
+"$FABRICX" export tests/specs/hgx-custom.yaml --to graphml -o "$tmp/r.graphml" 2>/dev/null >/dev/null
+expect 0 "hgx-custom recognised json" -- "$FABRICX" import "$tmp/r.graphml" --from graphml -o "$tmp/r.yaml" --json
+jq -e '.import.lost | any(test("vertex names"))' "$tmp/out" >/dev/null && ok || bad "hgx-custom: its names not said lost"
+# other formats: BookSim's anynet of a k=4 fat-tree, SimAI's HGX (one
+# merged NVSwitch node: an nvswitch domain of one chip, one link a GPU)
+expect 0 "export f4 booksim" -- "$FABRICX" export "$tmp/f4.yaml" --to booksim -o "$tmp/r.anynet"
+expect 0 "import f4 booksim" -- "$FABRICX" import "$tmp/r.anynet" --from booksim -o "$tmp/r.yaml" --json
+[ "$(jq -r .import.recognised_kind "$tmp/out")" = fat-tree ] && grep -qx '  k: 4' "$tmp/r.yaml" && ok || bad "booksim f4: not a k=4 fat-tree"
+expect 0 "export hgx simai" -- "$FABRICX" export specs/hgx-h100.yaml --to simai -o "$tmp/r.simai"
+expect 0 "import hgx simai" -- "$FABRICX" import "$tmp/r.simai" --from simai -o "$tmp/r.yaml" --json
+[ "$(jq -r .import.recognised_kind "$tmp/out")" = nvswitch ] && grep -qx '  links_to_switch: \[1\]' "$tmp/r.yaml" && ok || bad "simai hgx: not one chip"
+# one graph, several kinds: the fixed order writes one, fewer dimensions
+# first (the hypercube [2, 2, 2, 2] is C4 x C4, the 4-ring a 2 x 2 mesh)
+printf 'name: q\nfabric:\n  kind: torus\n  dims: [2, 2, 2, 2]\n  link: {bandwidth: 25 GB/s, latency: 200 ns}\n' >"$tmp/q.yaml"
+"$FABRICX" export "$tmp/q.yaml" --to gml -o "$tmp/q.gml" 2>/dev/null >/dev/null
+expect 0 "import a hypercube" -- "$FABRICX" import "$tmp/q.gml" --from gml -o "$tmp/r.yaml"
+grep -qx '  dims: \[4, 4\]' "$tmp/r.yaml" && ok || bad "the hypercube [2, 2, 2, 2] is not written as [4, 4]"
+printf 'name: m\nfabric:\n  kind: mesh\n  dims: [2, 2]\n  link: {bandwidth: 25 GB/s, latency: 200 ns}\n' >"$tmp/q.yaml"
+"$FABRICX" export "$tmp/q.yaml" --to gml -o "$tmp/q.gml" 2>/dev/null >/dev/null
+expect 0 "import a 2x2 mesh" -- "$FABRICX" import "$tmp/q.gml" --from gml -o "$tmp/r.yaml"
+grep -q '^  kind: torus$' "$tmp/r.yaml" && grep -qx '  dims: \[4\]' "$tmp/r.yaml" && ok || bad "the 2 x 2 mesh is not written as the ring [4]"
+# igraph's own GraphML example (tests/data) is a 2 x 3 ladder: a mesh
+expect 0 "igraph's example recognised" -- "$FABRICX" import tests/data/igraph-test.graphml --from graphml -o "$tmp/r.yaml" --json
+[ "$(jq -r .import.recognised_kind "$tmp/out")" = mesh ] && grep -qx '  dims: \[2, 3\]' "$tmp/r.yaml" && ok || bad "igraph-test.graphml is not the mesh [2, 3]"
+# Near misses stay custom.  A 4 x 4 torus less one link: no kind has its
+# degrees, so nothing is built.
+"$FABRICX" export "$tmp/t46.yaml" --set fabric.dims=[4,4] --to graphml -o "$tmp/r.graphml" 2>/dev/null >/dev/null
+awk '/<edge / && !done { done = 1; next } { print }' "$tmp/r.graphml" >"$tmp/cut.graphml"
+expect 0 "import a torus less a link" -- "$FABRICX" import "$tmp/cut.graphml" --from graphml -o "$tmp/r.yaml" --json
+jq -e '.import.recognised_kind == null and (.import.recognition | test("no torus, mesh, fat-tree or NVSwitch domain has"))' "$tmp/out" >/dev/null && ok ||
+	bad "a torus less a link: $(jq -c '[.import.recognised_kind, .import.recognition]' "$tmp/out")"
+grep -q '^  kind: custom$' "$tmp/r.yaml" && ok || bad "a torus less a link is not custom"
+# twisted W x H: the wrap-around of x shifts y by T.  4 x 4 with T = 1 is
+# 4-regular with 32 links like the 4 x 4 torus (and [2, 2, 4], [2, 2, 2,
+# 2], the same graph), but from a vertex 7 others are 2 hops away, not
+# the torus's 6 ((1,1), (2,0), (0,2), (3,1), (1,3), (3,3), (2,2)... by
+# hand: 1 + 4 + 6 + 4 + 1 on C4 x C4): the degrees match, the graph does
+# not, so only the isomorphism test keeps it custom.  T = 0 is the torus.
+twisted() {
+	awk -v W="$1" -v H="$2" -v T="$3" 'BEGIN {
+		print "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n<graph edgedefault=\"undirected\">"
+		for (i = 0; i < W * H; i++) printf "<node id=\"v%d\"/>\n", i
+		for (y = 0; y < H; y++) for (x = 0; x < W; x++) {
+			v = y * W + x; u = x < W - 1 ? v + 1 : ((y + T) % H) * W
+			printf "<edge source=\"v%d\" target=\"v%d\"/>\n", v, u
+			printf "<edge source=\"v%d\" target=\"v%d\"/>\n", v, ((y + 1) % H) * W + x
+		}
+		print "</graph>\n</graphml>" }'
+}
+twisted 4 4 0 >"$tmp/tw.graphml"
+expect 0 "import an untwisted 4x4" -- "$FABRICX" import "$tmp/tw.graphml" --from graphml -o "$tmp/r.yaml" --json
+[ "$(jq -r .import.recognised_kind "$tmp/out")" = torus ] && grep -qx '  dims: \[4, 4\]' "$tmp/r.yaml" && ok || bad "the untwisted 4x4 is not a torus [4, 4]"
+for t in "4 4 1" "8 8 1" "6 4 1"; do
+	# shellcheck disable=SC2086
+	twisted $t >"$tmp/tw.graphml"
+	expect 0 "import a twisted torus $t" -- "$FABRICX" import "$tmp/tw.graphml" --from graphml -o "$tmp/r.yaml" --json
+	jq -e '.import.recognised_kind == null and (.import.recognition | test("^no kind: [1-9][0-9]* candidates? with the graph.s counts and degrees (was|were) built, none isomorphic"))' "$tmp/out" >/dev/null && ok ||
+		bad "twisted $t: $(jq -c '[.import.recognised_kind, .import.recognition]' "$tmp/out")"
+	grep -q '^  kind: custom$' "$tmp/r.yaml" && ok || bad "twisted $t is not custom"
+done
+twisted 4 4 1 >"$tmp/tw.graphml"
+"$FABRICX" import "$tmp/tw.graphml" --from graphml -o "$tmp/r.yaml" 2>/dev/null >/dev/null
+got=$("$FABRICX" metrics "$tmp/r.yaml" --json | jq -c '[.hop_histogram[] | select(.hops == 2) | .pairs]')
+[ "$got" = "[112]" ] && ok || bad "twisted 4x4: 16 x 7 = 112 ordered pairs 2 hops apart, got $got"
+"$FABRICX" export "$tmp/t46.yaml" --set fabric.dims=[4,4] --to graphml -o "$tmp/r.graphml" 2>/dev/null >/dev/null
+"$FABRICX" import "$tmp/r.graphml" --from graphml -o "$tmp/r.yaml" 2>/dev/null >/dev/null
+got=$("$FABRICX" metrics "$tmp/r.yaml" --json | jq -c '[.hop_histogram[] | select(.hops == 2) | .pairs]')
+[ "$got" = "[96]" ] && ok || bad "4x4 torus: 16 x 6 = 96 ordered pairs 2 hops apart, got $got"
+# two links between two GPUs of an HGX-like graph of other bandwidth: the
+# classes differ, no kind
+"$FABRICX" export specs/hgx-h100.yaml --to graphml -o "$tmp/r.graphml" 2>/dev/null >/dev/null
+sed '0,/<data key="e_bw">25000000000.0</s//<data key="e_bw">50000000000.0</' "$tmp/r.graphml" >"$tmp/bw.graphml"
+expect 0 "import an hgx with one faster link" -- "$FABRICX" import "$tmp/bw.graphml" --from graphml -o "$tmp/r.yaml" --json
+[ "$(jq -r .import.recognised_kind "$tmp/out")" = null ] && ok || bad "an hgx with one faster link is recognised"
+
 # a degraded fabric: the file marks what failed, the import leaves it out
 expect 0 "export a failed ring" -- "$FABRICX" export tests/specs/ring-8-failed.yaml --to graphml -o "$tmp/rf.graphml"
 grep -q '<data key="e_failed">true</data>' "$tmp/rf.graphml" && ok || bad "the failed ring link is not marked"
@@ -196,10 +312,11 @@ jq -e '.import.lost == []' "$tmp/out" >/dev/null && ok || bad "import --json: lo
 expect 0 "import cm384-roce simgrid" -- "$FABRICX" import "$tmp/sg.xml" --from simgrid -o "$tmp/sg.yaml"
 has "3072 routes are longer than the shortest path" "cm384-roce: its non-shortest routes said lost"
 # a route longer than the shortest path: a -> c by a -> b -> c where a - c
-# is one link: 1 lost, named with its line
+# is one link: 1 lost, named with its line (the triangle is a torus [3],
+# so its names "a", "b", "c" are lost as well)
 printf '<platform version="4.1"><zone id="z" routing="Full">\n<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>\n<link id="ab" bandwidth="1GBps" latency="1us"/><link id="bc" bandwidth="1GBps" latency="1us"/><link id="ac" bandwidth="1GBps" latency="1us"/>\n<route src="a" dst="b"><link_ctn id="ab"/></route><route src="b" dst="c"><link_ctn id="bc"/></route><route src="a" dst="c"><link_ctn id="ac"/></route>\n<route src="c" dst="a"><link_ctn id="bc" direction="DOWN"/><link_ctn id="ab" direction="DOWN"/></route>\n</zone></platform>\n' >"$tmp/long.xml"
 expect 0 "a long route" -- "$FABRICX" import "$tmp/long.xml" --from simgrid -o "$tmp/long.yaml" --json
-jq -e '.import.lost == ["1 routes are longer than the shortest path, which fabricx takes (it routes shortest paths itself, ECMP): c -> a (line 5: 2 links, the shortest path 1)"]' "$tmp/out" >/dev/null &&
+jq -e '.import.lost == ["1 routes are longer than the shortest path, which fabricx takes (it routes shortest paths itself, ECMP): c -> a (line 5: 2 links, the shortest path 1)", "the file'"'"'s vertex names: the torus spec names and numbers its vertices itself"]' "$tmp/out" >/dev/null &&
 	ok || bad "the long route: $(jq -c .import.lost "$tmp/out")"
 # units: 100Gbps = 12.5 GB/s, 2GiBps = 2,147,483,648 B/s (the two hosts'
 # bisection: the smaller link), 1.5us
