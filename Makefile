@@ -64,6 +64,8 @@ BIN := $(if $(filter build,$(BUILD)),fabricx,$(BUILD)/fabricx)
 # change that breaks programs built against the older library (a public
 # struct's layout, a function's arguments), SO_MINOR with compatible
 # additions.  libfabricx.so, the name -lfabricx finds, links to the soname.
+# Before the first release (no tag yet) public structs still change
+# (fx_import_info gained lost, kind and recognition): 0 promises nothing.
 SO_MAJOR := 0
 SO_MINOR := 1
 SO_NAME  := libfabricx.so.$(SO_MAJOR)
