@@ -1038,6 +1038,7 @@ static void legend_of(const emit *e, rd_legend *l)
 }
 
 static int wrap_stubs(const rd_model *m);
+static int ocs_drawn(const emit *e);
 static int straight_edges(const rd_model *m);
 
 /* The graph label: title, what is drawn, legend. */
@@ -1093,6 +1094,10 @@ static void title(emit *e, sbuf *b)
 		sb_html(b, e->m->x->loads_caption);
 		sb_add(b, "</TD></TR>");
 	}
+	if (ocs_drawn(e))
+		sb_add(b, "<TR><TD ALIGN=\"LEFT\">optical edges between cubes: circuits through the "
+		       "%s optical circuit switches (boxes below; a circuit joins two cubes' faces)</TD></TR>",
+		       rd_int(f->ocs_switches, c1, sizeof c1));
 	if (e->m->x->note) {
 		sb_add(b, "<TR><TD ALIGN=\"LEFT\">");
 		sb_html(b, e->m->x->note);
@@ -1497,6 +1502,87 @@ char *rd_legend_html(const rd_legend *l, const char *heading)
 	return b.s;
 }
 
+/* The optical circuit switches of a torus of cubes (fabric.ocs), drawn as
+ * one box per dimension below the cubes when the cubes are the boxes: the
+ * OCS are no vertices of the fabric (a circuit is the edge between two
+ * cubes' faces), so the drawn optical edges are the circuits and these
+ * boxes count the switches and fibres behind them.  Dimension i has a
+ * switch per link leaving a cube's face (count x the face's chips), each
+ * taking 2 ports per cube (the + and - faces): fibres = switches x ports. */
+static int ocs_dims(const fx_fabric *f, int64_t *sw)
+{
+	int64_t per = 0;  /* face chips summed over the dimensions with switches */
+	int n = 0;
+	for (int i = 0; i < f->ndims; i++) {
+		sw[i] = 0;
+		if (f->dims[i] < 3 || !f->wrap[i] || f->ocs_cube[i] <= 0 || f->dims[i] == f->ocs_cube[i])
+			continue;
+		int64_t face = 1;
+		for (int j = 0; j < f->ndims; j++)
+			face *= j == i ? 1 : f->ocs_cube[j];
+		sw[i] = face;
+		per += face;
+		n++;
+	}
+	if (per <= 0 || f->ocs_switches % per)
+		return 0;
+	for (int i = 0; i < f->ndims; i++)
+		sw[i] *= f->ocs_switches / per;  /* x links per neighbour */
+	return n;
+}
+
+static int ocs_drawn(const emit *e)
+{
+	const rd_model *m = e->m;
+	return m->f->ocs_switches > 0 && m->lattice && m->aggregated && !m->prefix &&
+	       e->o->view == FX_VIEW_PHYSICAL && m->nbox > 0 && strcmp(m->box[0].unit, "rack") == 0;
+}
+
+static void ocs_boxes(emit *e)
+{
+	const rd_model *m = e->m;
+	const fx_fabric *f = m->f;
+	int64_t sw[FX_MAX_DIMS];
+	int n = ocs_dims(f, sw);
+	if (!ocs_drawn(e) || n == 0)
+		return;
+	double x0 = m->box[0].x, x1 = x0, y0 = m->box[0].y;
+	for (int64_t b = 1; b < m->nbox; b++) {
+		x0 = fmin(x0, m->box[b].x);
+		x1 = fmax(x1, m->box[b].x);
+		y0 = fmin(y0, m->box[b].y);
+	}
+	static const char axis[] = "xyzwvuts";
+	char c1[32], c2[32], name[32];
+	for (int i = 0, k = 0; i < f->ndims && !e->fail; i++) {
+		if (!sw[i])
+			continue;
+		snprintf(name, sizeof name, "ocs_%c", axis[i]);
+		Agnode_t *nd = agnode(e->g, name, 1);
+		if (!nd) {
+			e->fail = 1;
+			return;
+		}
+		int64_t fibres = sw[i] * f->ocs_ports;
+		sb_reset(&e->sb);
+		sb_add(&e->sb, "OCS, dimension %c\\n%s switches × %lld ports (%lld used)\\n%s fibres: "
+		       "2 per cube per switch", axis[i], rd_int(sw[i], c1, sizeof c1),
+		       (long long)f->ocs_radix, (long long)f->ocs_ports, rd_int(fibres, c2, sizeof c2));
+		set(e, nd, "label", e->sb.s);
+		set(e, nd, "shape", "box3d");
+		set(e, nd, "style", "filled");
+		set(e, nd, "fillcolor", C_SWITCH);
+		set(e, nd, "color", medium_colour[FX_MEDIUM_OPTICAL]);
+		set(e, nd, "class", "ocs");
+		setf(e, nd, "ocs_switches", "%lld", (long long)sw[i]);
+		setf(e, nd, "ocs_fibres", "%lld", (long long)fibres);
+		double x = n > 1 ? x0 + (x1 - x0) * k / (n - 1) : (x0 + x1) / 2;
+		setf(e, nd, "pos", "%.3f,%.3f!", x, y0 - 2.5);
+		set(e, nd, "tooltip", e->sb.s);
+		k++;
+	}
+}
+
 int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 {
 	emit e = {0};
@@ -1656,6 +1742,8 @@ int rd_emit(const rd_model *m, Agraph_t **out, fx_diag *d)
 					e.fail = 1;
 			}
 		}
+	if (!e.fail)
+		ocs_boxes(&e);
 	if (!e.fail) {
 		sbuf t = {0};
 		sb_reset(&t);

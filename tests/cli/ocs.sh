@@ -46,4 +46,26 @@ eq '[63,8]' '[.idle_cubes,.cubes_per_job]' "63 idle cubes, 8 per job"
 expect 3 "8 jobs, one failed chip" -- "$FABRICX" slice $pod --set 'failures=["x=5,y=5,z=5"]' --shape 8x8x8 --jobs 8
 first "fabricx: infeasible: 8 jobs of 8x8x8 chips need 64 idle cubes; 63 are wholly idle" "a failed chip spoils its cube"
 
+# The physical view draws the OCS (issue #32 item 2): one box per
+# dimension under the 64 cube boxes, its switches and fibres counted as
+# above (16 switches x 128 ports used = 2,048 fibres per dimension, 6,144
+# in all); the cube-to-cube optical edges are named as circuits.
+# shellcheck disable=SC2086
+expect 0 "physical view with OCS" -- "$FABRICX" render $pod --format dot -o "$tmp/ocs.dot"
+n=$(grep -c 'class=ocs' "$tmp/ocs.dot")
+[ "$n" = 3 ] && ok || bad "OCS view: $n OCS boxes, expected 3 (x, y, z)"
+sw=$(sed -n 's/.*ocs_switches=\([0-9]*\).*/\1/p' "$tmp/ocs.dot" | awk '{s += $1} END {print s}')
+fi_=$(sed -n 's/.*ocs_fibres=\([0-9]*\).*/\1/p' "$tmp/ocs.dot" | awk '{s += $1} END {print s}')
+[ "$sw" = 48 ] && ok || bad "OCS view: $sw switches drawn, expected 48"
+[ "$fi_" = 6144 ] && ok || bad "OCS view: $fi_ fibres drawn, expected 6,144"
+grep -q 'rack63' "$tmp/ocs.dot" && ok || bad "OCS view: the 64 cube boxes are not drawn"
+grep -q 'circuits through the 48 optical circuit switches' "$tmp/ocs.dot" && ok || bad "OCS view: no caption"
+# two links per neighbour: 32 switches a dimension
+# shellcheck disable=SC2086
+expect 0 "OCS view, 2 links per neighbour" -- "$FABRICX" render $pod --set fabric.links_per_neighbor=2 --format dot -o "$tmp/ocs2.dot"
+grep -q 'ocs_switches=32' "$tmp/ocs2.dot" && ok || bad "OCS view: links_per_neighbor 2 gives no 32-switch box"
+# without fabric.ocs: no OCS box
+expect 0 "no OCS view without ocs" -- "$FABRICX" render tests/specs/tpu-v4-pod.yaml --format dot -o "$tmp/no.dot"
+grep -q 'class=ocs' "$tmp/no.dot" && bad "an OCS box without fabric.ocs" || ok
+
 summary "ocs tests"
