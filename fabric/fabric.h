@@ -226,10 +226,13 @@ typedef struct fx_hyperx_state {
 } fx_hyperx_state;
 
 /* wafer-mesh (PLMR model, WaferLLM): per-PE memory, software routing stage
- * latency (beta) and router table entries per PE. */
+ * latency (beta) and router table entries per PE; dies: the die (reticle)
+ * grid along x and y when the spec gives one (0 0: not given), which only
+ * drawings read (fx_wafer_die). */
 typedef struct fx_wafer_state {
 	double pe_memory, routing_latency;
 	int64_t routes_per_pe;
+	int dies[2];
 } fx_wafer_state;
 
 typedef struct fx_fabric {
@@ -372,6 +375,20 @@ static inline int fx_fabric_is(const struct fx_fabric *f, unsigned cap)
 {
 	return f->builder && (f->builder->caps & cap) == cap;
 }
+/* Which of k dies along a dimension of n PEs holds coordinate x: the dies
+ * split the grid as evenly as whole PEs allow, die i holding
+ * ceil(i n / k) .. ceil((i + 1) n / k) - 1 (fx_wafer_die_lo), so 757 PEs
+ * in 7 dies are 109 + 6 x 108. */
+static inline int fx_wafer_die(int64_t x, int64_t n, int k)
+{
+	return (int)(x * k / n);
+}
+
+static inline int64_t fx_wafer_die_lo(int i, int64_t n, int k)
+{
+	return ((int64_t)i * n + k - 1) / k;
+}
+
 /* The wafer's PLMR figures, or NULL when the fabric is not a wafer. */
 static inline const fx_wafer_state *fx_fabric_wafer(const struct fx_fabric *f)
 {

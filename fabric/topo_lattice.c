@@ -37,6 +37,8 @@ typedef struct lattice_params {
 	/* wafer-mesh only */
 	double pe_memory, routing_latency;
 	int64_t routes_per_pe;
+	int64_t *dies;
+	size_t ndies;
 } lattice_params;
 
 static int parse_dims(fx_diag *d, const fx_snode *fab, const char *key, lattice_params *p)
@@ -222,7 +224,7 @@ static int parse_mesh(fx_diag *d, const fx_snode *fab, void *params)
 static int parse_wafer(fx_diag *d, const fx_snode *fab, void *params)
 {
 	static const char *const keys[] = {"kind", "grid", "pe_memory", "hop_latency",
-					   "routing_latency", "routes_per_pe", "link", NULL};
+					   "routing_latency", "routes_per_pe", "link", "dies", NULL};
 	lattice_params *p = params;
 	int rc = fx_spec_keys(d, fab, keys);
 	p->count = 1;
@@ -237,6 +239,15 @@ static int parse_wafer(fx_diag *d, const fx_snode *fab, void *params)
 	rc |= fx_spec_qty(d, fab, "routing_latency", FX_UNIT_TIME, 0, 0, &p->routing_latency);
 	rc |= fx_spec_qty(d, fab, "pe_memory", FX_UNIT_SIZE, 0, 1, &p->pe_memory);
 	rc |= fx_spec_int(d, fab, "routes_per_pe", 1, INT32_MAX, &p->routes_per_pe);
+	/* dies: [X, Y], the die (reticle) grid the PEs are drawn in; optional,
+	 * and no figure depends on it.  A grid narrower than the dies (a
+	 * WaferLLM sub-grid, --set fabric.grid=[8,8]) is drawn without them. */
+	const fx_snode *dn = fx_snode_get(fab, "dies");
+	if (dn && fx_spec_int_list(d, fab, "dies", 1, INT32_MAX, &p->dies, &p->ndies))
+		rc = -1;
+	else if (dn && p->ndies != 2)
+		rc |= fx_snode_error(d, dn, "'%s' must be [X, Y], dies along x and y, got %zu numbers",
+				     dn->path, p->ndies);
 	return rc;
 }
 
@@ -334,6 +345,8 @@ static int lattice_build(const void *params, fx_fabric *f, fx_diag *d)
 		f->state.wafer.pe_memory = p->pe_memory;
 		f->state.wafer.routing_latency = p->routing_latency;
 		f->state.wafer.routes_per_pe = p->routes_per_pe;
+		for (size_t i = 0; i < 2 && p->ndies == 2; i++)
+			f->state.wafer.dies[i] = (int)p->dies[i];
 	}
 	return 0;
 }
@@ -341,6 +354,7 @@ static int lattice_build(const void *params, fx_fabric *f, fx_diag *d)
 static void lattice_release(void *params)
 {
 	free(((lattice_params *)params)->dims);
+	free(((lattice_params *)params)->dies);
 }
 
 /* "(x,y,...)", cut to len like snprintf; digits by hand (links.csv names

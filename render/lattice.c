@@ -12,7 +12,9 @@
  * clusters.  Larger ones are drawn as blocks: racks or nodes when they are
  * aligned boxes of coordinates and number 2..64 (an 8x8x8 torus in racks of
  * 8x8x1 becomes a ring of 8 racks), else a tiling of at most 8 x 8 (2-D) or
- * 4 x 4 x 4 (3-D) blocks (the 757 x 996 WSE-2 as 8 x 8 blocks).
+ * 4 x 4 x 4 (3-D) blocks (a 757 x 996 wafer as 8 x 8 blocks), or a
+ * wafer's dies when the spec gives them (fabric.dies), inside the wafer's
+ * outline.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -171,13 +173,51 @@ static void full(rd_model *m)
 			 f->ndims >= 3 ? "; z layers step down and right" : "");
 }
 
+/* How blocks tile the lattice along each dimension: nb[i] blocks of ext[i]
+ * points (the last one short), or, for a wafer's dies, nb[i] dies split as
+ * evenly as whole PEs allow (fx_wafer_die). */
+typedef struct tiling {
+	int nd, dies;
+	int ext[FX_MAX_DIMS], nb[FX_MAX_DIMS];
+	int64_t n[FX_MAX_DIMS];
+} tiling;
+
+static int tile_of(const tiling *t, int i, int x)
+{
+	return t->dies ? fx_wafer_die(x, t->n[i], t->nb[i]) : x / t->ext[i];
+}
+
+static int tile_lo(const tiling *t, int i, int b)
+{
+	return t->dies ? (int)fx_wafer_die_lo(b, t->n[i], t->nb[i]) : b * t->ext[i];
+}
+
+static int tile_hi(const tiling *t, int i, int b)
+{
+	int hi = b + 1 < t->nb[i] ? tile_lo(t, i, b + 1) - 1 : (int)t->n[i] - 1;
+	return hi;
+}
+
 static void blocks(rd_model *m)
 {
 	const fx_fabric *f = m->f;
-	int nd = f->ndims, ext[FX_MAX_DIMS], bd[FX_MAX_DIMS], x[FX_MAX_DIMS];
+	int nd = f->ndims, x[FX_MAX_DIMS];
+	tiling t = {.nd = nd};
+	int *ext = t.ext, *bd = t.nb;
 	const char *unit = "";
 	char b1[32];
-	if (f->nracks >= 2 && f->nracks <= MAX_BLOCKS && units_are_boxes(f, 1, f->nracks, ext))
+	const fx_wafer_state *w = fx_fabric_wafer(f);
+	for (int i = 0; i < nd; i++)
+		t.n[i] = f->dims[i];
+	if (w && w->dies[0] > 0 && nd == 2 && w->dies[0] <= f->dims[0] && w->dies[1] <= f->dims[1]) {
+		/* the wafer's own grid of dies, inside its outline */
+		unit = "die";
+		t.dies = 1;
+		for (int i = 0; i < nd; i++) {
+			bd[i] = w->dies[i];
+			ext[i] = (f->dims[i] + bd[i] - 1) / bd[i];  /* the largest die */
+		}
+	} else if (f->nracks >= 2 && f->nracks <= MAX_BLOCKS && units_are_boxes(f, 1, f->nracks, ext))
 		unit = "rack";
 	else if (f->nnodes >= 2 && f->nnodes <= MAX_BLOCKS && f->nnodes < f->ndev &&
 		 units_are_boxes(f, 0, f->nnodes, ext))
@@ -194,7 +234,8 @@ static void blocks(rd_model *m)
 	}
 	int64_t nblocks = 1;
 	for (int i = 0; i < nd; i++) {
-		bd[i] = (f->dims[i] + ext[i] - 1) / ext[i];
+		if (!t.dies)
+			bd[i] = (f->dims[i] + ext[i] - 1) / ext[i];
 		nblocks *= bd[i];
 	}
 	int ring = 0, eff = 0;
@@ -205,6 +246,12 @@ static void blocks(rd_model *m)
 		}
 	ring &= eff == 1;
 	int rack_clusters = strcmp(unit, "node") == 0 && f->nracks > 1;
+	int64_t wafer = -1;
+	if (t.dies) {
+		char label[64];
+		snprintf(label, sizeof label, "wafer: %d × %d dies", bd[0], bd[1]);
+		wafer = rd_cluster_get(m, 0, -1, "cluster_wafer", label);
+	}
 	/* a placement box lists its instances: rows of a snake twice as far apart */
 	double box_h = m->o && m->o->view == FX_VIEW_PLACEMENT && eff == 1 ? 2.2 : 1.1;
 	for (int64_t k = 0; k < nblocks; k++) {
@@ -214,15 +261,15 @@ static void blocks(rd_model *m)
 			c[i] = (int)(r % bd[i]);
 			r /= bd[i];
 		}
-		int64_t b = rd_box_new(m, RD_LATTICE, -1);
+		int64_t b = rd_box_new(m, RD_LATTICE, wafer);
 		rd_box *bx = &m->box[b];
 		for (int i = 0; i < nd; i++) {
-			bx->lo[i] = c[i] * ext[i];
-			bx->hi[i] = bx->lo[i] + ext[i] - 1;
-			if (bx->hi[i] >= f->dims[i])
-				bx->hi[i] = f->dims[i] - 1;
+			bx->lo[i] = tile_lo(&t, i, c[i]);
+			bx->hi[i] = tile_hi(&t, i, c[i]);
 		}
 		snprintf(bx->unit, sizeof bx->unit, "%s", unit);
+		if (t.dies)
+			bx->unit_id = (int32_t)k;
 		place(c, bd, nd, 2.2, box_h, ring, &bx->x, &bx->y);
 		bx->pinned = 1;
 	}
@@ -230,7 +277,7 @@ static void blocks(rd_model *m)
 		fx_fabric_coords(f, v, x);
 		int64_t k = 0;
 		for (int i = nd - 1; i >= 0; i--)
-			k = k * bd[i] + x[i] / ext[i];
+			k = k * bd[i] + tile_of(&t, i, x[i]);
 		rd_box_add(m, k, v);
 		rd_box *bx = &m->box[k];
 		if (bx->unit_id < 0) {
@@ -252,7 +299,10 @@ static void blocks(rd_model *m)
 	for (int i = 0; i < nd; i++)
 		o += (size_t)snprintf(shape + o, sizeof shape - o, "%s%d", i ? "×" : "",
 				      ext[i] < f->dims[i] ? ext[i] : f->dims[i]);
-	if (*unit)
+	if (t.dies)
+		snprintf(m->how, sizeof m->how, "the wafer's %d × %d dies (fabric.dies), one box "
+			 "each, of up to %s %ss", bd[0], bd[1], shape, m->noun);
+	else if (*unit)
 		snprintf(m->how, sizeof m->how, "aggregated: one box per %s (%s), each %s %ss", unit,
 			 rd_int(nblocks, b1, sizeof b1), shape, m->noun);
 	else
@@ -263,7 +313,7 @@ static void blocks(rd_model *m)
 	for (int64_t i = 0; i < m->nedge && !ring; i++) {
 		const rd_box *a = &m->box[m->edge[i].a], *b = &m->box[m->edge[i].b];
 		for (int k = 0; k < nd; k++)
-			m->edge[i].wrap |= abs(a->lo[k] / ext[k] - b->lo[k] / ext[k]) > 1;
+			m->edge[i].wrap |= abs(tile_of(&t, k, a->lo[k]) - tile_of(&t, k, b->lo[k])) > 1;
 	}
 }
 

@@ -282,4 +282,30 @@ expect 0 "render cm384 4800 racks" -- "$FABRICX" render specs/cm384.yaml --set f
 expect 2 "render racks side by side" -- "$FABRICX" render specs/cm384.yaml specs/nvl72.yaml --view racks --out "$tmp/o"
 has "view racks draws one build" "racks side by side message"
 
+# the wafer with its die grid (issue 32 item 2): fabric.dies [7, 12] splits
+# the 757 x 996 PEs as evenly as whole PEs allow, die i along x holding
+# ceil(757 i / 7) .. ceil(757 (i + 1) / 7) - 1: 109 + 6 x 108 columns, and
+# 996 / 12 = 83 rows each.  Die 0 (109 x 83) has 108 x 83 + 109 x 82 =
+# 17,902 links inside; 83 links join it to die 1 and 109 to die 7 (by hand)
+expect 0 "render wse2 dies" -- "$FABRICX" render specs/wse2.yaml -o "$tmp/wafer.dot" --json
+dies=$(awk '/subgraph cluster_wafer/ { w = 1 } w && /label="die [0-9]*\\n/ { n++ } END { print n + 0 }' "$tmp/wafer.dot")
+[ "$dies" = 84 ] && [ "$(jq .vertices_drawn "$tmp/out")" = 84 ] && grep -q 'label="wafer: 7 × 12 dies"' "$tmp/wafer.dot" && ok ||
+	bad "wse2: $dies dies in the wafer outline, $(jq .vertices_drawn "$tmp/out") boxes"
+grep -q 'label="die 0\\n9,047 PEs (109×83)\\nx 0–108 · y 0–82\\ninside: 17,902 x 4.4 GB/s"' "$tmp/wafer.dot" &&
+	grep -q 'label="die 83\\n8,964 PEs (108×83)\\nx 649–756 · y 913–995' "$tmp/wafer.dot" && ok ||
+	bad "wse2 dies: $(grep -o 'label="die [08]3*\\n[^"]*"' "$tmp/wafer.dot" | tr '\n' ' ')"
+pes=$(grep -o 'label="die [0-9]*\\n[0-9,]* PEs' "$tmp/wafer.dot" | sed 's/.*\\n//; s/ PEs//; s/,//g' | awk '{ s += $1 } END { print s }')
+[ "$pes" = 753972 ] && ok || bad "wse2 dies hold $pes PEs, not 757 x 996 = 753,972"
+[ "$(grep -c 'label="83 x 4.4 GB/s' "$tmp/wafer.dot")" = 72 ] && [ "$(grep -c 'label="10[89] x 4.4 GB/s' "$tmp/wafer.dot")" = 77 ] && ok ||
+	bad "wse2 dies: 6 x 12 = 72 edges of 83 links across x, 7 x 11 = 77 of 108 or 109 across y"
+# one die: one box; a bad die grid is an error at its place
+expect 0 "render wse2 no dies" -- "$FABRICX" render specs/wse2.yaml --set 'fabric.dies=[1,1]' -o "$tmp/one.dot" --json
+[ "$(jq .vertices_drawn "$tmp/out")" = 1 ] && ok || bad "wse2, one die: $(jq .vertices_drawn "$tmp/out") boxes"
+expect 2 "dies of three numbers" -- "$FABRICX" metrics specs/wse2.yaml --set 'fabric.dies=[7,12,1]'
+has "'fabric.dies' must be \\[X, Y\\], dies along x and y, got 3 numbers" "dies: two numbers"
+# a sub-grid narrower than the dies (WaferLLM's P x P runs) is tiled as before
+expect 0 "render a sub-grid" -- "$FABRICX" render specs/wse2.yaml --set 'fabric.grid=[6,996]' -o "$tmp/sub.dot" --json
+[ "$(jq .vertices_drawn "$tmp/out")" = 48 ] && ! grep -q cluster_wafer "$tmp/sub.dot" && ok || bad "wse2 6 x 996: $(jq .vertices_drawn "$tmp/out") boxes"
+expect 2 "dies on a mesh" -- "$FABRICX" metrics specs/wse2.yaml --set fabric.kind=mesh
+
 summary "render tests"
