@@ -36,7 +36,7 @@ WERROR   ?=
 # -fPIC: the same objects go into libfabricx.a and libfabricx.so
 CFLAGS_BASE = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(WERROR) -g -fPIC $(OPT) $(SAN) $(CFLAGS)
 PKG_CFLAGS   = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# Open MPI, for explore's spaces across machines (cli/space_mpi.c); a
+# Open MPI, for explore's spaces across machines (space/mpi.c); a
 # build without it runs spaces on one machine and says so under mpirun.
 MPI_CFLAGS   = $(shell pkg-config --cflags ompi-c 2>/dev/null)
 MPI_LIBS     = $(shell pkg-config --libs ompi-c 2>/dev/null)
@@ -76,16 +76,17 @@ all: $(BIN) $(BUILD)/libfabricx.so
 $(BIN): $(CLI_OBJ) $(BUILD)/libfabricx.a
 	$(CC) $(CFLAGS_BASE) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
 
-$(BUILD)/cli/space_mpi.o: PKG_CFLAGS += $(MPI_CFLAGS) $(if $(MPI_LIBS),-DFX_MPI)
+$(BUILD)/space/mpi.o: PKG_CFLAGS += $(MPI_CFLAGS) $(if $(MPI_LIBS),-DFX_MPI)
 
 $(BUILD)/libfabricx.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
 # The shared library carries its dependencies (igraph, libyaml, Graphviz,
-# GLPK), so programs link it with -lfabricx alone.
+# GLPK, and Open MPI when built with it: space/mpi.c), so programs link it
+# with -lfabricx alone.
 $(BUILD)/$(SO_FILE): $(LIB_OBJ)
-	$(CC) $(CFLAGS_BASE) -shared -Wl,-soname,$(SO_NAME) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS_BASE) -shared -Wl,-soname,$(SO_NAME) -o $@ $^ $(PKG_LIBS) $(MPI_LIBS)
 $(BUILD)/libfabricx.so: $(BUILD)/$(SO_FILE)
 	ln -sf $(SO_FILE) $(BUILD)/$(SO_NAME)
 	ln -sf $(SO_NAME) $@
@@ -334,10 +335,10 @@ CHECK_ROOT = nl=$$(printf '\nx'); nl=$${nl%x}; \
 # its spaces and backslashes escaped as pkg-config reads them ("\ ").
 $(BUILD)/fabricx.pc: fabricx.pc.in core/version.h FORCE
 	@mkdir -p $(BUILD)
-	@FX_PC_VERSION='$(RELEASE)' awk 'function subst(s, k, v,  o, i) { o = ""; \
+	@FX_PC_VERSION='$(RELEASE)' FX_PC_MPI='$(if $(MPI_LIBS),ompi-c)' awk 'function subst(s, k, v,  o, i) { o = ""; \
 	  while ((i = index(s, k)) > 0) { o = o substr(s, 1, i - 1) v; s = substr(s, i + length(k)) } return o s } \
 	  BEGIN { p = ENVIRON["PREFIX"]; gsub(/[\\ ]/, "\\\\&", p) } \
-	  { print subst(subst($$0, "@PREFIX@", p), "@VERSION@", ENVIRON["FX_PC_VERSION"]) }' \
+	  { print subst(subst(subst($$0, "@PREFIX@", p), "@VERSION@", ENVIRON["FX_PC_VERSION"]), "@MPI@", ENVIRON["FX_PC_MPI"]) }' \
 	  fabricx.pc.in > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 

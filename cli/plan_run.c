@@ -18,7 +18,7 @@
 
 #include "../core/xalloc.h"
 #include "plan_run.h"
-#include "space_run.h"
+#include "../space/run.h"
 
 /* Schemes a worker takes at least before forking pays. */
 #define MIN_SHARE 256

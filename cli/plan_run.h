@@ -1,7 +1,7 @@
 /*
  * plan_run: where `plan` evaluates its schemes - here, on --jobs worker
  * processes, or across MPI ranks - through the same line runners as a
- * design space (cli/space_run.h: fx_lines_parallel, fx_lines_mpi).
+ * design space (space/run.h: fx_lines_parallel, fx_lines_mpi).
  */
 #ifndef FX_CLI_PLAN_RUN_H
 #define FX_CLI_PLAN_RUN_H

@@ -10,7 +10,7 @@
 
 #include "../core/xalloc.h"
 #include "plot_batch.h"
-#include "space_run.h"
+#include "../space/run.h"
 
 typedef struct chart {
 	char *file;

@@ -22,29 +22,6 @@
 #include "../core/xalloc.h"
 #include "space_run.h"
 
-void fx_space_signature(const fx_space *s, char out[65])
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		fx_xalloc_failed();
-	/* unit and record separators: no path or flow value holds them
-	 * unescaped next to each other in a way that could alias */
-	for (size_t a = 0; a < s->naxes; a++) {
-		const fx_space_axis *x = &s->axes[a];
-		fprintf(f, "%zu %zu", x->npaths, x->nvals);
-		for (size_t p = 0; p < x->npaths; p++)
-			fprintf(f, "\x1f%zu:%s", strlen(x->paths[p]), x->paths[p]);
-		for (size_t v = 0; v < x->nvals * x->npaths; v++)
-			fprintf(f, "\x1f%zu:%s", strlen(x->vals[v]), x->vals[v]);
-		fputc('\x1e', f);
-	}
-	fclose(f);
-	fx_sha256_hex(text, len, out);
-	free(text);
-}
-
 /* The text of provenance key k, or NULL. */
 static const char *field(const fx_snode *prov, const char *k)
 {

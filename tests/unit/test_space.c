@@ -2,8 +2,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "../../space/space.h"
+#include "../../space/run.h"
 #include "helpers.h"
 
 static const char *const torus_space =
@@ -229,6 +230,89 @@ START_TEST(space_pareto_random)
 }
 END_TEST
 
+/* The runner (space/run.h) in the library, without the CLI: a torus space
+ * of 4^3, 6^3 and 8^3 chips evaluated serially and on two worker
+ * processes gives the same points, and the numbers of the chapter
+ * "Supernodes" §6.5.4 (an even k^3 torus's cut is 2 k^2 links: 32 at k=4,
+ * 72 at 6, 128 at 8; its diameter 3 k/2 hops).  A budget of 2 points
+ * evaluates 2 and no more. */
+static const char *const run_space =
+	"name: run\n"
+	"fabric: {kind: torus, dims: [4, 4, 4], link: {bandwidth: 50 GB/s, latency: 200 ns}}\n"
+	"space:\n"
+	"  vary:\n"
+	"    fabric.dims: [[4, 4, 4], [6, 6, 6], [8, 8, 8]]\n"
+	"  objectives:\n"
+	"    - {maximize: devices}\n"
+	"    - {maximize: bisection_per_device_Bps}\n"
+	"  metrics: [bisection_links, diameter_hops]\n";
+
+static void run_points(const fx_space_eval *ev, int jobs, uint64_t budget, fx_space_run *r,
+		       fx_diag *d)
+{
+	*r = (fx_space_run){.ev = ev, .d = d, .jobs = jobs, .budget = budget, .seed = 1};
+	ck_assert_int_eq(fx_space_run_all(r), 0);
+	fx_space_run_front(r);
+}
+
+START_TEST(space_run_jobs)
+{
+	char path[] = "/tmp/fx-space-run-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs(run_space, f);
+	fclose(f);
+	fx_space sp;
+	fx_spec spec;
+	fx_diag d;
+	load_space(&sp, &spec, &d, run_space);
+	char **names;
+	size_t nn = fx_space_names(&sp, &names);
+	fx_space_eval ev = {.spec_path = path, .space = &sp, .names = names, .nnames = nn,
+			    .time_limit = 60};
+	size_t links = nn, diam = nn, dev = nn;
+	for (size_t k = 0; k < nn; k++) {
+		if (strcmp(names[k], "bisection_links") == 0)
+			links = k;
+		if (strcmp(names[k], "diameter_hops") == 0)
+			diam = k;
+		if (strcmp(names[k], "devices") == 0)
+			dev = k;
+	}
+	ck_assert(links < nn && diam < nn && dev < nn);
+	fx_space_run one, two;
+	run_points(&ev, 1, 0, &one, &d);
+	run_points(&ev, 2, 0, &two, &d);
+	ck_assert_uint_eq(one.npts, 3);
+	ck_assert_uint_eq(two.npts, 3);
+	static const double want_links[3] = {32, 72, 128}, want_diam[3] = {6, 9, 12},
+			    want_dev[3] = {64, 216, 512};
+	for (uint64_t i = 0; i < 3; i++) {
+		const fx_space_pt *a = fx_space_run_find(&one, i), *b = fx_space_run_find(&two, i);
+		ck_assert(a && b);
+		ck_assert_int_eq(a->status, FX_SPACE_FEASIBLE);
+		ck_assert_double_eq(a->m[links], want_links[i]);
+		ck_assert_double_eq(a->m[diam], want_diam[i]);
+		ck_assert_double_eq(a->m[dev], want_dev[i]);
+		ck_assert_int_eq(memcmp(a->m, b->m, nn * sizeof *a->m), 0);
+		ck_assert_int_eq(a->pareto, b->pareto);
+	}
+	/* more chips, less cut a chip: every point is on the front */
+	for (uint64_t i = 0; i < 3; i++)
+		ck_assert_int_eq(fx_space_run_find(&one, i)->pareto, 1);
+	fx_space_run_release(&two);
+	run_points(&ev, 1, 2, &two, &d);
+	ck_assert_uint_eq(two.evaluated, 2);
+	ck_assert_uint_le(two.npts, 2);
+	fx_space_run_release(&two);
+	fx_space_run_release(&one);
+	free(names);
+	unload(&sp, &spec, &d);
+	unlink(path);
+}
+END_TEST
+
 Suite *suite_space(void)
 {
 	Suite *s = suite_create("space");
@@ -238,6 +322,7 @@ Suite *suite_space(void)
 	tcase_add_test(tc, space_refused);
 	tcase_add_test(tc, space_sample_strata);
 	tcase_add_test(tc, space_pareto_random);
+	tcase_add_test(tc, space_run_jobs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,5 +1,5 @@
 /*
- * space_run: which points of a space to evaluate and who evaluates them.
+ * space/run: which points of a space to evaluate and who evaluates them.
  *
  * The whole grid, or past --budget-points a seeded Latin hypercube sample
  * of half the budget and then, round by round, the grid neighbours (one
@@ -12,7 +12,7 @@
  * another, so processes need no locks and a crash stays in its worker),
  * each taking every jobs-th point of a batch and writing its lines to a
  * pipe the parent drains; under MPI each rank takes every size-th point
- * and all ranks gather all lines (cli/space_mpi.c).  Lines are parsed back
+ * and all ranks gather all lines (space/mpi.c).  Lines are parsed back
  * the same way whoever wrote them.
  */
 #include <errno.h>
@@ -24,8 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/sha256.h"
 #include "../core/xalloc.h"
-#include "space_run.h"
+#include "run.h"
 
 /* ---- the results so far: points by index ---- */
 
@@ -465,4 +466,29 @@ int fx_space_run_all(fx_space_run *r)
 	}
 	free(v);
 	return rc;
+}
+
+/* The digest of a space's axes, for provenance (explore --resume, merge):
+ * each axis's counts, then its paths and values, length-prefixed. */
+void fx_space_signature(const fx_space *s, char out[65])
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		fx_xalloc_failed();
+	/* unit and record separators: no path or flow value holds them
+	 * unescaped next to each other in a way that could alias */
+	for (size_t a = 0; a < s->naxes; a++) {
+		const fx_space_axis *x = &s->axes[a];
+		fprintf(f, "%zu %zu", x->npaths, x->nvals);
+		for (size_t p = 0; p < x->npaths; p++)
+			fprintf(f, "\x1f%zu:%s", strlen(x->paths[p]), x->paths[p]);
+		for (size_t v = 0; v < x->nvals * x->npaths; v++)
+			fprintf(f, "\x1f%zu:%s", strlen(x->vals[v]), x->vals[v]);
+		fputc('\x1e', f);
+	}
+	fclose(f);
+	fx_sha256_hex(text, len, out);
+	free(text);
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../core/xalloc.h"
-#include "space_run.h"
+#include "run.h"
 
 static int launched(void)
 {
