@@ -8,13 +8,11 @@
  * out, the collectives it needs are routed first, shared over the
  * workers, and taken into the parent's cache (plan/ caches them), so the
  * evaluating workers inherit the routed times.  The flip thresholds'
- * tasks go to whichever worker is free (MPI ranks: every size-th).
+ * tasks go to whichever worker or rank is free (space/run.h's task
+ * counter).
  */
-#define _DEFAULT_SOURCE  /* MAP_ANONYMOUS: the flip tasks' shared counter */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../core/xalloc.h"
 #include "plan_run.h"
@@ -136,22 +134,21 @@ typedef struct flip_lines {
 	const fx_plan_result *r;
 	fx_plan_flip *f;
 	size_t n;
-	/* forked workers: the next task, in memory they share, so each takes
-	 * the next when it is done with one (the tasks' costs differ by 3x
-	 * and are not known before); NULL (MPI ranks): every size-th */
-	atomic_size_t *next;
+	/* the next task: each worker or rank takes the next when it is done
+	 * with one (the tasks' costs differ by 3x and are not known before) */
+	fx_lines_counter *next;
 } flip_lines;
 
 static int flip_work(void *ctx, int w, int jobs, FILE *out, fx_diag *d)
 {
+	(void)w;
+	(void)jobs;
 	flip_lines *fl = ctx;
-	size_t i = fl->next ? atomic_fetch_add(fl->next, 1) : (size_t)w;
-	while (i < fl->n) {
+	for (size_t i = fx_lines_counter_next(fl->next); i < fl->n; i = fx_lines_counter_next(fl->next)) {
 		if (fx_plan_flip_run(fl->p, fl->r, &fl->f[i], d) ||
 		    fx_plan_flip_line(&fl->f[i], i, out))
 			return -1;
 		fflush(out);
-		i = fl->next ? atomic_fetch_add(fl->next, 1) : i + (size_t)jobs;
 	}
 	return 0;
 }
@@ -187,19 +184,13 @@ long fx_plan_runner_flips(fx_plan_runner *run, fx_plan_problem *p, const fx_plan
 	}
 	if (rc)
 		;
-	else if (n >= 2 && run->mpi_size > 1)
-		rc = fx_lines_mpi(&job, run->mpi_rank, run->mpi_size, d);
-	else if (n >= 2 && run->jobs > 1) {
-		void *m = mmap(NULL, sizeof *fl.next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-			       -1, 0);
-		if (m == MAP_FAILED)
-			return fx_diag_internal(d, "plan: no shared page for the flip tasks");
-		fl.next = m;
-		atomic_init(fl.next, 0);
-		rc = fx_lines_parallel(&job, run->jobs < (int)n ? run->jobs : (int)n, n, d);
-		munmap(m, sizeof *fl.next);
-	}
-	else {
+	else if (n >= 2 && (run->mpi_size > 1 || run->jobs > 1)) {
+		if (!(fl.next = fx_lines_counter_new(run->mpi_size, d)))
+			return -1;
+		rc = run->mpi_size > 1 ? fx_lines_mpi(&job, run->mpi_rank, run->mpi_size, d)
+				       : fx_lines_parallel(&job, run->jobs < (int)n ? run->jobs : (int)n, n, d);
+		fx_lines_counter_free(fl.next);
+	} else {
 		rc = 0;
 		for (size_t i = 0; i < n && rc == 0; i++)
 			rc = fx_plan_flip_run(p, r, &(*out)[i], d);

@@ -10,11 +10,27 @@
  * plain run never touches it.  Built without MPI (no libopenmpi-dev), a
  * launched run says so instead of computing the space N times.
  */
+#define _DEFAULT_SOURCE  /* MAP_ANONYMOUS: the forked workers' shared counter */
+#ifdef FX_MPI
+#include <mpi.h>
+#endif
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../core/xalloc.h"
 #include "run.h"
+
+struct fx_lines_counter {
+	atomic_size_t *shared;  /* forked workers: a shared page; NULL under MPI */
+	int mpi;
+#ifdef FX_MPI
+	MPI_Win win;
+	uint64_t *cell;         /* the window's memory (rank 0's holds the count) */
+#endif
+};
 
 static int launched(void)
 {
@@ -22,8 +38,6 @@ static int launched(void)
 }
 
 #ifdef FX_MPI
-#include <mpi.h>
-
 static int started;
 
 int fx_space_mpi_begin(int *rank, int *size, fx_diag *d)
@@ -129,17 +143,111 @@ int fx_lines_mpi(const fx_lines_job *job, int rank, int size, fx_diag *d)
 
 #endif
 
-/* A space batch: each rank evaluates every size-th point. */
+static fx_lines_counter *counter_shared(fx_diag *d)
+{
+	void *m = mmap(NULL, sizeof(atomic_size_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+	if (m == MAP_FAILED) {
+		fx_diag_internal(d, "no shared page for the workers' task counter");
+		return NULL;
+	}
+	fx_lines_counter *c = fx_xcalloc(1, sizeof *c);
+	c->shared = m;
+	atomic_init(c->shared, 0);
+	return c;
+}
+
+#ifdef FX_MPI
+/* The window is allocated by MPI (MPI_Win_allocate: Open MPI's shared
+ * memory component takes no window over memory of the program's own,
+ * MPI_Win_create), set to 0 on rank 0 inside an exclusive lock of its
+ * own, and only drawn from after a barrier; each draw is one atomic
+ * fetch-and-add on rank 0's cell, which needs no matching call there. */
+fx_lines_counter *fx_lines_counter_new(int mpi_size, fx_diag *d)
+{
+	if (mpi_size <= 1)
+		return counter_shared(d);
+	int rank = 0;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	fx_lines_counter *c = fx_xcalloc(1, sizeof *c);
+	c->mpi = 1;
+	if (MPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof *c->cell : 0, (int)sizeof *c->cell,
+			     MPI_INFO_NULL, MPI_COMM_WORLD, &c->cell, &c->win) != MPI_SUCCESS) {
+		free(c);
+		fx_diag_internal(d, "MPI: no window for the task counter");
+		return NULL;
+	}
+	if (rank == 0) {
+		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, c->win);
+		*c->cell = 0;
+		MPI_Win_unlock(0, c->win);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock_all(0, c->win);
+	return c;
+}
+
+size_t fx_lines_counter_next(fx_lines_counter *c)
+{
+	if (!c->mpi)
+		return atomic_fetch_add(c->shared, 1);
+	uint64_t one = 1, got = 0;
+	MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_SUM, c->win);
+	MPI_Win_flush(0, c->win);
+	return (size_t)got;
+}
+
+void fx_lines_counter_free(fx_lines_counter *c)
+{
+	if (!c)
+		return;
+	if (c->mpi) {
+		MPI_Win_unlock_all(c->win);
+		MPI_Win_free(&c->win);  /* frees the cell too */
+	} else {
+		munmap(c->shared, sizeof *c->shared);
+	}
+	free(c);
+}
+#else
+fx_lines_counter *fx_lines_counter_new(int mpi_size, fx_diag *d)
+{
+	if (mpi_size > 1) {
+		fx_diag_internal(d, "MPI: not built in");
+		return NULL;
+	}
+	return counter_shared(d);
+}
+
+size_t fx_lines_counter_next(fx_lines_counter *c)
+{
+	return atomic_fetch_add(c->shared, 1);
+}
+
+void fx_lines_counter_free(fx_lines_counter *c)
+{
+	if (!c)
+		return;
+	munmap(c->shared, sizeof *c->shared);
+	free(c);
+}
+#endif
+
+/* A space batch: each rank takes the next point not yet taken (points of
+ * different sizes cost very differently: a 16^3 torus against a 4^3). */
 typedef struct mpi_space {
 	fx_space_run *r;
 	const uint64_t *idx;
 	size_t n;
+	fx_lines_counter *next;
 } mpi_space;
 
 static int mpi_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
 {
+	(void)w;
+	(void)jobs;
 	mpi_space *m = ctx;
-	for (size_t k = (size_t)w; k < m->n; k += (size_t)jobs) {
+	for (size_t k = fx_lines_counter_next(m->next); k < m->n; k = fx_lines_counter_next(m->next)) {
 		fx_space_pt p;
 		if (fx_space_evaluate(m->r->ev, m->idx[k], &p, d)) {
 			fx_space_pt_release(&p);
@@ -158,7 +266,11 @@ static int mpi_take(void *ctx, const char *line)
 
 int fx_space_mpi_batch(fx_space_run *r, const uint64_t *idx, size_t n)
 {
-	mpi_space m = {r, idx, n};
+	mpi_space m = {r, idx, n, fx_lines_counter_new(r->mpi_size, r->d)};
+	if (!m.next)
+		return -1;
 	fx_lines_job job = {mpi_work, mpi_take, NULL, &m};
-	return fx_lines_mpi(&job, r->mpi_rank, r->mpi_size, r->d);
+	int rc = fx_lines_mpi(&job, r->mpi_rank, r->mpi_size, r->d);
+	fx_lines_counter_free(m.next);
+	return rc;
 }

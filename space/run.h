@@ -63,6 +63,18 @@ int fx_lines_parallel(const fx_lines_job *job, int jobs, size_t expect, fx_diag 
  * every rank takes every line (space/mpi.c). */
 int fx_lines_mpi(const fx_lines_job *job, int rank, int size, fx_diag *d);
 
+/* The next task of a job, for workers that take the next one when done
+ * with one (tasks whose costs differ and are not known before, as a
+ * plan's flip probes or a space's points of different sizes): a counter
+ * in memory that forked workers share, or, with mpi_size > 1, in an MPI
+ * window on rank 0 that every rank draws from (space/mpi.c).  Under MPI
+ * _new and _free are collective: every rank calls them.  NULL, after
+ * reporting through d, when no counter can be made. */
+typedef struct fx_lines_counter fx_lines_counter;
+fx_lines_counter *fx_lines_counter_new(int mpi_size, fx_diag *d);
+size_t fx_lines_counter_next(fx_lines_counter *c);
+void fx_lines_counter_free(fx_lines_counter *c);
+
 /* Chooses and evaluates the points (those already held are not
  * recomputed).  0, or -1 after reporting through r->d. */
 int fx_space_run_all(fx_space_run *r);
