@@ -117,6 +117,7 @@ struct fx_router {
 	 * up/down) are off (reference) */
 	int costed;
 	int tab_mode;           /* the sweep's distance table (fx_sweep_set_table) */
+	int full_search;        /* 1: every target's whole search (tests) */
 };
 
 /* Adds bytes to directed link l, remembering links that were empty so the
@@ -908,6 +909,7 @@ static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *l
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(f, &r->inc);
 		fx_sweep_set_table(r->sweep, r->tab_mode);
+		fx_sweep_set_sparse(r->sweep, !r->full_search);
 		int rc = fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused);
 		if (rc == 0 || rc == FX_SWEEP_OVER)
 			return rc;
@@ -1306,6 +1308,13 @@ void fx_router_set_updown(fx_router *r, int on)
 	r->updown_mode = on ? 1 : -1;
 	if (r->intra)
 		fx_router_set_updown(r->intra, on);
+}
+
+void fx_router_set_full_search(fx_router *r, int on)
+{
+	r->full_search = on;
+	if (r->intra)
+		fx_router_set_full_search(r->intra, on);
 }
 
 void fx_router_set_reference(fx_router *r, int on)
