@@ -43,6 +43,20 @@ one "ring allreduce 64 MiB, custom 128x128 torus (bounded as it goes)" 16384 \
 one "all-to-all, custom 128x128 torus (refused up front, exit 4: 2.68e9 steps)" 16384 \
 	collective "$out/ct128.yaml" $A2A
 : > "$out/fit"
+# item 4: the fat-tree ring by s-t DAGs searched from both ends (linear in
+# flows), the hash policy on its homes' shared searches (k=64 is still
+# refused by the work guard, exit 4: its 4.3e9 flows are listed one
+# destination at a time)
+for k in 64 96 128; do
+	one "fat-tree ring allreduce 64 MiB (\`collective specs/fat-tree-k8.yaml --set fabric.k=K --pattern allreduce --size 64MiB\`), hosts" $((k * k * k / 4)) \
+		collective specs/fat-tree-k8.yaml --set fabric.k=$k --pattern allreduce --size 64MiB
+done
+slope
+for k in 32 40 64; do
+	one "fat-tree hash all-to-all (\`collective specs/fat-tree-k8.yaml --set fabric.k=K --routing hash $A2A\`), hosts" $((k * k * k / 4)) \
+		collective specs/fat-tree-k8.yaml --set fabric.k=$k --routing hash $A2A
+done
+: > "$out/fit"
 
 # pair NAME ARGS...: CPU seconds and exit status of $BASE and "$FABRICX"
 pair() {
@@ -70,6 +84,12 @@ pair "metrics, random cubic graph, 25,000 vertices" metrics "$out/cubic25000.yam
 pair "all-to-all, custom k=32 Clos" collective "$out/clos32.yaml" $A2A
 pair "all-to-all, custom k=64 Clos" collective "$out/clos64.yaml" $A2A
 pair "ring allreduce, custom 128x128 torus" collective "$out/ct128.yaml" --pattern allreduce --size 64MiB
+for k in 64 128; do
+	pair "fat-tree k=$k ring allreduce 64 MiB" collective specs/fat-tree-k8.yaml --set fabric.k=$k --pattern allreduce --size 64MiB
+done
+for k in 32 40; do
+	pair "fat-tree k=$k hash all-to-all" collective specs/fat-tree-k8.yaml --set fabric.k=$k --routing hash $A2A
+done
 awk 'BEGIN { n = 20000; print "name: ring\nfabric:\n  kind: custom\n  link: {bandwidth: 50 GB/s, latency: 200 ns}\n  nodes:";
 	for (i = 0; i < n; i++) printf "    - {name: d%d, type: device, node: 0}\n", i; print "  links:";
 	for (i = 0; i < n; i++) printf "    - {a: d%d, b: d%d}\n", i, (i + 1) % n }' > "$out/ring.yaml"

@@ -98,6 +98,10 @@ struct fx_sweep {
 	int64_t *fold_ginv;   /* [2 ne]: the directed link the turn moves onto each */
 	double work;          /* the pushes' steps so far (fx_sweep_work) */
 	double budget;        /* fx_sweep_add stops past this many steps (0: never) */
+	int sparse;           /* targets not cached: searched from both ends
+			       * (routing/st_dag.c; default 1, 0 the cached
+			       * searches only) */
+	fx_stdag *sd;         /* made on first use */
 };
 
 static inline void bump(fx_sweep *s, double *load, int64_t l, double bytes)
@@ -144,7 +148,13 @@ fx_sweep *fx_sweep_new(const fx_fabric *f, const fx_inc *inc)
 	s->tab_mode = -1;
 	s->classes = 1;
 	s->fold = 1;
+	s->sparse = 1;
 	return s;
+}
+
+void fx_sweep_set_sparse(fx_sweep *s, int on)
+{
+	s->sparse = on;
 }
 
 void fx_sweep_set_fold(fx_sweep *s, int on)
@@ -253,6 +263,7 @@ void fx_sweep_free(fx_sweep *s)
 	free(s->bucket_cap);
 	free(s->slot);
 	fx_dtab_free(s->tab);
+	fx_stdag_free(s->sd);
 	free(s->latv);
 	free(s);
 }
@@ -450,6 +461,65 @@ static void push(fx_sweep *s, const sweep_dag *g, const uint8_t *row, int64_t ta
 		if (!keep)
 			s->bucket_len[dd] = 0;
 	}
+}
+
+/* push with the next hops read from the s-t DAGs sd recorded: at each
+ * vertex its neighbours one nearer that are the target or relay, in
+ * incidence order, the reference's test and split (the scan above). */
+static void push_sparse(fx_sweep *s, const fx_stdag *sd, int64_t target, int32_t top, double *load)
+{
+	if (top >= s->bucket_dists)
+		top = s->bucket_dists - 1;
+	for (int32_t dd = top; dd >= 1; dd--) {
+		for (size_t k = 0; k < s->bucket_len[dd]; k++) {
+			int64_t v = s->bucket[dd][k];
+			double m = s->amount[v];
+			s->amount[v] = 0;
+			s->queued[v] = 0;
+			int64_t t0 = s->inc_off[v], t1 = s->inc_off[v + 1];
+			s->work += (double)(t1 - t0);
+			double total = 0;
+			for (int64_t t = t0; t < t1; t++) {
+				int64_t w = s->slot[t].nbr;
+				if (fx_stdag_dist(sd, w) == dd - 1 && (w == target || s->relays[w]))
+					total += s->slot[t].cnt * s->slot[t].bw;
+			}
+			for (int64_t t = t0; t < t1; t++) {
+				int64_t w = s->slot[t].nbr;
+				if (fx_stdag_dist(sd, w) == dd - 1 && (w == target || s->relays[w]))
+					share_out(s, &s->slot[t], m, total, dd, load, NULL);
+			}
+		}
+		s->bucket_len[dd] = 0;
+	}
+}
+
+/* The flows ord[i .. j-1] (one key, into target) from both ends
+ * (routing/st_dag.c), each source's distance in dist[k - i] and worst
+ * latency in lat[k - i]: 1 done, 0 past the steps of one whole search
+ * (the cached search then serves them: a target with many far sources
+ * shares it), -1 no route. */
+static int sparse_dists(fx_sweep *s, const fx_flow *flows, const size_t *ord, size_t i, size_t j,
+			int64_t target, double l0, int32_t *dist, double *lat)
+{
+	if (!s->sd)
+		s->sd = fx_stdag_new(s->inc);
+	fx_stdag *sd = s->sd;
+	fx_stdag_start(sd, target, l0);
+	double w0 = sd->work, cap = (double)s->f->nv + (double)s->inc_off[s->f->nv];
+	int rc = 1;
+	for (size_t k = i; k < j && rc == 1; k++) {
+		const fx_flow *fl = &flows[ord[k]];
+		if (fl->src == fl->dst || fl->bytes == 0)
+			continue;
+		dist[k - i] = fx_stdag_add(sd, fl->src, &lat[k - i]);
+		if (dist[k - i] < 0)
+			rc = -1;
+		else if (sd->work - w0 > cap)
+			rc = 0;
+	}
+	s->work += sd->work - w0;
+	return rc;
 }
 
 /* After a push with keep: the worst latency of a shortest path from every
@@ -757,6 +827,8 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 	const fx_fabric *f = s->f;
 	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
 	sweep_key *keys = fx_xmalloc((n ? n : 1) * sizeof *keys);
+	int32_t *sdist = fx_xmalloc((n ? n : 1) * sizeof *sdist);  /* a group's, from both ends */
+	double *slat = fx_xmalloc((n ? n : 1) * sizeof *slat);
 	if (!s->tab_tried)
 		table_try(s);
 	/* device classes where the searches are the sweep's own (a table row
@@ -782,16 +854,30 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 				rc = FX_SWEEP_OVER;
 			continue;
 		}
-		/* the target's distances: a table row, or the cached search */
+		/* the target's distances: a table row, the cached search, or
+		 * (a target not cached) the s-t DAGs of its sources */
 		const uint8_t *row = s->tab ? fx_dtab_row(s->tab, target, 0) : NULL;
-		sweep_dag *g = row ? NULL : dag_get(s, target, key.l0);
-		int32_t top = 0, off = home ? 1 : 0;
 		size_t j = i;
-		for (; j < n && same_key(&keys[ord[j]], &key); j++) {  /* how deep to search */
-			const fx_flow *fl = &flows[ord[j]];
+		while (j < n && same_key(&keys[ord[j]], &key))
+			j++;
+		sweep_dag *g = NULL;
+		int sp = 0;
+		if (!row && s->sparse &&
+		    !(s->cache[target] && s->cache[target]->l0 == key.l0 && !s->cache[target]->multi)) {
+			sp = sparse_dists(s, flows, ord, i, j, target, key.l0, sdist, slat);
+			if (sp < 0) {
+				rc = -1;  /* the reference reports it */
+				break;
+			}
+		}
+		if (!row && !sp)
+			g = dag_get(s, target, key.l0);
+		int32_t top = 0, off = home ? 1 : 0;
+		for (size_t k = i; k < j; k++) {  /* how deep to search */
+			const fx_flow *fl = &flows[ord[k]];
 			if (fl->src == fl->dst || fl->bytes == 0)
 				continue;
-			int32_t dd = row ? fx_dtab_dist(s->tab, target, fl->src)
+			int32_t dd = sp ? sdist[k - i] : row ? fx_dtab_dist(s->tab, target, fl->src)
 					 : dag_dist(s, g, fl->src);
 			if (dd < 0) {
 				rc = -1;  /* the reference reports it */
@@ -804,7 +890,7 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			break;
 		if (g)
 			dag_grow(s, g, -1, top);
-		else
+		else if (row)
 			fx_dtab_row(s->tab, target, top);
 		/* a table's latencies: by distance when every link has one
 		 * latency (the search adds it once a hop), else after the push */
@@ -816,10 +902,10 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			const fx_flow *fl = &flows[ord[k]];
 			if (fl->src == fl->dst || fl->bytes == 0)
 				continue;
-			int32_t dd = row ? row[fl->src] : g->b.dist[fl->src];
+			int32_t dd = sp ? sdist[k - i] : row ? row[fl->src] : g->b.dist[fl->src];
 			if (dd + off > st->max_hops)
 				st->max_hops = dd + off;
-			double l = later ? 0 : row ? chain[dd] : g->b.lat[fl->src];
+			double l = later ? 0 : sp ? slat[k - i] : row ? chain[dd] : g->b.lat[fl->src];
 			if (l > st->max_latency)
 				st->max_latency = l;
 			if (home)
@@ -827,7 +913,10 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 			if (dd > 0)
 				inject(s, fl->src, dd, fl->bytes);
 		}
-		push(s, g, row, target, top, load, NULL, later);
+		if (sp)
+			push_sparse(s, s->sd, target, top, load);
+		else
+			push(s, g, row, target, top, load, NULL, later);
 		if (later) {
 			latencies(s, row, target, top, key.l0);
 			for (size_t k = i; k < j; k++) {
@@ -855,6 +944,8 @@ int fx_sweep_add(fx_sweep *s, const fx_flow *flows, size_t n, double *load, fx_p
 	}
 	free(ord);
 	free(keys);
+	free(sdist);
+	free(slat);
 	return rc;
 }
 

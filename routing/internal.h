@@ -242,6 +242,44 @@ int fx_bfs_grow(fx_bfs *b, const fx_inc *g, int64_t want, int32_t depth);
  * reached: b->tail < nv when some vertex is not). */
 int32_t fx_bfs_from(fx_bfs *b, const fx_inc *g, int64_t src, double l0);
 
+/* The shortest-path DAG into one target from a few sources, searched
+ * from both ends (routing/st_dag.c): per source the searches from the
+ * target (shared by every source of one start) and from the source grow a
+ * layer at a time, the cheaper first, until they meet; then the source's
+ * DAG is recorded.  fx_stdag_dist is then the target's search's distance
+ * at every vertex on a recorded DAG or reached from the target, so a push
+ * finds the reference's next hops there (loads bit for bit). */
+typedef struct fx_stdag {
+	const fx_inc *inc;
+	int64_t target;
+	fx_bfs back;        /* from the target, with worst latencies: layers
+			     * 0 .. back_r found, those below back_r expanded */
+	int32_t back_r;
+	int back_done;      /* back is complete */
+	double back_cost;   /* steps to expand back's frontier (-1: not known) */
+	fx_bfs fwd;         /* from the source in hand, hops only */
+	int64_t *lay;       /* fwd's layer j: queue[lay[j] .. lay[j+1]) */
+	size_t caplay;
+	int32_t *over;      /* DAG vertices back has not reached: their
+			     * distance to the target, else -1 */
+	double *olat;       /* ... and worst latency */
+	int32_t *marked;    /* the vertices over holds */
+	int64_t nmarked;
+	double work;        /* steps so far: vertices scanned and their incidences */
+} fx_stdag;
+fx_stdag *fx_stdag_new(const fx_inc *inc);
+void fx_stdag_free(fx_stdag *d);
+/* A new target, latency l0 there; clears what the last one touched. */
+void fx_stdag_start(fx_stdag *d, int64_t target, double l0);
+/* src's distance to the target (-1: no route) and the worst latency of
+ * its shortest paths (*lat), its DAG recorded. */
+int32_t fx_stdag_add(fx_stdag *d, int64_t src, double *lat);
+/* The target search's distance at v, when known; else -1. */
+static inline int32_t fx_stdag_dist(const fx_stdag *d, int64_t v)
+{
+	return d->back.dist[v] >= 0 ? d->back.dist[v] : d->over[v];
+}
+
 /* Least-cost routing (routing/route_cost.c): does any link of f carry a
  * routing weight above 1?  Then ECMP's distances are fx_cost_from's:
  * relay-aware as fx_bfs_from, in cost units (dist), with the worst
@@ -338,6 +376,10 @@ double fx_sweep_all_pairs_searches(fx_sweep *s);
  * that a proven automorphism turns one onto the next, in the sweep's
  * order, folded from one push (routing/sweep_fold.c). */
 void fx_sweep_set_fold(fx_sweep *s, int on);
+/* 1 (the default): a target not cached is searched from both ends, as
+ * deep as each source needs (routing/st_dag.c); 0: the cached searches
+ * from the target only (tests compare the two). */
+void fx_sweep_set_sparse(fx_sweep *s, int on);
 /* Whether the last fx_sweep_all_pairs folded its sets (tests). */
 int fx_sweep_folded(const fx_sweep *s);
 
@@ -364,6 +406,10 @@ fx_sweep *fx_router_sweep(fx_router *r);
 /* 1: the router takes the per-destination reference paths (tests compare
  * the two); 0: the fast paths (the default). */
 void fx_router_set_reference(fx_router *r, int on);
+/* 1: split ECMP searches every target whole, from the target alone (no
+ * s-t DAGs, fx_sweep_set_sparse 0); 0: the default.  Tests compare the
+ * two bit for bit. */
+void fx_router_set_full_search(fx_router *r, int on);
 /* The sweep's distance table mode (fx_sweep_set_table), -1 by default. */
 void fx_router_set_dist_table(fx_router *r, int mode);
 /* 1 when split ECMP will route r's listed flows by the sweep's distance

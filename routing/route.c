@@ -92,6 +92,12 @@ struct fx_router {
 	int cls_ok;             /* cls_* hold cls_dev's */
 	int64_t cls_dev;
 	int32_t *cls_dist, cls_far;
+	uint32_t cls_gen;       /* bumped at every new class search */
+	/* hash: per vertex two or more hops from a class search's device, its
+	 * next-hop ports in hash_port_cable's order (at inc.off[v], hp_k[v]
+	 * of them; -1: scan), valid when hp_gen[v] == cls_gen */
+	int64_t *hp_port, *hp_k;
+	uint32_t *hp_gen;
 	double *cls_lat;
 	struct hash_state *hs;  /* hash_push: (vertex, x) states of one destination */
 	size_t nhs, caphs;
@@ -117,6 +123,7 @@ struct fx_router {
 	 * up/down) are off (reference) */
 	int costed;
 	int tab_mode;           /* the sweep's distance table (fx_sweep_set_table) */
+	int full_search;        /* 1: every target's whole search (tests) */
 };
 
 /* Adds bytes to directed link l, remembering links that were empty so the
@@ -432,7 +439,7 @@ static void incidence(fx_router *r);
  * for bit.  Returns the depth as fx_bfs_from does, or -1 when dst does not
  * qualify (search from dst).
  */
-static int32_t class_table(fx_router *r, int64_t dst, int32_t *dist, double *lat)
+static int class_search(fx_router *r, int64_t dst)
 {
 	const fx_fabric *f = r->f;
 	const fx_inc *g = &r->inc;
@@ -461,12 +468,34 @@ static int32_t class_table(fx_router *r, int64_t dst, int32_t *dist, double *lat
 				r->cls_dist[v]++;
 		r->cls_ok = 1;
 		r->cls_dev = dst;
+		r->cls_gen++;
 	}
+	return 0;
+}
+
+static int32_t class_table(fx_router *r, int64_t dst, int32_t *dist, double *lat)
+{
+	int64_t nv = r->f->nv;
+	if (class_search(r, dst) < 0)
+		return -1;
 	memcpy(dist, r->cls_dist, (size_t)nv * sizeof *dist);
 	memcpy(lat, r->cls_lat, (size_t)nv * sizeof *lat);
 	dist[dst] = 0;
 	lat[dst] = 0;
 	return r->cls_far;
+}
+
+/* Room in the push's buckets for distances 0 .. far. */
+static void buckets_fit(fx_router *r, int32_t far)
+{
+	if (far + 1 > r->bucket_dists) {
+		r->bucket_dists = far + 1;
+		r->bucket = fx_xrealloc(r->bucket, (size_t)(r->bucket_dists * r->f->nv) *
+							   sizeof *r->bucket);
+		r->bucket_len = fx_xrealloc(r->bucket_len, (size_t)r->bucket_dists *
+								   sizeof *r->bucket_len);
+		memset(r->bucket_len, 0, (size_t)r->bucket_dists * sizeof *r->bucket_len);
+	}
 }
 
 static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const double **lat)
@@ -493,17 +522,27 @@ static void ecmp_tables(fx_router *r, int64_t dst, const int32_t **dist, const d
 			far = fx_bfs_from(&b, &r->inc, dst, 0);
 		}
 		r->ncached++;
-		if (far + 1 > r->bucket_dists) {
-			r->bucket_dists = far + 1;
-			r->bucket = fx_xrealloc(r->bucket, (size_t)(r->bucket_dists * r->f->nv) *
-								   sizeof *r->bucket);
-			r->bucket_len = fx_xrealloc(r->bucket_len, (size_t)r->bucket_dists *
-									   sizeof *r->bucket_len);
-			memset(r->bucket_len, 0, (size_t)r->bucket_dists * sizeof *r->bucket_len);
-		}
+		buckets_fit(r, far);
 	}
 	*dist = r->dist[dst];
 	*lat = r->lat[dst];
+}
+
+/* The hash policy's distances to dst without a table of its own: its
+ * class's shared search (class_search), dst's own entry set to 0 in place
+ * (restore it with hash_dist_done); NULL when dst has no class or a table
+ * is cached.  The search is one per home on a fat-tree, and a destination
+ * then costs no copy of nv entries (a k=64 all-to-all's 65,536 were 55 GB
+ * of copying). */
+static int32_t *hash_dist(fx_router *r, int64_t dst, int32_t *saved)
+{
+	if (!r->hash || r->reference || r->modk || r->costed || r->full_search || r->dist[dst] ||
+	    class_search(r, dst) < 0)
+		return NULL;
+	buckets_fit(r, r->cls_far);
+	*saved = r->cls_dist[dst];
+	r->cls_dist[dst] = 0;
+	return r->cls_dist;
 }
 
 /* Link e's step in ECMP's distances: its routing weight, 1 without. */
@@ -539,11 +578,16 @@ static size_t *order_flows(const fx_flow *flows, size_t n, int by_dst)
 {
 	size_t *ord = fx_xmalloc((n ? n : 1) * sizeof *ord);
 	int64_t *keys = fx_xmalloc((n ? n : 1) * sizeof *keys);
+	int sorted = 1;
 	for (size_t i = 0; i < n; i++) {
 		ord[i] = i;
 		keys[i] = by_dst ? flows[i].dst : flows[i].src;
+		sorted &= i == 0 || keys[i - 1] <= keys[i];
 	}
-	fx_sort_r(ord, n, sizeof *ord, by_key, keys);
+	/* in order already (a destination's flows, each_destination): the
+	 * stable sort would keep them as they are */
+	if (!sorted)
+		fx_sort_r(ord, n, sizeof *ord, by_key, keys);
 	free(keys);
 	return ord;
 }
@@ -613,6 +657,51 @@ static int64_t hash_port(const fx_router *r, int64_t v, int64_t dst, const int32
 {
 	int64_t cable;
 	return hash_port_cable(r, v, dst, dist, key, nports, &cable);
+}
+
+/* hash_port on a class search's distances (hash_dist): at a vertex two
+ * or more hops out the next hops never include the destination (its
+ * neighbours are the search's seeds, one hop out), so they are the same
+ * for every device of the class, dealt once and looked up: the same port
+ * as the scan, without the two passes over v's links per state. */
+static int64_t hash_port_shared(fx_router *r, int64_t v, int64_t dst, const int32_t *dist,
+				int64_t key, int64_t *nports)
+{
+	if (dist != r->cls_dist || dist[v] < 2)
+		return hash_port(r, v, dst, dist, key, nports);
+	if (!r->hp_gen) {
+		size_t nv = (size_t)r->f->nv, ni = (size_t)(r->inc.off[nv] ? r->inc.off[nv] : 1);
+		r->hp_gen = fx_xmalloc(nv * sizeof *r->hp_gen);
+		for (size_t v2 = 0; v2 < nv; v2++)
+			r->hp_gen[v2] = r->cls_gen - 1;
+		r->hp_k = fx_xmalloc(nv * sizeof *r->hp_k);
+		r->hp_port = fx_xmalloc(ni * sizeof *r->hp_port);
+	}
+	if (r->hp_gen[v] != r->cls_gen) {
+		const fx_fabric *f = r->f;
+		int64_t t0 = r->inc.off[v], t1 = r->inc.off[v + 1], k = 0, c = 0;
+		for (int64_t t = t0; t < t1; t++) {
+			int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
+			if (ecmp_next(r, dist, v, e, w) && (w == dst || fx_fabric_relays(f, w))) {
+				k += f->e[e].count;
+				if (f->e[e].count > c)
+					c = f->e[e].count;
+			}
+		}
+		r->hp_k[v] = k >= 1 && k <= t1 - t0 ? k : -1;
+		for (int64_t j = 0, at = t0; j < c && r->hp_k[v] > 0; j++)
+			for (int64_t t = t0; t < t1; t++) {
+				int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
+				if (ecmp_next(r, dist, v, e, w) && (w == dst || fx_fabric_relays(f, w)) &&
+				    f->e[e].count > j)
+					r->hp_port[at++] = e;
+			}
+		r->hp_gen[v] = r->cls_gen;
+	}
+	if (r->hp_k[v] < 0)
+		return hash_port(r, v, dst, dist, key, nports);
+	*nports = r->hp_k[v];
+	return r->hp_port[r->inc.off[v] + key % r->hp_k[v]];
 }
 
 /* The number device v stands for in the mod-k choices. */
@@ -757,7 +846,8 @@ static void hash_push(fx_router *r, const fx_flow *flows, const size_t *ord, siz
 		const fx_flow *fl = &flows[ord[q]];
 		if (fl->src == dst || fl->bytes == 0)
 			continue;
-		int64_t k, e = hash_port(r, fl->src, dst, dist, tree_pos(r, fl->src) + tree_pos(r, dst), &k);
+		int64_t k, e = hash_port_shared(r, fl->src, dst, dist,
+						tree_pos(r, fl->src) + tree_pos(r, dst), &k);
 		int64_t w = fx_fabric_other(f, e, fl->src);
 		bump(r, load, fx_fabric_dirlink(f, e, fl->src), fl->bytes);
 		if (ecmp_hops(r, dist, fl->src) > st->max_hops)
@@ -774,7 +864,7 @@ static void hash_push(fx_router *r, const fx_flow *flows, const size_t *ord, siz
 			int64_t v = r->bucket[dd * f->nv + b];
 			for (int64_t s = r->hs_head[v]; s >= 0; s = r->hs[s].next) {
 				hash_state h = r->hs[s];
-				int64_t k, e = hash_port(r, v, dst, dist, h.x, &k);
+				int64_t k, e = hash_port_shared(r, v, dst, dist, h.x, &k);
 				int64_t w = fx_fabric_other(f, e, v);
 				bump(r, load, fx_fabric_dirlink(f, e, v), h.amount);
 				double l = h.lat + f->e[e].lat;
@@ -908,6 +998,7 @@ static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *l
 		if (!r->sweep)
 			r->sweep = fx_sweep_new(f, &r->inc);
 		fx_sweep_set_table(r->sweep, r->tab_mode);
+		fx_sweep_set_sparse(r->sweep, !r->full_search);
 		int rc = fx_sweep_add(r->sweep, flows, n, load, st, &r->used, &r->nused, &r->capused);
 		if (rc == 0 || rc == FX_SWEEP_OVER)
 			return rc;
@@ -918,8 +1009,12 @@ static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *l
 	for (size_t i = 0; i < n && rc == 0;) {
 		int64_t dst = flows[ord[i]].dst;
 		const int32_t *dist;
-		const double *lat;
-		ecmp_tables(r, dst, &dist, &lat);
+		const double *lat = NULL;
+		int32_t saved = 0, *shared = hash_dist(r, dst, &saved);
+		if (shared)
+			dist = shared;
+		else
+			ecmp_tables(r, dst, &dist, &lat);
 		/* inject every flow to this destination at its source */
 		int64_t top = 0;
 		size_t j = i;
@@ -958,6 +1053,8 @@ static int ecmp_add_flat(fx_router *r, const fx_flow *flows, size_t n, double *l
 		}
 		if (r->hash && !r->reference && rc == 0)
 			hash_push(r, flows, ord, i, j, dst, dist, load, st);
+		if (shared)
+			shared[dst] = saved;
 		if (top > maxd)
 			maxd = top;
 		/* push the amounts down the shortest-path DAG, farthest first */
@@ -1248,6 +1345,9 @@ void fx_router_free(fx_router *r)
 	free(r->lat);
 	free(r->cls_dist);
 	free(r->cls_lat);
+	free(r->hp_port);
+	free(r->hp_k);
+	free(r->hp_gen);
 	free(r->amount);
 	free(r->queued);
 	free(r->hs);
@@ -1306,6 +1406,13 @@ void fx_router_set_updown(fx_router *r, int on)
 	r->updown_mode = on ? 1 : -1;
 	if (r->intra)
 		fx_router_set_updown(r->intra, on);
+}
+
+void fx_router_set_full_search(fx_router *r, int on)
+{
+	r->full_search = on;
+	if (r->intra)
+		fx_router_set_full_search(r->intra, on);
 }
 
 void fx_router_set_reference(fx_router *r, int on)

@@ -999,6 +999,123 @@ START_TEST(hash_push_equals_walk)
 }
 END_TEST
 
+/* Loads of flows (added twice) with every target searched whole (full 1)
+ * or the fast path's s-t DAGs and shared searches (0); split, or hash. */
+static int loads_full(const fx_fabric *f, int full, int hash, const fx_flow *fl, size_t n,
+		      double *load, fx_path_stats *st)
+{
+	fx_router *r = fx_router_new(f, 0);
+	fx_router_set_full_search(r, full);
+	fx_router_set_policy(r, hash ? FX_ROUTE_HASH : FX_ROUTE_SPLIT);
+	fx_router_set_updown(r, 0);  /* the grouped push, not the up/down sweep */
+	fx_diag d;
+	fx_diag_init(&d);
+	FILE *err = tmpfile();
+	d.out = err;
+	int rc = fx_router_add(r, fl, n, load, st, &d);
+	if (rc == 0)
+		rc = fx_router_add(r, fl, n, load, st, &d);
+	fclose(err);
+	fx_diag_release(&d);
+	fx_router_free(r);
+	return rc;
+}
+
+/* The fast path and the whole searches on one batch: the same status, hop
+ * count and latency, and the same loads bit for bit (memcmp). */
+static void full_same(const fx_fabric *f, const char *what, int hash, const fx_flow *fl, size_t n)
+{
+	size_t nl = (size_t)(2 * f->ne);
+	double *a = fx_xcalloc(nl, sizeof *a), *b = fx_xcalloc(nl, sizeof *b);
+	fx_path_stats sa = {0, 0}, sb = {0, 0};
+	int ra = loads_full(f, 1, hash, fl, n, a, &sa), rb = loads_full(f, 0, hash, fl, n, b, &sb);
+	ck_assert_msg(ra == rb, "%s: whole searches %d, fast %d", what, ra, rb);
+	if (ra == 0) {
+		ck_assert_msg(sa.max_hops == sb.max_hops && sa.max_latency == sb.max_latency,
+			      "%s: hops %lld vs %lld, latency %.17g vs %.17g", what,
+			      (long long)sa.max_hops, (long long)sb.max_hops, sa.max_latency,
+			      sb.max_latency);
+		for (size_t l = 0; l < nl; l++)
+			ck_assert_msg(memcmp(&a[l], &b[l], sizeof *a) == 0,
+				      "%s: link %zu: %.17g vs %.17g", what, l, a[l], b[l]);
+	}
+	free(a);
+	free(b);
+}
+
+/* Rings (all devices, an odd subset, strides that leave the pod), sparse
+ * random pairs and an incast, fast path against whole searches. */
+static void full_same_fabric(const fx_fabric *f, const char *name, int hash)
+{
+	int64_t n = f->ndev;
+	fx_flow *fl = fx_xmalloc((size_t)(n + 64) * sizeof *fl);
+	char what[160];
+	int64_t strides[] = {1, n - 1, 3, n / 2 + 1};
+	for (int s = 0; s < 4; s++) {
+		for (int64_t i = 0; i < n; i++)
+			fl[i] = (fx_flow){i, (i + strides[s]) % n, 1e6 + (double)(i % 7)};
+		snprintf(what, sizeof what, "%s ring stride %lld", name, (long long)strides[s]);
+		full_same(f, what, hash, fl, (size_t)n);
+	}
+	int64_t m = n - 3 > 1 ? (n - 3) | 1 : n;  /* an odd ring over the first m */
+	for (int64_t i = 0; i < m; i++)
+		fl[i] = (fx_flow){i, (i + 1) % m, 3e6};
+	snprintf(what, sizeof what, "%s ring of %lld", name, (long long)m);
+	full_same(f, what, hash, fl, (size_t)m);
+	uint64_t x = 31;
+	for (int i = 0; i < 64; i++) {
+		fl[i].src = (int64_t)(lcg(&x) % (uint64_t)n);
+		fl[i].dst = (int64_t)(lcg(&x) % (uint64_t)n);
+		fl[i].bytes = i % 13 == 0 ? 0 : (double)(1 + lcg(&x) % 1000) * 512;
+	}
+	snprintf(what, sizeof what, "%s random pairs", name);
+	full_same(f, what, hash, fl, 64);
+	for (int64_t i = 0; i < n; i++)
+		fl[i] = (fx_flow){i, n - 1, 1e5 + (double)i};
+	snprintf(what, sizeof what, "%s incast", name);
+	full_same(f, what, hash, fl, (size_t)n);
+	free(fl);
+}
+
+/* Issue 31: the s-t DAGs searched from both ends (routing/st_dag.c) and
+ * the hash policy's searches shared by home give the whole searches'
+ * loads bit for bit, on fat-trees of k = 4, 6 (three hosts a leaf), 8,
+ * intact and with an aggregation switch, a core and a leaf failed (its
+ * hosts cut off: no route, the same status), and on the corner graph. */
+START_TEST(st_dag_equals_full_search)
+{
+	static const struct {
+		const char *const *sets;
+		const char *fail[3];
+	} cases[] = {
+		{k4, {NULL}},
+		{k6, {NULL}},
+		{NULL, {NULL}},
+		{k4, {"switch=9", NULL}},
+		{NULL, {"switch=40", "switch=70", NULL}},
+		{k6, {"switch=2", NULL}},
+	};
+	for (int hash = 0; hash <= 1; hash++)
+		for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+			fixture a;
+			load_ok(&a, "specs/fat-tree-k8.yaml", cases[i].sets);
+			char name[96];
+			snprintf(name, sizeof name, "fat-tree case %zu%s", i, hash ? " (hash)" : "");
+			for (int k = 0; cases[i].fail[k]; k++)
+				ck_assert_int_eq(fx_fabric_fail(&a.f, cases[i].fail[k], "--fail", &a.d), 0);
+			full_same_fabric(&a.f, name, hash);
+			fixture_release(&a);
+		}
+	char *y = corner_graph();
+	fixture c;
+	ck_assert_msg(fixture_load(&c, "corners.yaml", y, NULL) == 0, "%s", c.msg);
+	full_same_fabric(&c.f, "corners", 0);
+	full_same_fabric(&c.f, "corners (hash)", 1);
+	fixture_release(&c);
+	free(y);
+}
+END_TEST
+
 /* The one relay-aware search (routing/bfs.c) on a hand-built graph:
  * devices a, m, b (0-2, not relaying) and switches s1..s5 (3-7); a - s1 -
  * m - s2 - b, with s2 also 3 hops from s1 through relays only: s1 - s3 -
@@ -1142,6 +1259,7 @@ static void classes_same_on(const fx_fabric *f, const char *name, const fx_flow 
 		fx_sweep *s = fx_sweep_new(f, &inc);
 		fx_sweep_set_table(s, 0);
 		fx_sweep_set_classes(s, on);
+		fx_sweep_set_sparse(s, 0);  /* classes against the searches they share */
 		int64_t *used = NULL;
 		size_t nused = 0, capused = 0;
 		ld[on] = fx_xcalloc(nl, sizeof *ld[on]);
@@ -1526,6 +1644,7 @@ Suite *suite_sweep(void)
 	tcase_add_test(tc, lattice_summary_equals_per_link);
 	tcase_add_test(tc, dorsum_radix_order);
 	tcase_add_test(tc, hash_push_equals_walk);
+	tcase_add_test(tc, st_dag_equals_full_search);
 	tcase_add_test(tc, classes_equal_per_device);
 	tcase_add_test(tc, fold_equals_per_set);
 	tcase_add_test(tc, fold_hand_counted_ub);
