@@ -177,7 +177,7 @@ static void full(rd_model *m)
  * points (the last one short), or, for a wafer's dies, nb[i] dies split as
  * evenly as whole PEs allow (fx_wafer_die). */
 typedef struct tiling {
-	int nd, dies;
+	int dies;
 	int ext[FX_MAX_DIMS], nb[FX_MAX_DIMS];
 	int64_t n[FX_MAX_DIMS];
 } tiling;
@@ -194,15 +194,14 @@ static int tile_lo(const tiling *t, int i, int b)
 
 static int tile_hi(const tiling *t, int i, int b)
 {
-	int hi = b + 1 < t->nb[i] ? tile_lo(t, i, b + 1) - 1 : (int)t->n[i] - 1;
-	return hi;
+	return b + 1 < t->nb[i] ? tile_lo(t, i, b + 1) - 1 : (int)t->n[i] - 1;
 }
 
 static void blocks(rd_model *m)
 {
 	const fx_fabric *f = m->f;
 	int nd = f->ndims, x[FX_MAX_DIMS];
-	tiling t = {.nd = nd};
+	tiling t = {0};
 	int *ext = t.ext, *bd = t.nb;
 	const char *unit = "";
 	char b1[32];

@@ -143,84 +143,62 @@ int fx_lines_mpi(const fx_lines_job *job, int rank, int size, fx_diag *d)
 
 #endif
 
-static fx_lines_counter *counter_shared(fx_diag *d)
+/* Forked workers share a page; under MPI the count lives in a window on
+ * rank 0.  The window is allocated by MPI (MPI_Win_allocate: Open MPI's
+ * shared memory component takes no window over memory of the program's
+ * own, MPI_Win_create), set to 0 on rank 0 inside an exclusive lock of its
+ * own, and only drawn from after a barrier; each draw is one atomic
+ * fetch-and-add on rank 0's cell, which needs no matching call there. */
+fx_lines_counter *fx_lines_counter_new(int mpi_size, fx_diag *d)
 {
+	fx_lines_counter *c = fx_xcalloc(1, sizeof *c);
+	if (mpi_size > 1) {
+#ifdef FX_MPI
+		int rank = 0;
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		c->mpi = 1;
+		if (MPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof *c->cell : 0, (int)sizeof *c->cell,
+				     MPI_INFO_NULL, MPI_COMM_WORLD, &c->cell, &c->win) != MPI_SUCCESS) {
+			free(c);
+			fx_diag_internal(d, "MPI: no window for the task counter");
+			return NULL;
+		}
+		if (rank == 0) {
+			MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, c->win);
+			*c->cell = 0;
+			MPI_Win_unlock(0, c->win);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		MPI_Win_lock_all(0, c->win);
+		return c;
+#else
+		free(c);
+		fx_diag_internal(d, "MPI: not built in");
+		return NULL;
+#endif
+	}
 	void *m = mmap(NULL, sizeof(atomic_size_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		       -1, 0);
 	if (m == MAP_FAILED) {
+		free(c);
 		fx_diag_internal(d, "no shared page for the workers' task counter");
 		return NULL;
 	}
-	fx_lines_counter *c = fx_xcalloc(1, sizeof *c);
 	c->shared = m;
 	atomic_init(c->shared, 0);
 	return c;
 }
 
+size_t fx_lines_counter_next(fx_lines_counter *c)
+{
 #ifdef FX_MPI
-/* The window is allocated by MPI (MPI_Win_allocate: Open MPI's shared
- * memory component takes no window over memory of the program's own,
- * MPI_Win_create), set to 0 on rank 0 inside an exclusive lock of its
- * own, and only drawn from after a barrier; each draw is one atomic
- * fetch-and-add on rank 0's cell, which needs no matching call there. */
-fx_lines_counter *fx_lines_counter_new(int mpi_size, fx_diag *d)
-{
-	if (mpi_size <= 1)
-		return counter_shared(d);
-	int rank = 0;
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	fx_lines_counter *c = fx_xcalloc(1, sizeof *c);
-	c->mpi = 1;
-	if (MPI_Win_allocate(rank == 0 ? (MPI_Aint)sizeof *c->cell : 0, (int)sizeof *c->cell,
-			     MPI_INFO_NULL, MPI_COMM_WORLD, &c->cell, &c->win) != MPI_SUCCESS) {
-		free(c);
-		fx_diag_internal(d, "MPI: no window for the task counter");
-		return NULL;
-	}
-	if (rank == 0) {
-		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, c->win);
-		*c->cell = 0;
-		MPI_Win_unlock(0, c->win);
-	}
-	MPI_Barrier(MPI_COMM_WORLD);
-	MPI_Win_lock_all(0, c->win);
-	return c;
-}
-
-size_t fx_lines_counter_next(fx_lines_counter *c)
-{
-	if (!c->mpi)
-		return atomic_fetch_add(c->shared, 1);
-	uint64_t one = 1, got = 0;
-	MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_SUM, c->win);
-	MPI_Win_flush(0, c->win);
-	return (size_t)got;
-}
-
-void fx_lines_counter_free(fx_lines_counter *c)
-{
-	if (!c)
-		return;
 	if (c->mpi) {
-		MPI_Win_unlock_all(c->win);
-		MPI_Win_free(&c->win);  /* frees the cell too */
-	} else {
-		munmap(c->shared, sizeof *c->shared);
+		uint64_t one = 1, got = 0;
+		MPI_Fetch_and_op(&one, &got, MPI_UINT64_T, 0, 0, MPI_SUM, c->win);
+		MPI_Win_flush(0, c->win);
+		return (size_t)got;
 	}
-	free(c);
-}
-#else
-fx_lines_counter *fx_lines_counter_new(int mpi_size, fx_diag *d)
-{
-	if (mpi_size > 1) {
-		fx_diag_internal(d, "MPI: not built in");
-		return NULL;
-	}
-	return counter_shared(d);
-}
-
-size_t fx_lines_counter_next(fx_lines_counter *c)
-{
+#endif
 	return atomic_fetch_add(c->shared, 1);
 }
 
@@ -228,10 +206,16 @@ void fx_lines_counter_free(fx_lines_counter *c)
 {
 	if (!c)
 		return;
-	munmap(c->shared, sizeof *c->shared);
+#ifdef FX_MPI
+	if (c->mpi) {
+		MPI_Win_unlock_all(c->win);
+		MPI_Win_free(&c->win);  /* frees the cell too */
+	}
+#endif
+	if (c->shared)
+		munmap(c->shared, sizeof *c->shared);
 	free(c);
 }
-#endif
 
 /* A space batch: each rank takes the next point not yet taken (points of
  * different sizes cost very differently: a 16^3 torus against a 4^3). */
