@@ -481,7 +481,8 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 		fx_diag_error(d, &opt, "--set: empty name in the key path '%s'", key);
 		goto out;
 	}
-	fx_snode *cur = s->root;
+	fx_snode *cur = s->root, *grafted = value;
+	char *graft_path = NULL;
 	char *walk = fx_xstrdup(key), *save = NULL;
 	char *built = fx_xstrdup("");
 	for (char *tok = strtok_r(walk, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
@@ -527,6 +528,7 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 			node_push(cur, tok, value->loc,
 				  last_tok ? value : node_new(FX_SNODE_MAP, value->loc, built));
 			if (last_tok) {
+				graft_path = fx_xstrdup(built);
 				value = NULL;
 				break;
 			}
@@ -554,6 +556,7 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 		if (last_tok) {
 			node_free(*slot);
 			*slot = value;
+			graft_path = fx_xstrdup(built);
 			value = NULL;
 			break;
 		}
@@ -564,14 +567,19 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 	} else {
 		fx_diag_error(d, &opt, "--set: empty key in '%s'", assignment);
 	}
+	if (rc == 0) {
+		/* The value was parsed with the key as written; its paths are
+		 * renamed to where it now sits (under an index, say).  Only the
+		 * grafted subtree: the rest of the tree kept its paths, and a
+		 * space applies its overrides to every point's spec, so
+		 * renaming the whole tree was a third of a space's run. */
+		repath(grafted, graft_path);
+	}
+	free(graft_path);
 fail:
 	free(walk);
 	free(built);
 out:
-	if (rc == 0) {
-		/* the grafted value may sit under an index: fix its paths */
-		repath(s->root, "");
-	}
 	node_free(value);
 	free(name);
 	free(key);

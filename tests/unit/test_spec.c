@@ -121,6 +121,38 @@ START_TEST(set_overrides)
 }
 END_TEST
 
+/* The paths errors name after --set: the grafted value's nodes read from
+ * the root where they now sit (under an index, under maps --set made),
+ * and the nodes the override did not touch keep theirs. */
+START_TEST(set_paths)
+{
+	fx_spec s;
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_spec_load_text(&s, "t.yaml",
+					   "fabric:\n  links:\n    - {a: x, b: y}\n    - {a: y, b: z}\n"
+					   "  dims: [2, 3]\n", &d), 0);
+	ck_assert_int_eq(fx_spec_set(&s, "fabric.links[1]={a: u, b: [1, 2]}", &d), 0);
+	ck_assert_int_eq(fx_spec_set(&s, "power.rack.cap=10 kW", &d), 0);
+	ck_assert_int_eq(fx_spec_set(&s, "fabric.dims=[4, 5, 6]", &d), 0);
+	const fx_snode *f = fx_snode_get(s.root, "fabric");
+	const fx_snode *links = fx_snode_get(f, "links");
+	ck_assert_str_eq(links->path, "fabric.links");
+	ck_assert_str_eq(links->items[0]->items[1]->path, "fabric.links[0].b");
+	const fx_snode *l1 = links->items[1];
+	ck_assert_str_eq(l1->path, "fabric.links[1]");
+	ck_assert_str_eq(fx_snode_get(l1, "a")->path, "fabric.links[1].a");
+	ck_assert_str_eq(fx_snode_get(l1, "b")->items[1]->path, "fabric.links[1].b[1]");
+	const fx_snode *p = fx_snode_get(s.root, "power");
+	ck_assert_str_eq(p->path, "power");
+	ck_assert_str_eq(fx_snode_get(p, "rack")->path, "power.rack");
+	ck_assert_str_eq(fx_snode_get(fx_snode_get(p, "rack"), "cap")->path, "power.rack.cap");
+	ck_assert_str_eq(fx_snode_get(f, "dims")->items[2]->path, "fabric.dims[2]");
+	fx_spec_release(&s);
+	fx_diag_release(&d);
+}
+END_TEST
+
 Suite *suite_spec(void)
 {
 	Suite *s = suite_create("spec");
@@ -130,6 +162,7 @@ Suite *suite_spec(void)
 	tcase_add_test(tc, yaml_pitfalls);
 	tcase_add_test(tc, units_in_specs);
 	tcase_add_test(tc, set_overrides);
+	tcase_add_test(tc, set_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
