@@ -32,6 +32,12 @@ if [ "${FREE_CORES:-0}" = 1 ]; then
 fi
 : > "$out/fit"
 
+# Open MPI for the benches that run mpirun (root allowed), on one machine:
+# shared memory only, and the ob1 messaging layer, so Open MPI does not
+# probe UCX first (that probe is 0.2 of the 0.4 s an empty MPI_Init +
+# MPI_Finalize takes under mpirun -np 2 here).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
+
 # one NAME SIZE ARGS...: runs "$FABRICX" ARGS REPEAT times and prints
 # "| NAME | SIZE | wall s | CPU s | peak MiB |" (medians, by CPU time),
 # appending "SIZE cpu" to $out/fit for slope.  Exit 3 (proven infeasible)

@@ -13,10 +13,6 @@
 # here is a test.
 set -u
 . bench/lib.sh
-# One machine: shared memory only, and the ob1 messaging layer, so Open MPI
-# does not probe UCX first (that probe is 0.2 of the 0.4 s an empty
-# MPI_Init + MPI_Finalize takes under mpirun -np 2 here).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
 spec=specs/plans/cm384-qwen3-235b.yaml
 algos='plan.algorithms={tp: [ring, tree, rhd], ep: [ring, tree, rhd]}'
 

@@ -15,10 +15,6 @@
 set -u
 REPEAT=${REPEAT:-5}
 . bench/lib.sh
-# One machine: shared memory only, and the ob1 messaging layer, so Open MPI
-# does not probe UCX first (that probe is 0.2 of the 0.4 s an empty
-# MPI_Init + MPI_Finalize takes under mpirun -np 2 here).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
 
 cat >"$out/s10k.yaml" <<'YAML'
 name: s10k

@@ -482,7 +482,6 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 		goto out;
 	}
 	fx_snode *cur = s->root, *grafted = value;
-	char *graft_path = NULL;
 	char *walk = fx_xstrdup(key), *save = NULL;
 	char *built = fx_xstrdup("");
 	for (char *tok = strtok_r(walk, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
@@ -528,7 +527,6 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 			node_push(cur, tok, value->loc,
 				  last_tok ? value : node_new(FX_SNODE_MAP, value->loc, built));
 			if (last_tok) {
-				graft_path = fx_xstrdup(built);
 				value = NULL;
 				break;
 			}
@@ -556,7 +554,6 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 		if (last_tok) {
 			node_free(*slot);
 			*slot = value;
-			graft_path = fx_xstrdup(built);
 			value = NULL;
 			break;
 		}
@@ -573,9 +570,8 @@ int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d)
 		 * grafted subtree: the rest of the tree kept its paths, and a
 		 * space applies its overrides to every point's spec, so
 		 * renaming the whole tree was a third of a space's run. */
-		repath(grafted, graft_path);
+		repath(grafted, built);  /* built: where the loop stopped */
 	}
-	free(graft_path);
 fail:
 	free(walk);
 	free(built);
