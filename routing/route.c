@@ -94,9 +94,10 @@ struct fx_router {
 	int32_t *cls_dist, cls_far;
 	uint32_t cls_gen;       /* bumped at every new class search */
 	/* hash: per vertex two or more hops from a class search's device, its
-	 * next-hop ports in hash_port_cable's order (at inc.off[v], hp_k[v]
-	 * of them; -1: scan), valid when hp_gen[v] == cls_gen */
-	int64_t *hp_port, *hp_k;
+	 * next-hop links in edge order (at inc.off[v], hp_m[v] of them) and
+	 * its hp_k[v] ports (-1: bundles of mixed widths, scan), valid when
+	 * hp_gen[v] == cls_gen */
+	int64_t *hp_port, *hp_k, *hp_m;
 	uint32_t *hp_gen;
 	double *cls_lat;
 	struct hash_state *hs;  /* hash_push: (vertex, x) states of one destination */
@@ -663,7 +664,11 @@ static int64_t hash_port(const fx_router *r, int64_t v, int64_t dst, const int32
  * or more hops out the next hops never include the destination (its
  * neighbours are the search's seeds, one hop out), so they are the same
  * for every device of the class, dealt once and looked up: the same port
- * as the scan, without the two passes over v's links per state. */
+ * as the scan, without the two passes over v's links per state.  The
+ * table holds v's m next-hop links in edge order; when their bundles are
+ * all of c cables (k = m x c ports: a UB NPU's 7 pairs of links to its L1
+ * chips), port p of the deal is link p mod m, so x mod k mod m = x mod m
+ * picks it.  Bundles of mixed widths scan. */
 static int64_t hash_port_shared(fx_router *r, int64_t v, int64_t dst, const int32_t *dist,
 				int64_t key, int64_t *nports)
 {
@@ -675,33 +680,27 @@ static int64_t hash_port_shared(fx_router *r, int64_t v, int64_t dst, const int3
 		for (size_t v2 = 0; v2 < nv; v2++)
 			r->hp_gen[v2] = r->cls_gen - 1;
 		r->hp_k = fx_xmalloc(nv * sizeof *r->hp_k);
+		r->hp_m = fx_xmalloc(nv * sizeof *r->hp_m);
 		r->hp_port = fx_xmalloc(ni * sizeof *r->hp_port);
 	}
 	if (r->hp_gen[v] != r->cls_gen) {
 		const fx_fabric *f = r->f;
-		int64_t t0 = r->inc.off[v], t1 = r->inc.off[v + 1], k = 0, c = 0;
+		int64_t t0 = r->inc.off[v], t1 = r->inc.off[v + 1], m = 0, c = -1;
 		for (int64_t t = t0; t < t1; t++) {
 			int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
 			if (ecmp_next(r, dist, v, e, w) && (w == dst || fx_fabric_relays(f, w))) {
-				k += f->e[e].count;
-				if (f->e[e].count > c)
-					c = f->e[e].count;
+				r->hp_port[t0 + m++] = e;
+				c = c < 0 || c == f->e[e].count ? f->e[e].count : 0;
 			}
 		}
-		r->hp_k[v] = k >= 1 && k <= t1 - t0 ? k : -1;
-		for (int64_t j = 0, at = t0; j < c && r->hp_k[v] > 0; j++)
-			for (int64_t t = t0; t < t1; t++) {
-				int64_t e = r->inc.edge[t], w = fx_fabric_other(f, e, v);
-				if (ecmp_next(r, dist, v, e, w) && (w == dst || fx_fabric_relays(f, w)) &&
-				    f->e[e].count > j)
-					r->hp_port[at++] = e;
-			}
+		r->hp_m[v] = m;
+		r->hp_k[v] = m >= 1 && c >= 1 ? m * c : -1;
 		r->hp_gen[v] = r->cls_gen;
 	}
 	if (r->hp_k[v] < 0)
 		return hash_port(r, v, dst, dist, key, nports);
 	*nports = r->hp_k[v];
-	return r->hp_port[r->inc.off[v] + key % r->hp_k[v]];
+	return r->hp_port[r->inc.off[v] + key % r->hp_m[v]];
 }
 
 /* The number device v stands for in the mod-k choices. */
@@ -1347,6 +1346,7 @@ void fx_router_free(fx_router *r)
 	free(r->cls_lat);
 	free(r->hp_port);
 	free(r->hp_k);
+	free(r->hp_m);
 	free(r->hp_gen);
 	free(r->amount);
 	free(r->queued);
