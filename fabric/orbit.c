@@ -72,33 +72,42 @@ static ekey key_of(const fx_fabric *f, int64_t e, const int64_t *perm)
 		      (uint8_t)fx_fabric_edge_up(f, e), e};
 }
 
+/* The bundles' keys under perm (NULL: as they are), sorted. */
+static ekey *sorted_keys(const fx_fabric *f, const int64_t *perm)
+{
+	ekey *k = fx_xmalloc((size_t)(f->ne + 1) * sizeof *k);
+	for (int64_t e = 0; e < f->ne; e++)
+		k[e] = key_of(f, e, perm);
+	qsort(k, (size_t)f->ne, sizeof *k, by_ekey);
+	return k;
+}
+
 /* The bundles as a multiset of (ends, bandwidth, count, state) and their
  * images under perm: when the two are equal, pairs each bundle with an
- * image into edge_map and returns 1.  O(E log E). */
-static int derive_edges(const fx_fabric *f, const int64_t *perm, int64_t *edge_map)
+ * image into edge_map and returns 1.  have: the bundles' own sorted keys
+ * (sorted_keys(f, NULL)), or NULL to sort them here; a caller offering
+ * many perms sorts them once.  O(E log E). */
+static int derive_edges(const fx_fabric *f, const ekey *have, const int64_t *perm,
+			int64_t *edge_map)
 {
-	ekey *have = fx_xmalloc((size_t)(f->ne + 1) * sizeof *have);
-	ekey *img = fx_xmalloc((size_t)(f->ne + 1) * sizeof *img);
-	for (int64_t e = 0; e < f->ne; e++) {
-		have[e] = key_of(f, e, NULL);
-		img[e] = key_of(f, e, perm);
-	}
-	qsort(have, (size_t)f->ne, sizeof *have, by_ekey);
-	qsort(img, (size_t)f->ne, sizeof *img, by_ekey);
+	ekey *own = have ? NULL : sorted_keys(f, NULL);
+	ekey *img = sorted_keys(f, perm);
+	if (own)
+		have = own;
 	int ok = 1;
 	for (int64_t i = 0; i < f->ne && ok; i++) {
 		ekey x = have[i], y = img[i];
 		ok = x.lo == y.lo && x.hi == y.hi && x.bw == y.bw && x.count == y.count && x.up == y.up;
 		edge_map[y.id] = x.id;
 	}
-	free(have);
+	free(own);
 	free(img);
 	return ok;
 }
 
 int fx_fabric_edge_images(const fx_fabric *f, const int64_t *perm, int64_t *edge_map)
 {
-	return derive_edges(f, perm, edge_map);
+	return derive_edges(f, NULL, perm, edge_map);
 }
 
 int fx_fabric_automorphism(const fx_fabric *f, const int64_t *perm, const int64_t *edge_map,
@@ -118,7 +127,7 @@ int fx_fabric_automorphism(const fx_fabric *f, const int64_t *perm, const int64_
 	int64_t *derived = NULL;
 	if (ok && !edge_map) {
 		derived = fx_xmalloc((size_t)(f->ne + 1) * sizeof *derived);
-		ok = derive_edges(f, perm, derived);
+		ok = derive_edges(f, NULL, perm, derived);
 		edge_map = derived;
 	}
 	/* each bundle onto its own image, one to one: a bundle joining the
@@ -214,6 +223,7 @@ typedef struct acc {
 	int nblocks;
 	fx_orbits *o;
 	int64_t *emap, *bmap[FX_ORBIT_MAX_BLOCKS];
+	ekey *have;             /* the bundles' sorted keys, made at the first offer */
 } acc;
 
 /* Checks candidate perm; when it is an automorphism, joins the orbits it
@@ -221,7 +231,9 @@ typedef struct acc {
 static void offer(acc *a, const int64_t *perm, const int64_t *emap)
 {
 	const fx_fabric *f = a->f;
-	if (!emap && !derive_edges(f, perm, a->emap)) {
+	if (!emap && !a->have)
+		a->have = sorted_keys(f, NULL);
+	if (!emap && !derive_edges(f, a->have, perm, a->emap)) {
 		a->o->rejected++;
 		return;
 	}
@@ -384,6 +396,7 @@ int fx_fabric_orbits(const fx_fabric *f, const fx_blocks *blocks, int nblocks, f
 		free(a.bmap[k]);
 	}
 	free(a.emap);
+	free(a.have);
 	return 0;
 }
 
