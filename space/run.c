@@ -306,6 +306,7 @@ static int space_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
 {
 	space_lines *sl = ctx;
 	sl->r->d = d;
+	double flushed = now();
 	for (size_t k = (size_t)w; k < sl->n; k += (size_t)jobs) {
 		fx_space_pt p;
 		if (fx_space_evaluate(sl->r->ev, sl->idx[k], &p, d)) {
@@ -313,8 +314,16 @@ static int space_work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
 			return -1;
 		}
 		fx_space_write_line(sl->r->ev, &p, f, 0);
-		fflush(f);
 		fx_space_pt_release(&p);
+		/* lines go to the parent at most every 50 ms (and when the
+		 * buffer fills): a flush per point woke the parent for every
+		 * point, and with workers on every core each wake-up took a
+		 * worker's core (a tenth of a 10,000-point run) */
+		double t = now();
+		if (t - flushed >= 0.05) {
+			fflush(f);
+			flushed = t;
+		}
 	}
 	return 0;
 }
