@@ -1,7 +1,7 @@
 /*
  * plot_batch: charts gathered, then drawn on worker processes (see
  * plot_batch.h).  Task t is chart t / 2 in format t % 2 (SVG, PNG); a
- * worker takes every jobs-th task and writes one line per task:
+ * worker takes the next task not taken and writes one line per task:
  * "t 0" drawn, "t 1 why" no gnuplot, "t 2 why" failed.
  */
 #include <stdio.h>
@@ -27,6 +27,7 @@ struct fx_plot_batch {
 	int *st;
 	char **why;
 	const char *dir;
+	fx_lines_counter *next;  /* the workers' next task */
 };
 
 static const char *const ext[2] = {"svg", "png"};
@@ -109,11 +110,18 @@ static void keep(fx_plot_batch *b, size_t t, int st, const char *why)
 	b->why[t] = fx_xstrdup(why);
 }
 
+/* Workers draw the next task when done with one, the PNGs first (cairo
+ * takes about three times an SVG's time): every-jobs-th task gave one
+ * of two workers every SVG and the other every PNG. */
 static int work(void *ctx, int w, int jobs, FILE *f, fx_diag *d)
 {
 	(void)d;
+	(void)w;
+	(void)jobs;
 	const fx_plot_batch *b = ctx;
-	for (size_t t = (size_t)w; t < 2 * b->n; t += (size_t)jobs) {
+	for (size_t q = fx_lines_counter_next(b->next); q < 2 * b->n;
+	     q = fx_lines_counter_next(b->next)) {
+		size_t t = q < b->n ? 2 * q + 1 : 2 * (q - b->n);
 		char why[256];
 		int st = draw_task(b, t, why, sizeof why);
 		for (char *p = why; *p; p++)  /* one line each */
@@ -154,7 +162,12 @@ int fx_plot_batch_draw(fx_plot_batch *b, const char *dir, int jobs, char *skip, 
 	if (jobs > 1) {
 		/* every task answers, drawn or not (no gnuplot fails at once) */
 		fx_lines_job job = {work, take, NULL, b};
-		rc = fx_lines_parallel(&job, jobs, nt, d);
+		if (!(b->next = fx_lines_counter_new(1, d)))
+			rc = -1;
+		else
+			rc = fx_lines_parallel(&job, jobs, nt, d);
+		fx_lines_counter_free(b->next);
+		b->next = NULL;
 	} else {
 		for (size_t t = 0; t < nt; t++) {
 			char why[256];

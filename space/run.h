@@ -73,6 +73,8 @@ int fx_lines_mpi(const fx_lines_job *job, int rank, int size, fx_diag *d);
 typedef struct fx_lines_counter fx_lines_counter;
 fx_lines_counter *fx_lines_counter_new(int mpi_size, fx_diag *d);
 size_t fx_lines_counter_next(fx_lines_counter *c);
+/* Draws k tasks at once: the first of them (the rest follow it). */
+size_t fx_lines_counter_take(fx_lines_counter *c, size_t k);
 void fx_lines_counter_free(fx_lines_counter *c);
 
 /* Chooses and evaluates the points (those already held are not
