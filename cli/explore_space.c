@@ -175,6 +175,14 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 					     "shard's folder name", c->design.name);
 		}
 	}
+	/* the spec parsed once for every point (its positions point at bd's
+	 * names); should it fail here, each point reports it as it loads */
+	fx_diag bd;
+	fx_diag_init(&bd);
+	bd.out = NULL;
+	fx_spec base;
+	if (fx_spec_load_text(&base, c->spec_path, text, &bd) == 0)
+		ev.spec = &base;
 	int rc = 0;
 	for (int k = 0; rc == 0 && k < o->nfrom; k++)
 		rc = take_folder(c, &r, o->from[k], "merge");
@@ -286,6 +294,9 @@ static int run_space(fx_cli *c, fx_space *s, const space_opts *o, int diagrams, 
 							    "constraints (points.csv says why each fails)");
 	}
 	fx_space_run_release(&r);
+	if (ev.spec)
+		fx_spec_release(&base);
+	fx_diag_release(&bd);
 	free(names);
 	free(text);
 	return rc;

@@ -140,6 +140,20 @@ int fx_design_load_text(fx_design *ds, const char *name, const char *text,
 	return loaded(ds, load_rest(ds, name, overrides, noverrides, limits, d));
 }
 
+int fx_design_load_spec(fx_design *ds, const fx_spec *spec, const char *const *overrides,
+			size_t noverrides, const fx_design_limits *limits, fx_diag *d)
+{
+	if (!spec || !spec->root || !spec->file) {
+		if (ds)
+			memset(ds, 0, sizeof *ds);
+		return fx_diag_error(d, NULL, "fx_design_load_spec: no spec");
+	}
+	if (check_args("fx_design_load_spec", ds, spec->file, overrides, noverrides, limits, d))
+		return -1;
+	fx_spec_copy(&ds->spec, spec);
+	return loaded(ds, load_rest(ds, spec->file, overrides, noverrides, limits, d));
+}
+
 void fx_design_release(fx_design *ds)
 {
 	if (!ds)

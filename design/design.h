@@ -76,6 +76,12 @@ int fx_design_load(fx_design *ds, const char *path, const char *const *overrides
 int fx_design_load_text(fx_design *ds, const char *name, const char *text,
 			const char *const *overrides, size_t noverrides,
 			const fx_design_limits *limits, fx_diag *d);
+/* The same from a spec already parsed (copied: spec is not changed), so
+ * a space parses its spec once for all its points.  Messages about spec
+ * positions show their source line when d holds the spec's text
+ * (fx_diag_add_source), as a load from text would. */
+int fx_design_load_spec(fx_design *ds, const fx_spec *spec, const char *const *overrides,
+			size_t noverrides, const fx_design_limits *limits, fx_diag *d);
 /* Releases everything ds holds (not ds itself) and zeroes it; safe on a
  * zeroed or partly loaded design, and twice. */
 void fx_design_release(fx_design *ds);

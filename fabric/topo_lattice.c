@@ -455,13 +455,14 @@ static int64_t staircase(const fx_fabric *f, int slow, uint8_t *side)
 			order[b - 1] = t;
 		}
 	order[n++] = slow;
-	int x[FX_MAX_DIMS];
+	int x[FX_MAX_DIMS] = {0};  /* v's coordinates, counted up (no divisions) */
 	for (int64_t v = 0; v < f->ndev; v++) {
-		fx_fabric_coords(f, v, x);
 		int64_t rank = 0;
 		for (int j = n - 1; j >= 0; j--)
 			rank = rank * f->dims[order[j]] + x[order[j]];
 		side[v] = rank >= f->ndev / 2;
+		for (int i = 0; i < f->ndims && ++x[i] == f->dims[i]; i++)
+			x[i] = 0;
 	}
 	int64_t cut = 0;
 	for (int64_t e = 0; e < f->ne; e++)

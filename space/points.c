@@ -238,9 +238,18 @@ int fx_space_evaluate(const fx_space_eval *ev, uint64_t i, fx_space_pt *out, fx_
 	fx_sink_capture_init(&c.cap);
 	int rc = 0;
 	size_t nsets = ev->nsets + (nown < 64 ? nown : 64);
-	if (ev->spec_text ? fx_design_load_text(&c.design, ev->spec_path, ev->spec_text, sets, nsets,
-						&ev->limits, &c.d)
-	    : fx_design_load(&c.design, ev->spec_path, sets, nsets, &ev->limits, &c.d)) {
+	int bad;
+	if (ev->spec && ev->spec_text) {
+		/* the point's messages show spec lines as a load from text would */
+		fx_diag_add_source(&c.d, ev->spec_path, ev->spec_text);
+		bad = fx_design_load_spec(&c.design, ev->spec, sets, nsets, &ev->limits, &c.d);
+	} else if (ev->spec_text) {
+		bad = fx_design_load_text(&c.design, ev->spec_path, ev->spec_text, sets, nsets,
+					  &ev->limits, &c.d);
+	} else {
+		bad = fx_design_load(&c.design, ev->spec_path, sets, nsets, &ev->limits, &c.d);
+	}
+	if (bad) {
 		out->status = status_of(c.d.status);
 		out->reason = one_line(c.d.first);
 		goto done;

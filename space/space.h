@@ -149,6 +149,8 @@ typedef struct fx_space_eval {
 	const char *spec_path;
 	const char *spec_text;     /* the spec, read once (NULL: read from spec_path
 				    * at each point) */
+	const fx_spec *spec;       /* spec_text parsed once, or NULL: parsed at
+				    * each point (a third of a point's time) */
 	const fx_space *space;
 	char **names;              /* [nnames] metric columns */
 	size_t nnames;

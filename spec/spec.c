@@ -428,6 +428,33 @@ int fx_spec_load(fx_spec *s, const char *path, fx_diag *d)
 	return rc;
 }
 
+static fx_snode *node_copy(const fx_snode *n)
+{
+	if (!n)
+		return NULL;
+	fx_snode *c = fx_xmalloc(sizeof *c);
+	*c = *n;
+	c->path = fx_xstrdup(n->path);
+	c->text = n->text ? fx_xstrdup(n->text) : NULL;
+	c->items = n->n ? fx_xmalloc(n->n * sizeof *c->items) : NULL;
+	c->keys = n->keys && n->n ? fx_xmalloc(n->n * sizeof *c->keys) : NULL;
+	c->keyloc = n->keyloc && n->n ? fx_xmalloc(n->n * sizeof *c->keyloc) : NULL;
+	for (size_t i = 0; i < n->n; i++) {
+		c->items[i] = node_copy(n->items[i]);
+		if (c->keys)
+			c->keys[i] = fx_xstrdup(n->keys[i]);
+		if (c->keyloc)
+			c->keyloc[i] = n->keyloc[i];
+	}
+	return c;
+}
+
+void fx_spec_copy(fx_spec *dst, const fx_spec *src)
+{
+	dst->file = src->file ? fx_xstrdup(src->file) : NULL;
+	dst->root = node_copy(src->root);
+}
+
 void fx_spec_release(fx_spec *s)
 {
 	if (!s)

@@ -55,6 +55,10 @@ typedef struct fx_spec {
 int fx_spec_load(fx_spec *s, const char *path, fx_diag *d);
 /* Loads spec text held in memory; `name` stands for the file in messages. */
 int fx_spec_load_text(fx_spec *s, const char *name, const char *text, fx_diag *d);
+/* A deep copy of src into dst (a spec parsed once and loaded many times,
+ * as a space's points are).  Source positions are shared: they point at
+ * the names of the fx_diag src was loaded with, which must outlive dst. */
+void fx_spec_copy(fx_spec *dst, const fx_spec *src);
 /* Applies one "KEY=VALUE" override. */
 int fx_spec_set(fx_spec *s, const char *assignment, fx_diag *d);
 void fx_spec_release(fx_spec *s);

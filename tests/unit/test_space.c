@@ -302,6 +302,18 @@ START_TEST(space_run_jobs)
 	for (uint64_t i = 0; i < 3; i++)
 		ck_assert_int_eq(fx_space_run_find(&one, i)->pareto, 1);
 	fx_space_run_release(&two);
+	/* the spec parsed once (explore's way) gives every point alike */
+	fx_space_eval once = ev;
+	once.spec_text = run_space;
+	once.spec = &spec;
+	run_points(&once, 1, 0, &two, &d);
+	ck_assert_uint_eq(two.npts, 3);
+	for (uint64_t i = 0; i < 3; i++) {
+		const fx_space_pt *a = fx_space_run_find(&one, i), *b = fx_space_run_find(&two, i);
+		ck_assert(b && b->status == a->status);
+		ck_assert_int_eq(memcmp(a->m, b->m, nn * sizeof *a->m), 0);
+	}
+	fx_space_run_release(&two);
 	run_points(&ev, 1, 2, &two, &d);
 	ck_assert_uint_eq(two.evaluated, 2);
 	ck_assert_uint_le(two.npts, 2);

@@ -153,6 +153,41 @@ START_TEST(set_paths)
 }
 END_TEST
 
+/* fx_spec_copy: the same tree (paths, positions, keys, texts), and its
+ * own: a --set on the copy leaves the original as it was, and the copy
+ * outlives the original. */
+START_TEST(spec_copy)
+{
+	fx_spec s, c;
+	fx_diag d;
+	fx_diag_init(&d);
+	ck_assert_int_eq(fx_spec_load_text(&s, "t.yaml",
+					   "name: t\nfabric:\n  kind: torus\n  dims: [2, 3]\n"
+					   "  link: {bandwidth: 50 GB/s}\n", &d), 0);
+	fx_spec_copy(&c, &s);
+	ck_assert_str_eq(c.file, "t.yaml");
+	ck_assert_ptr_ne(c.root, s.root);
+	const fx_snode *f0 = fx_snode_get(s.root, "fabric"), *f1 = fx_snode_get(c.root, "fabric");
+	ck_assert_uint_eq(f1->n, 3);
+	const fx_snode *b0 = fx_snode_get(fx_snode_get(f0, "link"), "bandwidth");
+	const fx_snode *b1 = fx_snode_get(fx_snode_get(f1, "link"), "bandwidth");
+	ck_assert_str_eq(b1->path, "fabric.link.bandwidth");
+	ck_assert_str_eq(b1->text, "50 GB/s");
+	ck_assert_int_eq(b1->loc.line, 5);
+	ck_assert_int_eq(b1->loc.col, b0->loc.col);
+	ck_assert_int_eq(f1->keyloc[1].line, 4);
+	ck_assert_str_eq(fx_snode_get(f1, "dims")->items[1]->path, "fabric.dims[1]");
+	ck_assert_int_eq(fx_spec_set(&c, "fabric.dims=[4, 5, 6]", &d), 0);
+	ck_assert_uint_eq(fx_snode_get(f0, "dims")->n, 2);
+	fx_spec_release(&s);
+	ck_assert_uint_eq(fx_snode_get(fx_snode_get(c.root, "fabric"), "dims")->n, 3);
+	ck_assert_str_eq(fx_snode_get(fx_snode_get(fx_snode_get(c.root, "fabric"), "link"),
+				      "bandwidth")->text, "50 GB/s");
+	fx_spec_release(&c);
+	fx_diag_release(&d);
+}
+END_TEST
+
 Suite *suite_spec(void)
 {
 	Suite *s = suite_create("spec");
@@ -163,6 +198,7 @@ Suite *suite_spec(void)
 	tcase_add_test(tc, units_in_specs);
 	tcase_add_test(tc, set_overrides);
 	tcase_add_test(tc, set_paths);
+	tcase_add_test(tc, spec_copy);
 	suite_add_tcase(s, tc);
 	return s;
 }
